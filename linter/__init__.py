@@ -1,0 +1,24 @@
+"""kqlint: a static linter for Kueue and gang-scheduling mistakes in Kubernetes manifests.
+
+Public API (stable): ``__version__``, ``lint``, ``Finding``, ``Location``, ``Severity``,
+``ObjectRef``, ``Report``. Everything else is internal.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+__version__ = "0.1.0"
+__all__ = ["__version__", "lint", "Finding", "Location", "Severity", "ObjectRef", "Report"]
+
+
+def __getattr__(name: str) -> Any:
+    # Lazy: importing kqlint must stay cheap for the CLI start-up path.
+    if name == "lint":
+        from kqlint.runner import lint
+
+        return lint
+    if name in ("Finding", "Location", "Severity", "ObjectRef", "Report"):
+        from kqlint import model
+
+        return getattr(model, name)
+    raise AttributeError(name)

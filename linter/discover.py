@@ -1,0 +1,114 @@
+"""Which files a run reads: folders walked recursively in sorted order, dot-folders and
+excluded globs skipped, Helm chart templates set aside (KQ006)."""
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass, field
+
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+ALWAYS_SKIPPED_DIRS = frozenset({"node_modules", "__pycache__"})
+STDIN = "-"
+
+
+@dataclass
+class Discovery:
+    files: list[str] = field(default_factory=list)          # real paths to read, sorted
+    charts: dict[str, list[str]] = field(default_factory=dict)  # Chart.yaml -> template files skipped
+    problems: list[tuple[str, str]] = field(default_factory=list)  # (path, message): KQ001
+    missing: list[str] = field(default_factory=list)        # paths given that do not exist (exit 2)
+
+
+def display_path(path: str) -> str:
+    """Relative to the current directory when under it, else as given."""
+    if path == STDIN:
+        return "<stdin>"
+    absolute = os.path.abspath(path)
+    cwd = os.getcwd()
+    if absolute == cwd or absolute.startswith(cwd.rstrip(os.sep) + os.sep):
+        return os.path.relpath(absolute, cwd).replace(os.sep, "/")
+    return path.replace(os.sep, "/")
+
+
+def is_excluded(path: str, excludes: tuple[str, ...]) -> bool:
+    if not excludes:
+        return False
+    shown = display_path(path)
+    parts = shown.split("/")
+    for pattern in excludes:
+        pattern = pattern.rstrip("/")
+        if fnmatch.fnmatch(shown, pattern) or fnmatch.fnmatch(shown, pattern + "/*"):
+            return True
+        if "/" not in pattern and any(fnmatch.fnmatch(part, pattern) for part in parts):
+            return True
+    return False
+
+
+def chart_of(path: str, cache: dict[str, str | None]) -> str | None:
+    """The Chart.yaml owning ``path`` when it sits under that chart's ``templates/``."""
+    directory = os.path.dirname(os.path.abspath(path))
+    probe = directory
+    while True:
+        if os.path.basename(probe) == "templates":
+            parent = os.path.dirname(probe)
+            if parent not in cache:
+                chart = os.path.join(parent, "Chart.yaml")
+                cache[parent] = chart if os.path.isfile(chart) else None
+            if cache[parent]:
+                return cache[parent]
+        next_probe = os.path.dirname(probe)
+        if next_probe == probe:
+            return None
+        probe = next_probe
+
+
+def discover(paths: list[str], excludes: tuple[str, ...] = ()) -> Discovery:
+    found = Discovery()
+    chart_cache: dict[str, str | None] = {}
+    seen: set[str] = set()
+    for path in paths:
+        if path == STDIN:
+            found.files.append(STDIN)
+            continue
+        if not os.path.lexists(path):
+            found.missing.append(path)
+            continue
+        candidates = _walk(path, excludes, found) if os.path.isdir(path) else [path]
+        for candidate in candidates:
+            if candidate in seen or is_excluded(candidate, excludes):
+                continue
+            seen.add(candidate)
+            chart = chart_of(candidate, chart_cache)
+            if chart is not None:
+                found.charts.setdefault(chart, []).append(candidate)
+            else:
+                found.files.append(candidate)
+    return found
+
+
+def _walk(root: str, excludes: tuple[str, ...], found: Discovery) -> list[str]:
+    files: list[str] = []
+
+    def on_error(error: OSError) -> None:
+        found.problems.append((error.filename or root, f"cannot read folder: {error.strerror or error}"))
+
+    for directory, dirnames, filenames in os.walk(root, onerror=on_error):
+        dirnames[:] = sorted(d for d in dirnames
+                             if not d.startswith(".") and d not in ALWAYS_SKIPPED_DIRS
+                             and not is_excluded(os.path.join(directory, d), excludes))
+        for name in sorted(filenames):
+            if name.endswith(MANIFEST_SUFFIXES) and not name.startswith("."):
+                files.append(os.path.join(directory, name))
+    return files
+
+
+def repository_root(start: str) -> str | None:
+    """Nearest ancestor of ``start`` holding ``.git`` (the pre-commit context root)."""
+    probe = os.path.abspath(start)
+    while True:
+        if os.path.exists(os.path.join(probe, ".git")):
+            return probe
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return None
+        probe = parent

@@ -1,0 +1,118 @@
+"""ObjectGraph: every object of the run, indexed, and reference resolution.
+
+Resolution order (rules.md "Resolution"): objects in the inputs, then ``--context``,
+then config ``external``, then the active profile's declared objects. Only input
+objects are reported on; the other tiers exist to resolve references.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any, Iterable, Iterator
+
+from kqlint.loader import Map
+from kqlint.objects import CONTEXT, EXTERNAL, INPUT, PROFILE, K8sObject
+
+TIER_ORDER = {INPUT: 0, CONTEXT: 1, EXTERNAL: 2, PROFILE: 3}
+
+# Default apiVersion for objects declared by kind only (config `external`, profiles).
+DECLARED_API_VERSIONS = {
+    "PriorityClass": "scheduling.k8s.io/v1",
+    "WorkloadPriorityClass": "kueue.x-k8s.io/v1beta2",
+    "ClusterQueue": "kueue.x-k8s.io/v1beta2",
+    "LocalQueue": "kueue.x-k8s.io/v1beta2",
+    "ResourceFlavor": "kueue.x-k8s.io/v1beta2",
+    "Cohort": "kueue.x-k8s.io/v1beta2",
+    "Namespace": "v1",
+    "PodGroup": "scheduling.volcano.sh/v1beta1",
+    "ClusterTrainingRuntime": "trainer.kubeflow.org/v1alpha1",
+    "TrainingRuntime": "trainer.kubeflow.org/v1alpha1",
+}
+
+# Built-in PriorityClasses every cluster has (kueue.md A1).
+BUILTIN_PRIORITY_CLASSES = {
+    "system-node-critical": {"value": 2000001000, "globalDefault": False},
+    "system-cluster-critical": {"value": 2000000000, "globalDefault": False},
+}
+
+
+class ObjectGraph:
+    def __init__(self, objects: Iterable[K8sObject] = ()) -> None:
+        self.objects: list[K8sObject] = []
+        self._by_kind: dict[str, list[K8sObject]] = defaultdict(list)
+        self._by_name: dict[tuple[str, str], list[K8sObject]] = defaultdict(list)
+        self.add(objects)
+        self.add(_builtin_priority_classes())
+
+    def add(self, objects: Iterable[K8sObject]) -> None:
+        for obj in objects:
+            self.objects.append(obj)
+            self._by_kind[obj.kind].append(obj)
+            self._by_name[(obj.kind, obj.name)].append(obj)
+
+    # ------------------------------------------------------------ queries
+    @property
+    def inputs(self) -> list[K8sObject]:
+        return [obj for obj in self.objects if obj.source == INPUT]
+
+    def of_kind(self, kind: str, group: str | None = None, tiers: tuple[str, ...] | None = None
+                ) -> list[K8sObject]:
+        """Objects of a kind (every tier unless ``tiers`` is given), inputs first."""
+        found = [obj for obj in self._by_kind.get(kind, ())
+                 if (group is None or obj.group == group) and (tiers is None or obj.source in tiers)]
+        return sorted(found, key=lambda o: TIER_ORDER[o.source])
+
+    def resolve(self, kind: str, name: Any, namespace: str | None = None,
+                group: str | None = None) -> K8sObject | None:
+        """The object a reference names, from the first tier that has it; None when unresolved.
+
+        ``namespace`` is required for namespaced kinds and ignored for cluster-scoped ones."""
+        if not isinstance(name, str) or not name:
+            return None
+        best: K8sObject | None = None
+        for obj in self._by_name.get((kind, name), ()):
+            if group is not None and obj.group != group:
+                continue
+            if obj.namespace is not None and namespace is not None and obj.namespace != namespace:
+                continue
+            if best is None or TIER_ORDER[obj.source] < TIER_ORDER[best.source]:
+                best = obj
+        return best
+
+    def __iter__(self) -> Iterator[K8sObject]:
+        return iter(self.objects)
+
+    def __len__(self) -> int:
+        return len(self.objects)
+
+
+def declared_object(kind: str, entry: dict[str, Any], tier: str, file: str,
+                    default_namespace: str, api_version: str | None = None) -> K8sObject:
+    """An object declared in config ``external`` or by a profile (no manifest of its own).
+
+    ``name``/``namespace``/``labels`` go to metadata; ``spec`` stays ``spec``; other keys are
+    top-level fields (PriorityClass ``value``/``preemptionPolicy``/``globalDefault``,
+    WorkloadPriorityClass ``value``)."""
+    data = Map()
+    data["apiVersion"] = entry.get("apiVersion") or api_version or DECLARED_API_VERSIONS.get(kind, "v1")
+    data["kind"] = kind
+    metadata = Map()
+    metadata["name"] = entry.get("name", "")
+    if entry.get("namespace"):
+        metadata["namespace"] = entry["namespace"]
+    if entry.get("labels"):
+        metadata["labels"] = dict(entry["labels"])
+    metadata.pos = ()
+    data["metadata"] = metadata
+    for key, value in entry.items():
+        if key not in ("name", "namespace", "labels", "apiVersion"):
+            data[key] = value
+    data.pos = ()
+    return K8sObject(file, 0, None, (), data, default_namespace, tier)
+
+
+def _builtin_priority_classes() -> list[K8sObject]:
+    return [declared_object("PriorityClass", {"name": name, **fields}, PROFILE, "<built-in>", "default")
+            for name, fields in BUILTIN_PRIORITY_CLASSES.items()]
+
+
+__all__ = ["ObjectGraph", "declared_object", "INPUT", "CONTEXT", "EXTERNAL", "PROFILE"]

@@ -1,0 +1,99 @@
+"""Frozen value types shared by the engine, the rules and the reporters."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any
+
+
+class Severity(IntEnum):
+    INFO = 1
+    WARNING = 2
+    ERROR = 3
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+    @classmethod
+    def parse(cls, text: str) -> "Severity":
+        return cls[text.strip().upper()]
+
+
+@dataclass(frozen=True, order=True)
+class ObjectRef:
+    """Identity of a Kubernetes object as shown in reports."""
+
+    api_version: str
+    kind: str
+    namespace: str | None
+    name: str
+
+    def display(self) -> str:
+        if self.namespace:
+            return f"{self.kind} {self.namespace}/{self.name}"
+        return f"{self.kind} {self.name}"
+
+    def key(self) -> str:
+        return f"{self.kind}/{self.namespace or ''}/{self.name}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"apiVersion": self.api_version, "kind": self.kind,
+                "namespace": self.namespace, "name": self.name}
+
+
+@dataclass(frozen=True)
+class Location:
+    """A 1-based position in a file. ``path`` is the field path inside the object
+    (used for baselines and fingerprints, never for display)."""
+
+    file: str
+    line: int
+    column: int
+    path: tuple[Any, ...] = ()
+    obj: ObjectRef | None = None
+    message: str = ""
+
+    def with_message(self, message: str) -> "Location":
+        return Location(self.file, self.line, self.column, self.path, self.obj, message)
+
+    def sort_key(self) -> tuple[str, int, int]:
+        return (self.file, self.line, self.column)
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    slug: str
+    severity: Severity
+    message: str
+    location: Location
+    obj: ObjectRef | None = None
+    related: tuple[Location, ...] = ()
+    suppression: str | None = None  # justification when suppressed (reported with --report-suppressed)
+
+    def sort_key(self) -> tuple[Any, ...]:
+        loc = self.location
+        return (loc.file, loc.line, loc.column, self.code, self.message)
+
+    def field_path(self) -> str:
+        return ".".join(str(p) for p in self.location.path)
+
+
+@dataclass(frozen=True)
+class Summary:
+    files: int = 0
+    documents: int = 0
+    objects: int = 0
+    skipped_documents: int = 0
+
+
+@dataclass(frozen=True)
+class Report:
+    findings: tuple[Finding, ...]
+    summary: Summary = field(default_factory=Summary)
+    internal_errors: tuple[str, ...] = ()
+    suppressed: tuple[Finding, ...] = ()
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for f in self.findings if f.severity == severity)

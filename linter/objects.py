@@ -1,0 +1,180 @@
+"""K8sObject: identity, read-only access to fields, and ``at(path)`` positions."""
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from kqlint.loader import Map, SourceFile, position
+from kqlint.model import Location, ObjectRef
+
+# Kinds whose objects live outside namespaces (group, kind). Unknown kinds are namespaced.
+CLUSTER_SCOPED_KINDS = frozenset({
+    ("", "Namespace"), ("", "Node"), ("", "PersistentVolume"),
+    ("scheduling.k8s.io", "PriorityClass"),
+    ("kueue.x-k8s.io", "ClusterQueue"), ("kueue.x-k8s.io", "ResourceFlavor"),
+    ("kueue.x-k8s.io", "WorkloadPriorityClass"), ("kueue.x-k8s.io", "Cohort"),
+    ("kueue.x-k8s.io", "AdmissionCheck"), ("kueue.x-k8s.io", "Topology"),
+    ("kueue.x-k8s.io", "MultiKueueCluster"), ("kueue.x-k8s.io", "MultiKueueConfig"),
+    ("kueue.x-k8s.io", "ProvisioningRequestConfig"),
+    ("trainer.kubeflow.org", "ClusterTrainingRuntime"),
+    ("scheduling.volcano.sh", "Queue"), ("scheduling.run.ai", "Queue"),
+    ("topology.volcano.sh", "HyperNode"), ("kai.scheduler", "Topology"),
+    ("kai.scheduler", "SchedulingShard"), ("kai.scheduler", "Config"),
+    ("kakaocloud.io", "CustomWorkloadPriorityClass"),
+    ("apiextensions.k8s.io", "CustomResourceDefinition"),
+    ("rbac.authorization.k8s.io", "ClusterRole"), ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+    ("storage.k8s.io", "StorageClass"), ("storage.k8s.io", "CSIDriver"),
+    ("storage.k8s.io", "VolumeAttachment"), ("node.k8s.io", "RuntimeClass"),
+    ("networking.k8s.io", "IngressClass"), ("apiregistration.k8s.io", "APIService"),
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
+    ("cert-manager.io", "ClusterIssuer"),
+})
+
+# Where an object came from; resolution prefers earlier tiers.
+INPUT, CONTEXT, EXTERNAL, PROFILE = "input", "context", "external", "profile"
+_MISSING = object()
+
+
+def split_api_version(api_version: str) -> tuple[str, str]:
+    group, _, version = api_version.rpartition("/")
+    return group, version
+
+
+def is_cluster_scoped(group: str, kind: str) -> bool:
+    return (group, kind) in CLUSTER_SCOPED_KINDS
+
+
+class K8sObject:
+    """One Kubernetes object from a document (or a List item, or a declared external)."""
+
+    __slots__ = ("file", "doc", "root", "base", "data", "api_version", "group", "version",
+                 "kind", "name", "namespace", "source")
+
+    def __init__(self, file: str, doc: int, root: Any, base: tuple[Any, ...], data: Map,
+                 default_namespace: str, source: str = INPUT) -> None:
+        self.file, self.doc, self.root, self.base, self.data = file, doc, root, base, data
+        self.api_version = str(data.get("apiVersion") or "")
+        self.group, self.version = split_api_version(self.api_version)
+        self.kind = str(data.get("kind") or "")
+        metadata = data.get("metadata")
+        metadata = metadata if isinstance(metadata, dict) else {}
+        self.name = str(metadata.get("name") or metadata.get("generateName") or "")
+        namespace = metadata.get("namespace")
+        if is_cluster_scoped(self.group, self.kind):
+            self.namespace: str | None = None
+        else:
+            self.namespace = str(namespace) if namespace else default_namespace
+        self.source = source
+
+    # ----------------------------------------------------------- identity
+    @property
+    def key(self) -> tuple[str, str, str | None, str]:
+        return (self.group, self.kind, self.namespace, self.name)
+
+    @property
+    def ref(self) -> ObjectRef:
+        return ObjectRef(self.api_version, self.kind, self.namespace, self.name)
+
+    def display(self) -> str:
+        return self.ref.display()
+
+    # ----------------------------------------------------------- access
+    def get(self, *path: Any, default: Any = None) -> Any:
+        """The value at ``path`` (keys and indexes), or ``default`` when any step is missing."""
+        return dig(self.data, path, default)
+
+    def has(self, *path: Any) -> bool:
+        return dig(self.data, path, _MISSING) is not _MISSING
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        value = self.data.get("metadata")
+        return value if isinstance(value, dict) else {}
+
+    @property
+    def labels(self) -> dict[str, Any]:
+        return mapping_at(self.data, ("metadata", "labels"))
+
+    @property
+    def annotations(self) -> dict[str, Any]:
+        return mapping_at(self.data, ("metadata", "annotations"))
+
+    # ----------------------------------------------------------- positions
+    def at(self, *path: Any) -> Location:
+        """Location of the key (or item) at ``path``; the nearest existing ancestor when missing."""
+        return self._locate(path, value=False)
+
+    def at_value(self, *path: Any) -> Location:
+        """Location of the value at ``path`` (for a scalar: where the scalar starts)."""
+        return self._locate(path, value=True)
+
+    def _locate(self, path: tuple[Any, ...], value: bool) -> Location:
+        full = self.base + tuple(path)
+        if self.root is None:
+            return Location(self.file, 1, 1, tuple(path), self.ref)
+        line, column, _ = position(self.root, full, value)
+        return Location(self.file, line, column, tuple(path), self.ref)
+
+    def location(self) -> Location:
+        """Where the object starts (its first key, usually ``apiVersion``)."""
+        if self.base:
+            return self._locate((), value=False)
+        first = next(iter(self.data), None)
+        return self.at(first) if first is not None else Location(self.file, 1, 1, (), self.ref)
+
+    def __repr__(self) -> str:
+        return f"<K8sObject {self.display()} {self.file}>"
+
+
+def dig(node: Any, path: tuple[Any, ...] | list[Any], default: Any = None) -> Any:
+    for step in path:
+        if isinstance(node, dict):
+            if step not in node:
+                return default
+            node = node[step]
+        elif isinstance(node, list) and isinstance(step, int) and -len(node) <= step < len(node):
+            node = node[step]
+        else:
+            return default
+    return node
+
+
+def mapping_at(node: Any, path: tuple[Any, ...]) -> dict[str, Any]:
+    value = dig(node, path)
+    return value if isinstance(value, dict) else {}
+
+
+def is_k8s_object(document: Any) -> bool:
+    return (isinstance(document, dict) and isinstance(document.get("apiVersion"), str)
+            and isinstance(document.get("kind"), str) and bool(document.get("kind")))
+
+
+def objects_from_file(source: SourceFile, default_namespace: str, tier: str = INPUT
+                      ) -> tuple[list[K8sObject], int, int]:
+    """Objects of one file, with ``List`` kinds expanded. Returns (objects, documents, skipped)."""
+    objects: list[K8sObject] = []
+    skipped = 0
+    documents = 0
+    for index, document in enumerate(source.documents):
+        if document is None:
+            continue
+        documents += 1
+        if not is_k8s_object(document):
+            skipped += 1
+            continue
+        for base, data in _expand_lists(document):
+            objects.append(K8sObject(source.path, index, document, base, data, default_namespace, tier))
+    return objects, documents, skipped
+
+
+def _expand_lists(document: Map) -> Iterator[tuple[tuple[Any, ...], Map]]:
+    kind = document.get("kind", "")
+    items = document.get("items")
+    if kind.endswith("List") and isinstance(items, list):
+        for index, item in enumerate(items):
+            if is_k8s_object(item):
+                yield ("items", index), item
+        return
+    yield (), document

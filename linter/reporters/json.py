@@ -1,0 +1,46 @@
+"""``--format json``: the shape in cli.md, pinned by schemas/report.schema.json."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from kqlint import __version__
+from kqlint.model import Finding, Location, Report, Severity
+
+
+def _location(location: Location) -> dict[str, Any]:
+    return {"file": location.file, "line": location.line, "column": location.column,
+            "message": location.message}
+
+
+def finding_to_json(finding: Finding) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "code": finding.code, "slug": finding.slug, "severity": finding.severity.label,
+        "message": finding.message, "file": finding.location.file,
+        "line": finding.location.line, "column": finding.location.column,
+        "object": finding.obj.to_json() if finding.obj else None,
+        "related": [_location(r) for r in finding.related],
+    }
+    if finding.suppression is not None:
+        data["suppression"] = {"justification": finding.suppression}
+    return data
+
+
+def report_to_json(report: Report, report_suppressed: bool = False) -> dict[str, Any]:
+    summary = report.summary
+    findings = list(report.findings)
+    if report_suppressed:
+        findings = sorted(findings + list(report.suppressed), key=Finding.sort_key)
+    return {
+        "version": __version__,
+        "summary": {
+            "files": summary.files, "documents": summary.documents, "objects": summary.objects,
+            "findings": len(report.findings),
+            "by_severity": {s.label: report.count(s) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO)},
+        },
+        "findings": [finding_to_json(f) for f in findings],
+    }
+
+
+def render(report: Report, report_suppressed: bool = False, **_: Any) -> str:
+    return json.dumps(report_to_json(report, report_suppressed), indent=2, ensure_ascii=False) + "\n"
