@@ -40,6 +40,7 @@ class ObjectGraph:
         self.objects: list[K8sObject] = []
         self._by_kind: dict[str, list[K8sObject]] = defaultdict(list)
         self._by_name: dict[tuple[str, str], list[K8sObject]] = defaultdict(list)
+        self.kustomize_dirs: frozenset[str] = frozenset()  # folders of input kustomization files
         self.add(objects)
         self.add(_builtin_priority_classes())
 
@@ -77,6 +78,16 @@ class ObjectGraph:
             if best is None or TIER_ORDER[obj.source] < TIER_ORDER[best.source]:
                 best = obj
         return best
+
+    def under_kustomize(self, file: str) -> bool:
+        """True when ``file`` sits in a folder tree with a kustomization (base or overlay)."""
+        folder = file.rpartition("/")[0]
+        while True:
+            if folder in self.kustomize_dirs:
+                return True
+            if not folder:
+                return False
+            folder = folder.rpartition("/")[0]
 
     def __iter__(self) -> Iterator[K8sObject]:
         return iter(self.objects)

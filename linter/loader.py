@@ -19,6 +19,7 @@ from typing import Any, Iterator
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from ruamel.yaml.resolver import VersionedResolver, implicit_resolvers
+from ruamel.yaml.tag import Tag
 
 try:  # the C extension; absent on installs without ruamel.yaml.clib
     from ruamel.yaml.main import CParser as _CParser
@@ -35,6 +36,18 @@ _YAML_TAG = "tag:yaml.org,2002:"
 STR, INT, FLOAT, BOOL, NULL = (_YAML_TAG + t for t in ("str", "int", "float", "bool", "null"))
 MAP, SEQ, MERGE, TIMESTAMP = (_YAML_TAG + t for t in ("map", "seq", "merge", "timestamp"))
 _SAFE_TAGS = frozenset({STR, INT, FLOAT, BOOL, NULL, MAP, SEQ, MERGE, TIMESTAMP, _YAML_TAG + "binary"})
+
+
+def _shared_tag(name: str) -> Tag:
+    tag = Tag(suffix=name)
+    str(tag)  # computes and caches the decoded value once
+    return tag
+
+
+# One Tag object per implicit tag, handed out by the resolver: the walker compares identity,
+# avoiding ruamel's per-node tag decoding (the bulk of its load time).
+_TAGS = {name: _shared_tag(name) for name in (STR, INT, FLOAT, BOOL, NULL, MAP, SEQ, MERGE, TIMESTAMP)}
+T_STR, T_MAP, T_SEQ, T_MERGE = _TAGS[STR], _TAGS[MAP], _TAGS[SEQ], _TAGS[MERGE]
 
 
 class Map(dict):  # type: ignore[type-arg]
@@ -83,7 +96,7 @@ def _build_resolver_table() -> dict[str, list[tuple[str, Any]]]:
             continue
         pattern = regexp if hasattr(regexp, "match") else re.compile(str(regexp))
         for ch in first or [""]:
-            table.setdefault(ch, []).append((tag, pattern))
+            table.setdefault(ch, []).append((_TAGS.get(tag) or _shared_tag(tag), pattern))
     return table
 
 
@@ -91,27 +104,27 @@ class FastResolver(VersionedResolver):  # type: ignore[misc]
     """Table-driven implicit resolver: no path resolvers, per-value cache."""
 
     _table = _build_resolver_table()
+    _cache: dict[str, Tag] = {}  # shared by every file of the run: plain scalars repeat a lot
 
     def __init__(self) -> None:
         VersionedResolver.__init__(self, version=(1, 1))
-        self._cache: dict[str, str] = {}
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
         if kind is ScalarNode:
             if not implicit[0]:
-                return STR
+                return T_STR
             cached = self._cache.get(value)
             if cached is not None:
                 return cached
-            tag = STR
+            tag = T_STR
             for candidate, regexp in self._table.get(value[:1], ()):
                 if regexp.match(value):
                     tag = candidate
                     break
-            if len(value) < 64:
+            if len(value) < 64 and len(self._cache) < 100_000:
                 self._cache[value] = tag
             return tag
-        return SEQ if kind is SequenceNode else MAP
+        return T_SEQ if kind is SequenceNode else T_MAP
 
     def descend_resolver(self, current_node: Any, current_index: Any) -> None:
         return None
@@ -198,8 +211,10 @@ def _to_float(text: str) -> float:
 
 
 def _scalar(node: Any) -> Any:
-    tag = node.tag
     value = node.value
+    if node.ctag is T_STR:
+        return value
+    tag = node.tag
     if tag == STR or tag == TIMESTAMP:
         return value
     try:
@@ -245,6 +260,8 @@ class _Walker:
         cls = node.__class__
         if cls is ScalarNode:
             self.expanded += 1
+            if node.ctag is T_STR:
+                return node.value
             tag = node.tag
             if tag not in _SAFE_TAGS:
                 line, col = unpack(_mark(node))
@@ -261,9 +278,10 @@ class _Walker:
                     raise AliasBomb
                 return hit[0]
         before = self.expanded
-        if node.tag not in _SAFE_TAGS:
+        ctag = node.ctag
+        if ctag is not T_MAP and ctag is not T_SEQ and str(ctag) not in _SAFE_TAGS:
             line, col = unpack(_mark(node))
-            raise UnsafeTag(node.tag, line, col)
+            raise UnsafeTag(str(ctag), line, col)
         result = self._mapping(node, depth) if cls is MappingNode else self._sequence(node, depth)
         self.expanded += 1
         if memo is not None:
@@ -274,36 +292,59 @@ class _Walker:
         seq = Seq()
         positions = []
         for item in node.value:
-            seq.append(self.walk(item, depth + 1))
-            positions.append(_mark(item))
+            if item.__class__ is ScalarNode and item.ctag is T_STR:
+                self.expanded += 1
+                seq.append(item.value)
+            else:
+                seq.append(self.walk(item, depth + 1))
+            mark = item.start_mark
+            positions.append(((mark.line + 1) << COL_BITS) | (mark.column + 1))
         seq.pos = tuple(positions)
         return seq
 
     def _mapping(self, node: MappingNode, depth: int) -> Map:
+        # The hot loop of the loader: plain string keys and values take the inline path.
         mapping = Map()
-        key_pos: dict[Any, tuple[int, int]] = {}
+        packed: list[int] = []
         merges = []
         for key_node, value_node in node.value:
-            if key_node.tag == MERGE:
+            if key_node.ctag is T_STR:
+                key = key_node.value
+            elif key_node.ctag is T_MERGE or key_node.tag == MERGE:
                 merges.append(value_node)
                 continue
-            key = self.walk(key_node, depth + 1)
-            if not isinstance(key, (str, int, float, bool)) and key is not None:
-                key = str(key)
+            else:
+                key = self._key(key_node, depth)
             if key in mapping:
-                self.duplicates.append((key, key_pos[key][0], _mark(key_node)))
-                del mapping[key]  # the API server keeps the last value; keep its position too
-            mapping[key] = self.walk(value_node, depth + 1)
-            key_pos[key] = (_mark(key_node), _mark(value_node))
+                self._drop_duplicate(mapping, packed, key, key_node)
+            if value_node.__class__ is ScalarNode and value_node.ctag is T_STR:
+                self.expanded += 1
+                mapping[key] = value_node.value
+            else:
+                mapping[key] = self.walk(value_node, depth + 1)
+            km, vm = key_node.start_mark, value_node.start_mark
+            packed.append(((km.line + 1) << COL_BITS) | (km.column + 1))
+            packed.append(((vm.line + 1) << COL_BITS) | (vm.column + 1))
         for merge_node in merges:
-            self._merge(mapping, key_pos, merge_node, depth)
-        packed: list[int] = []
-        for key in mapping:
-            packed.extend(key_pos[key])
+            self._merge(mapping, packed, merge_node, depth)
         mapping.pos = tuple(packed)
         return mapping
 
-    def _merge(self, mapping: Map, key_pos: dict[Any, tuple[int, int]], node: Any, depth: int) -> None:
+    def _key(self, key_node: Any, depth: int) -> Any:
+        key = self.walk(key_node, depth + 1)
+        if not isinstance(key, (str, int, float, bool)) and key is not None:
+            key = str(key)
+        return key
+
+    def _drop_duplicate(self, mapping: Map, packed: list[int], key: Any, key_node: Any) -> None:
+        """The API server keeps the last value of a duplicated key: drop the first, remember both."""
+        index = list(mapping).index(key)
+        self.duplicates.append((key, packed[2 * index], _mark(key_node)))
+        del packed[2 * index:2 * index + 2]
+        del mapping[key]
+
+    def _merge(self, mapping: Map, packed: list[int], node: Any, depth: int) -> None:
+        """``<<`` merge keys: explicit keys win, merged ones keep their anchor's positions."""
         sources = node.value if node.__class__ is SequenceNode else [node]
         for source_node in sources:
             source = self.walk(source_node, depth + 1)
@@ -312,7 +353,7 @@ class _Walker:
             for index, (key, value) in enumerate(source.items()):
                 if key not in mapping:
                     mapping[key] = value
-                    key_pos[key] = (source.pos[2 * index], source.pos[2 * index + 1])
+                    packed.extend(source.pos[2 * index:2 * index + 2])
 
 
 # ---------------------------------------------------------------- files
@@ -374,6 +415,38 @@ def read_bytes(path: str, max_size: int = MAX_FILE_SIZE) -> tuple[bytes | None, 
         return None, f"cannot read file: {exc.strerror or exc}"
 
 
+# libyaml's composer recurses in C: ~30,000 nesting levels overflow the C stack (a segfault,
+# not an exception). Depth needs nesting indicators or ever-growing indentation (at most
+# ~5,700 levels in 16 MiB), so only files with many indicators get an event pre-scan.
+_NESTING_INDICATORS = (b"[", b"{", b"- ", b"-\t", b"? ")
+_PRESCAN_INDICATORS = 10_000
+
+
+def _too_deep(data: bytes) -> tuple[int, int] | None:
+    """(line, column) of the first node nested deeper than MAX_DEPTH, for suspicious files."""
+    if _CParser is None or (len(data) <= MAX_FILE_SIZE
+                            and sum(data.count(i) for i in _NESTING_INDICATORS) < _PRESCAN_INDICATORS):
+        return None
+    from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent
+
+    parser = _CParser(data)
+    depth = 0
+    try:
+        while parser.check_event():
+            event = parser.get_event()
+            if isinstance(event, CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    return event.start_mark.line + 1, event.start_mark.column + 1
+            elif isinstance(event, CollectionEndEvent):
+                depth -= 1
+    except YAMLError:
+        return None  # the real parse reports it
+    finally:
+        parser.dispose()
+    return None
+
+
 def parse_bytes(display: str, raw: bytes) -> SourceFile:
     """Parse a YAML/JSON stream into documents. Never raises."""
     source = SourceFile(display)
@@ -381,6 +454,11 @@ def parse_bytes(display: str, raw: bytes) -> SourceFile:
     if data is None:
         line, column, message = error or (1, 1, "unreadable")
         source.problems.append(LoadProblem(display, line, column, message))
+        return source
+    deep = _too_deep(data)
+    if deep is not None:
+        source.problems.append(LoadProblem(display, deep[0], deep[1],
+                                           f"document nests deeper than {MAX_DEPTH} levels; not parsed"))
         return source
     if b"kqlint:" in data:
         source.comment_lines = _suppression_comments(data)

@@ -19,7 +19,6 @@ CLUSTER_SCOPED_KINDS = frozenset({
     ("scheduling.volcano.sh", "Queue"), ("scheduling.run.ai", "Queue"),
     ("topology.volcano.sh", "HyperNode"), ("kai.scheduler", "Topology"),
     ("kai.scheduler", "SchedulingShard"), ("kai.scheduler", "Config"),
-    ("kakaocloud.io", "CustomWorkloadPriorityClass"),
     ("apiextensions.k8s.io", "CustomResourceDefinition"),
     ("rbac.authorization.k8s.io", "ClusterRole"), ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
     ("storage.k8s.io", "StorageClass"), ("storage.k8s.io", "CSIDriver"),
@@ -114,15 +113,21 @@ class K8sObject:
         full = self.base + tuple(path)
         if self.root is None:
             return Location(self.file, 1, 1, tuple(path), self.ref)
-        line, column, _ = position(self.root, full, value)
+        line, column, depth = position(self.root, full, value)
+        if depth == 0 and full:  # not even the first key exists: the object's own start, not line 1
+            return self._start(tuple(path))
         return Location(self.file, line, column, tuple(path), self.ref)
+
+    def _start(self, path: tuple[Any, ...]) -> Location:
+        first = next(iter(self.data), None)
+        if first is None or self.root is None:
+            return Location(self.file, 1, 1, path, self.ref)
+        line, column, _ = position(self.root, self.base + (first,))
+        return Location(self.file, line, column, path, self.ref)
 
     def location(self) -> Location:
         """Where the object starts (its first key, usually ``apiVersion``)."""
-        if self.base:
-            return self._locate((), value=False)
-        first = next(iter(self.data), None)
-        return self.at(first) if first is not None else Location(self.file, 1, 1, (), self.ref)
+        return self._start(())
 
     def __repr__(self) -> str:
         return f"<K8sObject {self.display()} {self.file}>"

@@ -17,7 +17,8 @@ kind: Job
 metadata:
   name: broken
 spec:
-	parallelism: 4   # a tab used for indentation
+  parallelism: 4
+   completions: 4    # indented one space too far: not valid YAML
 ```
 
 ## Good
@@ -28,6 +29,7 @@ metadata:
   name: fixed
 spec:
   parallelism: 4
+  completions: 4
 ```
 
 ## How to fix

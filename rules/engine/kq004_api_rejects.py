@@ -1,0 +1,244 @@
+"""
+## What it catches
+Objects the API server or Kueue's webhook refuses at apply time for a reason a JSON Schema
+cannot express (kueue.md B8, B9, B13):
+- a ClusterQueue flavor whose `resources` do not match `coveredResources` in count and order;
+- a resource or a flavor named in two resource groups of one ClusterQueue;
+- `borrowingLimit` or `lendingLimit` on a ClusterQueue without a cohort;
+- `lendingLimit` above `nominalQuota`;
+- `reclaimWithinCohort: Never` (also when unset: that is its default) with
+  `borrowWithinCohort.policy` other than `Never`;
+- a pod-group member (a Pod, or a pod template) with only one of the label
+  `kueue.x-k8s.io/pod-group-name` and the annotation `kueue.x-k8s.io/pod-group-total-count`,
+  or a total count that is not a positive number.
+The message quotes the rule the server applies.
+
+## Why it breaks on a cluster
+`kubectl apply` fails with the server's message, so the queue or pod never exists: every
+workload routed to the ClusterQueue stays pending, and a pod group never forms.
+
+## Bad
+```yaml
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: team-a
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: ["cpu", "nvidia.com/gpu"]
+    flavors:
+    - name: a100
+      resources:
+      - name: nvidia.com/gpu
+        nominalQuota: 8
+      - name: cpu
+        nominalQuota: 96
+        borrowingLimit: 16
+```
+
+## Good
+```yaml
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: team-a
+spec:
+  cohortName: research
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: ["cpu", "nvidia.com/gpu"]
+    flavors:
+    - name: a100
+      resources:
+      - name: cpu
+        nominalQuota: 96
+        borrowingLimit: 16
+      - name: nvidia.com/gpu
+        nominalQuota: 8
+        lendingLimit: 4
+```
+
+## How to fix
+List each flavor's `resources` in exactly the order of `coveredResources`; name each
+resource and flavor in one resource group only; set `cohortName` (v1beta1: `cohort`) before
+using borrowing or lending limits; keep `lendingLimit <= nominalQuota`; set
+`reclaimWithinCohort` to `LowerPriority` or `Any` before allowing `borrowWithinCohort`;
+give every pod-group member both the group-name label and the total-count annotation.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from kqlint.model import Finding, Severity
+from kqlint.objects import K8sObject
+from kqlint.podspec import parse_quantity
+from kqlint.rule import RuleContext, RuleMeta
+from kqlint.workloads import pod_templates
+
+META = RuleMeta(code="KQ004", slug="api-rejects", severity=Severity.ERROR,
+                summary="the API server or Kueue's webhook would refuse the object at apply time")
+
+KUEUE = "kueue.x-k8s.io"
+GROUP_NAME_LABEL = "kueue.x-k8s.io/pod-group-name"
+TOTAL_COUNT_ANNOTATION = "kueue.x-k8s.io/pod-group-total-count"
+
+
+def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    if obj.kind == "ClusterQueue" and obj.group == KUEUE:
+        yield from _resource_groups(obj, ctx)
+        yield from _limits(obj, ctx)
+        yield from _preemption(obj, ctx)
+    yield from _pod_groups(obj, ctx)
+
+
+# ------------------------------------------------------------------ resourceGroups
+
+def _groups(obj: K8sObject) -> list[tuple[int, dict[str, Any]]]:
+    groups = obj.get("spec", "resourceGroups")
+    return [(i, g) for i, g in enumerate(groups) if isinstance(g, dict)] if isinstance(groups, list) else []
+
+
+def _flavors(group: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
+    flavors = group.get("flavors")
+    return [(i, f) for i, f in enumerate(flavors) if isinstance(f, dict)] if isinstance(flavors, list) else []
+
+
+def _resource_groups(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    seen_resources: dict[str, int] = {}
+    seen_flavors: dict[str, int] = {}
+    for g, group in _groups(obj):
+        covered = group.get("coveredResources")
+        covered = covered if isinstance(covered, list) else []
+        for i, name in enumerate(covered):
+            yield from _duplicate(obj, ctx, seen_resources, name, g, ("coveredResources", i), "resource")
+        for f, flavor in _flavors(group):
+            yield from _duplicate(obj, ctx, seen_flavors, flavor.get("name"), g, ("flavors", f, "name"), "flavor")
+            yield from _flavor_matches_covered(obj, ctx, g, f, flavor, covered)
+
+
+def _duplicate(obj: K8sObject, ctx: RuleContext, seen: dict[str, int], name: Any, group: int,
+               rest: tuple[Any, ...], what: str) -> Iterator[Finding]:
+    if not isinstance(name, str):
+        return
+    if name in seen and seen[name] != group:
+        yield ctx.finding(
+            at=obj.at_value("spec", "resourceGroups", group, *rest),
+            message=(f"{obj.display()}: {what} `{name}` is already named in resourceGroups[{seen[name]}]; "
+                     f"Kueue rejects the ClusterQueue (`Duplicate value`): a {what} may appear in one "
+                     "resource group only; merge the groups or remove it from one"),
+            related=[(obj.at("spec", "resourceGroups", seen[name]), "the first resource group naming it")])
+    seen.setdefault(name, group)
+
+
+def _flavor_matches_covered(obj: K8sObject, ctx: RuleContext, g: int, f: int, flavor: dict[str, Any],
+                            covered: list[Any]) -> Iterator[Finding]:
+    resources = flavor.get("resources")
+    if not isinstance(resources, list):
+        return
+    base = ("spec", "resourceGroups", g, "flavors", f)
+    if len(resources) != len(covered):
+        yield ctx.finding(
+            at=obj.at(*base, "resources"),
+            message=(f"{obj.display()}: flavor `{flavor.get('name')}` lists {len(resources)} resources but "
+                     f"coveredResources has {len(covered)}; the API server rejects it (`flavors must have the "
+                     "same number of resources as the coveredResources`); list one entry per covered resource"),
+            related=[(obj.at("spec", "resourceGroups", g, "coveredResources"), "coveredResources")])
+        return
+    for i, (resource, expected) in enumerate(zip(resources, covered)):
+        name = resource.get("name") if isinstance(resource, dict) else None
+        if name != expected:
+            yield ctx.finding(
+                at=obj.at_value(*base, "resources", i, "name"),
+                message=(f"{obj.display()}: flavor `{flavor.get('name')}` resources[{i}] is `{name}` but "
+                         f"coveredResources[{i}] is `{expected}`; Kueue's webhook rejects it (`must match the "
+                         "name in coveredResources`): list resources in the order of coveredResources"),
+                related=[(obj.at_value("spec", "resourceGroups", g, "coveredResources", i), "coveredResources entry")])
+            return
+
+
+# ------------------------------------------------------------------ limits
+
+def _cohort(obj: K8sObject) -> Any:
+    return obj.get("spec", "cohortName") or obj.get("spec", "cohort")
+
+
+def _limits(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    for g, group in _groups(obj):
+        for f, flavor in _flavors(group):
+            resources = flavor.get("resources")
+            for r, resource in enumerate(resources if isinstance(resources, list) else []):
+                if isinstance(resource, dict):
+                    yield from _resource_limits(obj, ctx, ("spec", "resourceGroups", g, "flavors", f,
+                                                           "resources", r), resource)
+
+
+def _resource_limits(obj: K8sObject, ctx: RuleContext, path: tuple[Any, ...],
+                     resource: dict[str, Any]) -> Iterator[Finding]:
+    name = resource.get("name")
+    if not _cohort(obj):
+        for limit in ("borrowingLimit", "lendingLimit"):
+            if resource.get(limit) is not None:
+                yield ctx.finding(
+                    at=obj.at(*path, limit),
+                    message=(f"{obj.display()}: {limit} on `{name}` without a cohort; the API server rejects "
+                             f"it (`{limit} must be nil when cohort is empty`): set spec.cohortName or "
+                             f"remove {limit}"))
+    lending, nominal = parse_quantity(resource.get("lendingLimit")), parse_quantity(resource.get("nominalQuota"))
+    if lending is not None and nominal is not None and lending > nominal:
+        yield ctx.finding(
+            at=obj.at_value(*path, "lendingLimit"),
+            message=(f"{obj.display()}: lendingLimit {resource.get('lendingLimit')} of `{name}` is above its "
+                     f"nominalQuota {resource.get('nominalQuota')}; Kueue rejects it (`must be less than or "
+                     "equal to the nominalQuota`): lower lendingLimit"),
+            related=[(obj.at_value(*path, "nominalQuota"), "nominalQuota")])
+
+
+# ------------------------------------------------------------------ preemption
+
+def _preemption(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    policy = obj.get("spec", "preemption", "borrowWithinCohort", "policy")
+    reclaim = obj.get("spec", "preemption", "reclaimWithinCohort") or "Never"
+    if reclaim == "Never" and isinstance(policy, str) and policy != "Never":
+        yield ctx.finding(
+            at=obj.at_value("spec", "preemption", "borrowWithinCohort", "policy"),
+            message=(f"{obj.display()}: borrowWithinCohort.policy {policy} with reclaimWithinCohort Never"
+                     f"{' (its default)' if not obj.has('spec', 'preemption', 'reclaimWithinCohort') else ''}; "
+                     "the API server rejects it (`reclaimWithinCohort=Never and borrowWithinCohort.Policy!=Never`): "
+                     "set reclaimWithinCohort to LowerPriority or Any, or borrowWithinCohort.policy to Never"))
+
+
+# ------------------------------------------------------------------ pod groups
+
+def _pod_groups(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    if obj.kind == "Pod" and obj.group == "":
+        yield from _pod_group_member(obj, ctx, ("metadata",), obj.labels, obj.annotations)
+        return
+    for template in pod_templates(obj, ctx.graph):
+        if template.meta_path is not None and template.owner is obj and not template.generated:
+            yield from _pod_group_member(obj, ctx, template.meta_path, template.labels, template.annotations)
+
+
+def _pod_group_member(obj: K8sObject, ctx: RuleContext, meta: tuple[Any, ...], labels: dict[str, Any],
+                      annotations: dict[str, Any]) -> Iterator[Finding]:
+    has_name, has_count = GROUP_NAME_LABEL in labels, TOTAL_COUNT_ANNOTATION in annotations
+    if has_name != has_count:
+        present = ("labels", GROUP_NAME_LABEL) if has_name else ("annotations", TOTAL_COUNT_ANNOTATION)
+        missing = "annotation " + TOTAL_COUNT_ANNOTATION if has_name else "label " + GROUP_NAME_LABEL
+        yield ctx.finding(
+            at=obj.at(*meta, *present),
+            message=(f"{obj.display()}: pod-group member without the {missing}; Kueue's webhook rejects the "
+                     f"pod (`both the '{TOTAL_COUNT_ANNOTATION}' annotation and the '{GROUP_NAME_LABEL}' label "
+                     "should be set`): add it"))
+    elif has_count and not _positive(annotations.get(TOTAL_COUNT_ANNOTATION)):
+        yield ctx.finding(
+            at=obj.at_value(*meta, "annotations", TOTAL_COUNT_ANNOTATION),
+            message=(f"{obj.display()}: {TOTAL_COUNT_ANNOTATION} must be a number greater than 0; Kueue rejects "
+                     "the pod: set it to the number of pods in the group"))
+
+
+def _positive(value: Any) -> bool:
+    try:
+        return int(str(value)) > 0
+    except ValueError:
+        return False

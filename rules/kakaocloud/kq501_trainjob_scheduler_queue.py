@@ -1,0 +1,69 @@
+"""
+## What it catches
+(Profile `kakaocloud`.) A TrainJob that carries the Volcano queue annotation
+`scheduling.volcano.sh/queue-name` or the KAI queue label `kai.scheduler/queue` (as a label
+or an annotation, under either key).
+
+## Why it breaks on a cluster
+On this platform Kueue owns quota and preemption for TrainJobs; the platform's admission
+policy rejects a TrainJob that tries to pick a Volcano or KAI queue, so it is never created.
+
+## Bad
+```yaml
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: llama-sft
+  namespace: team-a
+  labels:
+    kueue.x-k8s.io/queue-name: training
+    kai.scheduler/queue: default-queue
+spec:
+  runtimeRef:
+    name: torch-distributed
+```
+
+## Good
+```yaml
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: llama-sft
+  namespace: team-a
+  labels:
+    kueue.x-k8s.io/queue-name: training
+    kueue.x-k8s.io/priority-class: normal
+spec:
+  runtimeRef:
+    name: torch-distributed
+```
+
+## How to fix
+Remove the queue label/annotation; route the TrainJob with `kueue.x-k8s.io/queue-name`
+only. The runtime picks the scheduler and the gang policy.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from kqlint.model import Finding, Severity
+from kqlint.objects import K8sObject
+from kqlint.rule import RuleContext, RuleMeta
+
+META = RuleMeta(code="KQ501", slug="trainjob-scheduler-queue", severity=Severity.ERROR,
+                summary="a TrainJob carries a Volcano or KAI queue label/annotation (creation is rejected)",
+                kinds=frozenset({"TrainJob"}), profile="kakaocloud")
+
+QUEUE_KEYS = ("scheduling.volcano.sh/queue-name", "kai.scheduler/queue")
+
+
+def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    for section in ("labels", "annotations"):
+        values = obj.get("metadata", section)
+        for key in QUEUE_KEYS:
+            if isinstance(values, dict) and key in values:
+                yield ctx.finding(
+                    at=obj.at("metadata", section, key),
+                    message=(f"TrainJob {obj.namespace}/{obj.name}: `{key}` is not allowed on TrainJobs on this "
+                             "platform (Kueue owns their quota and preemption): creation is rejected; remove it "
+                             "and route the job with kueue.x-k8s.io/queue-name only"))

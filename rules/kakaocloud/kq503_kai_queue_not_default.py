@@ -1,0 +1,86 @@
+"""
+## What it catches
+(Profile `kakaocloud`.) A `kai.scheduler/queue` label whose value is not `default-queue`, on
+an object or a pod template (on a TrainJob's own metadata KQ501 reports it instead).
+
+## Why it breaks on a cluster
+The platform's KAI scheduler has a single queue, `default-queue`; tenant quota is enforced
+by Kueue. Pods labelled with any other queue wait forever for a queue that does not exist.
+
+## Bad
+```yaml
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: sweep
+  namespace: team-a
+  labels:
+    kueue.x-k8s.io/queue-name: training
+  annotations:
+    kai.scheduler/batch-min-member: "2"
+spec:
+  parallelism: 2
+  template:
+    metadata:
+      labels:
+        kai.scheduler/enabled: "true"
+        kai.scheduler/queue: team-a
+    spec:
+      schedulerName: kai-scheduler
+      restartPolicy: Never
+      containers:
+      - name: main
+        image: busybox:1.36
+```
+
+## Good
+```yaml
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: sweep
+  namespace: team-a
+  labels:
+    kueue.x-k8s.io/queue-name: training
+  annotations:
+    kai.scheduler/batch-min-member: "2"
+spec:
+  parallelism: 2
+  template:
+    metadata:
+      labels:
+        kai.scheduler/enabled: "true"
+        kai.scheduler/queue: default-queue
+    spec:
+      schedulerName: kai-scheduler
+      restartPolicy: Never
+      containers:
+      - name: main
+        image: busybox:1.36
+```
+
+## How to fix
+Use `kai.scheduler/queue: default-queue` (or leave the label out).
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from kqlint.model import Finding, Severity
+from kqlint.objects import K8sObject
+from kqlint.rule import RuleContext, RuleMeta
+from kqlint.rules.kakaocloud._markers import markers
+
+META = RuleMeta(code="KQ503", slug="kai-queue-not-default", severity=Severity.ERROR,
+                summary="a kai.scheduler/queue label other than default-queue", profile="kakaocloud")
+
+KEY, DEFAULT = "kai.scheduler/queue", "default-queue"
+
+
+def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    for path, value in markers(obj, ctx.graph, "labels", KEY):
+        if value != DEFAULT and not (obj.kind == "TrainJob" and path[0] == "metadata"):
+            yield ctx.finding(
+                at=obj.at_value(*path),
+                message=(f"{obj.display()}: {KEY}: {value} names a KAI queue that does not exist on this "
+                         f"platform (only `{DEFAULT}`): the pods are never scheduled; set it to {DEFAULT}"))

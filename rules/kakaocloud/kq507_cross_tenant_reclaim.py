@@ -1,0 +1,59 @@
+"""
+## What it catches
+(Profile `kakaocloud`.) A ClusterQueue that sets `spec.preemption.reclaimWithinCohort` to
+anything but `Never`.
+
+## Why it breaks on a cluster
+Tenants on this platform must not preempt each other: a tenant ClusterQueue that reclaims
+within its cohort evicts other tenants' running GPU jobs. The platform's own queues use
+`Never`.
+
+## Bad
+```yaml
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: team-a
+spec:
+  namespaceSelector: {}
+  preemption:
+    withinClusterQueue: LowerPriority
+    reclaimWithinCohort: Any
+```
+
+## Good
+```yaml
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: team-a
+spec:
+  namespaceSelector: {}
+  preemption:
+    withinClusterQueue: LowerPriority
+    reclaimWithinCohort: Never
+```
+
+## How to fix
+Set `reclaimWithinCohort: Never` (or leave it unset: that is the default).
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from kqlint.model import Finding, Severity
+from kqlint.objects import K8sObject
+from kqlint.rule import RuleContext, RuleMeta
+
+META = RuleMeta(code="KQ507", slug="cross-tenant-reclaim", severity=Severity.ERROR,
+                summary="a ClusterQueue sets reclaimWithinCohort to anything but Never",
+                kinds=frozenset({"ClusterQueue"}), profile="kakaocloud")
+
+
+def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    value = obj.get("spec", "preemption", "reclaimWithinCohort")
+    if obj.group == "kueue.x-k8s.io" and value is not None and value != "Never":
+        yield ctx.finding(
+            at=obj.at_value("spec", "preemption", "reclaimWithinCohort"),
+            message=(f"{obj.display()}: reclaimWithinCohort {value} lets this queue evict other tenants' "
+                     "workloads in its cohort, which the platform forbids; set reclaimWithinCohort: Never"))

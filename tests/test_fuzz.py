@@ -1,0 +1,116 @@
+"""Property/fuzz suite: mutated real manifests through the whole pipeline.
+
+Seeds: the upstream corpus (when ../shared is present), the project's examples and rule
+fixtures. Mutations: truncation, byte flips, deleted/duplicated lines, random indentation,
+random scalars in every field. Properties: no internal error (no traceback), every finding
+has a position inside its file. The long run (20,000 examples) is marked slow; set
+KQLINT_FUZZ_EXAMPLES to change it.
+"""
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kqlint.config import Config
+from kqlint.runner import lint
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED_CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+def _seed_files() -> list[Path]:
+    seeds = sorted((ROOT / "examples").rglob("*.y*ml")) + sorted((ROOT / "tests" / "fixtures").rglob("*.y*ml"))
+    if SHARED_CORPUS.is_dir():
+        corpus = sorted(p for p in SHARED_CORPUS.rglob("*") if p.suffix in (".yaml", ".yml", ".json")
+                        and p.stat().st_size < 60_000 and "crds" not in p.parts)
+        seeds += corpus
+    return [p for p in seeds if p.is_file()]
+
+
+SEEDS = _seed_files()
+SCALARS = ["0", "-1", "2147483648", "yes", "on", "Never", "never", "", "~", "null", "[]", "{}", "1.5",
+           "nvidia.com/gpu", "'{{ x }}'", "&a x", "*a", "!!python/object:os.system", "\"\\x00\"", "0755"]
+
+
+def _mutate(data: bytes, ops: list[tuple[int, int, int]]) -> bytes:
+    lines = data.split(b"\n")
+    for op, a, b in ops:
+        if not lines:
+            break
+        i = a % len(lines)
+        if op == 0:  # truncate the file
+            return b"\n".join(lines)[: b % (len(data) + 1)]
+        if op == 1 and lines[i]:  # flip a byte
+            line = bytearray(lines[i])
+            line[b % len(line)] ^= 1 << (b % 8)
+            lines[i] = bytes(line)
+        elif op == 2:
+            del lines[i]
+        elif op == 3:
+            lines.insert(i, lines[i])
+        elif op == 4:
+            lines[i] = b" " * (b % 7) + lines[i].lstrip()
+        elif op == 5 and b":" in lines[i]:  # replace a value with a random scalar
+            key = lines[i].split(b":", 1)[0]
+            lines[i] = key + b": " + SCALARS[b % len(SCALARS)].encode()
+    return b"\n".join(lines)
+
+
+def _check_positions(report, files: dict[str, bytes]) -> None:
+    for finding in list(report.findings) + [r for f in report.findings for r in f.related]:
+        loc = finding.location if hasattr(finding, "location") else finding
+        assert loc.line >= 1 and loc.column >= 1
+        if loc.file in files:
+            lines = files[loc.file].replace(b"\r\n", b"\n").split(b"\n")
+            assert loc.line <= len(lines) + 1, (loc, len(lines))
+
+
+def _run_case(tmp: Path, data: bytes, name: str) -> None:
+    target = tmp / name
+    target.write_bytes(data)
+    cwd = os.getcwd()
+    os.chdir(tmp)
+    try:
+        report = lint([name], Config())
+    finally:
+        os.chdir(cwd)
+    assert not report.internal_errors, report.internal_errors
+    _check_positions(report, {name: data})
+
+
+MUTATION = st.lists(st.tuples(st.integers(0, 5), st.integers(0, 10_000), st.integers(0, 10_000)),
+                    min_size=1, max_size=6)
+
+
+def _fuzz(tmp_path_factory: pytest.TempPathFactory, seed_index: int, ops: list[tuple[int, int, int]]) -> None:
+    if not SEEDS:
+        pytest.skip("no seed manifests found")
+    seed = SEEDS[seed_index % len(SEEDS)]
+    data = _mutate(seed.read_bytes(), ops)
+    _run_case(tmp_path_factory.mktemp("fuzz"), data, "case" + (seed.suffix or ".yaml"))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed_index=st.integers(0, 100_000), ops=MUTATION)
+def test_fuzz_quick(tmp_path_factory: pytest.TempPathFactory, seed_index: int, ops: list[tuple[int, int, int]]) -> None:
+    _fuzz(tmp_path_factory, seed_index, ops)
+
+
+@pytest.mark.slow
+@settings(max_examples=int(os.environ.get("KQLINT_FUZZ_EXAMPLES", "20000")), deadline=None,
+          suppress_health_check=list(HealthCheck))
+@given(seed_index=st.integers(0, 100_000), ops=MUTATION)
+def test_fuzz_long(tmp_path_factory: pytest.TempPathFactory, seed_index: int, ops: list[tuple[int, int, int]]) -> None:
+    _fuzz(tmp_path_factory, seed_index, ops)
+
+
+def test_random_bytes_never_crash(tmp_path: Path) -> None:
+    rng = random.Random(7)
+    for index in range(200):
+        data = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 400)))
+        _run_case(tmp_path, data, f"noise{index}.yaml")
