@@ -1,5 +1,6 @@
-"""Which files a run reads: folders walked recursively in sorted order, dot-folders and
-excluded globs skipped, Helm chart templates set aside (KQ006)."""
+"""Which files a run reads: folders walked recursively in sorted order (by path, as the
+reports sort), dot-folders and excluded globs skipped, Helm chart templates set aside (KQ006).
+Explicitly named files are read whatever their name; directory symlinks are not followed."""
 from __future__ import annotations
 
 import fnmatch
@@ -75,9 +76,10 @@ def discover(paths: list[str], excludes: tuple[str, ...] = ()) -> Discovery:
             continue
         candidates = _walk(path, excludes, found) if os.path.isdir(path) else [path]
         for candidate in candidates:
-            if candidate in seen or is_excluded(candidate, excludes):
+            key = os.path.normcase(os.path.abspath(candidate))  # `a.yaml` and `./a.yaml` are one file
+            if key in seen or is_excluded(candidate, excludes):
                 continue
-            seen.add(candidate)
+            seen.add(key)
             chart = chart_of(candidate, chart_cache)
             if chart is not None:
                 found.charts.setdefault(chart, []).append(candidate)
@@ -96,10 +98,11 @@ def _walk(root: str, excludes: tuple[str, ...], found: Discovery) -> list[str]:
         dirnames[:] = sorted(d for d in dirnames
                              if not d.startswith(".") and d not in ALWAYS_SKIPPED_DIRS
                              and not is_excluded(os.path.join(directory, d), excludes))
-        for name in sorted(filenames):
+        for name in filenames:
             if name.endswith(MANIFEST_SUFFIXES) and not name.startswith("."):
                 files.append(os.path.join(directory, name))
-    return files
+    # one total order, the same the reports use (paths compared as strings)
+    return sorted(files, key=lambda path: path.replace(os.sep, "/"))
 
 
 def repository_root(start: str) -> str | None:

@@ -41,10 +41,12 @@ class ObjectGraph:
         self._by_kind: dict[str, list[K8sObject]] = defaultdict(list)
         self._by_name: dict[tuple[str, str], list[K8sObject]] = defaultdict(list)
         self.kustomize_dirs: frozenset[str] = frozenset()  # folders of input kustomization files
+        self.cache: dict[Any, Any] = {}  # per-run memo for derived facts (pod templates, ...)
         self.add(objects)
         self.add(_builtin_priority_classes())
 
     def add(self, objects: Iterable[K8sObject]) -> None:
+        self.cache.clear()  # derived facts may depend on the objects just added
         for obj in objects:
             self.objects.append(obj)
             self._by_kind[obj.kind].append(obj)

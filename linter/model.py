@@ -94,6 +94,7 @@ class Report:
     summary: Summary = field(default_factory=Summary)
     internal_errors: tuple[str, ...] = ()
     suppressed: tuple[Finding, ...] = ()
+    files: tuple[str, ...] = ()  # every input file read, as displayed (JUnit: one test case each)
 
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity == severity)

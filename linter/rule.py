@@ -63,21 +63,24 @@ class Rule:
 class RuleContext:
     """Handed to a rule: the graph, the rule's options, and ``finding()``."""
 
-    def __init__(self, rule: Rule, graph: "ObjectGraph", options: Any) -> None:
+    def __init__(self, rule: Rule, graph: "ObjectGraph", options: Any, config: Any = None) -> None:
         self.rule = rule
         self.graph = graph
         self.options = options
+        self.config = config  # the run's Config (KQ002 reads ``crds``); rules use ``options``
         self.findings: list[Finding] = []
 
     def finding(self, at: Location, message: str,
                 related: Sequence[Location | tuple[Location, str]] = (),
-                obj: ObjectRef | None = None) -> Finding:
+                obj: ObjectRef | None = None, severity: Severity | None = None) -> Finding:
         """Record a finding at ``at`` (from ``obj.at(...)``). ``related`` items are locations
-        or ``(location, message)`` pairs. Returns the finding so rules may ``yield`` it."""
+        or ``(location, message)`` pairs. ``severity`` is only for rules whose severity depends
+        on the case (rules.md says so); default META.severity. Returns the finding so rules may
+        ``yield`` it."""
         meta = self.rule.meta
         related_locations = tuple(
             item[0].with_message(item[1]) if isinstance(item, tuple) else item for item in related)
-        finding = Finding(meta.code, meta.slug, meta.severity, message, at,
+        finding = Finding(meta.code, meta.slug, severity or meta.severity, message, at,
                           obj or at.obj, related_locations)
         self.findings.append(finding)
         return finding

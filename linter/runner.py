@@ -4,9 +4,9 @@ from __future__ import annotations
 import gc
 import os
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
-from kqlint.config import Config
+from kqlint.config import Config, check_rule_names
 from kqlint.discover import STDIN, Discovery, discover, display_path, repository_root
 from kqlint.graph import ObjectGraph, declared_object
 from kqlint.loader import SourceFile, load_file, load_stdin
@@ -16,8 +16,19 @@ from kqlint.rule import Rule, RuleContext, options_from_mapping
 from kqlint.suppress import SuppressionIndex, apply
 
 
+KUSTOMIZATION_FILES = frozenset({"kustomization.yaml", "kustomization.yml"})
+
+
 class UsageError(Exception):
     """Bad paths or flags: one line, exit 2."""
+
+
+class InternalError(Exception):
+    """A bug in kqlint while processing ``file``: the CLI prints one line and exits 3."""
+
+    def __init__(self, file: str, error: BaseException) -> None:
+        super().__init__(f"{type(error).__name__}: {error}")
+        self.file = file
 
 
 @dataclass
@@ -71,24 +82,53 @@ def _explicitly_named(rule: Rule, patterns: Iterable[str]) -> bool:
 
 # ------------------------------------------------------------------ loading
 
-def load_paths(paths: list[str], config: Config, tier: str) -> tuple[Loaded, Discovery]:
+def load_paths(paths: list[str], config: Config, tier: str,
+               progress: Callable[[int, int], None] | None = None, jobs: int = 1) -> tuple[Loaded, Discovery]:
+    """Read and parse every file; ``progress(done, total)`` is called as files are done."""
+    from kqlint.parallel import effective_jobs, map_chunks
+
     found = discover(paths, config.exclude)
     loaded = Loaded()
+    total = len(found.files)
+    jobs = effective_jobs(jobs, total)
+    done = 0
+
+    def parse(path: str) -> SourceFile:
+        nonlocal done
+        source = _parse_one(path, config)
+        done += jobs  # the parent parses one chunk of ``jobs`` while workers do the others
+        if progress is not None:
+            progress(min(done, total), total)
+        return source
+
     gc_was_enabled = gc.isenabled()
     gc.disable()  # keeping every document alive makes full collections costly while loading
     try:
-        for path in found.files:
-            source = load_stdin() if path == STDIN else load_file(path, display_path(path), config.max_file_size)
-            loaded.sources.append(source)
-            objects, documents, skipped = objects_from_file(source, config.namespace, tier)
-            loaded.objects.extend(objects)
-            loaded.documents += documents
-            loaded.skipped += skipped
+        for path, source in zip(found.files, map_chunks(parse, found.files, jobs)):
+            _add_source(loaded, path, source, config, tier)
     finally:
         if gc_was_enabled:
             gc.freeze()
             gc.enable()
     return loaded, found
+
+
+def _parse_one(path: str, config: Config) -> SourceFile:
+    try:
+        return load_stdin() if path == STDIN else load_file(path, display_path(path), config.max_file_size)
+    except Exception as exc:  # noqa: BLE001 - name the file, the CLI exits 3
+        raise InternalError(display_path(path), exc) from exc
+
+
+def _add_source(loaded: Loaded, path: str, source: SourceFile, config: Config, tier: str) -> None:
+    try:
+        objects, documents, skipped = objects_from_file(source, config.namespace, tier)
+    except Exception as exc:  # noqa: BLE001 - name the file, the CLI exits 3
+        raise InternalError(display_path(path), exc) from exc
+    loaded.sources.append(source)
+    loaded.objects.extend(objects)
+    loaded.documents += documents
+    loaded.skipped += skipped
 
 
 def _auto_context(paths: list[str], config: Config) -> list[str]:
@@ -140,22 +180,42 @@ def _rule_options(rule: Rule, config: Config) -> Any:
     return options_from_mapping(rule.options_type, config.rules.get(rule.code, {}))
 
 
-def run_rules(rules: list[Rule], graph: ObjectGraph, config: Config, errors: list[str]) -> list[Finding]:
+def run_rules(rules: list[Rule], graph: ObjectGraph, config: Config, errors: list[str],
+              jobs: int = 1) -> list[Finding]:
+    """Graph rules in this process; per-object rules over the inputs, split over ``jobs``."""
     findings: list[Finding] = []
-    inputs = graph.inputs
-    for rule in rules:
-        if rule.meta.scope == "engine":
-            continue
-        ctx = RuleContext(rule, graph, _rule_options(rule, config))
+    active = [r for r in rules if r.meta.scope != "engine"]
+    contexts = {r.code: RuleContext(r, graph, _rule_options(r, config), config) for r in active}
+    for rule in active:
         if rule.meta.scope == "graph":
-            _guarded(rule, lambda: rule.check_graph(graph, ctx), "the object graph", errors)
-        else:
-            kinds = rule.meta.kinds
-            for obj in inputs:
-                if kinds is None or obj.kind in kinds:
-                    _guarded(rule, lambda obj=obj: rule.check(obj, ctx), obj.file, errors)
-        findings.extend(ctx.findings)
+            _guarded(rule, lambda rule=rule: rule.check_graph(graph, contexts[rule.code]), "the object graph", errors)
+            findings.extend(contexts[rule.code].findings)
+    object_rules = [(r, contexts[r.code]) for r in active if r.meta.scope == "object"]
+
+    def check_object(obj: K8sObject) -> tuple[list[Finding], list[str]]:
+        found: list[Finding] = []
+        failed: list[str] = []
+        for rule, ctx in object_rules:
+            if rule.meta.kinds is None or obj.kind in rule.meta.kinds:
+                _guarded(rule, lambda: rule.check(obj, ctx), obj.file, failed)
+                found.extend(ctx.findings)
+                ctx.findings.clear()
+        return found, failed
+
+    from kqlint.parallel import map_chunks
+
+    for found, failed in map_chunks(check_object, graph.inputs, jobs):
+        findings.extend(found)
+        for line in failed:
+            _guarded_error(line, errors)
     return findings
+
+
+def _guarded_error(line: str, errors: list[str]) -> None:
+    """Keep one line per broken rule: the first object (in input order) it failed on."""
+    prefix = line.split(")", 1)[0]
+    if not any(existing.startswith(prefix) for existing in errors):
+        errors.append(line)
 
 
 def _guarded(rule: Rule, call: Any, where: str, errors: list[str]) -> None:
@@ -166,58 +226,107 @@ def _guarded(rule: Rule, call: Any, where: str, errors: list[str]) -> None:
             for _ in result:  # rules may be generators; findings are collected via ctx
                 pass
     except Exception as exc:  # noqa: BLE001 - a buggy rule must never stop the run
-        errors.append(f"internal error in rule {rule.code} ({rule.slug}) while checking {where}: "
-                      f"{type(exc).__name__}: {exc}")
+        prefix = f"internal error in rule {rule.code} ({rule.slug}"
+        if any(line.startswith(prefix) for line in errors):
+            return  # one line per broken rule (the first file it failed on), not one per object
+        module = getattr(rule.module, "__name__", "kqlint")
+        origin = "" if module.startswith("kqlint.") else f", plugin module {module}"
+        errors.append(f"{prefix}{origin}) while checking {where}: {type(exc).__name__}: {exc}")
 
 
 # ------------------------------------------------------------------ run
 
 def lint(paths: list[str], config: Config | None = None, *, context: Iterable[str] = (),
-         inline_suppressions: bool = True, rules: list[Rule] | None = None) -> Report:
-    """Lint ``paths`` and return the Report (the public Python API)."""
+         inline_suppressions: bool = True, rules: list[Rule] | None = None,
+         auto_context: bool = True, progress: Callable[[int, int], None] | None = None,
+         jobs: int = 1) -> Report:
+    """Lint ``paths`` and return the Report (the public Python API). With ``auto_context``,
+    individual files (as pre-commit passes them) get their repository's manifests as context.
+    ``progress(done, total)`` is called as input files are loaded (the CLI's progress bar);
+    ``jobs`` > 1 forks worker processes for parsing and per-object rules."""
+    config, selected = prepare(config, rules)
+    inputs, found = load_paths(paths, config, INPUT, progress, jobs)
+    if found.missing:
+        raise UsageError(f"path does not exist: {found.missing[0]}")
+    context_paths = list(context) + list(config.context) + (_auto_context(paths, config) if auto_context else [])
+    context_loaded = _load_context(context_paths, config, inputs, jobs)
+    return analyze(inputs, found, context_loaded.objects, config, selected, inline_suppressions, jobs)
+
+
+def prepare(config: Config | None, rules: list[Rule] | None = None) -> tuple[Config, list[Rule]]:
+    """The checked config and the rules it selects (ConfigError/UsageError: exit 2)."""
     from kqlint.registry import all_rules
 
     config = config or Config()
     if rules is None:
         rules = all_rules(config.plugins, _custom_rules(config))
-    selected = select_rules(rules, config)
-    by_code = {rule.code: rule for rule in selected}
+    config = check_rule_names(config, rules)  # unknown rule names/options: ConfigError (exit 2)
+    _check_crds(config)
+    return config, select_rules(rules, config)
 
-    inputs, found = load_paths(paths, config, INPUT)
-    if found.missing:
-        raise UsageError(f"path does not exist: {found.missing[0]}")
-    context_paths = list(context) + list(config.context) + _auto_context(paths, config)
-    context_loaded = _load_context(context_paths, config, inputs)
 
-    graph = ObjectGraph(inputs.objects + context_loaded.objects)
+def build_graph(inputs: Loaded, context_objects: list[K8sObject], config: Config) -> ObjectGraph:
+    """Inputs, then context, then config ``external``, then the profile's objects."""
+    graph = ObjectGraph(inputs.objects + context_objects)
+    graph.kustomize_dirs = frozenset(source.path.rpartition("/")[0] for source in inputs.sources
+                                     if source.path.rpartition("/")[2] in KUSTOMIZATION_FILES)
     graph.add(external_objects(config))
     graph.add(_profile_objects(config, graph))
+    return graph
 
+
+def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], config: Config,
+            selected: list[Rule], inline_suppressions: bool = True, jobs: int = 1) -> Report:
+    """Run the selected rules over loaded inputs (plus context objects) and build the Report."""
+    graph = build_graph(inputs, context_objects, config)
     errors: list[str] = []
-    findings = _engine_findings(inputs, found, by_code) + run_rules(selected, graph, config, errors)
+    by_code = {rule.code: rule for rule in selected}
+    findings = _engine_findings(inputs, found, by_code) + run_rules(selected, graph, config, errors, jobs)
     input_files = {source.path for source in inputs.sources}
     findings = [f for f in findings if f.location.file in input_files or f.code in ("KQ001", "KQ006")]
     findings = [_with_severity(f, config) for f in findings]
+    index = _suppressions(inputs, inline_suppressions)
+    reported, suppressed = apply(findings, index)
+    if "KQ000" in by_code:  # unused suppressions: judged once every other rule has run
+        from kqlint.suppress_audit import unused_suppressions
 
+        unused, hidden = unused_suppressions(index, selected, inputs.objects, config)
+        reported, suppressed = reported + unused, suppressed + hidden
+    summary = Summary(files=len(inputs.sources), documents=inputs.documents,
+                      objects=len(inputs.objects), skipped_documents=inputs.skipped)
+    return Report(tuple(sorted(set(reported), key=Finding.sort_key)), summary, tuple(errors),
+                  tuple(sorted(set(suppressed), key=Finding.sort_key)),
+                  files=tuple(sorted({source.path for source in inputs.sources})))
+
+
+def _suppressions(inputs: Loaded, enabled: bool) -> SuppressionIndex:
     index = SuppressionIndex()
-    if inline_suppressions:
+    if enabled:
         for source in inputs.sources:
             index.add_comments(source.path, source.comment_lines)
         for obj in inputs.objects:
             index.add_object(obj)
-    reported, suppressed = apply(findings, index)
-    summary = Summary(files=len(inputs.sources), documents=inputs.documents,
-                      objects=len(inputs.objects), skipped_documents=inputs.skipped)
-    return Report(tuple(sorted(set(reported), key=Finding.sort_key)), summary, tuple(errors),
-                  tuple(sorted(set(suppressed), key=Finding.sort_key)))
+    return index
 
 
-def _load_context(paths: list[str], config: Config, inputs: Loaded) -> Loaded:
+def _check_crds(config: Config) -> None:
+    """A bad ``--crd`` path is a usage error (exit 2), found before anything is linted."""
+    if not config.crds:
+        return
+    from kqlint.schema import CrdError, catalog
+
+    try:
+        catalog(config.crds)
+    except CrdError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _load_context(paths: list[str], config: Config, inputs: Loaded, jobs: int = 1) -> Loaded:
     if not paths:
         return Loaded()
     input_files = {s.path for s in inputs.sources}
     existing = [p for p in paths if os.path.exists(p)]
-    loaded, _ = load_paths(existing, config, CONTEXT)
+    loaded, _ = load_paths(existing, config, CONTEXT, jobs=jobs)
     keep = [o for o in loaded.objects if o.file not in input_files]
     return Loaded(objects=keep)
 

@@ -53,9 +53,16 @@ def lint_case(case: Path, code: str | None, config: Config | None = None) -> Rep
         if config is None:
             config = load_config(".kqlint.yaml") if Path(".kqlint.yaml").is_file() else Config()
         if code is not None:
-            config = config.with_overrides(select=(code,))
+            config = config.with_overrides(select=(code,), profile=config.profile or rule_profile(code))
         target = case.name if case.is_file() else "."
-        return lint([target], config)
+        return lint([target], config, auto_context=False)
+
+
+def rule_profile(code: str) -> str | None:
+    """The profile a rule belongs to (its fixtures run with that profile active)."""
+    from kqlint.registry import builtin_rules
+
+    return next((r.meta.profile for r in builtin_rules() if r.code == code), None)
 
 
 def found(report: Report) -> set[tuple[str, int, int, str]]:
@@ -64,3 +71,30 @@ def found(report: Report) -> set[tuple[str, int, int, str]]:
 
 def found_related(report: Report) -> set[tuple[str, int, int, str]]:
     return {(r.file, r.line, r.column, f.code) for f in report.findings for r in f.related}
+
+
+# ------------------------------------------------------------------ JSON report validation
+
+REPORT_SCHEMA = Path(__file__).resolve().parent.parent / "schemas" / "report.schema.json"
+
+
+def validate_json_report(report: "str | bytes | dict[str, object]") -> dict[str, object]:
+    """Validate a ``--format json`` report (text or parsed) against schemas/report.schema.json,
+    plus what a schema cannot say: counts agree and findings are sorted. Returns the dict."""
+    import json
+
+    import jsonschema
+
+    data = json.loads(report) if isinstance(report, (str, bytes)) else report
+    schema = json.loads(REPORT_SCHEMA.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.Draft202012Validator(schema).validate(data)
+    findings = [f for f in data["findings"] if "suppression" not in f]  # type: ignore[union-attr]
+    summary = data["summary"]
+    assert summary["findings"] == len(findings), "summary.findings != number of findings"  # type: ignore[index]
+    by_severity = summary["by_severity"]  # type: ignore[index]
+    for severity in ("error", "warning", "info"):
+        assert by_severity[severity] == sum(1 for f in findings if f["severity"] == severity)
+    keys = [(f["file"], f["line"], f["column"], f["code"]) for f in data["findings"]]  # type: ignore[union-attr]
+    assert keys == sorted(keys), "findings must be sorted by file, line, column, code"
+    return data  # type: ignore[return-value]

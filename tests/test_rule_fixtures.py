@@ -42,7 +42,7 @@ def test_fixture(code: str, case: Path) -> None:
     related = markers(case, RELATED_RE)
     assert related <= found_related(report), f"missing related locations: {related - found_related(report)}"
     for finding in report.findings:
-        assert finding.message and finding.obj is not None or finding.code in ("KQ001", "KQ006")
+        assert finding.message and finding.obj is not None or finding.code in ("KQ000", "KQ001", "KQ006")
 
 
 def test_every_rule_folder_has_bad_and_good_cases() -> None:

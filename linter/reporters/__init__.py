@@ -10,6 +10,8 @@ REPORTERS = {
     "text": "kqlint.reporters.text",
     "json": "kqlint.reporters.json",
     "github": "kqlint.reporters.github",
+    "sarif": "kqlint.reporters.sarif",
+    "junit": "kqlint.reporters.junit",
 }
 
 

@@ -1,9 +1,15 @@
-"""``--format github``: GitHub Actions workflow commands (annotations on the diff)."""
+"""``--format github``: GitHub Actions workflow commands (annotations on the diff).
+
+One line per finding: ``::error file=…,line=…,col=…,title=KQ101::message``. Data is
+escaped for ``%``, CR and LF; properties additionally for ``:`` and ``,`` (the rules
+of the Actions runner's command parser). Related locations follow the message on
+their own (escaped) lines.
+"""
 from __future__ import annotations
 
 from typing import Any
 
-from kqlint.model import Report, Severity
+from kqlint.model import Finding, Report, Severity
 
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -16,11 +22,17 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def command(finding: Finding) -> str:
+    loc = finding.location
+    props = (f"file={escape_property(loc.file)},line={loc.line},col={loc.column},"
+             f"title={escape_property(finding.code)}")
+    text = f"{finding.message} ({finding.code} {finding.slug})"
+    for related in finding.related:
+        note = f": {related.message}" if related.message else ""
+        text += f"\nrelated: {related.file}:{related.line}:{related.column}{note}"
+    return f"::{_LEVEL[finding.severity]} {props}::{escape_data(text)}"
+
+
 def render(report: Report, **_: Any) -> str:
-    lines = []
-    for f in report.findings:
-        loc = f.location
-        props = (f"file={escape_property(loc.file)},line={loc.line},col={loc.column},"
-                 f"title={escape_property(f'{f.code} {f.slug}')}")
-        lines.append(f"::{_LEVEL[f.severity]} {props}::{escape_data(f.message)}")
+    lines = [command(f) for f in report.findings]
     return "\n".join(lines) + ("\n" if lines else "")

@@ -1,0 +1,224 @@
+"""Read-only helpers for the inside of a PodSpec: containers, probes, resources, quantities.
+
+Rules get PodSpecs from :mod:`kqlint.workloads` (``PodTemplate.spec``) and use these to look
+at containers; paths returned here are relative to the PodSpec, so a rule points at a node
+with ``template.at(*container.path, "resources")``.
+
+Facts: probe handlers and extended-resource validation are ``shared/reference/kueue.md``
+A5 and A6 (``validateProbe``/``validateHandler``, ``ValidateResourceRequirements``).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from kqlint.workloads import (RESOURCES_PER_NODE_PATH, TRAINER_GROUP, TRAINER_NODE_CONTAINER,
+                              PodTemplate, resources_per_node)
+
+if TYPE_CHECKING:
+    from kqlint.objects import K8sObject
+
+PROBE_KEYS = ("livenessProbe", "readinessProbe", "startupProbe")
+PROBE_HANDLERS = ("exec", "httpGet", "tcpSocket", "grpc")
+GPU_RESOURCE = "nvidia.com/gpu"
+# Lists of containers a PodSpec holds; DynamoGraphDeployment v1alpha1 ``extraPodSpec`` inlines
+# a PodSpec plus a single ``mainContainer`` (shared/reference/workloads.md section 7).
+CONTAINER_LISTS = ("initContainers", "containers")
+SINGLE_CONTAINERS = ("mainContainer",)
+
+
+@dataclass(frozen=True)
+class Container:
+    path: tuple[Any, ...]   # relative to the PodSpec: ("containers", 0), ("mainContainer",)
+    data: dict[str, Any]
+
+    @property
+    def name(self) -> str:
+        value = self.data.get("name")
+        return str(value) if isinstance(value, (str, int)) and value != "" else f"#{self.path[-1]}"
+
+    @property
+    def resources(self) -> dict[str, Any]:
+        value = self.data.get("resources")
+        return value if isinstance(value, dict) else {}
+
+
+def containers(spec: Any) -> list[Container]:
+    """Every container of a PodSpec (init containers first, then app containers), in order."""
+    if not isinstance(spec, dict):
+        return []
+    found: list[Container] = []
+    for key in CONTAINER_LISTS:
+        items = spec.get(key)
+        if isinstance(items, list):
+            found.extend(Container((key, i), item) for i, item in enumerate(items) if isinstance(item, dict))
+    for key in SINGLE_CONTAINERS:
+        if isinstance(spec.get(key), dict):
+            found.append(Container((key,), spec[key]))
+    return found
+
+
+def template_label(template: PodTemplate) -> str:
+    """``pod template Worker`` for messages (``the pod template`` when the kind has only one)."""
+    if template.role == "pod":
+        return "the pod"
+    if template.role == "template":
+        return "the pod template"
+    return f"pod template {template.role}"
+
+
+# Kinds whose operator builds a default container and merges the written one onto it, so a
+# partial probe or a request whose limit the operator supplies is legitimate there. Dynamo
+# (workloads.md section 7): v1alpha1 `extraPodSpec.mainContainer` and the v1beta1 container
+# named `main` receive the operator defaults (default probes per component type, and the
+# service-level `resources`), merged with mergo `WithOverride`, which deep-merges pointers.
+OPERATOR_DEFAULTED_KINDS = frozenset({("nvidia.com", "DynamoGraphDeployment"),
+                                      ("nvidia.com", "DynamoComponentDeployment")})
+OPERATOR_DEFAULTED_CONTAINER = "main"
+
+
+def operator_defaulted(template: PodTemplate, container: Container) -> bool:
+    """Whether the operator merges its own defaults into this container (Dynamo's main)."""
+    owner = template.owner
+    if (owner.group, owner.kind) not in OPERATOR_DEFAULTED_KINDS:
+        return False
+    return container.path == ("mainContainer",) or container.data.get("name") == OPERATOR_DEFAULTED_CONTAINER
+
+
+# ------------------------------------------------------------------ probes
+
+def probe_handlers(probe: dict[str, Any]) -> list[str]:
+    """Handlers a probe sets; a handler whose value is null is no handler (nil pointer)."""
+    return [key for key in PROBE_HANDLERS if probe.get(key) is not None]
+
+
+def probe_fields(probe: dict[str, Any]) -> str:
+    """``it sets only periodSeconds, failureThreshold`` (null fields left out) or ``it is empty``."""
+    names = [str(key) for key, value in probe.items() if value is not None]
+    return f"it sets only {', '.join(names)}" if names else "it is empty"
+
+
+def handlerless_probes(container: Container) -> list[str]:
+    """Probe keys of a container whose value is a mapping with no handler.
+
+    ``livenessProbe: null`` is no probe at all (and, in a strategic-merge overlay, deletes
+    the probe), so it is not reported; ``livenessProbe: {}`` is a probe without a handler."""
+    return [key for key in PROBE_KEYS
+            if isinstance(container.data.get(key), dict) and not probe_handlers(container.data[key])]
+
+
+# ------------------------------------------------------------------ resources
+
+def resource_list(requirements: Any, key: str) -> dict[str, Any]:
+    """``requests`` or ``limits`` of a ResourceRequirements mapping ({} when absent or bad)."""
+    value = requirements.get(key) if isinstance(requirements, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def asks_for(requirements: Any, resource: str) -> bool:
+    """True when ``resource`` is in requests or limits with a quantity above zero.
+
+    A limit alone counts: the request of an extended resource defaults to its limit (A5).
+    An unparseable quantity counts as asking (kqlint cannot tell it is zero)."""
+    for key in ("requests", "limits"):
+        values = resource_list(requirements, key)
+        if resource in values:
+            quantity = parse_quantity(values[resource])
+            if quantity is None or quantity > 0:
+                return True
+    return False
+
+
+def asks_for_some(requirements: Any, resource: str) -> bool:
+    """Like :func:`asks_for`, but only quantities known to be above zero count."""
+    for key in ("requests", "limits"):
+        quantity = parse_quantity(resource_list(requirements, key).get(resource))
+        if quantity is not None and quantity > 0:
+            return True
+    return False
+
+
+def is_hugepages(name: str) -> bool:
+    return name.startswith("hugepages-")
+
+
+def is_extended_resource(name: str) -> bool:
+    """A resource name with a domain outside ``kubernetes.io`` (``nvidia.com/gpu``).
+
+    Mirrors ``IsNativeResource`` upstream: a name without ``/`` or containing
+    ``kubernetes.io/`` is native; ``requests.*`` names are quota names, not resources."""
+    return "/" in name and "kubernetes.io/" not in name and not name.startswith("requests.")
+
+
+def overcommit_forbidden(name: Any) -> bool:
+    """Extended and hugepages resources: request must equal limit (kueue.md A5)."""
+    return isinstance(name, str) and (is_extended_resource(name) or is_hugepages(name))
+
+
+# ------------------------------------------------------------------ quantities
+
+_QUANTITY_RE = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+))(.*)$")
+_SUFFIXES: dict[str, Fraction] = {
+    "": Fraction(1), "n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000),
+    "k": Fraction(10**3), "M": Fraction(10**6), "G": Fraction(10**9), "T": Fraction(10**12),
+    "P": Fraction(10**15), "E": Fraction(10**18),
+    "Ki": Fraction(2**10), "Mi": Fraction(2**20), "Gi": Fraction(2**30), "Ti": Fraction(2**40),
+    "Pi": Fraction(2**50), "Ei": Fraction(2**60),
+}
+_EXPONENT_RE = re.compile(r"^[eE]([+-]?\d+)$")
+
+
+def parse_quantity(value: Any) -> Fraction | None:
+    """A Kubernetes quantity (``1``, ``"1"``, ``"1000m"``, ``"2Gi"``, ``"1e3"``) as an exact
+    number, or None when it is not one (booleans, templates, garbage)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return Fraction(value)
+    if isinstance(value, float):
+        return Fraction(str(value)) if value == value and abs(value) != float("inf") else None
+    if not isinstance(value, str):
+        return None
+    match = _QUANTITY_RE.match(value.strip())
+    if not match:
+        return None
+    number, suffix = Fraction(match.group(1)), match.group(2)
+    if suffix in _SUFFIXES:
+        return number * _SUFFIXES[suffix]
+    exponent = _EXPONENT_RE.match(suffix)
+    if exponent and abs(int(exponent.group(1))) <= 64:
+        return number * Fraction(10) ** int(exponent.group(1))
+    return None
+
+
+def format_quantity(value: Any) -> str:
+    """A quantity as written, for messages (``"1"`` and ``1`` both show as ``1``)."""
+    return str(value).strip() if not isinstance(value, bool) else str(value).lower()
+
+
+# ------------------------------------------------------------------ TrainJob
+
+def per_node_resources_path(obj: "K8sObject") -> tuple[str, ...] | None:
+    """Where a TrainJob keeps ``resourcesPerNode``; None for every other kind."""
+    if (obj.group, obj.kind) == (TRAINER_GROUP, "TrainJob"):
+        return RESOURCES_PER_NODE_PATH
+    return None
+
+
+def sets_resources(requirements: Any) -> bool:
+    """True when a ``resourcesPerNode`` carries requests or limits: it then replaces the
+    runtime `node` container's resources wholesale (kubeflow/trainer jobset builder,
+    ``Containers[j].WithResources(...)``)."""
+    return isinstance(requirements, dict) and any(
+        isinstance(requirements.get(key), dict) for key in ("requests", "limits"))
+
+
+def effective_resources(template: PodTemplate) -> list[tuple[Container, dict[str, Any]]]:
+    """Each container with the resources its pods really get: for a TrainJob's trainer step,
+    the container named ``node`` gets the TrainJob's ``resourcesPerNode`` when that sets any."""
+    per_node = resources_per_node(template)
+    override = sets_resources(per_node)
+    return [(c, per_node if override and c.name == TRAINER_NODE_CONTAINER else c.resources)
+            for c in containers(template.spec)]

@@ -1,0 +1,273 @@
+"""``--format sarif``: SARIF 2.1.0 for code scanning (GitHub, GitLab, Azure DevOps).
+
+- Every rule kqlint knows is in ``tool.driver.rules``: id, name (the slug), short and full
+  description, the ``kqlint explain`` text as help, default level and whether it is on.
+- Every result has the real region (start line/column; the end of the token there when the
+  file can be read), its file relative to the ``SRCROOT`` base (the directory kqlint ran
+  in), the object as a logical location, ``relatedLocations``, and a ``partialFingerprints``
+  entry built from rule code + object + field path (not the line), so alerts survive edits.
+- Suppressed findings (``--report-suppressed``) come with ``suppressions`` of kind
+  ``inSource`` whose justification is the annotation's reason.
+
+No timestamps, no absolute paths of the machine: identical input gives identical bytes.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from typing import Any, Iterable
+from urllib.parse import quote
+
+from kqlint import __version__
+from kqlint.model import Finding, Location, Report, Severity
+
+SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+INFORMATION_URI = "https://github.com/kqlint/kqlint"
+SRCROOT = "SRCROOT"
+FINGERPRINT = "kqlint/v1"
+LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+FAMILIES = {"0": "engine", "1": "priority", "2": "queues", "3": "gang", "4": "podtemplate", "5": "kakaocloud"}
+_LINE_BREAK = re.compile(r"\r\n|[\n\r\x85\u2028\u2029]")
+_MAX_SOURCE = 5 * 1024 * 1024
+
+
+def render(report: Report, rules: Iterable[Any] | None = None, report_suppressed: bool = False,
+           **_: Any) -> str:
+    return json.dumps(sarif_log(report, rules, report_suppressed), indent=2, ensure_ascii=False) + "\n"
+
+
+def sarif_log(report: Report, rules: Iterable[Any] | None = None,
+              report_suppressed: bool = False) -> dict[str, Any]:
+    findings = list(report.findings) + (list(report.suppressed) if report_suppressed else [])
+    descriptors = _descriptors(_rules(rules), findings)
+    index = {d["id"]: i for i, d in enumerate(descriptors)}
+    artifacts = _Artifacts(report.files, findings)
+    sources = _Sources()
+    results = [_result(f, ordinal, index, artifacts, sources) for f, ordinal in _ordinals(findings)]
+    run: dict[str, Any] = {
+        "tool": {"driver": {"name": "kqlint", "version": __version__, "semanticVersion": __version__,
+                            "informationUri": INFORMATION_URI, "rules": descriptors}},
+        "invocations": [_invocation(report)],
+        "originalUriBaseIds": {SRCROOT: {"description": {
+            "text": "The directory kqlint ran in; file paths of results are relative to it."}}},
+        "artifacts": artifacts.entries(),
+        "columnKind": "unicodeCodePoints",
+        "results": sorted(results, key=_result_order),
+    }
+    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+
+
+# ------------------------------------------------------------------ rules
+
+def _rules(rules: Iterable[Any] | None) -> list[Any]:
+    if rules is None:
+        from kqlint.explain import available_rules
+
+        rules = available_rules()
+    return sorted({rule.code: rule for rule in rules}.values(), key=lambda r: r.code)
+
+
+def _descriptors(rules: list[Any], findings: list[Finding]) -> list[dict[str, Any]]:
+    descriptors = [_descriptor(rule) for rule in rules]
+    known = {rule.code for rule in rules}
+    for finding in sorted(findings, key=lambda f: f.code):  # a finding of a rule not passed in
+        if finding.code not in known:
+            known.add(finding.code)
+            descriptors.append({"id": finding.code, "name": finding.slug,
+                                "shortDescription": {"text": finding.slug}})
+    return sorted(descriptors, key=lambda d: d["id"])
+
+
+def rule_help(rule: Any) -> str:
+    """The ``kqlint explain`` text of ``rule`` (tests hold it equal to explain_text)."""
+    from kqlint.explain import SUPPRESS_HINT
+
+    meta = rule.meta
+    header = (f"{meta.code} {meta.slug} (default severity: {meta.severity.label}"
+              f"{'; profile ' + meta.profile if meta.profile else ''}"
+              f"{'; off by default' if not meta.enabled else ''})\n\n{meta.summary}\n\n")
+    return str(header + rule.doc.strip() + "\n" + SUPPRESS_HINT.format(code=meta.code))
+
+
+def _section(doc: str, heading: str) -> str | None:
+    match = re.search(rf"^## {re.escape(heading)}\s*\n(.*?)(?=^## |\Z)", doc, re.MULTILINE | re.DOTALL)
+    text = " ".join(match.group(1).split()) if match else ""
+    return text or None
+
+
+def _descriptor(rule: Any) -> dict[str, Any]:
+    meta = rule.meta
+    full = _section(rule.doc or "", "What it catches") or meta.summary
+    text = rule_help(rule)
+    tags = [FAMILIES.get(meta.code[2:3], "custom") if meta.code.startswith("KQ") else "custom"]
+    if meta.profile:
+        tags.append(f"profile:{meta.profile}")
+    return {
+        "id": meta.code, "name": meta.slug,
+        "shortDescription": {"text": meta.summary}, "fullDescription": {"text": full},
+        "help": {"text": text, "markdown": text},
+        "defaultConfiguration": {"level": LEVELS[meta.severity],
+                                 "enabled": bool(meta.enabled and meta.profile is None)},
+        "properties": {"tags": tags},
+    }
+
+
+# ------------------------------------------------------------------ results
+
+def _ordinals(findings: list[Finding]) -> list[tuple[Finding, str]]:
+    from kqlint.baseline import occurrences
+
+    result = []
+    for finding, key, ordinal in occurrences(findings):
+        digest = hashlib.sha256("|".join((key.code, key.object, key.path, key.file)).encode()).hexdigest()
+        result.append((finding, f"{digest[:32]}:{ordinal}"))
+    return result
+
+
+def _result(finding: Finding, fingerprint: str, index: dict[str, int], artifacts: "_Artifacts",
+            sources: "_Sources") -> dict[str, Any]:
+    location: dict[str, Any] = {"physicalLocation": _physical(finding.location, artifacts, sources)}
+    if finding.obj is not None:
+        obj = finding.obj
+        location["logicalLocations"] = [{"name": obj.name, "kind": "resource",
+                                         "fullyQualifiedName": obj.display().replace(" ", "/", 1)}]
+    result: dict[str, Any] = {
+        "ruleId": finding.code, "ruleIndex": index[finding.code], "level": LEVELS[finding.severity],
+        "message": {"text": finding.message}, "locations": [location],
+    }
+    if finding.related:
+        result["relatedLocations"] = [
+            {"id": number, "physicalLocation": _physical(related, artifacts, sources),
+             "message": {"text": related.message or "related location"}}
+            for number, related in enumerate(finding.related, 1)]
+    result["partialFingerprints"] = {FINGERPRINT: fingerprint}
+    if finding.suppression is not None:
+        result["suppressions"] = [{"kind": "inSource", "justification": finding.suppression}]
+    return result
+
+
+def _result_order(result: dict[str, Any]) -> tuple[Any, ...]:
+    physical = result["locations"][0]["physicalLocation"]
+    region = physical["region"]
+    return (physical["artifactLocation"]["uri"], region["startLine"], region["startColumn"],
+            result["ruleId"], result["message"]["text"], "suppressions" in result)
+
+
+def _physical(location: Location, artifacts: "_Artifacts", sources: "_Sources") -> dict[str, Any]:
+    region: dict[str, Any] = {"startLine": location.line, "startColumn": location.column}
+    end = sources.token_end(location.file, location.line, location.column)
+    if end is not None:
+        region.update(endLine=location.line, endColumn=end)
+    return {"artifactLocation": artifacts.location(location.file), "region": region}
+
+
+def _invocation(report: Report) -> dict[str, Any]:
+    invocation: dict[str, Any] = {"executionSuccessful": not report.internal_errors}
+    if report.internal_errors:
+        invocation["toolExecutionNotifications"] = [
+            {"level": "error", "message": {"text": line}} for line in report.internal_errors]
+    return invocation
+
+
+# ------------------------------------------------------------------ artifacts and regions
+
+def artifact_uri(file: str) -> tuple[str, bool]:
+    """(uri, relative?) for a file path as reports display it."""
+    if os.path.isabs(file):
+        return "file://" + quote(file.replace(os.sep, "/"), safe="/:"), False
+    return quote(file, safe="/"), True
+
+
+class _Artifacts:
+    """Every file of the run (the linted files, then files that only hold related locations)."""
+
+    def __init__(self, files: Iterable[str], findings: list[Finding]) -> None:
+        names = set(files) | {f.location.file for f in findings}
+        names |= {r.file for f in findings for r in f.related}
+        self.files = sorted(names)
+        self.index = {name: i for i, name in enumerate(self.files)}
+
+    def location(self, file: str) -> dict[str, Any]:
+        uri, relative = artifact_uri(file)
+        location: dict[str, Any] = {"uri": uri}
+        if relative:
+            location["uriBaseId"] = SRCROOT
+        location["index"] = self.index[file]
+        return location
+
+    def entries(self) -> list[dict[str, Any]]:
+        result = []
+        for file in self.files:
+            uri, relative = artifact_uri(file)
+            location = {"uri": uri, "uriBaseId": SRCROOT} if relative else {"uri": uri}
+            result.append({"location": location})
+        return result
+
+
+class _Sources:
+    """Lines of the files results point into, read once, to find where a token ends."""
+
+    def __init__(self) -> None:
+        self.lines: dict[str, list[str] | None] = {}
+
+    def _read(self, file: str) -> list[str] | None:
+        if file not in self.lines:
+            self.lines[file] = None
+            try:
+                if os.path.isfile(file) and os.path.getsize(file) <= _MAX_SOURCE:
+                    with open(file, encoding="utf-8", errors="replace", newline="") as handle:
+                        self.lines[file] = _LINE_BREAK.split(handle.read())
+            except OSError:
+                pass
+        return self.lines[file]
+
+    def token_end(self, file: str, line: int, column: int) -> int | None:
+        lines = self._read(file)
+        if lines is None or not 1 <= line <= len(lines):
+            return None
+        return token_end(lines[line - 1], column)
+
+
+def token_end(text: str, column: int) -> int | None:
+    """The 1-based column just past the YAML token starting at ``column`` (a key, a plain or
+    quoted scalar, a ``-`` item marker), or None when nothing starts there."""
+    start = column - 1
+    if start < 0 or start >= len(text) or text[start] in " \t":
+        return None
+    char = text[start]
+    if char == "#":  # a comment (a suppression): to the end of the line
+        return len(text.rstrip(" \t")) + 1
+    if char in "\"'":
+        end = _quoted_end(text, start)
+        return end + 1 if end is not None else None
+    if char in "-?" and (start + 1 == len(text) or text[start + 1] in " \t"):
+        return start + 2
+    end = start
+    while end < len(text):
+        if text[end] == ":" and (end + 1 == len(text) or text[end + 1] in " \t"):
+            break
+        if text[end] == "#" and end > start and text[end - 1] in " \t":
+            break
+        if text[end] in ",]}" and end > start:
+            break
+        end += 1
+    end = len(text[:end].rstrip(" \t"))
+    return end + 1 if end > start else None
+
+
+def _quoted_end(text: str, start: int) -> int | None:
+    quote_char = text[start]
+    index = start + 1
+    while index < len(text):
+        if quote_char == '"' and text[index] == "\\":
+            index += 2
+            continue
+        if text[index] == quote_char:
+            if quote_char == "'" and index + 1 < len(text) and text[index + 1] == "'":
+                index += 2
+                continue
+            return index + 1
+        index += 1
+    return None

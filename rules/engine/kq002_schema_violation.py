@@ -1,0 +1,166 @@
+"""
+## What it catches
+An object of a kind kqlint knows (Kueue queues, flavors and priority classes, PriorityClass,
+Volcano and KAI PodGroups and Queues, Volcano Job, JobSet, Kubeflow jobs, MPIJob, TrainJob and
+training runtimes, LeaderWorkerSet, LLMInferenceService, DynamoGraphDeployment, RayJob,
+RayCluster and the pod templates of core workloads) that does not match the API's schema:
+an unknown or misspelt field, a value of the wrong type (`replicas: "4"`, `value: yes`), or a
+value outside the allowed set (`preemptionPolicy: never`, `withinClusterQueue: lowerPriority`).
+The finding sits on the offending key or value and suggests the closest valid name or value.
+The schemas come from the upstream CRDs (`kueue.x-k8s.io/v1beta1` and `v1beta2` differ);
+`kqlint check --crd PATH` validates against the CRDs your cluster actually runs. Kinds kqlint
+has no schema for are skipped; parts marked `x-kubernetes-preserve-unknown-fields` accept
+any field.
+
+## Why it breaks on a cluster
+`kubectl apply` validates fields strictly by default: the whole object is rejected, and with
+validation turned off (`--validate=false`, older clients, some GitOps tools) an unknown field
+is silently dropped. A misspelt `withinClusterQueue` then leaves preemption at `Never`, a
+misspelt `priorityClassName` runs the pods at the default priority, and a wrong-case enum
+value never reaches the scheduler. Every other kqlint rule reads the field under its real
+name, so it cannot see the setting you meant either.
+
+## Bad
+```yaml
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: team-a
+spec:
+  namespaceSelector: {}
+  preemption:
+    withinClusterQueu: LowerPriority     # misspelt: did you mean `withinClusterQueue`?
+    reclaimWithinCohort: any             # values are case-sensitive: `Any`
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata:
+  name: gang-pods
+value: "1000"                            # must be an integer
+preemptionPolicy: never                  # values are case-sensitive: `Never`
+```
+
+## Good
+```yaml
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: team-a
+spec:
+  namespaceSelector: {}
+  preemption:
+    withinClusterQueue: LowerPriority
+    reclaimWithinCohort: Any
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata:
+  name: gang-pods
+value: 1000
+preemptionPolicy: Never
+```
+
+## How to fix
+Rename the field or value as suggested (names and values are case-sensitive), move a field
+that sits at the wrong level, unquote numbers and booleans, quote strings YAML would read as
+booleans (`"true"`, `"on"`). When the field exists in a newer API version than the one the
+object declares (or the reverse), change `apiVersion` or use that version's spelling. If
+your cluster runs a different version of the operator, pass its CRDs with `--crd PATH`.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator
+from weakref import WeakKeyDictionary
+
+from kqlint.model import Finding, Location, Severity
+from kqlint.objects import K8sObject
+from kqlint.rule import RuleContext, RuleMeta
+from kqlint.schema import (NOT_IN_ENUM, UNKNOWN_FIELD, SchemaCatalog, Violation, catalog,
+                           describe_expected, describe_type, dotted)
+
+META = RuleMeta(code="KQ002", slug="schema-violation", severity=Severity.ERROR,
+                summary="an object violates its kind's schema: unknown field, wrong type, or value "
+                        "outside an enum; suggests the closest valid name or value",
+                kinds=None, scope="object")
+MAX_SHOWN_CHOICES = 8
+
+
+# One catalog per run (per RuleContext): finding the --crd files is not repeated per object.
+_RUN_CATALOGS: "WeakKeyDictionary[RuleContext, SchemaCatalog]" = WeakKeyDictionary()
+
+
+def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    schemas = _RUN_CATALOGS.get(ctx)
+    if schemas is None:
+        schemas = _RUN_CATALOGS[ctx] = catalog(tuple(getattr(getattr(ctx, "config", None), "crds", ()) or ()))
+    validator = schemas.validator(obj.api_version, obj.kind)
+    if validator is None:
+        return
+    for violation in validator.validate(obj.data):
+        yield ctx.finding(at=_position(obj, violation), message=_message(obj, violation, schemas))
+
+
+def _position(obj: K8sObject, violation: Violation) -> Location:
+    """Unknown fields and wrong-typed mappings/lists point at the key; bad scalars at the value."""
+    if violation.problem == UNKNOWN_FIELD or isinstance(violation.value, (dict, list)):
+        return obj.at(*violation.path)
+    return obj.at_value(*violation.path)
+
+
+def _message(obj: K8sObject, violation: Violation, schemas: SchemaCatalog) -> str:
+    where = f"{obj.display()}: `{dotted(violation.path)}`"
+    source = schemas.source(obj.api_version, obj.kind)
+    origin = "" if source == "kqlint's schema" else f" (schema from {source})"
+    if violation.problem == UNKNOWN_FIELD:
+        return _unknown_field(obj, violation, schemas, origin)
+    if violation.problem == NOT_IN_ENUM:
+        fix = violation.hint or "use one of the valid values"
+        other = _other_version(obj, violation.path, schemas, violation.value)
+        if other:
+            fix += f" (`{_plain(violation.value)}` is valid in {other}, not in {obj.api_version})"
+        return (f"{obj.display()}: `{dotted(violation.path)}: {_plain(violation.value)}` is not a valid "
+                f"value{origin} ({_choices(violation.expected)}): the API server rejects the object; {fix}")
+    shown = "" if isinstance(violation.value, (dict, list)) else f" ({_shown(violation.value)})"
+    return (f"{where} must be {describe_expected(violation.expected)}, not "
+            f"{describe_type(violation.value)}{shown}{origin}: the API server "
+            f"rejects the object; {violation.hint or 'fix the value'}")
+
+
+def _unknown_field(obj: K8sObject, violation: Violation, schemas: SchemaCatalog, origin: str) -> str:
+    fix = violation.hint or "remove it or check its spelling and indentation"
+    other = _other_version(obj, violation.path, schemas)
+    if other:
+        fix += f" (`{dotted(violation.path)}` exists in {other}; this object is {obj.api_version})"
+    return (f"{obj.display()}: unknown field `{dotted(violation.path)}` in {obj.api_version} "
+            f"{obj.kind}{origin}: `kubectl apply` rejects the object (strict field validation), "
+            f"and with validation off the field is dropped and never takes effect; {fix}")
+
+
+def _other_version(obj: K8sObject, path: tuple[Any, ...], schemas: SchemaCatalog,
+                   value: Any = None) -> str | None:
+    """Another apiVersion of the same kind where this field (with ``value``, for an enum)
+    is valid: Kueue v1beta1 and v1beta2 differ in both."""
+    for api_version in schemas.versions(obj.group, obj.kind):
+        other = schemas.validator(api_version, obj.kind) if api_version != obj.api_version else None
+        if other is None:
+            continue
+        if other.schema_at(path) is not None if value is None else other.accepts(path, value):
+            return api_version
+    return None
+
+
+def _plain(value: Any) -> str:
+    text = str(value).lower() if isinstance(value, bool) else str(value)
+    return text[:60] + ("…" if len(text) > 60 else "")
+
+
+def _shown(value: Any) -> str:
+    """A scalar as YAML would need it written: strings in double quotes."""
+    return f"`{json.dumps(value) if isinstance(value, str) else _plain(value)}`"
+
+
+def _choices(choices: tuple[Any, ...]) -> str:
+    shown = ", ".join(f"`{c}`" for c in choices[:MAX_SHOWN_CHOICES])
+    more = f" and {len(choices) - MAX_SHOWN_CHOICES} more" if len(choices) > MAX_SHOWN_CHOICES else ""
+    return f"valid: {shown}{more}"

@@ -1,0 +1,222 @@
+"""
+## What it catches
+A gang whose declared minimum differs from the number of pods that will actually join it:
+
+- a Volcano (`scheduling.volcano.sh`) or KAI (`scheduling.run.ai`) PodGroup whose `minMember`
+  differs from the total pods of the workload templates whose annotation
+  (`scheduling.k8s.io/group-name` for Volcano, `pod-group-name` for KAI) names it in the same
+  namespace; a PodGroup no template joins is left alone (operators create those);
+- `kai.scheduler/batch-min-member` on a Job (or a CronJob's `jobTemplate`, or a JobSet
+  replicatedJob's Job template) versus the pods that Job runs at once;
+- a Volcano Job's `spec.minAvailable` versus the sum of its task replicas, and a task's
+  `minAvailable` versus that task's `replicas`;
+- a Kubeflow job's `runPolicy.schedulingPolicy.minAvailable` versus the sum of its replicas.
+
+A minimum above the pod count is an error; a minimum below it is a warning.
+
+## Why it breaks on a cluster
+The gang scheduler binds nothing until `minMember` pods of the group can be placed at once.
+When fewer pods than that exist, the group waits forever and its GPUs stay reserved for
+nobody (Volcano's webhook even refuses such a Volcano Job). When the minimum is lower than
+the pod count, the scheduler starts the gang as soon as that many fit: the first workers
+hold GPUs and wait in collective setup for peers that are still Pending.
+
+## Bad
+```yaml
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata:
+  name: train-gang
+  namespace: ml
+spec:
+  minMember: 5
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: train
+  namespace: ml
+spec:
+  replicas: 4
+  selector: {matchLabels: {app: train}}
+  template:
+    metadata:
+      labels: {app: train}
+      annotations:
+        scheduling.k8s.io/group-name: train-gang
+    spec:
+      schedulerName: volcano
+      containers:
+      - name: trainer
+        image: trainer:1.0
+```
+
+## Good
+```yaml
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata:
+  name: train-gang
+  namespace: ml
+spec:
+  minMember: 4
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: train
+  namespace: ml
+spec:
+  replicas: 4
+  selector: {matchLabels: {app: train}}
+  template:
+    metadata:
+      labels: {app: train}
+      annotations:
+        scheduling.k8s.io/group-name: train-gang
+    spec:
+      schedulerName: volcano
+      containers:
+      - name: trainer
+        image: trainer:1.0
+```
+
+## How to fix
+Set the minimum to the number of pods that must start together: the sum of the replicas
+(Job: parallelism, lowered to completions) of every template that joins the gang. If only
+part of the workload must start together (elastic training), lower the replicas instead or
+make that explicit with an elastic policy.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any, Iterator
+
+from kqlint.graph import ObjectGraph
+from kqlint.model import Finding, Severity
+from kqlint.objects import K8sObject
+from kqlint.rule import RuleContext, RuleMeta
+from kqlint.workloads import (
+    KUBEFLOW_MIN_AVAILABLE_PATH, VOLCANO_JOB, VOLCANO_JOB_MIN_AVAILABLE_PATH, VOLCANO_PODGROUP, PodTemplate, as_count,
+    batch_min_member_sites, is_kubeflow_job, is_pod_group, is_workload, pod_group_refs,
+    pod_templates, replica_specs, total_pods, volcano_tasks,
+)
+
+META = RuleMeta(code="KQ301", slug="min-member-mismatch", severity=Severity.ERROR,
+                summary="a gang's declared minimum differs from the pods that join it",
+                scope="graph")
+
+_REJECTED = "Volcano's admission webhook rejects the Job, and the gang could never fill anyway"
+Members = dict[tuple[str, str | None, str], list[PodTemplate]]
+
+
+def check_graph(graph: ObjectGraph, ctx: RuleContext) -> Iterator[Finding]:
+    members = _pod_group_members(graph)
+    for obj in graph.inputs:
+        if is_pod_group(obj):
+            yield from _pod_group(obj, members.get((obj.group, obj.namespace, obj.name), []), ctx)
+        elif (obj.group, obj.kind) == VOLCANO_JOB:
+            yield from _volcano_job(obj, ctx)
+        elif is_kubeflow_job(obj):
+            yield from _kubeflow(obj, ctx)
+        else:
+            yield from _batch_min_member(obj, ctx)
+
+
+def _int(value: Any) -> int | None:
+    """An integer field or annotation value ("4" included); None when it is not one."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return None
+
+
+def _pod_group_members(graph: ObjectGraph) -> Members:
+    """Templates joining each PodGroup, keyed by (API group, namespace, name); each workload
+    counted once (the first tier that defines it)."""
+    members: Members = defaultdict(list)
+    seen: set[tuple[str, str, str | None, str]] = set()
+    for obj in graph.objects:
+        if obj.key in seen or not is_workload(obj):
+            continue
+        seen.add(obj.key)
+        for tpl in pod_templates(obj, graph):
+            for ref in pod_group_refs(tpl):
+                members[(ref.group, tpl.workload.namespace, ref.name)].append(tpl)
+    return members
+
+
+def _compare(ctx: RuleContext, at: Any, what: str, declared: int, pods: int, detail: str,
+             fix: str, related: list[Any] | None = None,
+             never: str = "the gang can never be scheduled") -> Iterator[Finding]:
+    if declared > pods:
+        yield ctx.finding(at, f"{what} {declared} > {pods} pods{detail}: {never}; {fix}",
+                          related=related or [])
+    elif declared < pods:
+        yield ctx.finding(at, f"{what} {declared} < {pods} pods{detail}: the gang starts as soon as "
+                              f"{declared} of them fit, so started pods hold their GPUs/CPUs while the "
+                              f"rest wait Pending; {fix}",
+                          related=related or [], severity=Severity.WARNING)
+
+
+def _pod_group(group: K8sObject, templates: list[PodTemplate], ctx: RuleContext) -> Iterator[Finding]:
+    declared = _int(group.get("spec", "minMember"))
+    if declared is None or not templates:
+        return
+    pods = sum(t.pods for t in templates)
+    parts = " + ".join(f"{t.workload.kind} {t.workload.name}{_role(t)} {t.pods}" for t in templates)
+    related = [(t.at_meta("annotations"), f"{t.describe()} puts {t.pods} pod(s) into this PodGroup")
+               for t in templates]
+    scheduler = "Volcano" if group.group == VOLCANO_PODGROUP[0] else "KAI"
+    yield from _compare(ctx, group.at("spec", "minMember"), f"{scheduler} {group.display()}: minMember",
+                        declared, pods, f" that join it ({parts})", f"set minMember: {pods}", related)
+
+
+def _role(tpl: PodTemplate) -> str:
+    return "" if tpl.role in ("template", "pod") else f" {tpl.role}"
+
+
+def _volcano_job(job: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    tasks = volcano_tasks(job)
+    declared = _int(job.get(*VOLCANO_JOB_MIN_AVAILABLE_PATH))  # 0 means unset: the webhook defaults it
+    pods = total_pods(job)
+    staged = any(task.get("dependsOn") for _, task in tasks)  # later tasks start after earlier ones
+    if declared and not (staged and declared < pods):
+        yield from _compare(ctx, job.at(*VOLCANO_JOB_MIN_AVAILABLE_PATH),
+                            f"Volcano {job.display()}: minAvailable", declared, pods,
+                            " in its tasks", f"set minAvailable: {pods}", never=_REJECTED)
+    for index, task in tasks:
+        minimum = _int(task.get("minAvailable"))
+        if minimum is not None:
+            replicas = as_count(task.get("replicas"), 0)
+            yield from _compare(ctx, job.at("spec", "tasks", index, "minAvailable"),
+                                f"Volcano {job.display()} task {task.get('name') or index}: minAvailable",
+                                minimum, replicas, " in the task", f"set minAvailable: {replicas}",
+                                never=_REJECTED)
+
+
+def _kubeflow(job: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    declared = _int(job.get(*KUBEFLOW_MIN_AVAILABLE_PATH))
+    specs = replica_specs(job)
+    if declared is None or not specs:
+        return
+    pods = sum(s.replicas for s in specs)
+    if declared < pods and isinstance(job.get("spec", "elasticPolicy"), dict):
+        return  # elastic training starts with fewer workers on purpose
+    parts = " + ".join(f"{s.role} {s.replicas}" for s in specs)
+    yield from _compare(ctx, job.at(*KUBEFLOW_MIN_AVAILABLE_PATH),
+                        f"{job.display()}: schedulingPolicy.minAvailable", declared, pods,
+                        f" in its replicas ({parts})", f"set minAvailable: {pods}")
+
+
+def _batch_min_member(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    for site in batch_min_member_sites(obj):
+        declared = _int(site.value)
+        if declared is not None:
+            yield from _compare(ctx, obj.at(*site.path),
+                                f"{obj.display()}{site.job}: kai.scheduler/batch-min-member",
+                                declared, site.pods, " the Job runs at once (parallelism, capped by completions)",
+                                f'set the annotation to "{site.pods}"')

@@ -1,0 +1,111 @@
+"""
+## What it catches
+A pod template whose group annotation names a PodGroup that cannot be resolved in the
+workload's namespace: `scheduling.k8s.io/group-name` needs a Volcano PodGroup
+(`scheduling.volcano.sh`), `pod-group-name` a KAI PodGroup (`scheduling.run.ai`). PodGroups
+are looked up in the inputs, `--context`, and config `external`. A name equal to the
+PodGroup an operator creates for the workload itself (a Kubeflow job, TrainJob or Volcano
+Job named like the group) is accepted.
+
+## Why it breaks on a cluster
+The scheduler waits for the named PodGroup before it places the pod. When the group never
+appears (typo, other namespace, never applied), the pods stay Pending with no event that
+points at the annotation.
+
+## Bad
+```yaml
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: ranks
+  namespace: ml
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: ranks}}
+  template:
+    metadata:
+      labels: {app: ranks}
+      annotations:
+        scheduling.k8s.io/group-name: ranks-gang
+    spec:
+      schedulerName: volcano
+      containers:
+      - name: rank
+        image: trainer:1.0
+```
+
+## Good
+```yaml
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata:
+  name: ranks-gang
+  namespace: ml
+spec:
+  minMember: 2
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: ranks
+  namespace: ml
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: ranks}}
+  template:
+    metadata:
+      labels: {app: ranks}
+      annotations:
+        scheduling.k8s.io/group-name: ranks-gang
+    spec:
+      schedulerName: volcano
+      containers:
+      - name: rank
+        image: trainer:1.0
+```
+
+## How to fix
+Create the PodGroup in the workload's namespace (with `minMember` equal to the pods that
+join it), fix the name in the annotation, or declare a PodGroup that exists on the cluster
+under `external:` in `.kqlint.yaml` (for KAI give its `apiVersion: scheduling.run.ai/v2alpha2`).
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from kqlint.model import Finding, Location, Severity
+from kqlint.objects import K8sObject
+from kqlint.rule import RuleContext, RuleMeta
+from kqlint.workloads import (
+    PodGroupRef, is_workload, operator_pod_group_names, own_templates, pod_group_refs,
+)
+
+META = RuleMeta(code="KQ303", slug="unknown-pod-group", severity=Severity.ERROR,
+                summary="a group annotation names a PodGroup that cannot be resolved")
+
+_SCHEDULER = {"volcano": "Volcano", "kai": "KAI"}
+
+
+def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    if not is_workload(obj):
+        return
+    seen: set[Location] = set()  # LLMInferenceService pod specs share one annotations mapping
+    for tpl in own_templates(obj, ctx.graph):
+        for ref in pod_group_refs(tpl):
+            at = tpl.at_meta("annotations", ref.key)
+            if at in seen or _exists(obj, ref, ctx):
+                continue
+            seen.add(at)
+            yield ctx.finding(
+                at,
+                f"{tpl.describe()}: {ref.key}: {ref.name} names a {_SCHEDULER[ref.family]} PodGroup "
+                f"({ref.group}) that does not exist in namespace {obj.namespace}: its pods stay Pending "
+                f"waiting for it; create PodGroup {obj.namespace}/{ref.name}, fix the name, or declare "
+                f"it under `external:` if it exists on the cluster")
+
+
+def _exists(obj: K8sObject, ref: PodGroupRef, ctx: RuleContext) -> bool:
+    """Resolvable, or the group the workload's own operator creates under the workload's name."""
+    if ref.name in operator_pod_group_names(obj):
+        return True
+    return ctx.graph.resolve("PodGroup", ref.name, obj.namespace, ref.group) is not None

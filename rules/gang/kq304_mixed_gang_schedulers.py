@@ -1,0 +1,152 @@
+"""
+## What it catches
+One workload whose pod templates go to different schedulers (Master and Worker, leader and
+workers, driver and replicated jobs, a runtime's steps), or that carries markers of both
+Volcano and KAI: a Volcano scheduler name or key (`scheduling.k8s.io/group-name`,
+`scheduling.volcano.sh/queue-name`, `scheduling.volcano.sh/group-min-member`, ...) next to a
+KAI scheduler name or key (`kai.scheduler/queue`, `pod-group-name`,
+`kai.scheduler/batch-min-member`, ...). An unset `schedulerName` is `default-scheduler`,
+except where the operator fills it in (Kubeflow jobs, Ray, DynamoGraphDeployment: ignored;
+a Volcano Job: its `spec.schedulerName`, default `volcano`). training-operator never fills in
+KAI, so a Kubeflow template without `schedulerName` next to one sent to KAI is mixed.
+LLMInferenceService scheduler names belong to KQ305.
+
+## Why it breaks on a cluster
+A gang is formed by one scheduler. Pods sent elsewhere never join it: the gang scheduler
+waits for members that another scheduler places (or never sees), so the job never starts or
+starts without its coordinator. Markers of the other scheduler are silently ignored, so the
+queue, group or minimum you configured for it never applies.
+
+## Bad
+```yaml
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: train
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          schedulerName: volcano
+          containers: [{name: pytorch, image: torch}]
+    Worker:
+      replicas: 4
+      template:
+        spec:
+          schedulerName: kai-scheduler
+          containers: [{name: pytorch, image: torch}]
+```
+
+## Good
+```yaml
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: train
+  labels:
+    kai.scheduler/queue: team-a
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          schedulerName: kai-scheduler
+          containers: [{name: pytorch, image: torch}]
+    Worker:
+      replicas: 4
+      template:
+        spec:
+          schedulerName: kai-scheduler
+          containers: [{name: pytorch, image: torch}]
+```
+
+## How to fix
+Pick one scheduler per workload: set the same `schedulerName` in every pod template and keep
+only that scheduler's labels and annotations.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+from kqlint.model import Finding, Severity
+from kqlint.objects import K8sObject
+from kqlint.rule import RuleContext, RuleMeta
+from kqlint.workloads import (
+    KAI_SCHEDULER_NAMES, VOLCANO_SCHEDULER_NAMES, GangMarker, PodTemplate, effective_scheduler_name,
+    gang_markers, has_pod_templates, is_kubeflow_job, own_templates,
+)
+
+META = RuleMeta(code="KQ304", slug="mixed-gang-schedulers", severity=Severity.ERROR,
+                summary="one workload's pods go to different schedulers or carry Volcano and KAI markers")
+
+
+@dataclass(frozen=True)
+class Options:
+    volcano_scheduler_names: tuple[str, ...] = VOLCANO_SCHEDULER_NAMES
+    kai_scheduler_names: tuple[str, ...] = KAI_SCHEDULER_NAMES
+
+
+_LLM_ISVC = ("serving.kserve.io", "LLMInferenceService")
+_NAMES = {"volcano": "Volcano", "kai": "KAI"}
+
+
+def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    if not has_pod_templates(obj):
+        return
+    mixed = None if (obj.group, obj.kind) == _LLM_ISVC else _mixed_names(obj, ctx)
+    if mixed is not None:
+        yield mixed
+        return
+    yield from _mixed_markers(obj, ctx)
+
+
+def _mixed_names(obj: K8sObject, ctx: RuleContext) -> Finding | None:
+    templates = own_templates(obj)
+    known = [(t, name) for t in templates if (name := effective_scheduler_name(t)) is not None]
+    first, first_name = known[0] if known else (None, "")
+    for tpl, name in known[1:]:
+        if name != first_name and first is not None:
+            return _report(obj, tpl, name, first, first_name, "", ctx)
+    if first is not None and is_kubeflow_job(obj) and first_name in ctx.options.kai_scheduler_names:
+        unset = [t for t in templates if effective_scheduler_name(t) is None]
+        if unset:
+            return _report(obj, unset[0], "no schedulerName", first, first_name,
+                           " (training-operator fills an empty schedulerName only with its own gang "
+                           "scheduler, never KAI)", ctx)
+    return None
+
+
+def _report(obj: K8sObject, tpl: PodTemplate, name: str, first: PodTemplate, first_name: str,
+            why: str, ctx: RuleContext) -> Finding:
+    return ctx.finding(
+        tpl.at("schedulerName"),
+        f"{obj.display()}: template {tpl.role} goes to {name} but template {first.role} to "
+        f"{first_name}{why}: a gang is formed by one scheduler, so these pods never join the others' "
+        f"gang and the workload waits or starts partially; use schedulerName: {first_name} in every template",
+        related=[(first.at("schedulerName"), f"template {first.role}: {first_name}")])
+
+
+def _mixed_markers(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    options: Options = ctx.options
+    markers = gang_markers(obj, ctx.graph, options.volcano_scheduler_names, options.kai_scheduler_names)
+    if len({m.family for m in markers}) < 2 or not any(m.in_object for m in markers):
+        return
+    named = [m for m in markers if m.what.startswith("schedulerName")]
+    primary = (named or markers)[0].family
+    others = [m for m in markers if m.family != primary]
+    at = next((m for m in others if m.in_object), None) or next(m for m in markers if m.in_object)
+    yield ctx.finding(
+        at.at,
+        f"{obj.display()}: carries {_NAMES[primary]} markers ({_list(markers, primary)}) and "
+        f"{_NAMES[others[0].family]} markers ({_list(markers, others[0].family)}): its pods go to one "
+        f"scheduler and the other's queue, group and minimum settings are silently ignored; keep one "
+        f"scheduler's schedulerName, labels and annotations",
+        related=[(m.at, m.what) for m in markers if m is not at][:6])
+
+
+def _list(markers: list[GangMarker], family: str) -> str:
+    return ", ".join(dict.fromkeys(m.what for m in markers if m.family == family))

@@ -1,0 +1,102 @@
+"""
+## What it catches
+A Kubeflow job (PyTorchJob, TFJob, XGBoostJob, JAXJob, PaddleJob, MPIJob) sent to KAI (a pod
+template's `schedulerName` is in `kai-scheduler-names`, default `kai-scheduler`) with a
+replica spec whose `replicas` is unset or 0. One finding per such replica spec.
+
+## Why it breaks on a cluster
+KAI's pod grouper reads the job as stored, before any operator defaulting, and computes the
+gang size from every replica spec's `replicas`. When one is missing or 0 it returns an error
+instead of a PodGroup, so no pod of the job is ever scheduled. (An unset MPIJob Worker
+`replicas` also defaults to 0: no workers at all.)
+
+## Bad
+```yaml
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: train
+  labels:
+    kai.scheduler/queue: team-a
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      template:
+        spec:
+          schedulerName: kai-scheduler
+          containers: [{name: pytorch, image: torch}]
+    Worker:
+      replicas: 4
+      template:
+        spec:
+          schedulerName: kai-scheduler
+          containers: [{name: pytorch, image: torch}]
+```
+
+## Good
+```yaml
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: train
+  labels:
+    kai.scheduler/queue: team-a
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          schedulerName: kai-scheduler
+          containers: [{name: pytorch, image: torch}]
+    Worker:
+      replicas: 4
+      template:
+        spec:
+          schedulerName: kai-scheduler
+          containers: [{name: pytorch, image: torch}]
+```
+
+## How to fix
+Write `replicas:` explicitly (at least 1) in every replica spec of the job, or remove a
+replica type you do not want.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+from kqlint.model import Finding, Severity
+from kqlint.objects import K8sObject
+from kqlint.rule import RuleContext, RuleMeta
+from kqlint.workloads import (
+    KAI_SCHEDULER_NAMES, KUBEFLOW_REPLICA_KEYS, is_kubeflow_job, own_templates, replica_specs,
+)
+
+META = RuleMeta(code="KQ307", slug="kubeflow-replicas-unset", severity=Severity.WARNING,
+                summary="a Kubeflow job sent to KAI has a replica spec without replicas",
+                kinds=frozenset(KUBEFLOW_REPLICA_KEYS))
+
+
+@dataclass(frozen=True)
+class Options:
+    kai_scheduler_names: tuple[str, ...] = KAI_SCHEDULER_NAMES
+
+
+def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    if not is_kubeflow_job(obj):
+        return
+    kai = [t for t in own_templates(obj) if t.scheduler_name in ctx.options.kai_scheduler_names]
+    if not kai:
+        return
+    for spec in replica_specs(obj):
+        if spec.has_replicas and spec.raw_replicas != 0:
+            continue
+        state = "replicas: 0" if spec.has_replicas else "no replicas"
+        yield ctx.finding(
+            obj.at(*spec.path, "replicas"),
+            f"{obj.display()}: replica spec {spec.role} has {state} and the job goes to KAI "
+            f"({kai[0].scheduler_name}): KAI's pod grouper refuses a Kubeflow job whose replica specs "
+            f"do not all set replicas above 0, so none of its pods is scheduled; set "
+            f"{spec.role}.replicas explicitly",
+            related=[(kai[0].at("schedulerName"), f"template {kai[0].role} goes to KAI")])

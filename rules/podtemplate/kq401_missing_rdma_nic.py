@@ -1,0 +1,258 @@
+"""
+## What it catches
+A pod template of a multi-pod workload (more than one pod in total) that asks for GPUs
+(`nvidia.com/gpu` above zero in the requests or limits of any container or init container)
+while no container of that pod asks for the RDMA NIC resource (option `resource`, default
+`nvidia.com/mlnxnics`). The NIC is a pod-level attachment, so one container asking for it
+is enough; a limit alone counts, because the request of an extended resource defaults to
+its limit. A runtime's templates are judged on the (Cluster)TrainingRuntime itself; a
+TrainJob is judged on what it changes: `spec.trainer.resourcesPerNode` replaces the
+resources of the runtime's `node` container in the trainer step (a NIC written there is
+dropped, so only `resourcesPerNode` or another container of that pod can supply it), and
+`numNodes` can make a one-pod runtime multi-pod. A TrainJob whose runtime is not among the
+linted objects is judged on `resourcesPerNode` alone, when `spec.trainer.numNodes` is above
+1. When the pod asks for another RDMA-looking resource (`rdma/...`, `...roce...`), the
+message suggests setting the option to it.
+One finding per offending pod template, at the `resources` key of its first GPU container
+(for a TrainJob, at `resourcesPerNode`, or its nearest existing ancestor).
+
+## Why it breaks on a cluster
+On GPU clusters with InfiniBand, the RDMA interface is handed out as an extended resource.
+A multi-node job's pods exchange gradients or KV cache over it; a pod that does not ask
+for it gets no InfiniBand interface and stays in ContainerCreating (or silently falls back
+to slow TCP), so the gang never fills and the GPUs it holds sit idle.
+
+## Bad
+```yaml
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: llm-pretrain
+  namespace: training
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              image: ghcr.io/example/train:1.0
+              resources:
+                limits:
+                  nvidia.com/gpu: 8
+                  nvidia.com/mlnxnics: 4
+    Worker:
+      replicas: 3
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              image: ghcr.io/example/train:1.0
+              resources:            # GPUs but no RDMA NIC
+                limits:
+                  nvidia.com/gpu: 8
+```
+
+## Good
+```yaml
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: llm-pretrain
+  namespace: training
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              image: ghcr.io/example/train:1.0
+              resources:
+                limits:
+                  nvidia.com/gpu: 8
+                  nvidia.com/mlnxnics: 4
+    Worker:
+      replicas: 3
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              image: ghcr.io/example/train:1.0
+              resources:
+                requests:
+                  nvidia.com/gpu: 8
+                  nvidia.com/mlnxnics: 4
+                limits:
+                  nvidia.com/gpu: 8
+                  nvidia.com/mlnxnics: 4
+```
+
+## How to fix
+Add the NIC resource to the GPU container's `limits` (and to `requests` with the same
+quantity, if you write requests), e.g. `nvidia.com/mlnxnics: 4`, using the count your
+platform documents. For a TrainJob, put it in `spec.trainer.resourcesPerNode` next to the
+GPUs. If your cluster names the resource differently, set it in the config:
+`rules: {KQ401: {resource: rdma/hca_shared_devices_a}}`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+from kqlint.model import Finding, Location, Severity
+from kqlint.objects import K8sObject
+from kqlint.podspec import (GPU_RESOURCE, Container, asks_for, asks_for_some, containers,
+                            effective_resources, per_node_resources_path, resource_list,
+                            sets_resources, template_label)
+from kqlint.rule import RuleContext, RuleMeta
+from kqlint.workloads import (TRAINER_NODE_CONTAINER, PodTemplate, own_templates, pod_templates,
+                              resources_per_node, total_pods)
+
+META = RuleMeta(code="KQ401", slug="missing-rdma-nic", severity=Severity.WARNING,
+                summary="a GPU pod of a multi-pod workload does not ask for the RDMA NIC")
+
+DEFAULT_NIC = "nvidia.com/mlnxnics"
+# Substrings of resource names that are RDMA devices under another name (message hint only).
+RDMA_MARKERS = ("rdma", "roce", "mlnx", "hca", "infiniband")
+Resources = list[tuple[Container, dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class Options:
+    resource: str = DEFAULT_NIC
+
+
+def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    nic = _nic(ctx.options)
+    pods = total_pods(obj, ctx.graph)
+    path = per_node_resources_path(obj)
+    if path is not None and not pod_templates(obj, ctx.graph):
+        yield from _unresolved_trainjob(obj, path, nic, ctx)
+    if pods <= 1:
+        return
+    for template in own_templates(obj, ctx.graph):
+        gpu = missing_nic(effective_resources(template), nic)
+        if gpu is not None:
+            yield ctx.finding(at=template.at(*gpu.path, "resources"),
+                              message=_template_message(obj, template, gpu, nic, pods))
+    if path is not None:
+        yield from _trainjob(obj, path, nic, pods, ctx)
+
+
+def _nic(options: Any) -> str:
+    value = getattr(options, "resource", None)
+    return value if isinstance(value, str) and value else DEFAULT_NIC
+
+
+def missing_nic(resources: Resources, nic: str) -> Container | None:
+    """The first container asking for GPUs when no container of the pod asks for ``nic``
+    (the NIC is attached to the pod, so any container asking for it is enough)."""
+    if any(asks_for(res, nic) for _, res in resources):
+        return None
+    return next((c for c, res in resources if asks_for_some(res, GPU_RESOURCE)), None)
+
+
+def _template_message(obj: K8sObject, template: PodTemplate, gpu: Container, nic: str, pods: int) -> str:
+    return (f"{obj.display()}: {template_label(template)} ({template.pods} of {pods} pods) asks "
+            f"for {GPU_RESOURCE} in container `{gpu.name}` but no container of the pod asks for "
+            f"{nic}: the pods get no InfiniBand/RDMA interface and stay in ContainerCreating, so "
+            f"the multi-pod workload never runs; add {nic} to the limits of `{gpu.name}` (and to "
+            f"its requests with the same quantity, if it has requests)"
+            f"{_other_rdma_hint(effective_resources(template))}")
+
+
+def _other_rdma_hint(resources: Resources) -> str:
+    """Point out RDMA resources of another name: the cluster may simply call its NIC that."""
+    names = sorted({name for _, res in resources for key in ("requests", "limits")
+                    for name in resource_list(res, key)
+                    if isinstance(name, str) and any(m in name.lower() for m in RDMA_MARKERS)})
+    if not names:
+        return ""
+    return (f". The pod asks for {', '.join(names)}: if that is this cluster's RDMA NIC resource, "
+            f"set it as the rule option (`rules: {{KQ401: {{resource: {names[0]}}}}}`)")
+
+
+# ------------------------------------------------------------------ TrainJob
+
+def _trainjob(obj: K8sObject, path: tuple[str, ...], nic: str, pods: int,
+              ctx: RuleContext) -> Iterator[Finding]:
+    """The runtime's templates as this TrainJob runs them: ``resourcesPerNode`` replaces the
+    `node` container's resources, and ``numNodes`` may make a one-pod runtime multi-pod."""
+    for template in pod_templates(obj, ctx.graph):
+        if template.owner is obj or template.generated:
+            continue
+        gpu = missing_nic(effective_resources(template), nic)
+        if gpu is None:
+            continue
+        if _from_per_node(template, gpu):
+            yield ctx.finding(at=obj.at(*path), message=_per_node_message(obj, template, nic, pods),
+                              related=_dropped(template, nic))
+        elif not _reported_by_runtime(template, nic, ctx):
+            yield ctx.finding(at=obj.at(*path), message=_runtime_message(obj, template, gpu, nic, pods),
+                              related=_where(template, gpu, "the runtime's GPU container"))
+
+
+def _unresolved_trainjob(obj: K8sObject, path: tuple[str, ...], nic: str,
+                         ctx: RuleContext) -> Iterator[Finding]:
+    """A TrainJob whose runtime is not among the linted objects: its pods are unknown to
+    ``total_pods``, but ``spec.trainer.numNodes`` alone fixes the trainer step's pod count
+    (workloads.md section 4) and ``resourcesPerNode`` is what those pods' `node` container gets."""
+    nodes = obj.get("spec", "trainer", "numNodes")
+    per_node = obj.get(*path)
+    if not isinstance(nodes, int) or isinstance(nodes, bool) or nodes <= 1:
+        return
+    if asks_for_some(per_node, GPU_RESOURCE) and not asks_for(per_node, nic):
+        yield ctx.finding(at=obj.at(*path), message=(
+            f"{obj.display()}: spec.trainer.resourcesPerNode asks for {GPU_RESOURCE} but not {nic} "
+            f"for {nodes} nodes (spec.trainer.numNodes): resourcesPerNode replaces the resources of "
+            f"the runtime's `{TRAINER_NODE_CONTAINER}` container, so unless another container of "
+            f"that pod asks for {nic} (the runtime is not among the linted files), the node pods "
+            f"get no InfiniBand/RDMA interface and stay in ContainerCreating; add {nic} to "
+            f"resourcesPerNode limits (and requests, with the same quantity)"))
+
+
+def _from_per_node(template: PodTemplate, gpu: Container) -> bool:
+    return gpu.name == TRAINER_NODE_CONTAINER and sets_resources(resources_per_node(template))
+
+
+def _reported_by_runtime(template: PodTemplate, nic: str, ctx: RuleContext) -> bool:
+    """The runtime is linted too, is multi-pod on its own and fails the same way without the
+    TrainJob's changes: its own finding covers this template."""
+    owner = template.owner
+    plain = [(c, c.resources) for c in containers(template.spec)]
+    return (owner.source == "input" and total_pods(owner, ctx.graph) > 1
+            and missing_nic(plain, nic) is not None)
+
+
+def _dropped(template: PodTemplate, nic: str) -> list[tuple[Location, str]]:
+    """The runtime `node` container's own NIC, which resourcesPerNode throws away."""
+    return [item for c in containers(template.spec)
+            if c.name == TRAINER_NODE_CONTAINER and asks_for(c.resources, nic)
+            for item in _where(template, c, f"{nic} here is replaced by resourcesPerNode")]
+
+
+def _where(template: PodTemplate, container: Container, why: str) -> list[tuple[Location, str]]:
+    if template.owner.root is None:  # a declared (external/profile) runtime has no file
+        return []
+    return [(template.at(*container.path, "resources"), why)]
+
+
+def _per_node_message(obj: K8sObject, template: PodTemplate, nic: str, pods: int) -> str:
+    return (f"{obj.display()}: spec.trainer.resourcesPerNode asks for {GPU_RESOURCE} but not {nic}, "
+            f"and no other container of {template.owner.display()} {template.role} does "
+            f"({template.pods} of {pods} pods): resourcesPerNode replaces the resources of the "
+            f"runtime's `{TRAINER_NODE_CONTAINER}` container (a {nic} written there is dropped), so "
+            f"the node pods get no InfiniBand/RDMA interface and stay in ContainerCreating; add "
+            f"{nic} to resourcesPerNode limits (and requests, with the same quantity)")
+
+
+def _runtime_message(obj: K8sObject, template: PodTemplate, gpu: Container, nic: str, pods: int) -> str:
+    return (f"{obj.display()}: runs {template.pods} of its {pods} pods from "
+            f"{template.owner.display()} {template.role}, whose container `{gpu.name}` asks for "
+            f"{GPU_RESOURCE} while no container asks for {nic}: those pods get no "
+            f"InfiniBand/RDMA interface and stay in ContainerCreating; set "
+            f"spec.trainer.resourcesPerNode with both {GPU_RESOURCE} and {nic}, or add {nic} to "
+            f"the runtime's template")

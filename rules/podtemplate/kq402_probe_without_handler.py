@@ -1,0 +1,107 @@
+"""
+## What it catches
+A container probe (`livenessProbe`, `readinessProbe` or `startupProbe`) of any container or
+init container in a pod template that sets no handler: none of `exec`, `httpGet`,
+`tcpSocket` or `grpc`. An empty probe (`readinessProbe: {}`) counts; a null one does not.
+One finding per pod template, at the first such probe; the others are listed as related.
+Not judged: LLMInferenceService probes (KQ306's: its pod specs are overlays merged onto
+presets), the Dynamo main container (`extraPodSpec.mainContainer`, or the container named
+`main` in a DynamoGraphDeployment: the operator merges it onto its default container, whose
+default probes carry the handlers), and lifecycle hooks (`postStart`/`preStop`).
+
+## Why it breaks on a cluster
+The API server requires exactly one handler per probe and refuses the pod with
+`spec.containers[0].livenessProbe: Required value: must specify a handler type`.
+A Deployment or Job with such a template is refused at apply time; an operator-managed
+workload (PyTorchJob, JobSet, RayCluster ...) is accepted, but every pod the operator
+creates from the template is refused, so the workload never runs and a gang never fills.
+
+## Bad
+```yaml
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+  namespace: ml
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: train
+          image: ghcr.io/example/train:1.0
+          livenessProbe:          # timing only, no handler
+            periodSeconds: 30
+            failureThreshold: 5
+```
+
+## Good
+```yaml
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+  namespace: ml
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: train
+          image: ghcr.io/example/train:1.0
+          livenessProbe:
+            exec:
+              command: ["cat", "/tmp/healthy"]
+            periodSeconds: 30
+            failureThreshold: 5
+```
+
+## How to fix
+Give every probe exactly one handler (`httpGet`, `tcpSocket`, `exec` or `grpc`), or remove
+the probe.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from kqlint.model import Finding, Location, Severity
+from kqlint.objects import K8sObject
+from kqlint.podspec import (PROBE_HANDLERS, Container, containers, handlerless_probes,
+                            operator_defaulted, probe_fields, template_label)
+from kqlint.rule import RuleContext, RuleMeta
+from kqlint.workloads import PodTemplate, own_templates
+
+META = RuleMeta(code="KQ402", slug="probe-without-handler", severity=Severity.ERROR,
+                summary="a container probe has no exec, httpGet, tcpSocket or grpc handler")
+
+HANDLERS = ", ".join(PROBE_HANDLERS[:-1]) + f" or {PROBE_HANDLERS[-1]}"
+KQ306_KIND = ("serving.kserve.io", "LLMInferenceService")  # KQ306 owns its probes
+
+
+def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    if (obj.group, obj.kind) == KQ306_KIND:
+        return
+    for template in own_templates(obj, ctx.graph):
+        bad = [(c, key) for c in containers(template.spec) if not operator_defaulted(template, c)
+               for key in handlerless_probes(c)]
+        if bad:
+            yield _finding(obj, template, bad, ctx)
+
+
+def _finding(obj: K8sObject, template: PodTemplate, bad: list[tuple[Container, str]],
+             ctx: RuleContext) -> Finding:
+    (first, key), rest = bad[0], bad[1:]
+    also = f" (also without a handler: {', '.join(f'`{c.name}` {k}' for c, k in rest)})" if rest else ""
+    message = (f"{obj.display()}: {template_label(template)}, container `{first.name}` {key} "
+               f"has no handler ({HANDLERS}; {probe_fields(first.data[key])}){also}. The API "
+               f"server rejects the pod (`...{key}: Required value: must specify a handler "
+               f"type`), so no pod of this template ever runs; give the probe exactly one "
+               f"handler, e.g. `tcpSocket: {{port: 8080}}`, or remove it")
+    related = [(_at(template, c, k), f"container `{c.name}` {k} has no handler either")
+               for c, k in rest]
+    return ctx.finding(at=_at(template, first, key), message=message, related=related)
+
+
+def _at(template: PodTemplate, container: Container, key: str) -> Location:
+    return template.at(*container.path, key)  # type: ignore[no-any-return]
+

@@ -1,0 +1,149 @@
+"""
+## What it catches
+A container (or init container) in a pod template, or a TrainJob's
+`spec.trainer.resourcesPerNode`, that requests an extended resource (a name with a domain
+outside `kubernetes.io`, such as `nvidia.com/gpu` or `nvidia.com/mlnxnics`) or a
+`hugepages-*` resource and either sets a different limit for it, or sets no limit at all.
+Quantities are compared by value: `1`, `"1"` and `"1000m"` are equal. A limit alone is fine.
+A request without a limit in Dynamo's main container is not reported: the operator merges
+that container onto its default one, which carries the service-level `resources` limits.
+One finding per pod template, at the limit of the first offending resource (at `limits`,
+or `resources`, when the limit is missing); its request and the other offenders are related.
+
+## Why it breaks on a cluster
+Extended resources and hugepages cannot be overcommitted. The API server rejects a
+container whose request differs from its limit
+(`requests[nvidia.com/gpu]: Invalid value: "2": must be equal to nvidia.com/gpu limit of 4`)
+and one with a request but no limit
+(`limits: Required value: Limit must be set for non overcommitable resources`).
+A Deployment or Job is refused at apply time; for operator-managed workloads every pod the
+operator creates is refused, so the workload never starts and a gang never fills.
+
+## Bad
+```yaml
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+  namespace: ml
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: train
+          image: ghcr.io/example/train:1.0
+          resources:
+            requests:
+              nvidia.com/gpu: 8     # request without a limit
+```
+
+## Good
+```yaml
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+  namespace: ml
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: train
+          image: ghcr.io/example/train:1.0
+          resources:
+            requests:
+              cpu: "4"              # cpu may differ: it can be overcommitted
+              nvidia.com/gpu: "8"
+            limits:
+              cpu: "8"
+              nvidia.com/gpu: 8     # the same quantity as the request
+```
+
+## How to fix
+Set the limit equal to the request, or write the resource only under `limits` (the request
+then defaults to the limit, which is what the Kubernetes docs recommend for GPUs).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Callable, Iterator
+
+from kqlint.model import Finding, Location, Severity
+from kqlint.objects import K8sObject
+from kqlint.podspec import (containers, format_quantity, overcommit_forbidden, parse_quantity,
+                            operator_defaulted, per_node_resources_path, resource_list,
+                            template_label)
+from kqlint.rule import RuleContext, RuleMeta
+from kqlint.workloads import PodTemplate, own_templates
+
+META = RuleMeta(code="KQ403", slug="extended-resource-mismatch", severity=Severity.ERROR,
+                summary="an extended or hugepages resource has requests not equal to limits")
+
+
+@dataclass(frozen=True)
+class Problem:
+    at: Location        # the limit entry (when missing: `limits`, or `resources`)
+    request_at: Location
+    where: str          # "pod template Worker, container `pytorch`"
+    name: str
+    request: Any
+    limit: Any          # None: no limit
+
+    def describe(self) -> str:
+        if self.limit is None:
+            return f"{self.where} requests {self.name}: {format_quantity(self.request)} without a limit"
+        return (f"{self.where} requests {self.name}: {format_quantity(self.request)} "
+                f"but limits it to {format_quantity(self.limit)}")
+
+
+def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    groups = [_template_problems(t) for t in own_templates(obj, ctx.graph)]
+    path = per_node_resources_path(obj)
+    if path is not None:
+        groups.append(_problems(obj.get(*path), partial(obj.at, *path), ".".join(path)))
+    for problems in groups:
+        if problems:
+            yield _finding(obj, problems, ctx)
+
+
+def _template_problems(template: PodTemplate) -> list[Problem]:
+    found: list[Problem] = []
+    for container in containers(template.spec):
+        where = f"{template_label(template)}, container `{container.name}`"
+        problems = _problems(container.resources, partial(template.at, *container.path, "resources"), where)
+        if operator_defaulted(template, container):  # the operator may supply the limit
+            problems = [p for p in problems if p.limit is not None]
+        found += problems
+    return found
+
+
+def _problems(requirements: Any, at: Callable[..., Location], where: str) -> list[Problem]:
+    """Requests of non-overcommittable resources that the API server refuses."""
+    limits = resource_list(requirements, "limits")
+    found = []
+    for name, request in resource_list(requirements, "requests").items():
+        if not overcommit_forbidden(name) or parse_quantity(request) is None:
+            continue
+        limit = limits.get(name)
+        if limit is None or (parse_quantity(limit) is not None
+                             and parse_quantity(limit) != parse_quantity(request)):
+            found.append(Problem(at("limits", name), at("requests", name), where, name, request, limit))
+    return found
+
+
+def _finding(obj: K8sObject, problems: list[Problem], ctx: RuleContext) -> Finding:
+    first, rest = problems[0], problems[1:]
+    if first.limit is None:
+        server = "`limits: Required value: Limit must be set for non overcommitable resources`"
+    else:
+        server = (f"`must be equal to {first.name} limit of {format_quantity(first.limit)}`")
+    also = f" (also: {'; '.join(p.describe() for p in rest)})" if rest else ""
+    message = (f"{obj.display()}: {first.describe()}{also}. Extended resources and hugepages cannot "
+               f"be overcommitted, so the API server rejects the pod ({server}) and it never runs; "
+               f"set the limit equal to the request, or write {first.name} only under limits")
+    related = [(first.request_at, f"the request of {first.name}")]
+    related += [(p.at, p.describe()) for p in rest]
+    return ctx.finding(at=first.at, message=message, related=related)

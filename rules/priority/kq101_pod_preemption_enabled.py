@@ -1,0 +1,126 @@
+"""
+## What it catches
+A pod template of a Kueue-managed multi-pod workload (more than one pod in total) that
+names a PriorityClass whose effective `preemptionPolicy` is `PreemptLowerPriority` (the
+default when the class leaves it unset; the built-in `system-*` classes too). One
+finding per template, at its `priorityClassName`; `related` is the class. Templates
+without a class are KQ102's; classes that cannot be resolved are KQ205's. A
+TrainingRuntime's templates are judged once, on the runtime, when a Kueue-managed
+multi-pod TrainJob uses it.
+
+## Why it breaks on a cluster
+Kueue admits and preempts whole workloads; kube-scheduler preempts single pods. Pods of a
+preempting class can make kube-scheduler evict single pods of other, already admitted
+gangs to place themselves: those gangs keep their remaining workers idle on GPUs, waiting
+for a peer that will not come back, while Kueue still counts them as running.
+
+## Bad
+```yaml
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata:
+  name: training-high
+value: 1000                  # preemptionPolicy unset: PreemptLowerPriority
+---
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: bert
+  namespace: ml
+  labels:
+    kueue.x-k8s.io/queue-name: training
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          priorityClassName: training-high
+          containers:
+            - name: pytorch
+              image: bert:1
+    Worker:
+      replicas: 4
+      template:
+        spec:
+          priorityClassName: training-high
+          containers:
+            - name: pytorch
+              image: bert:1
+```
+
+## Good
+```yaml
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata:
+  name: gang-pods
+value: 0
+preemptionPolicy: Never
+---
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: bert
+  namespace: ml
+  labels:
+    kueue.x-k8s.io/queue-name: training
+    kueue.x-k8s.io/priority-class: high     # rank the job with a WorkloadPriorityClass
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          priorityClassName: gang-pods
+          containers:
+            - name: pytorch
+              image: bert:1
+    Worker:
+      replicas: 4
+      template:
+        spec:
+          priorityClassName: gang-pods
+          containers:
+            - name: pytorch
+              image: bert:1
+```
+
+## How to fix
+Give all gang pods one shared PriorityClass with `preemptionPolicy: Never` (a new class:
+the policy of an existing class cannot be changed) and rank jobs with a
+WorkloadPriorityClass (`kueue.x-k8s.io/priority-class` label), which Kueue uses to
+preempt whole workloads. Note that `Never` only stops these pods from preempting; it does
+not protect them from being preempted (see KQ107).
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from kqlint.kueue import (MANAGED_KINDS, class_location, describe_pod_priority, describe_template,
+                          is_multi_pod, managed_templates, pod_priority)
+from kqlint.model import Finding, Severity
+from kqlint.objects import K8sObject
+from kqlint.rule import RuleContext, RuleMeta
+
+META = RuleMeta(code="KQ101", slug="pod-preemption-enabled", severity=Severity.ERROR,
+                summary="gang pods of a Kueue-managed workload use a preempting PriorityClass",
+                kinds=MANAGED_KINDS)
+
+
+def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    for template, unit in managed_templates(obj, ctx.graph):
+        priority = pod_priority(template, ctx.graph)
+        if priority.source != "named" or not priority.can_preempt or priority.class_obj is None:
+            continue
+        if not is_multi_pod(unit.obj, ctx.graph):
+            continue
+        pc = priority.class_obj
+        message = (f"{describe_template(template, unit)} of a Kueue-managed multi-pod workload uses "
+                   f"{describe_pod_priority(priority)}: kube-scheduler may evict single pods of other "
+                   f"admitted gangs to place these pods, leaving the rest of those gangs idle on their "
+                   f"GPUs. Use one shared PriorityClass with preemptionPolicy: Never for all gang pods and "
+                   f"rank the job with a WorkloadPriorityClass")
+        # the built-in system classes have no manifest to point at
+        related = [(class_location(pc, "preemptionPolicy"), f"PriorityClass {pc.name}")] if pc.root else []
+        yield ctx.finding(at=template.at("priorityClassName"), message=message, related=related)

@@ -1,0 +1,140 @@
+"""
+## What it catches
+A user PriorityClass (not a built-in `system-*` class) whose effective `preemptionPolicy`
+is `PreemptLowerPriority` and whose value is above the pod priority of some pod template
+of a Kueue-managed multi-pod workload. Reported on the class, at its `value`; `related`
+lists the exposed workloads (their lowest-priority template, up to ten).
+`preemptionPolicy: Never` on the gang's own class does not protect it: `Never` only
+stops the gang's pods from preempting others.
+
+## Why it breaks on a cluster
+kube-scheduler picks preemption victims by pod priority alone: any pod of this class
+that does not fit may evict single pods of the gang. The gang then runs with a missing
+worker, the others idle on their GPUs, and Kueue (which admitted it as a whole) does not
+know. PodDisruptionBudgets are honoured only on a best-effort basis.
+
+## Bad
+```yaml
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata:
+  name: online-serving
+value: 100000                 # preemptionPolicy unset: PreemptLowerPriority
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata:
+  name: gang-pods
+value: 0
+preemptionPolicy: Never       # does not protect the gang from being preempted
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+  namespace: ml
+  labels:
+    kueue.x-k8s.io/queue-name: training
+spec:
+  parallelism: 8
+  template:
+    spec:
+      priorityClassName: gang-pods
+      restartPolicy: Never
+      containers:
+        - name: main
+          image: trainer:1
+```
+
+## Good
+```yaml
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata:
+  name: online-serving
+value: 100000
+preemptionPolicy: Never       # waits for room instead of evicting gang pods
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata:
+  name: gang-pods
+value: 0
+preemptionPolicy: Never
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+  namespace: ml
+  labels:
+    kueue.x-k8s.io/queue-name: training
+spec:
+  parallelism: 8
+  template:
+    spec:
+      priorityClassName: gang-pods
+      restartPolicy: Never
+      containers:
+        - name: main
+          image: trainer:1
+```
+
+## How to fix
+Give the higher class `preemptionPolicy: Never` (create a new class: the policy cannot be
+changed in place), or keep its pods off the gangs' nodes (separate node pools, taints),
+or raise the gangs' pod priority to at least this value.
+"""
+from __future__ import annotations
+
+from bisect import bisect_left
+from typing import Iterator
+
+from kqlint.graph import ObjectGraph
+from kqlint.kueue import (PREEMPT_LOWER, SCHEDULING_GROUP, PodProfile, all_managed_workloads, class_value,
+                          describe_pod_priority, describe_template, effective_preemption_policy,
+                          is_builtin_class, is_multi_pod, pod_profile)
+from kqlint.model import Finding, Location, Severity
+from kqlint.objects import INPUT, K8sObject
+from kqlint.rule import RuleContext, RuleMeta
+
+META = RuleMeta(code="KQ107", slug="pod-preemption-exposure", severity=Severity.WARNING,
+                summary="a preempting PriorityClass ranks above the pods of a Kueue-managed gang", scope="graph")
+
+MAX_RELATED = 10
+
+
+def check_graph(graph: ObjectGraph, ctx: RuleContext) -> Iterator[Finding]:
+    gangs = _gangs_by_lowest_pod_priority(graph)
+    lowest = [profile.lowest_value for profile in gangs]
+    for pc in graph.of_kind("PriorityClass", SCHEDULING_GROUP, tiers=(INPUT,)):
+        value = class_value(pc)
+        if value is None or is_builtin_class(pc) or effective_preemption_policy(pc) != PREEMPT_LOWER:
+            continue
+        exposed = gangs[:bisect_left(lowest, value)]  # every gang whose lowest pod priority is below
+        if exposed:
+            yield _finding(pc, value, exposed, ctx)
+
+
+def _gangs_by_lowest_pod_priority(graph: ObjectGraph) -> list[PodProfile]:
+    gangs = [unit for unit in all_managed_workloads(graph) if is_multi_pod(unit.obj, graph)]
+    profiles = [profile for profile in (pod_profile(unit, graph) for unit in gangs) if profile is not None]
+    return sorted(profiles, key=lambda p: p.lowest_value)
+
+
+def _finding(pc: K8sObject, value: int, exposed: list[PodProfile], ctx: RuleContext) -> Finding:
+    names = ", ".join(p.unit.display() for p in exposed[:3])
+    if len(exposed) > 3:
+        names += f" and {len(exposed) - 3} more"
+    message = (f"PriorityClass {pc.name} (value {value}, preemptionPolicy PreemptLowerPriority) ranks above "
+               f"the pods of {len(exposed)} Kueue-managed multi-pod workload(s) ({names}): any pod of this "
+               f"class may make kube-scheduler evict single gang pods, leaving the rest idle on their GPUs "
+               f"(preemptionPolicy: Never on the gang's own class does not protect it). Give this class "
+               f"preemptionPolicy: Never, or keep its pods off the gangs' nodes")
+    return ctx.finding(at=pc.at("value"), message=message, related=[_related(p) for p in exposed[:MAX_RELATED]])
+
+
+def _related(profile: PodProfile) -> tuple[Location, str]:
+    template, priority = profile.lowest
+    return (template.at("priorityClassName"),
+            f"{describe_template(template, profile.unit)} runs at {describe_pod_priority(priority)}")

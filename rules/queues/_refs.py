@@ -1,0 +1,313 @@
+"""Private helpers shared by the queue/reference rules (KQ202-KQ211): not a rule module.
+
+Message wording (where a name was looked up, a "did you mean" hint), and for KQ209/KQ210 the
+pod sets of one Kueue Workload and what a ClusterQueue covers. Resolution itself is
+``ObjectGraph.resolve``; labels and routing are ``kqlint.kueue``; requests are
+``kqlint.quantity``.
+"""
+from __future__ import annotations
+
+import difflib
+import weakref
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Callable, TypeVar
+
+from kqlint.graph import ObjectGraph
+from kqlint.kueue import KUEUE_GROUP, ManagedWorkload
+from kqlint.model import Location
+from kqlint.objects import CONTEXT, INPUT, K8sObject
+from kqlint.podspec import effective_resources, parse_quantity, resource_list
+from kqlint.quantity import Requests, pod_requests, requirement_requests
+from kqlint.workloads import RESOURCES_PER_NODE_PATH, PodTemplate, as_count, resources_per_node
+
+LOOKED_IN = "the inputs, --context, config `external` or the profile"
+
+
+def did_you_mean(name: str, kind: str, graph: ObjectGraph, group: str | None = None,
+                 namespace: str | None = None) -> str:
+    """`` (did you mean `x`?)`` for the closest known name of ``kind``, else ``""``."""
+    names = sorted({obj.name for obj in graph.of_kind(kind, group)
+                    if namespace is None or obj.namespace in (None, namespace)})
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+    return f" (did you mean `{close[0]}`?)" if close else ""
+
+
+_T = TypeVar("_T")
+_CACHE: "weakref.WeakKeyDictionary[ObjectGraph, dict[str, tuple[int, Any]]]" = weakref.WeakKeyDictionary()
+
+
+def graph_cache(graph: ObjectGraph, key: str, build: Callable[[], _T]) -> _T:
+    """Build an index once per graph (again if objects were added since)."""
+    entries = _CACHE.setdefault(graph, {})
+    hit = entries.get(key)
+    if hit is None or hit[0] != len(graph):
+        hit = (len(graph), build())
+        entries[key] = hit
+    return hit[1]  # type: ignore[no-any-return]
+
+
+# ------------------------------------------------------------------ Kueue pod sets and quotas
+# (KQ209/KQ210). Candidates for kqlint.kueue: the Workload granularity per integration.
+
+# Integrations where every pod becomes its own Workload (kueue.md B13): Deployment pods, plain
+# Pods, and the pods of a DynamoGraphDeployment (pod integration).
+SINGLE_POD_WORKLOADS = frozenset({("apps", "Deployment"), ("", "Pod"),
+                                  ("nvidia.com", "DynamoGraphDeployment")})
+LWS = ("leaderworkerset.x-k8s.io", "LeaderWorkerSet")
+JOB = ("batch", "Job")
+TRAINJOB = ("trainer.kubeflow.org", "TrainJob")
+JOB_MIN_PARALLELISM = "kueue.x-k8s.io/job-min-parallelism"  # partial admission (workloads.md 1)
+
+
+@dataclass(frozen=True)
+class PodSet:
+    """One pod set: a template, its pods in one Kueue Workload (``count``, which must fit one
+    flavor), its pods in the whole object (``replicas``: several Workloads for a Deployment,
+    a LeaderWorkerSet's groups), and the requests of one pod."""
+
+    template: PodTemplate
+    count: int                    # pods in one Workload
+    per_pod: Requests
+    all_pods: int                 # pods of the whole object
+
+    def total(self, resource: str) -> Fraction:
+        return self.per_pod.get(resource, Fraction(0)) * self.count
+
+    def whole(self, resource: str) -> Fraction:
+        """What every Workload of the object together asks for."""
+        return self.per_pod.get(resource, Fraction(0)) * self.all_pods
+
+
+def pod_sets(unit: ManagedWorkload, graph: ObjectGraph,
+             config: "ResourceConfig | None" = None) -> list[PodSet]:
+    """The pod sets of ``unit`` (the smallest admissible shape: a Job's partial admission),
+    with the requests per pod after Kueue's resource configuration (``config``). Each pod of a
+    Deployment or DynamoGraphDeployment and each LeaderWorkerSet group is a Workload of its
+    own (``count``); ``replicas`` keeps the whole object's pods."""
+    obj = unit.obj
+    kind = (obj.group, obj.kind)
+    if kind == TRAINJOB and not unit.templates:
+        return _trainer_step_only(obj, config)
+    found = []
+    for template in unit.templates:
+        count = replicas = template.pods
+        if kind in SINGLE_POD_WORKLOADS:
+            count = min(count, 1)
+        elif kind == LWS:  # one Workload per group (workloads.md 5)
+            groups = as_count(obj.get("spec", "replicas"), 1)
+            count = count // groups if groups else 0
+        elif kind == JOB:
+            count = replicas = min(count, _min_parallelism(obj, count))
+        per_pod = _requests(template, graph)
+        found.append(PodSet(template, count, config.apply(per_pod) if config else per_pod, replicas))
+    return found
+
+
+def _requests(template: PodTemplate, graph: ObjectGraph) -> Requests:
+    """``pod_requests`` once per template and graph (KQ209 and KQ210 both ask)."""
+    cache: dict[PodTemplate, Requests] = graph_cache(graph, "requests", dict)
+    found = cache.get(template)
+    if found is None:
+        found = cache[template] = pod_requests(template)
+    return found
+
+
+def _trainer_step_only(trainjob: K8sObject, config: "ResourceConfig | None") -> list[PodSet]:
+    """A TrainJob whose runtime cannot be read (a platform's ClusterTrainingRuntime): its
+    trainer step is still ``numNodes`` pods whose `node` container gets ``resourcesPerNode``,
+    a lower bound on what the Workload asks for."""
+    nodes = trainjob.get("spec", "trainer", "numNodes")
+    per_node = trainjob.get(*RESOURCES_PER_NODE_PATH)
+    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
+        return []
+    if not isinstance(per_node, dict):
+        return []
+    template = PodTemplate(trainjob, "trainer", ("spec", "trainer"), ("spec", "trainer"), None, nodes,
+                           generated=True, via=trainjob, trainer_step=True)
+    per_pod = requirement_requests(per_node)
+    return [PodSet(template, nodes, config.apply(per_pod) if config else per_pod, nodes)]
+
+
+def _min_parallelism(job: K8sObject, count: int) -> int:
+    """Kueue may admit a Job with fewer pods, down to this annotation (partial admission)."""
+    value = job.annotations.get(JOB_MIN_PARALLELISM)
+    try:
+        return max(int(str(value)), 1) if value is not None else count
+    except ValueError:
+        return count
+
+
+@dataclass(frozen=True)
+class ResourceConfig:
+    """Kueue's ``resources.excludeResourcePrefixes`` and ``resources.transformations``, as the
+    user mirrors them in the rule options (kqlint cannot see the Kueue Configuration)."""
+
+    exclude_prefixes: tuple[str, ...] = ()
+    transformations: tuple[Any, ...] = ()
+
+    def apply(self, per_pod: Requests) -> Requests:
+        kept = {r: q for r, q in per_pod.items() if not r.startswith(self.exclude_prefixes)}
+        rules = {t.get("input"): t for t in self.transformations if isinstance(t, dict)}
+        result: Requests = {}
+        for resource, amount in kept.items():
+            rule = rules.get(resource)
+            if rule is None or rule.get("strategy", "Retain") == "Retain":
+                result[resource] = result.get(resource, Fraction(0)) + amount
+            if rule is not None:
+                result = _transformed(result, rule, amount, kept)
+        return result
+
+
+def _transformed(result: Requests, rule: dict[str, Any], amount: Fraction, per_pod: Requests) -> Requests:
+    """Add a transformation's outputs: ``amount`` × output factor (× the ``multiplyBy`` request)."""
+    multiply_by = rule.get("multiplyBy")
+    if isinstance(multiply_by, str) and multiply_by:
+        amount = amount * per_pod.get(multiply_by, Fraction(0))
+    outputs = rule.get("outputs")
+    for name, factor in (outputs.items() if isinstance(outputs, dict) else ()):
+        quantity = parse_quantity(factor)
+        if quantity is not None:
+            result[str(name)] = result.get(str(name), Fraction(0)) + amount * quantity
+    return result
+
+
+def resource_config(options: Any) -> ResourceConfig:
+    """The ResourceConfig of a rule's Options (``exclude_resource_prefixes``, ``transformations``)."""
+    prefixes = getattr(options, "exclude_resource_prefixes", ())
+    transformations = getattr(options, "transformations", ())
+    if not isinstance(prefixes, (list, tuple)):
+        prefixes = ()
+    if not isinstance(transformations, (list, tuple)):
+        transformations = ()
+    return ResourceConfig(tuple(p for p in prefixes if isinstance(p, str)), tuple(transformations))
+
+
+def cluster_queue_candidates(unit: ManagedWorkload, graph: ObjectGraph) -> list[K8sObject]:
+    """Every ClusterQueue the workload may reach. Usually one; several when the LocalQueue or
+    the ClusterQueue is defined more than once in the same tier (duplicates, KQ003): quota
+    rules then fire only when every candidate fails."""
+    found: list[K8sObject] = []
+    for lq in _same_identity(graph, "LocalQueue", unit.queue, unit.obj.namespace):
+        for cq in _same_identity(graph, "ClusterQueue", lq.get("spec", "clusterQueue"), None):
+            if all(cq is not other for other in found):
+                found.append(cq)
+    return found
+
+
+def _same_identity(graph: ObjectGraph, kind: str, name: Any, namespace: str | None) -> list[K8sObject]:
+    """Every definition of a Kueue object in the best tier that has one (duplicates included)."""
+    if not isinstance(name, str) or not name:
+        return []
+    index = graph_cache(graph, "identities", lambda: _identities(graph))
+    return index.get((kind, name, namespace), [])
+
+
+def _identities(graph: ObjectGraph) -> dict[tuple[str, str, str | None], list[K8sObject]]:
+    index: dict[tuple[str, str, str | None], list[K8sObject]] = {}
+    for kind in ("LocalQueue", "ClusterQueue"):
+        for obj in graph.of_kind(kind, KUEUE_GROUP):  # best tier first
+            same = index.setdefault((kind, obj.name, obj.namespace), [])
+            if not same or same[0].source == obj.source:
+                same.append(obj)
+    return index
+
+
+def cluster_queues_by_cohort(graph: ObjectGraph) -> dict[str, list[K8sObject]]:
+    """Cohort name -> its ClusterQueues (one per name, the best tier), built once per graph."""
+    def build() -> dict[str, list[K8sObject]]:
+        chosen: dict[str, K8sObject] = {}
+        for cq in graph.of_kind("ClusterQueue", KUEUE_GROUP):
+            chosen.setdefault(cq.name, cq)
+        members: dict[str, list[K8sObject]] = {}
+        for cq in chosen.values():
+            name = cohort_name(cq)
+            if name is not None:
+                members.setdefault(name, []).append(cq)
+        return members
+    return graph_cache(graph, "cohorts", build)
+
+
+def cohort_name(cq: K8sObject) -> str | None:
+    value = cq.get("spec", "cohortName") or cq.get("spec", "cohort")  # v1beta2, v1beta1
+    return value if isinstance(value, str) and value else None
+
+
+def quota_known(cq: K8sObject) -> bool:
+    """Whether kqlint knows the queue's quotas: a manifest (inputs, --context), or a declared
+    object that spells out `spec.resourceGroups` (a profile's or config's bare name does not)."""
+    return cq.source in (INPUT, CONTEXT) or cq.has("spec", "resourceGroups")
+
+
+def covered_resources(cq: K8sObject) -> set[str]:
+    """Every resource name the ClusterQueue's resource groups cover."""
+    covered: set[str] = set()
+    for group in maps(cq.get("spec", "resourceGroups")):
+        names = group.get("coveredResources")
+        covered |= {n for n in names if isinstance(n, str)} if isinstance(names, list) else set()
+        for flavor in maps(group.get("flavors")):
+            covered |= {r["name"] for r in maps(flavor.get("resources")) if isinstance(r.get("name"), str)}
+    return covered
+
+
+def maps(value: object) -> list[dict[str, Any]]:
+    """The mappings in a list field ([] when it is not a list)."""
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def request_location(obj: K8sObject, pod_set: PodSet, resource: str) -> Location | None:
+    """Where ``obj`` writes the request (or limit) of ``resource`` for this pod set, if it does."""
+    template = pod_set.template
+    per_node = resources_per_node(template)
+    if template.generated and template.via is obj and per_node:  # the trainer step of a TrainJob alone
+        for key in ("requests", "limits"):
+            if resource in resource_list(per_node, key):
+                return obj.at(*RESOURCES_PER_NODE_PATH, key, resource)
+    for container, resources in effective_resources(template):
+        for key in ("requests", "limits"):
+            if resource not in resource_list(resources, key):
+                continue
+            if per_node and resources is per_node and template.via is obj:
+                return obj.at(*RESOURCES_PER_NODE_PATH, key, resource)
+            if template.owner is obj:
+                return obj.at(*template.spec_path, *container.path, "resources", key, resource)
+    return None
+
+
+COUNT_KEYS = ("parallelism", "replicas", "size", "numNodes")
+
+
+def count_location(obj: K8sObject, pod_set: PodSet, whole: bool = False) -> Location | None:
+    """Where ``obj`` writes the pod count of this pod set (Job parallelism, replica-spec
+    replicas, LeaderWorkerSet size, TrainJob numNodes, ...), when it is above 1; with
+    ``whole``, the count of the whole object (a Deployment's or LeaderWorkerSet's replicas)."""
+    template = pod_set.template
+    if (pod_set.all_pods if whole else pod_set.count) <= 1:
+        return None
+    if whole and pod_set.all_pods != pod_set.count and _above_one(obj.get("spec", "replicas")):
+        return obj.at("spec", "replicas")
+    if template.via is obj and _above_one(obj.get("spec", "trainer", "numNodes")):
+        return obj.at("spec", "trainer", "numNodes")
+    if template.owner is not obj:
+        return None
+    for depth in range(1, 4):  # the template's parent, then the enclosing specs
+        parent = template.path[:-depth]
+        for key in COUNT_KEYS:
+            if _above_one(obj.get(*parent, key)):
+                return obj.at(*parent, key)
+    return None
+
+
+def _above_one(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 1
+
+
+def template_text(template: PodTemplate) -> str:
+    """``pod template Worker`` (``pod template`` for kinds with a single one)."""
+    role = template.role
+    return "pod template" if role in ("template", "pod") else f"pod template {role}"
+
+
+def pod_set_text(pod_set: PodSet) -> str:
+    role = pod_set.template.role
+    return "the pod set" if role in ("template", "pod") else f"pod set {role}"

@@ -1,0 +1,145 @@
+"""
+## What it catches
+A ClusterQueue that does not set `spec.preemption.withinClusterQueue` (so it is `Never`)
+while priorities are clearly meant to matter: the Kueue-managed workloads routed to it
+carry at least two distinct workload priorities (by Kueue's full fallback chain:
+WorkloadPriorityClass label, pod PriorityClass, global default, 0), or at least two
+WorkloadPriorityClasses can be resolved (inputs, `--context`, config `external`,
+profile). Points at `preemption:` when present, else at `spec:`; `related` lists one
+workload per priority, or the WorkloadPriorityClasses. An explicit
+`withinClusterQueue: Never` is a deliberate choice (e.g. a queue that must never
+preempt) and does not fire.
+
+## Why it breaks on a cluster
+`withinClusterQueue` defaults to `Never`: inside the queue, priorities then only order
+the pending workloads. A high-priority job that arrives while the quota is used by
+low-priority jobs waits for them to finish; it never preempts them, which is rarely what
+a team that set up priority classes expects.
+
+## Bad
+```yaml
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata:
+  name: high
+value: 1000
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata:
+  name: low
+value: 100
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: gpu
+spec:                       # no preemption.withinClusterQueue: Never by default
+  namespaceSelector: {}
+  resourceGroups:
+    - coveredResources: ["nvidia.com/gpu"]
+      flavors:
+        - name: a100
+          resources:
+            - name: nvidia.com/gpu
+              nominalQuota: 8
+```
+
+## Good
+```yaml
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata:
+  name: high
+value: 1000
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata:
+  name: low
+value: 100
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: gpu
+spec:
+  namespaceSelector: {}
+  preemption:
+    withinClusterQueue: LowerPriority
+  resourceGroups:
+    - coveredResources: ["nvidia.com/gpu"]
+      flavors:
+        - name: a100
+          resources:
+            - name: nvidia.com/gpu
+              nominalQuota: 8
+```
+
+## How to fix
+Set `spec.preemption.withinClusterQueue: LowerPriority` (or
+`LowerOrNewerEqualPriority`) so that higher-priority workloads preempt lower ones in the
+queue. If the queue must never preempt, write `withinClusterQueue: Never` explicitly.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from kqlint.kueue import (KUEUE_GROUP, QUEUE_LABEL, ManagedWorkload, WorkloadPriority,
+                          describe_workload_priority, routed_workloads, workload_priority,
+                          workload_priority_classes)
+from kqlint.model import Finding, Location, Severity
+from kqlint.objects import K8sObject
+from kqlint.rule import RuleContext, RuleMeta
+
+META = RuleMeta(code="KQ201", slug="missing-within-cluster-queue", severity=Severity.WARNING,
+                summary="a ClusterQueue with several priorities in play leaves withinClusterQueue at Never",
+                kinds=frozenset({"ClusterQueue"}))
+
+MAX_RELATED = 10
+WITHIN = ("spec", "preemption", "withinClusterQueue")
+ADVICE = ("set spec.preemption.withinClusterQueue: LowerPriority so higher-priority workloads preempt "
+          "lower ones, or write withinClusterQueue: Never if this queue must never preempt")
+
+
+def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    if obj.group != KUEUE_GROUP or obj.get(*WITHIN) is not None:
+        return
+    by_value = _distinct_priorities(routed_workloads(ctx.graph).get(obj.name, []), ctx)
+    if len(by_value) >= 2:
+        values = ", ".join(str(v) for v in sorted(by_value))
+        message = (f"ClusterQueue {obj.name} does not set spec.preemption.withinClusterQueue (default Never) "
+                   f"while the workloads routed to it carry {len(by_value)} workload priorities ({values}): "
+                   f"priorities only order the queue and never preempt; {ADVICE}")
+        related = [_workload_related(unit, prio) for _, (unit, prio) in sorted(by_value.items())]
+        yield ctx.finding(at=_missing_at(obj), message=message, related=related[:MAX_RELATED])
+        return
+    classes = workload_priority_classes(ctx.graph)
+    if len(classes) >= 2:
+        names = ", ".join(sorted(c.name for c in classes))
+        message = (f"ClusterQueue {obj.name} does not set spec.preemption.withinClusterQueue (default Never) "
+                   f"while {len(classes)} WorkloadPriorityClasses exist ({names}): priorities only order "
+                   f"the queue and never preempt; {ADVICE}")
+        related = [(c.at("metadata", "name"), f"WorkloadPriorityClass {c.name}") for c in classes]
+        yield ctx.finding(at=_missing_at(obj), message=message, related=related[:MAX_RELATED])
+
+
+def _distinct_priorities(units: list[ManagedWorkload], ctx: RuleContext
+                         ) -> dict[int, tuple[ManagedWorkload, WorkloadPriority]]:
+    """Workload priority value -> the first unit carrying it (unresolved chains are skipped)."""
+    found: dict[int, tuple[ManagedWorkload, WorkloadPriority]] = {}
+    for unit in units:
+        priority = workload_priority(unit, ctx.graph)
+        if priority.resolved and priority.value is not None:
+            found.setdefault(priority.value, (unit, priority))
+    return found
+
+
+def _workload_related(unit: ManagedWorkload, priority: WorkloadPriority) -> tuple[Location, str]:
+    at = priority.at if priority.at is not None else unit.label_at(QUEUE_LABEL)
+    return at, f"{unit.display()}: workload priority {describe_workload_priority(priority)}"
+
+
+def _missing_at(obj: K8sObject) -> Location:
+    """The nearest existing ancestor of withinClusterQueue: `preemption:`, else `spec:`."""
+    return obj.at(*WITHIN) if obj.has("spec") else obj.location()

@@ -1,0 +1,107 @@
+"""
+## What it catches
+A workload whose `kueue.x-k8s.io/queue-name` label (where Kueue reads it: the object's own
+`metadata.labels`, a CronJob's `spec.jobTemplate.metadata.labels`, or each component pod
+template of a DynamoGraphDeployment) names a LocalQueue that cannot be resolved in the
+workload's namespace (LocalQueues are namespaced: one of the same name in another namespace
+does not count).
+
+## Why it breaks on a cluster
+Kueue does not check at creation time that the LocalQueue exists. The job is suspended, its
+Workload is created and then stays pending for ever with `LocalQueue <name> doesn't exist`;
+nothing runs, and for pod-based integrations the pods sit behind a scheduling gate.
+
+## Bad
+```yaml
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata:
+  name: training
+  namespace: team-b          # a different namespace
+spec:
+  clusterQueue: shared
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+  namespace: team-a
+  labels:
+    kueue.x-k8s.io/queue-name: training
+spec:
+  suspend: true
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: main
+        image: busybox
+```
+
+## Good
+```yaml
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata:
+  name: training
+  namespace: team-a
+spec:
+  clusterQueue: shared
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+  namespace: team-a
+  labels:
+    kueue.x-k8s.io/queue-name: training
+spec:
+  suspend: true
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: main
+        image: busybox
+```
+
+## How to fix
+Create the LocalQueue in the workload's namespace or fix the label. If the queues are managed
+elsewhere, pass them with `--context` or declare them under
+`external: {LocalQueue: [{name: ..., namespace: ...}]}` in `.kqlint.yaml`.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from kqlint.kueue import QUEUE_LABEL, local_queue, managed_workloads
+from kqlint.model import Finding, Severity
+from kqlint.objects import K8sObject
+from kqlint.rule import RuleContext, RuleMeta
+from kqlint.rules.queues._refs import KUEUE_GROUP, LOOKED_IN, did_you_mean
+
+META = RuleMeta(code="KQ203", slug="unknown-local-queue", severity=Severity.ERROR,
+                summary="a kueue.x-k8s.io/queue-name label names a LocalQueue that cannot be resolved in "
+                        "the workload's namespace")
+
+
+def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    for unit in managed_workloads(obj, ctx.graph):
+        if unit.queue_defaulted or unit.labels_path is None:
+            continue  # LocalQueueDefaulting only applies when `default` exists
+        if local_queue(unit, ctx.graph) is not None:
+            continue
+        namespace = obj.namespace or ""
+        hint = did_you_mean(unit.queue, "LocalQueue", ctx.graph, KUEUE_GROUP, namespace)
+        yield ctx.finding(
+            at=obj.at_value(*unit.labels_path, QUEUE_LABEL),
+            message=(f"{unit.display()}: `{QUEUE_LABEL}: {unit.queue}` names no LocalQueue in namespace "
+                     f"{namespace} in {LOOKED_IN}{hint}{_elsewhere(unit.queue, namespace, ctx)}: the "
+                     "Workload stays pending for ever (\"LocalQueue doesn't exist\"); create the LocalQueue "
+                     "in this namespace or fix the label"))
+
+
+def _elsewhere(name: str, namespace: str, ctx: RuleContext) -> str:
+    others = sorted({lq.namespace or "" for lq in ctx.graph.of_kind("LocalQueue", KUEUE_GROUP)
+                     if lq.name == name and lq.namespace != namespace})
+    return f" (a LocalQueue `{name}` exists in {', '.join(others)}: LocalQueues are namespaced)" if others else ""

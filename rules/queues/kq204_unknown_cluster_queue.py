@@ -1,0 +1,89 @@
+"""
+## What it catches
+A LocalQueue whose `spec.clusterQueue` names a ClusterQueue that cannot be resolved (not in
+the inputs, `--context`, config `external` or the active profile), or that sets no
+`spec.clusterQueue` at all.
+
+## Why it breaks on a cluster
+Kueue accepts the LocalQueue but marks it `Active=False` with reason
+`ClusterQueueDoesNotExist`. Every workload submitted to it stays pending with
+`ClusterQueue <name> doesn't exist` and is never admitted. `spec.clusterQueue` is immutable,
+so a typo cannot be patched: the LocalQueue has to be deleted and recreated.
+
+## Bad
+```yaml
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: team-a-cq
+spec:
+  namespaceSelector: {}
+  resourceGroups: []
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata:
+  name: training
+  namespace: team-a
+spec:
+  clusterQueue: team-a-clusterqueue   # no such ClusterQueue
+```
+
+## Good
+```yaml
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: team-a-cq
+spec:
+  namespaceSelector: {}
+  resourceGroups: []
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata:
+  name: training
+  namespace: team-a
+spec:
+  clusterQueue: team-a-cq
+```
+
+## How to fix
+Point `spec.clusterQueue` at an existing ClusterQueue (recreate the LocalQueue: the field is
+immutable), or create the ClusterQueue. If the ClusterQueue is managed elsewhere, pass its
+manifests with `--context` or declare it under `external: {ClusterQueue: [{name: ...}]}` in
+`.kqlint.yaml`.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from kqlint.model import Finding, Severity
+from kqlint.objects import K8sObject
+from kqlint.rule import RuleContext, RuleMeta
+from kqlint.rules.queues._refs import KUEUE_GROUP, LOOKED_IN, did_you_mean
+
+META = RuleMeta(code="KQ204", slug="unknown-cluster-queue", severity=Severity.ERROR,
+                summary="a LocalQueue's spec.clusterQueue names a ClusterQueue that cannot be resolved",
+                kinds=frozenset({"LocalQueue"}))
+
+
+def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    if obj.group != KUEUE_GROUP:
+        return
+    name = obj.get("spec", "clusterQueue")
+    if name is None or name == "":
+        yield ctx.finding(
+            at=obj.at("spec", "clusterQueue"),
+            message=(f"{obj.display()} sets no spec.clusterQueue: the LocalQueue stays inactive and "
+                     "workloads sent to it are never admitted; set spec.clusterQueue to a ClusterQueue"))
+        return
+    if not isinstance(name, str) or ctx.graph.resolve("ClusterQueue", name, group=KUEUE_GROUP):
+        return
+    yield ctx.finding(
+        at=obj.at_value("spec", "clusterQueue"),
+        message=(f"{obj.display()}: spec.clusterQueue `{name}` names no ClusterQueue in {LOOKED_IN}"
+                 f"{did_you_mean(name, 'ClusterQueue', ctx.graph, KUEUE_GROUP)}: Kueue marks the "
+                 "LocalQueue inactive (ClusterQueueDoesNotExist) and none of its workloads is ever "
+                 "admitted; create the ClusterQueue or recreate the LocalQueue pointing at an existing one "
+                 "(the field is immutable)"))

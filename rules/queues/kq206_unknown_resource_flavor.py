@@ -1,0 +1,99 @@
+"""
+## What it catches
+A ClusterQueue flavor (`spec.resourceGroups[].flavors[].name`) that names a ResourceFlavor
+that cannot be resolved (not in the inputs, `--context`, config `external` or the active
+profile). One finding per flavor entry.
+
+## Why it breaks on a cluster
+The API server accepts the ClusterQueue, but Kueue marks it `Active=False` with reason
+`FlavorNotFound` and admits nothing through it until the ResourceFlavor exists: every
+workload of every LocalQueue that points to it stays pending.
+
+## Bad
+```yaml
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata:
+  name: h100
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: training
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: ["nvidia.com/gpu"]
+    flavors:
+    - name: h100-sxm          # no ResourceFlavor of that name
+      resources:
+      - name: nvidia.com/gpu
+        nominalQuota: 16
+```
+
+## Good
+```yaml
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata:
+  name: h100
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: training
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: ["nvidia.com/gpu"]
+    flavors:
+    - name: h100
+      resources:
+      - name: nvidia.com/gpu
+        nominalQuota: 16
+```
+
+## How to fix
+Create the ResourceFlavor (an empty `spec` is enough for a homogeneous cluster) or fix the
+flavor name. If the flavors are managed elsewhere, pass them with `--context` or declare them
+under `external: {ResourceFlavor: [{name: ...}]}` in `.kqlint.yaml`.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from kqlint.model import Finding, Severity
+from kqlint.objects import K8sObject
+from kqlint.rule import RuleContext, RuleMeta
+from kqlint.rules.queues._refs import KUEUE_GROUP, LOOKED_IN, did_you_mean
+
+META = RuleMeta(code="KQ206", slug="unknown-resource-flavor", severity=Severity.ERROR,
+                summary="a ClusterQueue flavor names a ResourceFlavor that cannot be resolved",
+                kinds=frozenset({"ClusterQueue"}))
+
+
+def flavor_entries(obj: K8sObject) -> Iterator[tuple[tuple[Any, ...], dict[str, Any]]]:
+    """(path, flavor mapping) for every ``spec.resourceGroups[].flavors[]`` entry."""
+    groups = obj.get("spec", "resourceGroups")
+    for g, group in enumerate(groups if isinstance(groups, list) else ()):
+        flavors = group.get("flavors") if isinstance(group, dict) else None
+        for f, flavor in enumerate(flavors if isinstance(flavors, list) else ()):
+            if isinstance(flavor, dict):
+                yield ("spec", "resourceGroups", g, "flavors", f), flavor
+
+
+def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    if obj.group != KUEUE_GROUP:
+        return
+    for path, flavor in flavor_entries(obj):
+        name = flavor.get("name")
+        if not isinstance(name, str) or not name:
+            continue  # a missing or mistyped name is a schema violation (KQ002)
+        if ctx.graph.resolve("ResourceFlavor", name, group=KUEUE_GROUP) is not None:
+            continue
+        yield ctx.finding(
+            at=obj.at_value(*path, "name"),
+            message=(f"{obj.display()}: flavor `{name}` names no ResourceFlavor in {LOOKED_IN}"
+                     f"{did_you_mean(name, 'ResourceFlavor', ctx.graph, KUEUE_GROUP)}: Kueue marks the "
+                     "ClusterQueue inactive (FlavorNotFound) and admits no workload through it; "
+                     f"create ResourceFlavor `{name}` or fix the name"))

@@ -1,0 +1,116 @@
+"""
+## What it catches
+A workload that carries `kueue.x-k8s.io/priority-class` but no `kueue.x-k8s.io/queue-name`
+where Kueue reads its labels (the object's own `metadata.labels`; a CronJob's
+`spec.jobTemplate.metadata.labels`; each component pod template of a
+DynamoGraphDeployment), in a namespace without a LocalQueue named `default`. Points at the
+`priority-class` label.
+
+Silent when a LocalQueue named `default` exists in the namespace (LocalQueueDefaulting gives
+the workload `queue-name: default`), and when the queue-name is there but misplaced: KQ208
+reports that, and moving the label fixes both.
+
+## Why it breaks on a cluster
+With the default `manageJobsWithoutQueueName: false`, Kueue ignores every job without a
+queue name: it is not suspended, gets no Workload and starts at once, outside the quota.
+The priority label then has no effect at all, which is easy to miss because it looks as if
+the job was meant for Kueue.
+
+## Bad
+```yaml
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+  namespace: team-a
+  labels:
+    kueue.x-k8s.io/priority-class: high    # but no queue-name
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: main
+        image: busybox
+```
+
+## Good
+```yaml
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata:
+  name: default          # LocalQueueDefaulting supplies queue-name: default
+  namespace: team-a
+spec:
+  clusterQueue: team-a
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+  namespace: team-a
+  labels:
+    kueue.x-k8s.io/priority-class: high
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: main
+        image: busybox
+```
+
+## How to fix
+Add `kueue.x-k8s.io/queue-name: <LocalQueue>` next to the priority label (or create a
+LocalQueue named `default` in the namespace). If the job is deliberately not queued, drop the
+priority label.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from kqlint.graph import ObjectGraph
+from kqlint.kueue import (KUEUE_GROUP, POD_TEMPLATE_LABELLED, PRIORITY_LABEL, QUEUE_LABEL,
+                          has_default_local_queue, object_labels_path)
+from kqlint.model import Finding, Severity
+from kqlint.objects import K8sObject
+from kqlint.rule import RuleContext, RuleMeta
+from kqlint.rules.queues.kq208_kueue_label_misplaced import misplaced_labels
+from kqlint.workloads import own_templates
+
+META = RuleMeta(code="KQ207", slug="queue-name-missing", severity=Severity.WARNING,
+                summary="a workload has a Kueue priority-class label but no queue-name, so Kueue ignores it")
+
+
+def label_sites(obj: K8sObject, graph: ObjectGraph) -> list[tuple[tuple[Any, ...], str]]:
+    """(path, description) of the label mappings Kueue reads for ``obj`` (one per managed unit)."""
+    if (obj.group, obj.kind) in POD_TEMPLATE_LABELLED:
+        return [(t.meta_path + ("labels",), f"{obj.display()} ({t.role})")
+                for t in own_templates(obj, graph) if t.meta_path is not None]
+    path = object_labels_path(obj)
+    return [(path, obj.display())] if path is not None else []
+
+
+def _has(labels: Any, key: str) -> bool:
+    return isinstance(labels, dict) and isinstance(labels.get(key), str) and bool(labels[key])
+
+
+def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    sites = [(p, who) for p, who in label_sites(obj, ctx.graph)
+             if _has(obj.get(*p), PRIORITY_LABEL) and not _has(obj.get(*p), QUEUE_LABEL)]
+    if not sites or has_default_local_queue(obj.namespace, ctx.graph):
+        return
+    if any(label.key == QUEUE_LABEL for label in misplaced_labels(obj, ctx.graph)):
+        return  # KQ208 reports the misplaced queue-name; moving it fixes this too
+    for path, who in sites:
+        yield ctx.finding(
+            at=obj.at(*path, PRIORITY_LABEL),
+            message=(f"{who} carries `{PRIORITY_LABEL}: {obj.get(*path, PRIORITY_LABEL)}` but no "
+                     f"`{QUEUE_LABEL}`, and namespace {obj.namespace} has no LocalQueue named `default`: "
+                     "Kueue ignores it, it starts at once outside the quota and the priority label has no "
+                     f"effect; add `{QUEUE_LABEL}: <LocalQueue>`{_queues_hint(obj, ctx.graph)}"))
+
+
+def _queues_hint(obj: K8sObject, graph: ObjectGraph) -> str:
+    names = sorted({lq.name for lq in graph.of_kind("LocalQueue", KUEUE_GROUP) if lq.namespace == obj.namespace})
+    return f" (LocalQueues in {obj.namespace}: {', '.join(names)})" if names else ""

@@ -1,0 +1,356 @@
+"""
+## What it catches
+A Kueue-managed workload that can never fit its ClusterQueue. Per covered resource and
+flavor, the most the queue can ever provide (its capacity) is:
+- `nominalQuota + borrowingLimit` when a `borrowingLimit` is set;
+- in a cohort without a `borrowingLimit`: its own `nominalQuota` plus what the other
+  ClusterQueues of that cohort in the inputs can lend (their `lendingLimit`, else their
+  `nominalQuota`);
+- otherwise `nominalQuota`.
+
+It fires when one pod set's total request (pods × requests per pod) exceeds the largest
+single-flavor capacity (Kueue puts a whole pod set on one flavor), or when the workload's
+total exceeds the sum over all flavors. Requests are counted as Kueue counts them (limits
+stand in for missing requests; `pods` counts pods when the queue covers it). A Job with
+`kueue.x-k8s.io/job-min-parallelism` is judged at that minimum (partial admission). A
+Deployment's or DynamoGraphDeployment's pods are one Workload each and a LeaderWorkerSet is
+one Workload per group: each of those must fit one flavor, and all of them together must fit
+the sum over flavors, else part of the object never starts.
+
+Not judged: resources the queue does not cover (KQ209), a cohort with members outside the
+inputs (ClusterQueues from `--context`, `external` or a profile, or a Cohort object with a
+parent or quotas of its own), and a queue whose quotas kqlint does not know.
+
+## Why it breaks on a cluster
+Kueue never rejects such a workload: it stays pending for ever with `ExceedsMaxQuota`
+(`insufficient quota for <res> in flavor <f> ... > maximum capacity (<c>)`), and nothing
+frees enough quota for it, however long it waits.
+
+## Bad
+```yaml
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: team-a
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: ["nvidia.com/gpu"]
+    flavors:
+    - name: h100
+      resources:
+      - name: nvidia.com/gpu
+        nominalQuota: 16
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata:
+  name: training
+  namespace: team-a
+spec:
+  clusterQueue: team-a
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+  namespace: team-a
+  labels:
+    kueue.x-k8s.io/queue-name: training
+spec:
+  parallelism: 4
+  completions: 4
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: main
+        image: busybox
+        resources:
+          limits:
+            nvidia.com/gpu: 8     # 4 pods x 8 = 32 > 16
+```
+
+## Good
+```yaml
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: team-a
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: ["nvidia.com/gpu"]
+    flavors:
+    - name: h100
+      resources:
+      - name: nvidia.com/gpu
+        nominalQuota: 16
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata:
+  name: training
+  namespace: team-a
+spec:
+  clusterQueue: team-a
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+  namespace: team-a
+  labels:
+    kueue.x-k8s.io/queue-name: training
+spec:
+  parallelism: 2
+  completions: 2
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: main
+        image: busybox
+        resources:
+          limits:
+            nvidia.com/gpu: 8     # 2 pods x 8 = 16: exactly the quota
+```
+
+## How to fix
+Shrink the workload (fewer pods or smaller requests), raise the ClusterQueue's
+`nominalQuota`, let it borrow (`cohortName` plus a `borrowingLimit`, or lending peers in the
+cohort), or send the workload to a bigger queue. If your Kueue Configuration excludes or
+transforms resources, mirror it in the options `exclude-resource-prefixes` and
+`transformations` (as for KQ209).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Iterator
+
+from kqlint.graph import ObjectGraph
+from kqlint.kueue import QUEUE_LABEL, ManagedWorkload, managed_workloads
+from kqlint.model import Finding, Location, Severity
+from kqlint.objects import INPUT, K8sObject
+from kqlint.podspec import parse_quantity
+from kqlint.quantity import format_amount
+from kqlint.rule import RuleContext, RuleMeta
+from kqlint.rules.queues._refs import (KUEUE_GROUP, PodSet, graph_cache, cluster_queue_candidates,
+                                       cluster_queues_by_cohort, cohort_name, count_location,
+                                       covered_resources, maps, pod_set_text, pod_sets, quota_known,
+                                       request_location, resource_config)
+
+META = RuleMeta(code="KQ210", slug="exceeds-quota", severity=Severity.ERROR,
+                summary="a Kueue-managed workload needs more than its ClusterQueue can ever provide")
+
+PODS = "pods"
+
+
+@dataclass(frozen=True)
+class Options:
+    # Mirror of Kueue's Configuration `resources` (kqlint cannot read the running config).
+    exclude_resource_prefixes: tuple[str, ...] = ()
+    transformations: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class Capacity:
+    flavor: str
+    amount: Fraction
+    how: str                      # "nominalQuota 8 + borrowingLimit 8"
+    at: Location                  # the flavor's quota for the resource
+
+
+@dataclass(frozen=True)
+class Violation:
+    pod_set: PodSet               # the offending pod set (for a total: the biggest one)
+    resource: str
+    needed: Fraction
+    text: str
+    capacities: tuple[Capacity, ...]   # the quotas it exceeds
+    whole: bool = False                # the total over all pod sets (and Workloads)
+
+
+def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    config = resource_config(ctx.options)
+    for unit in managed_workloads(obj, ctx.graph):
+        queues = cluster_queue_candidates(unit, ctx.graph)
+        if not queues or not all(quota_known(cq) for cq in queues):
+            continue
+        sets = pod_sets(unit, ctx.graph, config)
+        results = [(cq, _judge(sets, cq, ctx.graph)) for cq in queues]
+        if all(violations for _, violations in results):  # duplicates: only when every candidate fails
+            yield _finding(ctx, unit, results[0][0], results[0][1] or [])
+
+
+def _judge(sets: list[PodSet], cq: K8sObject, graph: ObjectGraph) -> list[Violation] | None:
+    """The violations against ``cq``; None (no judgement) for a cohort reaching beyond the inputs."""
+    peers = cohort_peers(cq, graph)
+    return None if peers is None else _violations(sets, cq, peers, graph)
+
+
+# ------------------------------------------------------------------ cohort
+
+def cohort_peers(cq: K8sObject, graph: ObjectGraph) -> list[K8sObject] | None:
+    """The other ClusterQueues of ``cq``'s cohort ([] without a cohort); None when the
+    cohort reaches beyond the inputs."""
+    name = cohort_name(cq)
+    if name is None:
+        return []
+    if cq.source != INPUT or _cohort_tree_open(name, graph):
+        return None
+    peers = [m for m in cluster_queues_by_cohort(graph).get(name, []) if m.name != cq.name]
+    return None if any(p.source != INPUT for p in peers) else peers
+
+
+def _cohort_tree_open(name: str, graph: ObjectGraph) -> bool:
+    """A Cohort object with a parent or quotas of its own, or a child cohort: more lenders."""
+    for cohort in graph.of_kind("Cohort", KUEUE_GROUP):
+        spec = cohort.get("spec")
+        spec = spec if isinstance(spec, dict) else {}
+        if cohort.name == name and (spec.get("parentName") or spec.get("parent") or spec.get("resourceGroups")):
+            return True
+        if name in (spec.get("parentName"), spec.get("parent")):
+            return True
+    return False
+
+
+# ------------------------------------------------------------------ capacity
+
+def _quota_entry(cq: K8sObject, flavor: str, resource: str) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
+    for g, group in enumerate(maps(cq.get("spec", "resourceGroups"))):
+        for f, entry in enumerate(maps(group.get("flavors"))):
+            if entry.get("name") != flavor:
+                continue
+            for r, quota in enumerate(maps(entry.get("resources"))):
+                if quota.get("name") == resource:
+                    return ("spec", "resourceGroups", g, "flavors", f, "resources", r), quota
+    return None
+
+
+def _flavors_for(cq: K8sObject, resource: str) -> list[str]:
+    """Flavor names of the (first) resource group that covers ``resource``."""
+    for group in maps(cq.get("spec", "resourceGroups")):
+        covered = group.get("coveredResources")
+        if isinstance(covered, list) and resource in covered:
+            return [f["name"] for f in maps(group.get("flavors")) if isinstance(f.get("name"), str)]
+    return []
+
+
+def _lendable(peer: K8sObject, flavor: str, resource: str) -> Fraction | None:
+    found = _quota_entry(peer, flavor, resource)
+    if found is None:
+        return Fraction(0)
+    quota = found[1]
+    return parse_quantity(quota["lendingLimit"] if quota.get("lendingLimit") is not None else quota.get("nominalQuota"))
+
+
+def capacity(cq: K8sObject, peers: list[K8sObject], flavor: str, resource: str) -> Capacity | None:
+    """The most ``cq`` can ever give ``resource`` in ``flavor``; None when a quota is unreadable."""
+    found = _quota_entry(cq, flavor, resource)
+    if found is None:
+        return None  # a flavor without the resource: the API server rejects the queue (KQ004)
+    path, quota = found
+    nominal = parse_quantity(quota.get("nominalQuota"))
+    if nominal is None:
+        return None
+    at, how = cq.at(*path, "nominalQuota"), f"nominalQuota {format_amount(nominal)}"
+    if quota.get("borrowingLimit") is not None:
+        borrowing = parse_quantity(quota["borrowingLimit"])
+        if borrowing is None:
+            return None
+        return Capacity(flavor, nominal + borrowing, f"{how} + borrowingLimit {format_amount(borrowing)}", at)
+    if peers:
+        lend = [_lendable(p, flavor, resource) for p in peers]
+        if any(amount is None for amount in lend):
+            return None
+        total = sum((a for a in lend if a is not None), Fraction(0))
+        return Capacity(flavor, nominal + total,
+                        f"{how} + {format_amount(total)} the rest of cohort {cohort_name(cq)} can lend", at)
+    return Capacity(flavor, nominal, how, at)
+
+
+# ------------------------------------------------------------------ requests vs capacity
+
+def _total(pod_set: PodSet, resource: str, whole: bool = False) -> Fraction:
+    if resource == PODS:
+        return Fraction(pod_set.all_pods if whole else pod_set.count)
+    return pod_set.whole(resource) if whole else pod_set.total(resource)
+
+
+def _violations(sets: list[PodSet], cq: K8sObject, peers: list[K8sObject], graph: ObjectGraph) -> list[Violation]:
+    table = capacity_table(cq, peers, graph)
+    requested = sorted({r for ps in sets for r in ps.per_pod} | ({PODS} if PODS in table else set()))
+    found: list[Violation] = []
+    for resource in requested:
+        caps = table.get(resource)  # not covered (KQ209's) or unreadable: not judged
+        if caps:
+            found += _resource_violations(sets, resource, caps)
+    return found
+
+
+def capacity_table(cq: K8sObject, peers: list[K8sObject], graph: ObjectGraph) -> dict[str, list[Capacity]]:
+    """Covered resource -> its capacity per flavor, for every resource whose quotas can be
+    read; built once per ClusterQueue and graph."""
+    cache: dict[int, dict[str, list[Capacity]]] = graph_cache(graph, "capacities", dict)
+    table = cache.get(id(cq))
+    if table is None:
+        table = cache[id(cq)] = {}
+        for resource in covered_resources(cq):
+            caps = [capacity(cq, peers, flavor, resource) for flavor in _flavors_for(cq, resource)]
+            if caps and all(c is not None for c in caps):
+                table[resource] = [c for c in caps if c is not None]
+    return table
+
+
+def _resource_violations(sets: list[PodSet], resource: str, caps: list[Capacity]) -> list[Violation]:
+    largest = max(caps, key=lambda c: c.amount)
+    found = [Violation(ps, resource, _total(ps, resource), _pod_set_text(ps, resource, largest), (largest,))
+             for ps in sets if _total(ps, resource) > largest.amount]
+    whole = sum((_total(ps, resource, whole=True) for ps in sets), Fraction(0))
+    limit = sum((c.amount for c in caps), Fraction(0))
+    if not found and whole > limit:
+        biggest = max(sets, key=lambda ps: _total(ps, resource, whole=True))
+        found.append(Violation(biggest, resource, whole, _whole_text(sets, resource, whole, limit), tuple(caps),
+                               whole=True))
+    return found
+
+
+def _whole_text(sets: list[PodSet], resource: str, whole: Fraction, limit: Fraction) -> str:
+    text = (f"the workload needs {resource} {format_amount(whole)} in total, more than all flavors together "
+            f"can give ({format_amount(limit)})")
+    if any(ps.all_pods != ps.count for ps in sets):  # several Workloads: part of it runs
+        text += ("; Kueue admits it piecewise (a Workload per pod or group), so part of it never starts "
+                 "and waits for quota for ever")
+    return text
+
+
+def _pod_set_text(ps: PodSet, resource: str, largest: Capacity) -> str:
+    per_pod = "1" if resource == PODS else format_amount(ps.per_pod.get(resource, Fraction(0)))
+    pods = f"{ps.count} pod{'s' if ps.count != 1 else ''}"
+    return (f"{pod_set_text(ps)} needs {resource} {format_amount(_total(ps, resource))} ({pods} x {per_pod}), "
+            f"more than the largest single-flavor capacity {format_amount(largest.amount)} "
+            f"(flavor {largest.flavor}: {largest.how})")
+
+
+def _finding(ctx: RuleContext, unit: ManagedWorkload, cq: K8sObject, violations: list[Violation]) -> Finding:
+    return ctx.finding(
+        at=_where(unit, violations[0]),
+        message=(f"{unit.display()} can never fit ClusterQueue {cq.name}: "
+                 f"{'; '.join(v.text for v in violations)}; Kueue leaves it pending for ever (ExceedsMaxQuota); "
+                 f"shrink the workload or raise the quota of {cq.name}"),
+        related=[(c.at, f"ClusterQueue {cq.name}: quota of {v.resource} in flavor {c.flavor}")
+                 for v in violations for c in v.capacities])
+
+
+def _where(unit: ManagedWorkload, violation: Violation) -> Location:
+    """The pod count when one pod alone would fit (the count is what is too big), else the
+    request; the queue label when the manifest writes neither."""
+    ps, resource = violation.pod_set, violation.resource
+    largest = max(c.amount for c in violation.capacities)
+    one_pod = Fraction(1) if resource == PODS else ps.per_pod.get(resource, Fraction(0))
+    spots = [request_location(unit.obj, ps, resource), count_location(unit.obj, ps, violation.whole)]
+    if one_pod <= largest:
+        spots.reverse()
+    return next((spot for spot in spots if spot is not None), unit.label_at(QUEUE_LABEL))

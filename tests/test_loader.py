@@ -1,0 +1,419 @@
+"""The loader (cli.md "Inputs"): streams, JSON, List expansion, non-Kubernetes documents,
+Helm templates (KQ006), bad input (KQ001, one per file, with line/column, never a crash),
+and exact positions of keys, values and sequence items."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import shared_dir
+from kqlint.config import Config
+from kqlint.loader import Map, Seq, iter_paths, load_file, parse_bytes, position, unpack
+from kqlint.model import Location, Report
+from kqlint.objects import objects_from_file
+from kqlint.runner import lint
+
+LOADER = Path(__file__).parent / "fixtures" / "loader"
+ENGINE = Config(select=("KQ001", "KQ006"))
+CONFIGMAP = b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ok\ndata:\n  key: value\n"
+
+
+def lint_here(paths: list[str], config: Config = ENGINE, **kwargs: Any) -> Report:
+    return lint(paths, config, **kwargs)
+
+
+def findings(report: Report) -> list[tuple[str, int, int, str]]:
+    return [(f.location.file, f.location.line, f.location.column, f.code) for f in report.findings]
+
+
+def lc(location: Location) -> tuple[int, int]:
+    return location.line, location.column
+
+
+@pytest.fixture
+def loader_tree(in_tmp_cwd: Path) -> Path:
+    """The loader fixtures copied outside the repository: linting single files inside the
+    repository would load the whole repository as context (pre-commit mode), slowly."""
+    shutil.copytree(LOADER, in_tmp_cwd, dirs_exist_ok=True)
+    return in_tmp_cwd
+
+
+def load(name: str) -> Any:
+    return load_file(str(LOADER / name), name)
+
+
+# ------------------------------------------------------------------ streams, JSON, lists
+
+def test_multi_document_stream() -> None:
+    source = load("multi-doc.yaml")
+    assert source.problems == []
+    objects, documents, skipped = objects_from_file(source, "default")
+    assert [(o.kind, o.namespace, o.name) for o in objects] == [
+        ("ConfigMap", "default", "first"), ("Service", "web", "second"), ("PriorityClass", None, "third")]
+    assert (documents, skipped) == (3, 0)  # empty and comment-only documents are not documents
+    service = objects[1]
+    assert (service.at("spec", "ports", 0, "targetPort").line, service.at("spec", "ports", 0).column) == (20, 7)
+    assert lc(service.at_value("metadata", "namespace")) == (16, 14)
+    priority = objects[2]
+    assert (priority.at("metadata", "name").line, priority.at("metadata", "name").column) == (24, 12)
+    assert (priority.at_value("value").line, priority.at_value("value").column) == (25, 8)
+
+
+def test_json_file() -> None:
+    source = load("object.json")
+    assert source.problems == []
+    [job] = objects_from_file(source, "default")[0]
+    assert (job.kind, job.namespace, job.name, job.get("spec", "parallelism")) == ("Job", "team-a", "from-json", 2)
+    assert lc(job.at("metadata", "name")) == (5, 5)
+    assert lc(job.at_value("spec", "parallelism")) == (9, 20)
+    container = job.at("spec", "template", "spec", "containers", 0, "image")
+    assert (container.line, container.column) == (10, 59)
+
+
+def test_list_kinds_are_expanded() -> None:
+    source = load("lists.yaml")
+    objects, documents, skipped = objects_from_file(source, "default")
+    assert [(o.kind, o.namespace, o.name) for o in objects] == [
+        ("ConfigMap", "default", "list-a"), ("ConfigMap", "other", "list-b"),
+        ("ConfigMap", "default", "typed-list-item")]
+    assert (documents, skipped) == (3, 0)
+    list_b, typed = objects[1], objects[2]
+    assert (list_b.location().line, list_b.location().column) == (8, 5)  # the item, not the List
+    assert lc(list_b.at("metadata", "namespace")) == (12, 7)
+    assert lc(typed.at("metadata", "name")) == (21, 5)
+
+
+def test_non_kubernetes_documents_are_skipped_and_counted(loader_tree: Path) -> None:
+    report = lint_here(["not-kubernetes.yaml"], Config())
+    assert report.findings == ()
+    assert (report.summary.documents, report.summary.skipped_documents, report.summary.objects) == (5, 5, 0)
+
+
+def test_whole_fixture_folder_summary(loader_tree: Path) -> None:
+    report = lint_here(["."])
+    # chart templates are not read; Chart.yaml and values.yaml are read and skipped as non-Kubernetes
+    assert report.summary.files == 11
+    assert report.summary.skipped_documents == 7
+    assert findings(report) == [
+        ("chart/Chart.yaml", 1, 1, "KQ006"),
+        ("duplicate-keys.yaml", 6, 3, "KQ001"),
+        ("python-tag.yaml", 4, 9, "KQ001"),
+        ("stray-template.yaml", 6, 7, "KQ006"),
+    ]
+
+
+# ------------------------------------------------------------------ templates (KQ006)
+
+def test_helm_chart_is_one_kq006_at_chart_yaml(loader_tree: Path) -> None:
+    report = lint_here(["chart"])
+    direct = lint_here(["chart/templates/job.yaml", "chart/templates/sub/cm.yaml"])
+    assert findings(report) == [("chart/Chart.yaml", 1, 1, "KQ006")]
+    [finding] = report.findings
+    assert "2 unrendered template file(s)" in finding.message and "helm template chart | kqlint check -" in finding.message
+    assert report.summary.files == 2  # Chart.yaml, values.yaml
+    assert findings(direct) == [("chart/Chart.yaml", 1, 1, "KQ006")]  # as pre-commit passes them
+
+
+def test_stray_template_is_kq006_at_the_parser_position(loader_tree: Path) -> None:
+    report = lint_here(["stray-template.yaml"])
+    assert findings(report) == [("stray-template.yaml", 6, 7, "KQ006")]
+    assert "helm template" in report.findings[0].message
+    assert report.summary.objects == 0
+
+
+def test_braces_inside_valid_yaml_are_linted_normally(loader_tree: Path) -> None:
+    report = lint_here(["braces-in-strings.yaml"])
+    assert report.findings == ()
+    assert report.summary.objects == 2
+    source = load("braces-in-strings.yaml")
+    workflow = objects_from_file(source, "default")[0][0]
+    assert workflow.get("spec", "arguments", "parameters", 0, "value") == "{{workflow.name}}"
+
+
+def test_templates_under_a_folder_named_templates_without_chart_are_linted(in_tmp_cwd: Path) -> None:
+    (in_tmp_cwd / "templates").mkdir()
+    (in_tmp_cwd / "templates" / "cm.yaml").write_bytes(CONFIGMAP)
+    report = lint_here(["."])
+    assert report.findings == () and report.summary.objects == 1
+
+
+# ------------------------------------------------------------------ bad input (KQ001)
+
+def test_every_bad_file_is_one_kq001_and_the_rest_is_linted(in_tmp_cwd: Path) -> None:
+    files = {
+        "a-malformed.yaml": b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [x\n  labels: {}\n",
+        "b-binary.yaml": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
+        "c-latin1.yaml": b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: caf\xe9\n",
+        "d-oversized.yaml": CONFIGMAP + b"# " + b"x" * 400 + b"\n",
+        "e-tab.yaml": b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n\tname: tab\n",
+        "f-utf16-broken.yaml": b"\xff\xfea\x00\x00\xd8",
+        "g-unclosed-quote.json": b'{"apiVersion": "v1", "kind": "ConfigMap",\n "metadata": {"name": "x}}\n',
+        "ok.yaml": CONFIGMAP,
+        "ok2.json": b'{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ok2"}}',
+    }
+    for name, data in files.items():
+        (in_tmp_cwd / name).write_bytes(data)
+    report = lint_here(["."], Config(select=("KQ001",), max_file_size=len(CONFIGMAP) + 100))
+    assert findings(report) == [
+        ("a-malformed.yaml", 5, 9, "KQ001"),
+        ("b-binary.yaml", 3, 1, "KQ001"),
+        ("c-latin1.yaml", 4, 12, "KQ001"),
+        ("d-oversized.yaml", 1, 1, "KQ001"),
+        ("e-tab.yaml", 4, 1, "KQ001"),
+        ("f-utf16-broken.yaml", 1, 1, "KQ001"),
+        ("g-unclosed-quote.json", 3, 1, "KQ001"),
+    ]
+    messages = {f.location.file: f.message for f in report.findings}
+    assert "binary" in messages["b-binary.yaml"] and "UTF-8" in messages["c-latin1.yaml"]
+    assert "size limit" in messages["d-oversized.yaml"]
+    assert report.summary.objects == 2 and report.summary.files == 9
+
+
+def test_unsafe_tags_are_refused_and_never_executed(in_tmp_cwd: Path) -> None:
+    (in_tmp_cwd / "tagged.yaml").write_bytes((LOADER / "python-tag.yaml").read_bytes())
+    (in_tmp_cwd / "more.yaml").write_bytes(
+        b"a: !!python/name:os.system\n---\nb: !!python/object:os.mkdir {}\n---\nc: !Custom x\n---\n"
+        b"d: !!set {x}\n---\n" + CONFIGMAP)
+    report = lint_here(["."])
+    assert not (in_tmp_cwd / "PWNED-BY-YAML").exists()
+    assert findings(report) == [("more.yaml", 1, 4, "KQ001"), ("more.yaml", 3, 4, "KQ001"),
+                                ("more.yaml", 5, 4, "KQ001"), ("more.yaml", 7, 4, "KQ001"),
+                                ("tagged.yaml", 4, 9, "KQ001")]
+    assert "python/object/apply:os.mkdir" in report.findings[-1].message
+    assert report.summary.objects == 1  # the clean document after the tagged ones still counts
+
+
+def test_alias_bomb_is_bounded(in_tmp_cwd: Path) -> None:
+    lines = [b'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for i in range(1, 10):
+        name, prev = chr(97 + i).encode(), chr(96 + i).encode()
+        lines.append(name + b": &" + name + b" [" + b",".join([b"*" + prev] * 9) + b"]")
+    (in_tmp_cwd / "bomb.yaml").write_bytes(b"\n".join(lines) + b"\n---\n" + CONFIGMAP)
+    started = time.monotonic()
+    report = lint_here(["bomb.yaml"], Config())
+    assert time.monotonic() - started < 10
+    assert findings(report) == [("bomb.yaml", 1, 1, "KQ001")]
+    assert "alias" in report.findings[0].message
+    assert report.summary.objects == 1
+
+
+def test_shared_aliases_below_the_budget_load(in_tmp_cwd: Path) -> None:
+    data = b"defaults: &d {image: busybox, name: main}\nitems: [*d, *d, *d]\n"
+    source = parse_bytes("x.yaml", data)
+    assert source.problems == [] and source.documents[0]["items"][2]["image"] == "busybox"
+
+
+@pytest.mark.parametrize("data,where", [
+    (b"a: " + b"[" * 100_000 + b"]" * 100_000, (1, 203)),          # flow: deeper than the C stack
+    (b"- " * 50_000 + b"x\n", (1, 401)),                           # compact block sequences
+    (b"".join(b" " * i + b"k:\n" for i in range(300)), (1, 1)),     # plain indentation
+])
+def test_deep_nesting_is_one_kq001_and_never_crashes(tmp_path: Path, data: bytes, where: tuple[int, int]) -> None:
+    # In a subprocess: a regression here would be a segfault, not an exception.
+    (tmp_path / "deep.yaml").write_bytes(data)
+    (tmp_path / "ok.yaml").write_bytes(CONFIGMAP)
+    result = subprocess.run([sys.executable, "-m", "kqlint.cli", "check", ".", "--select", "KQ001", "-f", "github"],
+                            cwd=tmp_path, capture_output=True, timeout=120, check=False, stdin=subprocess.DEVNULL)
+    assert result.returncode == 1, result.stderr.decode()
+    lines = result.stdout.decode().splitlines()
+    assert len(lines) == 1 and "deeper than 200 levels" in lines[0]
+    assert lines[0].startswith(f"::error file=deep.yaml,line={where[0]},col={where[1]},")
+
+
+def test_duplicate_keys_point_at_the_second_and_keep_the_last(in_tmp_cwd: Path) -> None:
+    source = load("duplicate-keys.yaml")
+    [problem] = source.problems
+    assert (problem.line, problem.column) == (6, 3) and "first at line 4" in problem.message
+    [obj] = objects_from_file(source, "default")[0]
+    assert obj.name == "second-name"
+    assert lc(obj.at("metadata", "name")) == (6, 3)
+    assert lc(obj.at("metadata", "namespace")) == (5, 3)
+
+
+def test_fifo_does_not_block(tmp_path: Path) -> None:
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs on this platform")
+    os.mkfifo(tmp_path / "pipe.yaml")
+    (tmp_path / "ok.yaml").write_bytes(CONFIGMAP)
+    result = subprocess.run([sys.executable, "-m", "kqlint.cli", "check", ".", "-f", "github", "--select", "KQ001"],
+                            cwd=tmp_path, capture_output=True, timeout=60, check=False, stdin=subprocess.DEVNULL)
+    assert result.returncode == 1
+    [line] = result.stdout.decode().splitlines()
+    assert line.startswith("::error file=pipe.yaml,line=1,col=1,title=KQ001::not a regular file")
+
+
+def test_dangling_symlink_is_one_kq001(in_tmp_cwd: Path) -> None:
+    (in_tmp_cwd / "ok.yaml").write_bytes(CONFIGMAP)
+    os.symlink(in_tmp_cwd / "gone.yaml", in_tmp_cwd / "dangling.yaml")
+    report = lint_here(["."])
+    assert findings(report) == [("dangling.yaml", 1, 1, "KQ001")]
+    assert "cannot read file" in report.findings[0].message
+    assert report.summary.objects == 1
+
+
+def test_unreadable_file_is_one_kq001(in_tmp_cwd: Path) -> None:
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        pytest.skip("root reads files whatever their mode")
+    target = in_tmp_cwd / "secret.yaml"
+    target.write_bytes(CONFIGMAP)
+    target.chmod(0)
+    try:
+        assert findings(lint_here(["."])) == [("secret.yaml", 1, 1, "KQ001")]
+    finally:
+        target.chmod(0o644)
+
+
+def test_empty_and_comment_only_files(in_tmp_cwd: Path) -> None:
+    (in_tmp_cwd / "empty.yaml").write_bytes(b"")
+    (in_tmp_cwd / "comments.yaml").write_bytes(b"# nothing here\n---\n# still nothing\n")
+    (in_tmp_cwd / "blank.json").write_bytes(b"\n\n")
+    report = lint_here(["."], Config())
+    assert report.findings == ()
+    assert (report.summary.files, report.summary.documents, report.summary.objects) == (3, 0, 0)
+
+
+# ------------------------------------------------------------------ encodings and line endings
+
+def _name_position(data: bytes) -> tuple[int, int]:
+    source = parse_bytes("x.yaml", data)
+    assert source.problems == []
+    [obj] = objects_from_file(source, "default")[0]
+    assert obj.name == "ok"
+    return lc(obj.at_value("metadata", "name"))
+
+
+def test_bom_utf16_and_crlf_keep_positions() -> None:
+    expected = _name_position(CONFIGMAP)
+    assert expected == (4, 9)
+    assert _name_position(b"\xef\xbb\xbf" + CONFIGMAP) == expected
+    assert _name_position(b"\xff\xfe" + CONFIGMAP.decode().encode("utf-16-le")) == expected
+    assert _name_position(b"\xfe\xff" + CONFIGMAP.decode().encode("utf-16-be")) == expected
+    assert _name_position(CONFIGMAP.replace(b"\n", b"\r\n")) == expected
+
+
+def test_crlf_error_positions(in_tmp_cwd: Path) -> None:
+    (in_tmp_cwd / "crlf.yaml").write_bytes(b"apiVersion: v1\r\nkind: ConfigMap\r\nmetadata:\r\n  name: [x\r\n  a: b\r\n")
+    (in_tmp_cwd / "lf.yaml").write_bytes(b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [x\n  a: b\n")
+    report = lint_here(["."])
+    assert [f[1:] for f in findings(report)] == [(5, 4, "KQ001"), (5, 4, "KQ001")]
+
+
+def test_non_ascii_columns_count_characters() -> None:
+    data = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok, labels: {é: ü, x: y}}\n".encode()
+    [obj] = objects_from_file(parse_bytes("x.yaml", data), "default")[0]
+    assert lc(obj.at("metadata", "labels", "x")) == (3, 37)
+
+
+# ------------------------------------------------------------------ positions
+
+def test_positions_of_keys_values_and_items() -> None:
+    source = load("positions.yaml")
+    [job] = objects_from_file(source, "default")[0]
+    container = ("spec", "template", "spec", "containers")
+    cases = {
+        ("metadata", "labels", "app"): (5, 12), ("metadata", "labels", "quoted key"): (5, 23),
+        ("metadata", "annotations", "long"): (7, 5),
+        container + (0,): (15, 11), container + (0, "args", 0): (18, 15),
+        container + (0, "args", 1): (19, 17), container + (0, "args", 2): (20, 15),
+        container + (0, "args", 2, 1): (21, 17), container + (0, "env", 0, "value"): (23, 25),
+        container + (1, "env"): (26, 11), ("spec", "quoted"): (28, 3), ("spec", "explicit"): (29, 5),
+    }
+    for path, expected in cases.items():
+        assert lc(job.at(*path)) == expected, path
+    values = {("metadata", "labels", "quoted key"): (5, 37), ("metadata", "annotations", "long"): (7, 11),
+              ("spec", "parallelism"): (11, 16), container + (0, "env"): (22, 16),
+              ("spec", "explicit"): (30, 5),
+              # an alias value is the anchored node itself (as in ruamel): it points at the anchor
+              container + (1, "env"): (22, 16)}
+    for path, expected in values.items():
+        assert lc(job.at_value(*path)) == expected, path
+    # the alias shares the anchored data and its positions
+    assert job.get(*container, 1, "env", 0, "name") == "A"
+    assert lc(job.at(*container, 1, "env", 0, "value")) == (23, 25)
+
+
+def test_missing_paths_point_at_the_nearest_ancestor() -> None:
+    [job] = objects_from_file(load("positions.yaml"), "default")[0]
+    assert lc(job.at("spec", "template", "spec", "priorityClassName")) == (13, 5)
+    assert lc(job.at("spec", "template", "spec", "containers", 7, "image")) == (14, 7)
+    line, column, depth = position(job.root, ("spec", "nope", "deeper"))
+    assert (line, column, depth) == (10, 1, 1)
+
+
+def _compare_with_ruamel(ours: Any, theirs: Any, path: tuple[Any, ...], mismatches: list[Any]) -> int:
+    """Compare our packed positions with ruamel's round-trip ``.lc``; returns nodes compared.
+    Null values are not compared: ruamel puts them at the next token, we at the key's line."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    compared = 0
+    if isinstance(theirs, CommentedMap) and isinstance(ours, Map) and not getattr(theirs, "merge", None):
+        for index, (key, value) in enumerate(ours.items()):
+            key_line, key_col, value_line, value_col = theirs.lc.data[key]
+            if unpack(ours.pos[2 * index]) != (key_line + 1, key_col + 1):
+                mismatches.append((path + (key,), "key", unpack(ours.pos[2 * index]), (key_line + 1, key_col + 1)))
+            if value is not None and unpack(ours.pos[2 * index + 1]) != (value_line + 1, value_col + 1):
+                mismatches.append((path + (key,), "value", unpack(ours.pos[2 * index + 1])))
+            compared += 2 + _compare_with_ruamel(value, theirs[key], path + (key,), mismatches)
+    elif isinstance(theirs, CommentedSeq) and isinstance(ours, Seq):
+        for index, value in enumerate(ours):
+            line, col = theirs.lc.data[index]
+            if unpack(ours.pos[index]) != (line + 1, col + 1):
+                mismatches.append((path + (index,), "item", unpack(ours.pos[index]), (line + 1, col + 1)))
+            compared += 1 + _compare_with_ruamel(value, theirs[index], path + (index,), mismatches)
+    return compared
+
+
+def _ruamel_documents(data: bytes) -> list[Any] | None:
+    from ruamel.yaml import YAML
+
+    try:
+        return list(YAML(typ="rt").load_all(data))
+    except Exception:  # noqa: BLE001 - files ruamel refuses (duplicate keys, tags) are not compared
+        return None
+
+
+def _assert_positions_match(files: list[Path]) -> int:
+    total, mismatches = 0, []
+    for file in files:
+        data = file.read_bytes()
+        source = parse_bytes(file.name, data)
+        theirs = _ruamel_documents(data)
+        if source.problems or theirs is None:
+            continue
+        assert len(theirs) == len(source.documents), file
+        for ours_doc, their_doc in zip(source.documents, theirs):
+            found: list[Any] = []
+            total += _compare_with_ruamel(ours_doc, their_doc, (), found)
+            mismatches += [(file.name, *m) for m in found]
+    assert mismatches == []
+    return total
+
+
+def test_positions_match_ruamel_round_trip_on_fixtures() -> None:
+    files = sorted(p for p in LOADER.rglob("*") if p.suffix in (".yaml", ".json") and "templates" not in p.parts)
+    assert _assert_positions_match(files) > 100
+
+
+def test_positions_match_ruamel_round_trip_on_the_corpus() -> None:
+    corpus = shared_dir("corpus")
+    files = sorted(p for p in corpus.rglob("*") if p.suffix in (".yaml", ".yml", ".json"))
+    sample = [p for p in files[::7] if p.stat().st_size < 200_000]
+    assert _assert_positions_match(sample) > 10_000
+
+
+def test_every_path_has_a_position_inside_the_file() -> None:
+    for name in ("positions.yaml", "multi-doc.yaml", "lists.yaml", "object.json"):
+        data = (LOADER / name).read_bytes()
+        lines = data.split(b"\n")
+        for document in parse_bytes(name, data).documents:
+            for path in iter_paths(document):
+                line, column, depth = position(document, path)
+                assert depth == len(path) and 1 <= line <= len(lines)
+                assert 1 <= column <= len(lines[line - 1]) + 1

@@ -1,0 +1,195 @@
+"""The pre-commit hook (.pre-commit-hooks.yaml) and pre-commit mode: when `kqlint check`
+is given individual files, the repository's other manifests are loaded as context
+(references resolve) but findings are reported only for the files given."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, Iterator
+
+import pytest
+
+from kqlint.config import Config
+from kqlint.model import Severity
+from kqlint.rule import Rule, RuleMeta
+from kqlint.runner import lint
+from kqlint.workloads import pod_templates
+
+ROOT = Path(__file__).resolve().parent.parent
+
+PRIORITY_CLASS = """apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata:
+  name: gpu-gang
+value: 100000
+preemptionPolicy: Never
+"""
+JOB = """apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+  namespace: default
+spec:
+  template:
+    spec:
+      priorityClassName: gpu-gang
+      restartPolicy: Never
+      containers:
+        - name: main
+          image: busybox
+"""
+BROKEN = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [broken\n"
+LOCAL_QUEUE_TO_NOWHERE = """apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata:
+  name: orphan
+  namespace: default
+spec:
+  clusterQueue: does-not-exist
+"""
+
+GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.invalid", "GIT_CONFIG_NOSYSTEM": "1"}
+
+
+def git(*args: str, cwd: Path) -> None:
+    subprocess.run(["git", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", *args], cwd=cwd,
+                   check=True, capture_output=True, env={**os.environ, **GIT_ENV}, timeout=120)
+
+
+def make_repo(root: Path, files: dict[str, str], commit: bool = True) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    if shutil.which("git"):
+        git("init", "-q", ".", cwd=root)
+        if commit:
+            git("add", "-A", cwd=root)
+            git("commit", "-q", "-m", "manifests", cwd=root)
+    else:
+        (root / ".git").mkdir()  # all repository_root() looks for
+    return root
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = make_repo(tmp_path / "repo", {"platform/priority.yaml": PRIORITY_CLASS, "job.yaml": JOB,
+                                         "broken.yaml": BROKEN, "queues/orphan.yaml": LOCAL_QUEUE_TO_NOWHERE})
+    monkeypatch.chdir(root)
+    return root
+
+
+def unresolved_priority_rule() -> Rule:
+    """A stand-in graph rule: a pod template naming a PriorityClass the graph cannot resolve."""
+
+    def check_graph(graph: Any, ctx: Any) -> Iterator[Any]:
+        for obj in graph.inputs:
+            for template in pod_templates(obj, graph):
+                name = template.spec.get("priorityClassName")
+                if isinstance(name, str) and graph.resolve("PriorityClass", name) is None:
+                    yield ctx.finding(at=template.owner.at_value(*template.spec_path, "priorityClassName"),
+                                      message=f"{obj.display()}: PriorityClass {name} not found")
+
+    meta = RuleMeta(code="KQ997", slug="test-unresolved-priority", severity=Severity.ERROR,
+                    summary="test rule", scope="graph")
+    return Rule(meta, SimpleNamespace(check_graph=check_graph), None, "")
+
+
+# ------------------------------------------------------------------ the hook manifest
+
+def test_hook_manifest() -> None:
+    clientlib = pytest.importorskip("pre_commit.clientlib")
+    [hook] = clientlib.load_manifest(str(ROOT / ".pre-commit-hooks.yaml"))
+    assert (hook["id"], hook["entry"], hook["language"]) == ("kqlint", "kqlint check", "python")
+    assert hook["types_or"] == ["yaml", "json"]
+    assert hook["pass_filenames"] is True and hook["require_serial"] is True
+
+
+# ------------------------------------------------------------------ pre-commit mode (individual files)
+
+def test_context_from_the_repository_resolves_references(repo: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    rule = unresolved_priority_rule()
+    assert lint(["job.yaml"], Config(), rules=[rule]).findings == ()
+    # the same file outside any repository: nothing to resolve against
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    shutil.copy(repo / "job.yaml", outside / "job.yaml")
+    monkeypatch.chdir(outside)
+    [finding] = lint(["job.yaml"], Config(), rules=[rule]).findings
+    assert (finding.location.file, finding.location.line, finding.location.column) == ("job.yaml", 9, 26)
+
+
+def test_real_unknown_priority_class_rule_uses_the_repository(repo: Path, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    config = Config(select=("KQ205",))
+    assert lint(["job.yaml"], config).findings == ()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    shutil.copy(repo / "job.yaml", outside / "job.yaml")
+    monkeypatch.chdir(outside)
+    assert [f.code for f in lint(["job.yaml"], config).findings] == ["KQ205"]
+
+
+def test_findings_only_for_the_files_given(repo: Path) -> None:
+    everything = lint(["."], Config())
+    assert {f.location.file for f in everything.findings} >= {"broken.yaml", "queues/orphan.yaml"}
+    only_job = lint(["job.yaml"], Config())
+    assert only_job.findings == () and only_job.summary.files == 1
+    two = lint(["job.yaml", "queues/orphan.yaml"], Config())
+    assert {f.location.file for f in two.findings} == {"queues/orphan.yaml"}
+
+
+def test_folders_and_stdin_get_no_automatic_context(repo: Path) -> None:
+    (repo / "sub").mkdir()
+    shutil.copy(repo / "job.yaml", repo / "sub" / "job.yaml")
+    [finding] = lint(["sub"], Config(), rules=[unresolved_priority_rule()]).findings
+    assert finding.location.file == "sub/job.yaml"
+
+
+# ------------------------------------------------------------------ a real pre-commit run
+
+def _project_copy(dest: Path) -> Path:
+    """The working tree (committed or not) as a fresh git repository: try-repo only sees
+    tracked files, and the coordinator commits, not the tests."""
+    ignore = shutil.ignore_patterns(".git", ".venv", "venv", "build", "dist", "*.egg-info", "__pycache__",
+                                    ".pytest_cache", ".hypothesis", ".mypy_cache", ".ruff_cache")
+    shutil.copytree(ROOT, dest, ignore=ignore)
+    git("init", "-q", ".", cwd=dest)
+    git("add", "-A", cwd=dest)
+    git("commit", "-q", "-m", "snapshot", cwd=dest)
+    return dest
+
+
+def _try_repo(source: Path, work: Path, home: Path, *files: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "VIRTUAL_ENV")}
+    env.update(GIT_ENV, PRE_COMMIT_HOME=str(home), NO_COLOR="1", PRE_COMMIT_COLOR="never")
+    return subprocess.run([sys.executable, "-m", "pre_commit", "try-repo", str(source), "kqlint", "--files", *files],
+                          cwd=work, env=env, capture_output=True, text=True, timeout=1200,
+                          stdin=subprocess.DEVNULL, check=False)
+
+
+@pytest.mark.slow
+def test_pre_commit_try_repo(tmp_path: Path) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed: pre-commit needs it")
+    pytest.importorskip("pre_commit")
+    source = _project_copy(tmp_path / "kqlint-src")
+    work = make_repo(tmp_path / "work", {"platform/priority.yaml": PRIORITY_CLASS, "job.yaml": JOB,
+                                         "broken.yaml": BROKEN, "queues/orphan.yaml": LOCAL_QUEUE_TO_NOWHERE})
+    home = tmp_path / "pre-commit-home"
+
+    clean = _try_repo(source, work, home, "job.yaml")
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert "Passed" in clean.stdout
+
+    failing = _try_repo(source, work, home, "job.yaml", "broken.yaml")
+    assert failing.returncode == 1, failing.stdout + failing.stderr
+    assert "Failed" in failing.stdout
+    assert "broken.yaml" in failing.stdout and "KQ001 invalid-yaml" in failing.stdout
+    assert "orphan" not in failing.stdout  # not given: context only

@@ -1,0 +1,120 @@
+"""`--report-unused-suppressions` (KQ000) in full runs: used suppressions stay silent,
+stale and mistyped ones are reported, suppressions of rules that did not run are not
+judged, and the audit composes with --select, --ignore, --no-inline-suppressions, severity
+overrides, JSON and SARIF. (Single-rule cases live in tests/fixtures/rules/KQ000/.)"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ci_helpers import cli, validate_sarif
+
+PRIORITY = """\
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata:
+  name: gpu-gang
+value: 100000
+preemptionPolicy: Never
+"""
+JOBS = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: used
+  namespace: research
+  annotations:
+    ignore.kqlint.io/KQ205: "installed by the platform chart"
+spec:
+  template:
+    spec:
+      priorityClassName: platform-batch
+      restartPolicy: Never
+      containers:
+        - name: main
+          image: busybox
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: stale
+  namespace: research
+  annotations:
+    kqlint.io/ignore: "unknown-priority-class"
+spec:
+  template:
+    spec:
+      priorityClassName: gpu-gang   # kqlint: ignore[KQ205]
+      restartPolicy: Never
+      containers:
+        - name: main
+          image: busybox
+"""
+
+
+@pytest.fixture
+def repo(in_tmp_cwd: Path) -> Path:
+    (in_tmp_cwd / "priority.yaml").write_text(PRIORITY)
+    (in_tmp_cwd / "jobs.yaml").write_text(JOBS)
+    return in_tmp_cwd
+
+
+def _codes(repo: Path, *args: str) -> tuple[int, list[tuple[str, int, int]], dict[str, object]]:
+    code, out, err = cli("check", ".", "-f", "json", *args, cwd=repo)
+    assert "Traceback" not in err, err
+    data = json.loads(out)
+    return code, [(f["code"], f["line"], f["column"]) for f in data["findings"]], data
+
+
+def test_off_by_default(repo: Path) -> None:
+    assert _codes(repo)[:2] == (0, [])
+
+
+def test_reports_stale_suppressions_and_keeps_used_ones_silent(repo: Path) -> None:
+    code, found, data = _codes(repo, "--report-unused-suppressions")
+    assert found == [("KQ000", 23, 5), ("KQ000", 27, 37)]
+    assert code == 0  # info findings stay below the default --fail-on warning
+    messages = [f["message"] for f in data["findings"]]  # type: ignore[union-attr]
+    assert messages[0].startswith('annotation `kqlint.io/ignore: "unknown-priority-class"` silenced nothing: '
+                                  "Job research/stale has no unknown-priority-class finding")
+    assert messages[1].startswith("`# kqlint: ignore[KQ205]` silenced nothing: there is no KQ205 finding on this line")
+    objects = [f["object"]["name"] for f in data["findings"]]  # type: ignore[index, union-attr]
+    assert objects == ["stale", "stale"]
+    assert _codes(repo, "--report-unused-suppressions", "--fail-on", "info")[0] == 1
+
+
+def test_rules_that_did_not_run_are_not_judged(repo: Path) -> None:
+    assert _codes(repo, "--report-unused-suppressions", "--select", "KQ1")[:2] == (0, [])
+    assert _codes(repo, "--report-unused-suppressions", "--ignore", "KQ205")[1] == []
+    # --select KQ205 runs the rule: the used suppression stays silent, the stale ones are reported
+    assert [c for c, _, _ in _codes(repo, "--report-unused-suppressions", "--select", "KQ205")[1]] == ["KQ000"] * 2
+
+
+def test_ignore_kq000_wins_and_audits_need_inline_suppressions(repo: Path) -> None:
+    assert _codes(repo, "--report-unused-suppressions", "--ignore", "KQ000")[1] == []
+    code, found, _ = _codes(repo, "--report-unused-suppressions", "--no-inline-suppressions")
+    assert code == 1 and [c for c, _, _ in found] == ["KQ205"]
+
+
+def test_severity_override_and_explicit_silencing(repo: Path) -> None:
+    (repo / ".kqlint.yaml").write_text("severity: {KQ000: warning}\n")
+    code, found, data = _codes(repo, "--report-unused-suppressions")
+    assert code == 1 and {f["severity"] for f in data["findings"]} == {"warning"}  # type: ignore[union-attr]
+    jobs = repo / "jobs.yaml"
+    jobs.write_text(JOBS.replace("      priorityClassName: gpu-gang   # kqlint: ignore[KQ205]",
+                                 "      # kqlint: ignore[KQ000]\n      priorityClassName: gpu-gang   # kqlint: ignore[KQ205]"))
+    code, found, data = _codes(repo, "--report-unused-suppressions", "--report-suppressed")
+    assert [(c, line) for c, line, _ in found] == [("KQ205", 11), ("KQ000", 23), ("KQ000", 28)]
+    assert data["summary"]["findings"] == 1  # type: ignore[index]
+    hidden = [(f["code"], f["line"]) for f in data["findings"] if "suppression" in f]  # type: ignore[union-attr]
+    assert hidden == [("KQ205", 11), ("KQ000", 28)]
+
+
+def test_unused_suppressions_in_sarif(repo: Path) -> None:
+    code, out, _ = cli("check", ".", "-f", "sarif", "--report-unused-suppressions", cwd=repo)
+    results = validate_sarif(out)["runs"][0]["results"]
+    assert [(r["ruleId"], r["level"]) for r in results] == [("KQ000", "note"), ("KQ000", "note")]
+    region = results[1]["locations"][0]["physicalLocation"]["region"]
+    assert (region["startColumn"], region["endColumn"]) == (37, 60)  # the whole comment
