@@ -1,0 +1,49 @@
+"""--jobs gives byte-identical output; the slow-parser warning; YAML 1.1 scalars as the API
+server decodes them."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from helpers import chdir
+from kqlint import parallel
+from kqlint.cli import main
+from kqlint.loader import parse_bytes
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _json_report(capsys: pytest.CaptureFixture[str], tree: Path, jobs: int) -> str:
+    with chdir(tree):
+        assert main(["check", ".", "--format", "json", "--jobs", str(jobs)]) == 1
+    return capsys.readouterr().out
+
+
+def test_jobs_output_is_byte_identical(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for copy in range(16):  # enough files and objects for --jobs 2 to really fork
+        shutil.copytree(ROOT / "examples", tmp_path / f"team-{copy:02d}")
+    assert parallel.effective_jobs(2, len(list(tmp_path.rglob("*.yaml")))) == 2
+    one = _json_report(capsys, tmp_path, 1)
+    two = _json_report(capsys, tmp_path, 2)
+    assert one == two and '"findings"' in one
+
+
+def test_map_chunks_keeps_order() -> None:
+    items = list(range(1000))
+    assert parallel.map_chunks(lambda x: x * x, items, 3) == [x * x for x in items]
+
+
+def test_warns_once_when_the_c_parser_is_missing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr("kqlint.loader.FAST_PATH", False)
+    (tmp_path / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n")
+    with chdir(tmp_path):
+        assert main(["check", "cm.yaml", "--jobs", "1"]) == 0
+    assert capsys.readouterr().err.count("ruamel.yaml.clib") == 1
+
+
+def test_yaml_1_1_scalars_like_kubernetes() -> None:
+    doc = parse_bytes("s.yaml", b"a: yes\nb: on\nc: off\nd: 0755\ne: '0755'\nf: 1_000\ng: ~\nh: 2024-01-02\n").documents[0]
+    assert doc == {"a": True, "b": True, "c": False, "d": 493, "e": "0755", "f": 1000, "g": None, "h": "2024-01-02"}
