@@ -7,11 +7,12 @@ objects are reported on; the other tiers exist to resolve references.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from kqlint.loader import Map
 from kqlint.objects import CONTEXT, EXTERNAL, INPUT, PROFILE, K8sObject
 
+_T = TypeVar("_T")
 TIER_ORDER = {INPUT: 0, CONTEXT: 1, EXTERNAL: 2, PROFILE: 3}
 
 # Default apiVersion for objects declared by kind only (config `external`, profiles).
@@ -80,6 +81,13 @@ class ObjectGraph:
             if best is None or TIER_ORDER[obj.source] < TIER_ORDER[best.source]:
                 best = obj
         return best
+
+    def memo(self, key: Any, build: Callable[[], _T]) -> _T:
+        """Compute a derived fact (an index, a per-object result) once per graph; forgotten
+        when objects are added, since it may depend on them."""
+        if key not in self.cache:
+            self.cache[key] = build()
+        return self.cache[key]  # type: ignore[no-any-return]
 
     def under_kustomize(self, file: str) -> bool:
         """True when ``file`` sits in a folder tree with a kustomization (base or overlay)."""

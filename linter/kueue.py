@@ -33,9 +33,8 @@ Decisions where the reference leaves room:
 """
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from kqlint.graph import BUILTIN_PRIORITY_CLASSES
 from kqlint.model import Location
@@ -151,23 +150,6 @@ class ManagedWorkload:
         return _label(self.labels, PRIORITY_LABEL)
 
 
-# ------------------------------------------------------------------ per-graph cache
-
-_T = TypeVar("_T")
-_CACHE: "weakref.WeakKeyDictionary[Any, dict[str, tuple[int, Any]]]" = weakref.WeakKeyDictionary()
-
-
-def _cached(graph: "ObjectGraph", key: str, build: Callable[[], _T]) -> _T:
-    """Compute once per graph; recomputed if objects were added since (the runner adds tiers)."""
-    entries = _CACHE.setdefault(graph, {})
-    hit = entries.get(key)
-    if hit is not None and hit[0] == len(graph):
-        return hit[1]  # type: ignore[no-any-return]
-    value = build()
-    entries[key] = (len(graph), value)
-    return value
-
-
 # ------------------------------------------------------------------ PriorityClass facts
 
 def _label(labels: dict[str, Any], key: str) -> str | None:
@@ -210,11 +192,11 @@ def resolve_workload_priority_class(name: Any, graph: "ObjectGraph") -> K8sObjec
 
 def priority_classes(graph: "ObjectGraph") -> list[K8sObject]:
     """Every PriorityClass of the cluster, one per name (the best tier)."""
-    return _cached(graph, "priority_classes", lambda: _distinct(graph, "PriorityClass", SCHEDULING_GROUP))
+    return graph.memo("priority_classes", lambda: _distinct(graph, "PriorityClass", SCHEDULING_GROUP))
 
 
 def workload_priority_classes(graph: "ObjectGraph") -> list[K8sObject]:
-    return _cached(graph, "workload_priority_classes",
+    return graph.memo("workload_priority_classes",
                    lambda: _distinct(graph, "WorkloadPriorityClass", KUEUE_GROUP))
 
 
@@ -235,7 +217,7 @@ def global_default_class(graph: "ObjectGraph") -> K8sObject | None:
     def build() -> K8sObject | None:
         defaults = [pc for pc in global_defaults(graph) if class_value(pc) is not None]
         return min(defaults, key=lambda pc: class_value(pc) or 0, default=None)
-    return _cached(graph, "global_default", build)
+    return graph.memo("global_default", build)
 
 
 def class_location(pc: K8sObject, field: str = "value") -> Location:
@@ -327,7 +309,7 @@ def has_default_local_queue(namespace: str | None, graph: "ObjectGraph") -> bool
 def managed_workloads(obj: K8sObject, graph: "ObjectGraph") -> list[ManagedWorkload]:
     """The Kueue-managed units of ``obj`` (explicit queue-name, or LocalQueueDefaulting);
     memoised per graph, since several rules ask for every object."""
-    memo: dict[int, tuple[K8sObject, list[ManagedWorkload]]] = _cached(graph, "units_by_object", dict)
+    memo: dict[int, tuple[K8sObject, list[ManagedWorkload]]] = graph.memo("units_by_object", dict)
     hit = memo.get(id(obj))
     if hit is None or hit[0] is not obj:
         hit = memo[id(obj)] = (obj, _managed_workloads(obj, graph))
@@ -392,7 +374,7 @@ def all_managed_workloads(graph: "ObjectGraph") -> list[ManagedWorkload]:
     def build() -> list[ManagedWorkload]:
         return [unit for obj in graph.objects if obj.kind in MANAGED_KINDS
                 for unit in managed_workloads(obj, graph)]
-    return _cached(graph, "managed_workloads", build)
+    return graph.memo("managed_workloads", build)
 
 
 def routed_workloads(graph: "ObjectGraph") -> dict[str, list[ManagedWorkload]]:
@@ -404,7 +386,7 @@ def routed_workloads(graph: "ObjectGraph") -> dict[str, list[ManagedWorkload]]:
             if cq is not None:
                 index.setdefault(cq.name, []).append(unit)
         return index
-    return _cached(graph, "routed_workloads", build)
+    return graph.memo("routed_workloads", build)
 
 
 def managed_templates(obj: K8sObject, graph: "ObjectGraph") -> list[tuple[PodTemplate, ManagedWorkload]]:
@@ -434,7 +416,7 @@ def trainjobs_using(runtime: K8sObject, graph: "ObjectGraph") -> list[K8sObject]
             if target is not None:
                 index.setdefault(id(target), []).append(job)
         return index
-    return _cached(graph, "trainjobs_by_runtime", build).get(id(runtime), [])
+    return graph.memo("trainjobs_by_runtime", build).get(id(runtime), [])
 
 
 def within_cluster_queue(cq: K8sObject) -> str:

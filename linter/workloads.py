@@ -43,6 +43,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
+from kqlint.objects import dig, mapping_at
+
 if TYPE_CHECKING:
     from kqlint.graph import ObjectGraph
     from kqlint.objects import K8sObject
@@ -184,24 +186,8 @@ def as_count(value: Any, default: int) -> int:
     return max(value, 0)
 
 
-def _dig(node: Any, path: tuple[Any, ...]) -> Any:
-    for step in path:
-        if isinstance(node, dict) and step in node:
-            node = node[step]
-        elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
-            node = node[step]
-        else:
-            return None
-    return node
-
-
-def _map(node: Any, path: tuple[Any, ...]) -> dict[str, Any]:
-    value = _dig(node, path)
-    return value if isinstance(value, dict) else {}
-
-
 def _items(node: Any, path: tuple[Any, ...]) -> Iterator[tuple[int, dict[str, Any]]]:
-    value = _dig(node, path)
+    value = dig(node, path)
     if isinstance(value, list):
         for index, item in enumerate(value):
             if isinstance(item, dict):
@@ -247,16 +233,16 @@ def _pod(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any], graph:
 
 
 def _job(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
-    return [_full(owner, "template", base + ("spec", "template"), job_pods(_map(data, ("spec",))))]
+    return [_full(owner, "template", base + ("spec", "template"), job_pods(mapping_at(data, ("spec",))))]
 
 
 def _cronjob(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
-    job_spec = _map(data, ("spec", "jobTemplate", "spec"))
+    job_spec = mapping_at(data, ("spec", "jobTemplate", "spec"))
     return [_full(owner, "template", base + ("spec", "jobTemplate", "spec", "template"), job_pods(job_spec))]
 
 
 def _replicated(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
-    pods = as_count(_dig(data, ("spec", "replicas")), 1)
+    pods = as_count(dig(data, ("spec", "replicas")), 1)
     return [_full(owner, "template", base + ("spec", "template"), pods)]
 
 
@@ -265,7 +251,7 @@ def _daemonset(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any], 
 
 
 def _jobset(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
-    return _replicated_jobs(owner, base + ("spec",), _map(data, ("spec",)))
+    return _replicated_jobs(owner, base + ("spec",), mapping_at(data, ("spec",)))
 
 
 def _replicated_jobs(owner: "K8sObject", base: tuple[Any, ...], jobset_spec: dict[str, Any]
@@ -273,7 +259,7 @@ def _replicated_jobs(owner: "K8sObject", base: tuple[Any, ...], jobset_spec: dic
     """Templates of a JobSet spec at ``base`` (``replicas`` × Job pods per replicatedJob)."""
     found = []
     for index, rjob in _items(jobset_spec, ("replicatedJobs",)):
-        pods = as_count(rjob.get("replicas"), 1) * job_pods(_map(rjob, ("template", "spec")))
+        pods = as_count(rjob.get("replicas"), 1) * job_pods(mapping_at(rjob, ("template", "spec")))
         path = base + ("replicatedJobs", index, "template", "spec", "template")
         found.append(_full(owner, f"replicatedJobs[{_name(rjob, index)}]", path, pods))
     return found
@@ -286,7 +272,7 @@ def _kubeflow(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any], g
 
 def _replica_specs(kind: str, data: dict[str, Any], base: tuple[Any, ...]) -> list[ReplicaSpec]:
     key = KUBEFLOW_REPLICA_KEYS.get(kind)
-    specs = _map(data, ("spec", key)) if key else {}
+    specs = mapping_at(data, ("spec", key)) if key else {}
     found = []
     for role, spec in specs.items():
         if not isinstance(spec, dict):
@@ -299,11 +285,11 @@ def _replica_specs(kind: str, data: dict[str, Any], base: tuple[Any, ...]) -> li
 
 
 def _lws(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
-    spec = _map(data, ("spec",))
+    spec = mapping_at(data, ("spec",))
     groups = as_count(spec.get("replicas"), 1)
-    size = max(as_count(_dig(spec, ("leaderWorkerTemplate", "size")), 1), 1)
+    size = max(as_count(dig(spec, ("leaderWorkerTemplate", "size")), 1), 1)
     lwt = base + ("spec", "leaderWorkerTemplate")
-    if isinstance(_dig(spec, ("leaderWorkerTemplate", "leaderTemplate")), dict):
+    if isinstance(dig(spec, ("leaderWorkerTemplate", "leaderTemplate")), dict):
         return [_full(owner, "leader", lwt + ("leaderTemplate",), groups),
                 _full(owner, "worker", lwt + ("workerTemplate",), groups * (size - 1))]
     return [_full(owner, "worker", lwt + ("workerTemplate",), groups * size)]
@@ -335,7 +321,7 @@ def _llm_part(owner: "K8sObject", spec_path: tuple[Any, ...], part: dict[str, An
 
 
 def _llmisvc(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
-    spec = _map(data, ("spec",))
+    spec = mapping_at(data, ("spec",))
     found = _llm_part(owner, base + ("spec",), spec, "")
     prefill = spec.get("prefill")
     if isinstance(prefill, dict):
@@ -353,7 +339,7 @@ def _dgd_pods(component: dict[str, Any]) -> int:
 
 def _dgd(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
     found = []
-    services = _dig(data, ("spec", "services"))
+    services = dig(data, ("spec", "services"))
     for name, svc in (services.items() if isinstance(services, dict) else ()):
         if isinstance(svc, dict):
             path = base + ("spec", "services", name)
@@ -386,18 +372,18 @@ def _ray_cluster_spec(owner: "K8sObject", base: tuple[Any, ...], spec: dict[str,
 
 
 def _raycluster(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
-    return _ray_cluster_spec(owner, base + ("spec",), _map(data, ("spec",)))
+    return _ray_cluster_spec(owner, base + ("spec",), mapping_at(data, ("spec",)))
 
 
 def _rayservice(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
-    return _ray_cluster_spec(owner, base + ("spec", "rayClusterConfig"), _map(data, ("spec", "rayClusterConfig")))
+    return _ray_cluster_spec(owner, base + ("spec", "rayClusterConfig"), mapping_at(data, ("spec", "rayClusterConfig")))
 
 
 def _rayjob(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
-    spec = _map(data, ("spec",))
+    spec = mapping_at(data, ("spec",))
     found: list[PodTemplate] = []
     if not spec.get("clusterSelector"):
-        found += _ray_cluster_spec(owner, base + ("spec", "rayClusterSpec"), _map(spec, ("rayClusterSpec",)))
+        found += _ray_cluster_spec(owner, base + ("spec", "rayClusterSpec"), mapping_at(spec, ("rayClusterSpec",)))
     if (spec.get("submissionMode") or "K8sJobMode") == "K8sJobMode":
         written = isinstance(spec.get("submitterPodTemplate"), dict)
         found.append(_full(owner, "submitter", base + ("spec", "submitterPodTemplate"), 1, not written))
@@ -471,14 +457,14 @@ def training_runtime(trainjob: "K8sObject", graph: "ObjectGraph | None") -> "K8s
 
 def _trainer_step_pods(rjob: dict[str, Any], ml_policy: Any, num_nodes: int | None) -> int | None:
     """Pods of a runtime's trainer step, or None when the Job's own parallelism applies."""
-    labels = _map(rjob, ("template", "metadata", "labels"))
+    labels = mapping_at(rjob, ("template", "metadata", "labels"))
     if labels.get(TRAINER_ANCESTOR_LABEL) != "trainer":
         return None
     if num_nodes is None:
         if not isinstance(ml_policy, dict):
             return None
         num_nodes = as_count(ml_policy.get("numNodes"), 1)
-    if _dig(ml_policy, ("mpi", "runLauncherAsNode")) is True:
+    if dig(ml_policy, ("mpi", "runLauncherAsNode")) is True:
         return max(num_nodes - 1, 1)
     return num_nodes
 
@@ -490,7 +476,7 @@ def _runtime_templates(runtime: "K8sObject", num_nodes: int | None = None,
     found = []
     for index, rjob in _items(runtime.data, base + ("replicatedJobs",)):
         step = _trainer_step_pods(rjob, ml_policy, num_nodes)
-        pods = step if step is not None else job_pods(_map(rjob, ("template", "spec")))
+        pods = step if step is not None else job_pods(mapping_at(rjob, ("template", "spec")))
         path = base + ("replicatedJobs", index, "template", "spec", "template")
         found.append(PodTemplate(runtime, f"replicatedJobs[{_name(rjob, index)}]", path, path + ("spec",),
                                  path + ("metadata",), pods, via=via, trainer_step=step is not None))
@@ -505,9 +491,14 @@ def _trainjob(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any], g
     runtime = training_runtime(owner, graph) if not base else None
     if runtime is None:
         return []
-    num_nodes = owner.get("spec", "trainer", "numNodes")
-    override = num_nodes if isinstance(num_nodes, int) and not isinstance(num_nodes, bool) else None
-    return _runtime_templates(runtime, None if override is None else max(override, 0), via=owner)
+    return _runtime_templates(runtime, trainer_num_nodes(owner), via=owner)
+
+
+def trainer_num_nodes(trainjob: "K8sObject") -> int | None:
+    """A TrainJob's ``spec.trainer.numNodes``: the trainer step's pod count, overriding the
+    runtime's ``mlPolicy.numNodes`` (known even when the runtime is not); None when unset."""
+    value = trainjob.get("spec", "trainer", "numNodes")
+    return max(value, 0) if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def resources_per_node(template: PodTemplate) -> dict[str, Any]:
@@ -698,8 +689,8 @@ def batch_min_member_sites(obj: "K8sObject") -> list[MinMemberSite]:
         sites = [(("spec", "replicatedJobs", i, "template", "metadata", "annotations"),
                   ("spec", "replicatedJobs", i, "template", "spec"), f" replicatedJobs[{_name(rj, i)}]")
                  for i, rj in _items(obj.data, ("spec", "replicatedJobs"))]
-    return [MinMemberSite(ann + (key,), _map(obj.data, ann)[key], job_pods(_map(obj.data, spec)), label)
-            for ann, spec, label in sites if key in _map(obj.data, ann)]
+    return [MinMemberSite(ann + (key,), mapping_at(obj.data, ann)[key], job_pods(mapping_at(obj.data, spec)), label)
+            for ann, spec, label in sites if key in mapping_at(obj.data, ann)]
 
 
 # ---------------------------------------------------------------- gang markers
@@ -747,7 +738,7 @@ def gang_markers(obj: "K8sObject", graph: "ObjectGraph | None" = None,
     found = _meta_markers(obj.metadata, lambda *p: obj.at("metadata", *p), True)
     owner_meta = pod_owner_meta_path(obj)
     if owner_meta != ("metadata",):
-        found += _meta_markers(_map(obj.data, owner_meta), lambda *p: obj.at(*owner_meta, *p), True)
+        found += _meta_markers(mapping_at(obj.data, owner_meta), lambda *p: obj.at(*owner_meta, *p), True)
     for tpl in pod_templates(obj, graph):
         if tpl.generated:
             continue

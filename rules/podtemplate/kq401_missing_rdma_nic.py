@@ -109,7 +109,7 @@ from kqlint.podspec import (GPU_RESOURCE, Container, asks_for, asks_for_some, co
                             sets_resources, template_label)
 from kqlint.rule import RuleContext, RuleMeta
 from kqlint.workloads import (TRAINER_NODE_CONTAINER, PodTemplate, own_templates, pod_templates,
-                              resources_per_node, total_pods)
+                              resources_per_node, total_pods, trainer_num_nodes)
 
 META = RuleMeta(code="KQ401", slug="missing-rdma-nic", severity=Severity.WARNING,
                 summary="a GPU pod of a multi-pod workload does not ask for the RDMA NIC")
@@ -200,9 +200,9 @@ def _unresolved_trainjob(obj: K8sObject, path: tuple[str, ...], nic: str,
     """A TrainJob whose runtime is not among the linted objects: its pods are unknown to
     ``total_pods``, but ``spec.trainer.numNodes`` alone fixes the trainer step's pod count
     (workloads.md section 4) and ``resourcesPerNode`` is what those pods' `node` container gets."""
-    nodes = obj.get("spec", "trainer", "numNodes")
+    nodes = trainer_num_nodes(obj)
     per_node = obj.get(*path)
-    if not isinstance(nodes, int) or isinstance(nodes, bool) or nodes <= 1:
+    if nodes is None or nodes <= 1:
         return
     if asks_for_some(per_node, GPU_RESOURCE) and not asks_for(per_node, nic):
         yield ctx.finding(at=obj.at(*path), message=(

@@ -8,10 +8,9 @@ pod sets of one Kueue Workload and what a ClusterQueue covers. Resolution itself
 from __future__ import annotations
 
 import difflib
-import weakref
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, TypeVar
+from typing import Any
 
 from kqlint.graph import ObjectGraph
 from kqlint.kueue import KUEUE_GROUP, ManagedWorkload
@@ -19,7 +18,8 @@ from kqlint.model import Location
 from kqlint.objects import CONTEXT, INPUT, K8sObject
 from kqlint.podspec import effective_resources, parse_quantity, resource_list
 from kqlint.quantity import Requests, pod_requests, requirement_requests
-from kqlint.workloads import RESOURCES_PER_NODE_PATH, PodTemplate, as_count, resources_per_node
+from kqlint.workloads import (RESOURCES_PER_NODE_PATH, PodTemplate, as_count, resources_per_node,
+                              trainer_num_nodes)
 
 LOOKED_IN = "the inputs, --context, config `external` or the profile"
 
@@ -31,20 +31,6 @@ def did_you_mean(name: str, kind: str, graph: ObjectGraph, group: str | None = N
                     if namespace is None or obj.namespace in (None, namespace)})
     close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
     return f" (did you mean `{close[0]}`?)" if close else ""
-
-
-_T = TypeVar("_T")
-_CACHE: "weakref.WeakKeyDictionary[ObjectGraph, dict[str, tuple[int, Any]]]" = weakref.WeakKeyDictionary()
-
-
-def graph_cache(graph: ObjectGraph, key: str, build: Callable[[], _T]) -> _T:
-    """Build an index once per graph (again if objects were added since)."""
-    entries = _CACHE.setdefault(graph, {})
-    hit = entries.get(key)
-    if hit is None or hit[0] != len(graph):
-        hit = (len(graph), build())
-        entries[key] = hit
-    return hit[1]  # type: ignore[no-any-return]
 
 
 # ------------------------------------------------------------------ Kueue pod sets and quotas
@@ -106,7 +92,7 @@ def pod_sets(unit: ManagedWorkload, graph: ObjectGraph,
 
 def _requests(template: PodTemplate, graph: ObjectGraph) -> Requests:
     """``pod_requests`` once per template and graph (KQ209 and KQ210 both ask)."""
-    cache: dict[PodTemplate, Requests] = graph_cache(graph, "requests", dict)
+    cache: dict[PodTemplate, Requests] = graph.memo("requests", dict)
     found = cache.get(template)
     if found is None:
         found = cache[template] = pod_requests(template)
@@ -117,9 +103,9 @@ def _trainer_step_only(trainjob: K8sObject, config: "ResourceConfig | None") -> 
     """A TrainJob whose runtime cannot be read (a platform's ClusterTrainingRuntime): its
     trainer step is still ``numNodes`` pods whose `node` container gets ``resourcesPerNode``,
     a lower bound on what the Workload asks for."""
-    nodes = trainjob.get("spec", "trainer", "numNodes")
+    nodes = trainer_num_nodes(trainjob)
     per_node = trainjob.get(*RESOURCES_PER_NODE_PATH)
-    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
+    if nodes is None or nodes < 1:
         return []
     if not isinstance(per_node, dict):
         return []
@@ -199,7 +185,7 @@ def _same_identity(graph: ObjectGraph, kind: str, name: Any, namespace: str | No
     """Every definition of a Kueue object in the best tier that has one (duplicates included)."""
     if not isinstance(name, str) or not name:
         return []
-    index = graph_cache(graph, "identities", lambda: _identities(graph))
+    index = graph.memo("identities", lambda: _identities(graph))
     return index.get((kind, name, namespace), [])
 
 
@@ -225,7 +211,7 @@ def cluster_queues_by_cohort(graph: ObjectGraph) -> dict[str, list[K8sObject]]:
             if name is not None:
                 members.setdefault(name, []).append(cq)
         return members
-    return graph_cache(graph, "cohorts", build)
+    return graph.memo("cohorts", build)
 
 
 def cohort_name(cq: K8sObject) -> str | None:

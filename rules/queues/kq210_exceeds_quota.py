@@ -136,7 +136,7 @@ from kqlint.objects import INPUT, K8sObject
 from kqlint.podspec import parse_quantity
 from kqlint.quantity import format_amount
 from kqlint.rule import RuleContext, RuleMeta
-from kqlint.rules.queues._refs import (KUEUE_GROUP, PodSet, graph_cache, cluster_queue_candidates,
+from kqlint.rules.queues._refs import (KUEUE_GROUP, PodSet, cluster_queue_candidates,
                                        cluster_queues_by_cohort, cohort_name, count_location,
                                        covered_resources, maps, pod_set_text, pod_sets, quota_known,
                                        request_location, resource_config)
@@ -293,7 +293,7 @@ def _violations(sets: list[PodSet], cq: K8sObject, peers: list[K8sObject], graph
 def capacity_table(cq: K8sObject, peers: list[K8sObject], graph: ObjectGraph) -> dict[str, list[Capacity]]:
     """Covered resource -> its capacity per flavor, for every resource whose quotas can be
     read; built once per ClusterQueue and graph."""
-    cache: dict[int, dict[str, list[Capacity]]] = graph_cache(graph, "capacities", dict)
+    cache: dict[int, dict[str, list[Capacity]]] = graph.memo("capacities", dict)
     table = cache.get(id(cq))
     if table is None:
         table = cache[id(cq)] = {}
