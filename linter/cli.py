@@ -14,7 +14,7 @@ import typer
 
 from kqlint import __version__
 
-FORMATS = ("text", "json", "sarif", "github", "junit")
+FORMATS = ("text", "concise", "json", "sarif", "github", "junit", "gitlab")
 GRAPH_FORMATS = ("tree", "dot", "mermaid", "json")
 RULES_FORMATS = ("text", "json", "markdown")
 FAIL_ON = ("error", "warning", "info", "never")
@@ -61,9 +61,13 @@ def _root(version: bool = typer.Option(False, "--version", "-V", callback=_versi
 
 # ------------------------------------------------------------------ helpers
 
-def _load_config(config_file: Optional[str]) -> Any:
-    from kqlint.config import ConfigError, discover_config, load_config
+def _load_config(config_file: Optional[str], no_config: bool = False) -> Any:
+    from kqlint.config import Config, ConfigError, discover_config, load_config
 
+    if no_config:
+        if config_file:
+            raise Exit(2, "kqlint: --no-config and --config exclude each other")
+        return Config()
     if config_file and not os.path.isfile(config_file):
         raise Exit(2, f"kqlint: config file not found: {config_file}")
     path = config_file or discover_config()
@@ -79,23 +83,23 @@ def _split(values: Optional[List[str]]) -> tuple[str, ...]:
     return tuple(part.strip() for value in values or () for part in value.split(",") if part.strip())
 
 
-def _use_color(no_color: bool) -> bool:
-    return not no_color and not os.environ.get("NO_COLOR") and sys.stdout.isatty()
+def _use_color(no_color: bool, choice: Optional[str] = None) -> bool:
+    from kqlint.output import OutputError, use_color
+
+    try:
+        return use_color(choice, no_color)
+    except OutputError as exc:
+        raise Exit(2, f"kqlint: {exc}") from None
 
 
-def _targets(formats: list[str], outputs: list[str]) -> list[tuple[str, str]]:
-    """Pair ``--format``/``--output`` by position; formats without an output go to stdout."""
-    if not formats:
-        formats = ["github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"]
-    for name in formats:
-        if name not in FORMATS:
-            raise Exit(2, f"kqlint: unknown --format {name!r} (choose from {', '.join(FORMATS)})")
-    if len(outputs) > len(formats):
-        raise Exit(2, "kqlint: more --output than --format options (they pair up by position)")
-    pairs = [(name, outputs[i] if i < len(outputs) else STDOUT) for i, name in enumerate(formats)]
-    if sum(1 for _, target in pairs if target == STDOUT) > 1:
-        raise Exit(2, "kqlint: only one report can go to stdout; give the others an --output FILE")
-    return pairs
+def _targets(formats: list[str], outputs: list[str], default_style: Optional[str] = None) -> list[tuple[str, str]]:
+    """Pair ``--format``/``--output`` by position (kqlint.output decides the rest)."""
+    from kqlint.output import OutputError, targets
+
+    try:
+        return targets(formats, outputs, default_style)
+    except OutputError as exc:
+        raise Exit(2, f"kqlint: {exc}") from None
 
 
 def _fail_on(value: Optional[str], config: Any) -> Any:
@@ -115,9 +119,14 @@ def check(
     paths: Optional[List[str]] = typer.Argument(None, metavar="PATH",
                                                 help="Files and folders to lint (default: .); - reads one YAML stream from stdin."),
     format: Optional[List[str]] = typer.Option(None, "--format", "-f", metavar="FORMAT",
-                                               help="text (default), json, sarif, github or junit; repeatable, pairs with --output."),
+                                               help="text (default), concise, json, sarif, github, junit or gitlab; "
+                                                    "repeatable, pairs with --output."),
+    output_format: Optional[str] = typer.Option(None, "--output-format", metavar="FORMAT",
+                                                help="full (the text report) or concise (one finding per line), "
+                                                     "or any --format; config: output-format."),
     output: Optional[List[str]] = typer.Option(None, "--output", "-o", metavar="FILE",
-                                               help="Write the report of the matching --format here (- for stdout)."),
+                                               help="Write the report of the matching --format here (- for stdout); "
+                                                    "without --format the file name picks it (.json, .sarif, .xml, .txt)."),
     select: Optional[List[str]] = typer.Option(None, "--select", metavar="CODES",
                                                help="Only these rules: comma-separated codes, slugs or prefixes (KQ1)."),
     ignore: Optional[List[str]] = typer.Option(None, "--ignore", metavar="CODES",
@@ -126,6 +135,7 @@ def check(
                                           help="Lowest severity that exits 1: error, warning (default), info or never."),
     config_file: Optional[str] = typer.Option(None, "--config", metavar="FILE",
                                               help="Use this config file instead of discovery."),
+    no_config: bool = typer.Option(False, "--no-config", help="Ignore discovered configuration files."),
     profile: Optional[str] = typer.Option(None, "--profile", metavar="NAME", help="Enable a built-in platform profile."),
     namespace: Optional[str] = typer.Option(None, "--namespace", metavar="NS",
                                             help="Namespace for namespaced objects that set none (default: default)."),
@@ -133,6 +143,12 @@ def check(
                                                 help="Files/folders loaded only to resolve references; repeatable."),
     exclude: Optional[List[str]] = typer.Option(None, "--exclude", metavar="GLOB",
                                                 help="Skip paths matching this glob; repeatable."),
+    stdin_filename: Optional[str] = typer.Option(None, "--stdin-filename", metavar="PATH",
+                                                 help="Report findings read from stdin (-) against this path; Helm "
+                                                      "`# Source:` comments name each document's template otherwise."),
+    kustomize: Optional[List[str]] = typer.Option(None, "--kustomize", metavar="DIR",
+                                                  help="Lint this kustomization as `kubectl kustomize DIR` renders it, "
+                                                       "findings mapped back to source files; repeatable."),
     crd: Optional[List[str]] = typer.Option(None, "--crd", metavar="PATH",
                                             help="CRD file or folder whose schemas KQ002 validates against "
                                                  "(the versions your cluster runs); repeatable."),
@@ -148,6 +164,9 @@ def check(
                                                  help="Write the current findings to this baseline file "
                                                       "(YAML; JSON when it ends in .json)."),
     no_color: bool = typer.Option(False, "--no-color", help="No colors (also when NO_COLOR is set or stdout is not a terminal)."),
+    color: Optional[str] = typer.Option(None, "--color", metavar="WHEN",
+                                        help="auto (default: a terminal, unless NO_COLOR; FORCE_COLOR forces it), "
+                                             "always or never."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing when there are no findings."),
     statistics: bool = typer.Option(False, "--statistics", help="Per-rule counts at the end of the text report."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", metavar="N",
@@ -157,14 +176,16 @@ def check(
     from kqlint.explain import available_rules
     from kqlint.runner import exit_status
 
-    config = _load_config(config_file)
+    config = _load_config(config_file, no_config)
     fail = _fail_on(fail_on, config)
-    targets = _targets(list(format or []), list(output or []))
+    color_on = _use_color(no_color, color)
+    targets = _targets(list(format or []) + ([output_format] if output_format else []), list(output or []),
+                       config.output_format)
     rules = available_rules(config)
     config = config.with_overrides(
         select=_split(select) or None, ignore=(config.ignore + _split(ignore)) or None,
         profile=profile, namespace=namespace, exclude=(config.exclude + tuple(exclude or ())) or None,
-        crds=(config.crds + tuple(crd or ())) or None)
+        crds=(config.crds + tuple(crd or ())) or None, stdin_filename=stdin_filename)
     lint_rules = rules  # `rules` stay as registered: reports describe their defaults
     if report_unused_suppressions:
         from kqlint.suppress_audit import enable
@@ -176,10 +197,23 @@ def check(
     if jobs is not None and jobs < 1:
         raise Exit(2, "kqlint: --jobs must be 1 or more")
     _warn_if_slow_parser()
-    report = _lint(targets_paths, config, tuple(context or ()), not no_inline_suppressions, lint_rules,
-                   progress=not quiet, jobs=jobs)
+    from kqlint import preflight
+
+    try:
+        preflight.check(targets_paths, config, tuple(context or ()), _err, rules)
+    except preflight.PreflightError as exc:
+        raise Exit(2, f"kqlint: {exc}") from None
+    if kustomize:
+        from kqlint.kustomize import lint_overlays
+
+        report = lint_overlays(list(kustomize), config, tuple(context or ()), not no_inline_suppressions,
+                               lint_rules, paths=list(paths or []))
+    else:
+        report = _lint(targets_paths, config, tuple(context or ()), not no_inline_suppressions, lint_rules,
+                       progress=not quiet, jobs=jobs)
+    preflight.report_empty(report, targets_paths, _err)
     report = _apply_baseline(report, baseline, write_baseline, quiet)
-    _write_reports(report, targets, no_color=no_color, quiet=quiet, statistics=statistics,
+    _write_reports(report, targets, color=color_on, quiet=quiet, statistics=statistics,
                    rules=rules, fail_on=fail, report_suppressed=report_suppressed)
     for line in report.internal_errors:
         typer.echo(f"kqlint: {line}; {BUG_HINT}", err=True)
@@ -226,17 +260,23 @@ def _apply_baseline(report: Any, baseline_file: Optional[str], write_file: Optio
         accepted = baseline.load(write_file or baseline_file or "")
     except baseline.BaselineError as exc:
         raise Exit(2, f"kqlint: {exc}") from None
-    return baseline.apply(report, accepted)[0]
+    kept, absorbed = baseline.apply(report, accepted)
+    from dataclasses import replace
+
+    return replace(kept, baselined=absorbed)
 
 
-def _write_reports(report: Any, targets: list[tuple[str, str]], *, no_color: bool, quiet: bool,
+def _write_reports(report: Any, targets: list[tuple[str, str]], *, color: bool, quiet: bool,
                    statistics: bool, **options: Any) -> None:
+    from kqlint.output import terminal_width
     from kqlint.reporters import render
 
     for name, target in targets:
-        color = target == STDOUT and name == "text" and _use_color(no_color)
+        on_terminal = target == STDOUT and name == "text"
+        width = terminal_width() if on_terminal else None
         try:
-            text = render(name, report, color=color, quiet=quiet, statistics=statistics, **options)
+            text = render(name, report, color=on_terminal and color, quiet=quiet, statistics=statistics,
+                          wrap=width, **options)
         except Exception as exc:  # noqa: BLE001
             raise Crash(f"the {name} report", exc) from exc
         if target == STDOUT:

@@ -79,6 +79,11 @@ class Config:
     plugins: tuple[str, ...] = ()
     custom_rules: tuple[dict[str, Any], ...] = ()
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    # issue 13 (adoption): text report style, stdin's name, per-path rule settings
+    output_format: str | None = None                # full | concise
+    stdin_filename: str | None = None               # --stdin-filename
+    per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    per_file_severity: dict[str, dict[str, Severity]] = field(default_factory=dict)
     origin: ConfigOrigin | None = field(default=None, compare=False, repr=False)
 
     def with_overrides(self, **changes: Any) -> "Config":
@@ -199,6 +204,10 @@ def config_from_mapping(data: dict[str, Any], path: str, origin: ConfigOrigin | 
         plugins=tuple(data.get("plugins") or ()),
         custom_rules=tuple(data.get("custom-rules") or ()),
         max_file_size=data.get("max-file-size") or DEFAULT_MAX_FILE_SIZE,
+        output_format=data.get("output-format"),
+        per_file_ignores={str(glob): tuple(codes or ()) for glob, codes in (data.get("per-file-ignores") or {}).items()},
+        per_file_severity={str(glob): {str(code): Severity.parse(level) for code, level in (levels or {}).items()}
+                           for glob, levels in (data.get("per-file-severity") or {}).items()},
         origin=origin,
     )
 

@@ -374,7 +374,7 @@ class _Walker:
 # ---------------------------------------------------------------- files
 
 _TEMPLATE_RE = re.compile(rb"\{\{|\{%")
-_SUPPRESS_RE = re.compile(r"#\s*kqlint:\s*(ignore(?:-file)?)\s*(?:\[([^\]]*)\])?")
+_ANY_DIRECTIVE_RE = re.compile(r"#\s*kqlint:")
 
 
 def _decode(data: bytes) -> tuple[bytes | None, tuple[int, int, str] | None]:
@@ -407,7 +407,7 @@ def _offset_position(data: bytes, offset: int) -> tuple[int, int]:
 def _suppression_comments(text: bytes) -> dict[int, str]:
     found: dict[int, str] = {}
     for number, line in enumerate(text.decode("utf-8", "replace").splitlines(), start=1):
-        if "kqlint:" in line and _SUPPRESS_RE.search(line):
+        if "kqlint:" in line and _ANY_DIRECTIVE_RE.search(line):  # misspelt ones too (kqlint.directives)
             found[number] = line
     return found
 

@@ -101,16 +101,32 @@ def load_paths(paths: list[str], config: Config, tier: str,
             progress(min(done, total), total)
         return source
 
+    stdin_sources = _read_stdin(config) if STDIN in found.files else []
     gc_was_enabled = gc.isenabled()
     gc.disable()  # keeping every document alive makes full collections costly while loading
     try:
-        for path, source in zip(found.files, map_chunks(parse, found.files, jobs)):
+        files = [path for path in found.files if path != STDIN]
+        for path, source in zip(files, map_chunks(parse, files, jobs)):
             _add_source(loaded, path, source, config, tier)
+        for source in stdin_sources:
+            _add_source(loaded, STDIN, source, config, tier)
     finally:
         if gc_was_enabled:
             gc.freeze()
             gc.enable()
     return loaded, found
+
+
+def _read_stdin(config: Config) -> list[SourceFile]:
+    """stdin, split by Helm ``# Source:`` comments or named by ``--stdin-filename``."""
+    from kqlint.stdin import EmptyStdin, read_stdin
+
+    try:
+        return read_stdin(config)
+    except EmptyStdin as exc:
+        raise UsageError(str(exc)) from None
+    except Exception as exc:  # noqa: BLE001 - name the input, the CLI exits 3
+        raise InternalError("<stdin>", exc) from exc
 
 
 def _parse_one(path: str, config: Config) -> SourceFile:
@@ -261,6 +277,9 @@ def prepare(config: Config | None, rules: list[Rule] | None = None) -> tuple[Con
     if rules is None:
         rules = all_rules(config.plugins, _custom_rules(config))
     config = check_rule_names(config, rules)  # unknown rule names/options: ConfigError (exit 2)
+    from kqlint import per_file
+
+    per_file.check_names(config, rules)
     _check_crds(config)
     return config, select_rules(rules, config)
 
@@ -285,6 +304,9 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
     input_files = {source.path for source in inputs.sources}
     findings = [f for f in findings if f.location.file in input_files or f.code in ("KQ001", "KQ006")]
     findings = [_with_severity(f, config) for f in findings]
+    from kqlint import per_file
+
+    findings = per_file.apply(findings, config)
     index = _suppressions(inputs, inline_suppressions)
     reported, suppressed = apply(findings, index)
     if "KQ000" in by_code:  # unused suppressions: judged once every other rule has run
@@ -294,9 +316,12 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
         reported, suppressed = reported + unused, suppressed + hidden
     summary = Summary(files=len(inputs.sources), documents=inputs.documents,
                       objects=len(inputs.objects), skipped_documents=inputs.skipped)
+    from kqlint.directives import all_problems
+
     return Report(tuple(sorted(set(reported), key=Finding.sort_key)), summary, tuple(errors),
                   tuple(sorted(set(suppressed), key=Finding.sort_key)),
-                  files=tuple(sorted({source.path for source in inputs.sources})))
+                  files=tuple(sorted({source.path for source in inputs.sources})),
+                  warnings=all_problems(inputs.sources) if inline_suppressions else ())
 
 
 def _suppressions(inputs: Loaded, enabled: bool) -> SuppressionIndex:

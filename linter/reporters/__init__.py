@@ -8,6 +8,8 @@ from kqlint.model import Report
 
 REPORTERS = {
     "text": "kqlint.reporters.text",
+    "concise": "kqlint.reporters.concise",
+    "gitlab": "kqlint.reporters.gitlab",
     "json": "kqlint.reporters.json",
     "github": "kqlint.reporters.github",
     "sarif": "kqlint.reporters.sarif",

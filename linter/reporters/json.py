@@ -35,8 +35,11 @@ def report_to_json(report: Report, report_suppressed: bool = False) -> dict[str,
         "version": __version__,
         "summary": {
             "files": summary.files, "documents": summary.documents, "objects": summary.objects,
-            "findings": len(report.findings),
-            "by_severity": {s.label: report.count(s) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO)},
+            "findings": len(findings),
+            "by_severity": {s.label: sum(1 for f in findings if f.severity == s)
+                            for s in (Severity.ERROR, Severity.WARNING, Severity.INFO)},
+            "suppressed": len(report.suppressed), "baselined": report.baselined,
+            "skipped": summary.skipped_documents,
         },
         "findings": [finding_to_json(f) for f in findings],
     }

@@ -22,6 +22,8 @@ from urllib.parse import quote
 
 from kqlint import __version__
 from kqlint.model import Finding, Location, Report, Severity
+from kqlint.reporters.source import SourceLines as _Sources
+from kqlint.reporters.source import token_end  # noqa: F401 - re-exported (tests, callers)
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = "https://github.com/kqlint/kqlint"
@@ -29,8 +31,6 @@ SRCROOT = "SRCROOT"
 FINGERPRINT = "kqlint/v1"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 FAMILIES = {"0": "engine", "1": "priority", "2": "queues", "3": "gang", "4": "podtemplate", "5": "kakaocloud"}
-_LINE_BREAK = re.compile(r"\r\n|[\n\r\x85\u2028\u2029]")
-_MAX_SOURCE = 5 * 1024 * 1024
 
 
 def render(report: Report, rules: Iterable[Any] | None = None, report_suppressed: bool = False,
@@ -204,70 +204,3 @@ class _Artifacts:
             location = {"uri": uri, "uriBaseId": SRCROOT} if relative else {"uri": uri}
             result.append({"location": location})
         return result
-
-
-class _Sources:
-    """Lines of the files results point into, read once, to find where a token ends."""
-
-    def __init__(self) -> None:
-        self.lines: dict[str, list[str] | None] = {}
-
-    def _read(self, file: str) -> list[str] | None:
-        if file not in self.lines:
-            self.lines[file] = None
-            try:
-                if os.path.isfile(file) and os.path.getsize(file) <= _MAX_SOURCE:
-                    with open(file, encoding="utf-8", errors="replace", newline="") as handle:
-                        self.lines[file] = _LINE_BREAK.split(handle.read())
-            except OSError:
-                pass
-        return self.lines[file]
-
-    def token_end(self, file: str, line: int, column: int) -> int | None:
-        lines = self._read(file)
-        if lines is None or not 1 <= line <= len(lines):
-            return None
-        return token_end(lines[line - 1], column)
-
-
-def token_end(text: str, column: int) -> int | None:
-    """The 1-based column just past the YAML token starting at ``column`` (a key, a plain or
-    quoted scalar, a ``-`` item marker), or None when nothing starts there."""
-    start = column - 1
-    if start < 0 or start >= len(text) or text[start] in " \t":
-        return None
-    char = text[start]
-    if char == "#":  # a comment (a suppression): to the end of the line
-        return len(text.rstrip(" \t")) + 1
-    if char in "\"'":
-        end = _quoted_end(text, start)
-        return end + 1 if end is not None else None
-    if char in "-?" and (start + 1 == len(text) or text[start + 1] in " \t"):
-        return start + 2
-    end = start
-    while end < len(text):
-        if text[end] == ":" and (end + 1 == len(text) or text[end + 1] in " \t"):
-            break
-        if text[end] == "#" and end > start and text[end - 1] in " \t":
-            break
-        if text[end] in ",]}" and end > start:
-            break
-        end += 1
-    end = len(text[:end].rstrip(" \t"))
-    return end + 1 if end > start else None
-
-
-def _quoted_end(text: str, start: int) -> int | None:
-    quote_char = text[start]
-    index = start + 1
-    while index < len(text):
-        if quote_char == '"' and text[index] == "\\":
-            index += 2
-            continue
-        if text[index] == quote_char:
-            if quote_char == "'" and index + 1 < len(text) and text[index + 1] == "'":
-                index += 2
-                continue
-            return index + 1
-        index += 1
-    return None

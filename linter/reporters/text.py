@@ -1,32 +1,47 @@
-"""``--format text``: findings grouped by file (code, slug, message, related lines), then
-a summary line. Rendered with rich; plain text unless ``color`` (the CLI decides: a TTY,
-no ``--no-color``, no ``NO_COLOR``). Fixed width and soft wrap keep it deterministic."""
+"""``--format text`` (``--output-format full``): findings grouped by file, then a summary line.
+
+Each finding: ``line:col  severity  CODE slug  message``; under it a code frame (the offending
+line of the file with carets under the YAML token, as ruff and rustc print it) when the file
+can be read, the remedy on its own ``help:`` line (kqlint.reporters.remedy), then related
+locations. Rendered with rich; plain text unless ``color`` (the CLI decides: ``--color``,
+``NO_COLOR``, ``FORCE_COLOR``, a TTY). ``wrap`` (the terminal's width; None when piped)
+wraps messages under their indent; piped output keeps one message per line. Every string
+from the input passes through kqlint.sanitize.terminal_safe."""
 from __future__ import annotations
 
 import io
+import textwrap
 from typing import Any
 
 from kqlint.model import Finding, Report, Severity
+from kqlint.reporters.remedy import split_remedy
+from kqlint.reporters.source import SourceLines
+from kqlint.sanitize import terminal_safe
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 _ORDER = (Severity.ERROR, Severity.WARNING, Severity.INFO)
 
 
+_INDENT = "      "
+_MAX_FRAME = 160
+
+
 def render(report: Report, color: bool = False, statistics: bool = False, quiet: bool = False,
-           width: int = 100, **_: Any) -> str:
+           width: int = 100, wrap: int | None = None, **_: Any) -> str:
     from rich.console import Console
 
     buffer = io.StringIO()
     console = Console(file=buffer, force_terminal=color, no_color=not color, width=width,
                       highlight=False, soft_wrap=True, emoji=False, color_system="standard" if color else None)
     current = None
+    sources = SourceLines()
     for finding in report.findings:
         if finding.location.file != current:
             if current is not None:
                 console.print()
             current = finding.location.file
             console.print(f"[bold underline]{_esc(current)}[/]")
-        _finding(console, finding)
+        _finding(console, finding, sources, wrap)
     if statistics and report.findings:
         _statistics(console, report)
     if not quiet or report.findings:
@@ -37,17 +52,52 @@ def render(report: Report, color: bool = False, statistics: bool = False, quiet:
 def _esc(text: str) -> str:
     from rich.markup import escape
 
-    return escape(text)
+    return escape(terminal_safe(text))
 
 
-def _finding(console: Any, f: Finding) -> None:
+def _wrapped(text: str, first_indent: int, wrap: int | None) -> str:
+    """``text`` (already one paragraph per line) wrapped to ``wrap`` columns, continuation
+    lines indented under the finding; unchanged when ``wrap`` is None."""
+    lines = text.splitlines() or [""]
+    if wrap is None:
+        return ("\n" + _INDENT).join(lines)
+    out: list[str] = []
+    for number, paragraph in enumerate(lines):
+        indent = first_indent if number == 0 else len(_INDENT)
+        parts = textwrap.wrap(paragraph, width=max(20, wrap - 1), initial_indent=" " * indent,
+                              subsequent_indent=_INDENT, break_on_hyphens=False) or [" " * indent]
+        parts[0] = parts[0][indent:]
+        out.append("\n".join(parts))
+    return ("\n" + _INDENT).join(out)
+
+
+def _finding(console: Any, f: Finding, sources: SourceLines, wrap: int | None) -> None:
     loc = f.location
-    message = "\n      ".join(f.message.splitlines())  # continuation lines stay under the finding
+    problem, remedy = split_remedy(f)
+    head = f"  {loc.line}:{loc.column}  {f.severity.label}  {f.code} {f.slug}  "
+    message = _wrapped(terminal_safe(problem), len(head), wrap)
     console.print(f"  {loc.line}:{loc.column}  [{_STYLE[f.severity]}]{f.severity.label}[/]  "
                   f"[bold]{_esc(f.code)}[/] [dim]{_esc(f.slug)}[/]  {_esc(message)}")
+    _frame(console, sources, loc.file, loc.line, loc.column)
+    if remedy:
+        help_text = _wrapped(terminal_safe(remedy), len(_INDENT) + len("help: "), wrap)
+        console.print(f"{_INDENT}[bold cyan]help:[/] {_esc(help_text)}")
     for related in f.related:
         note = f"  {_esc(related.message)}" if related.message else ""
-        console.print(f"      [dim]related: {_esc(related.file)}:{related.line}:{related.column}[/]{note}")
+        console.print(f"{_INDENT}[dim]related: {_esc(related.file)}:{related.line}:{related.column}[/]{note}")
+
+
+def _frame(console: Any, sources: SourceLines, file: str, line: int, column: int) -> None:
+    """The offending line with carets under the token at ``column`` (nothing when the file
+    cannot be read, e.g. stdin, or the line is blank or very long)."""
+    text = sources.line(file, line)
+    if text is None or not text.strip() or len(text) > _MAX_FRAME or column > len(text) + 1:
+        return
+    text = terminal_safe(text.expandtabs(1).rstrip())
+    end = sources.token_end(file, line, column) or column + 1
+    gutter = " " * len(str(line))
+    console.print(f"{_INDENT}[dim]{line} |[/] {_esc(text)}")
+    console.print(f"{_INDENT}[dim]{gutter} |[/] {' ' * (column - 1)}[bold]{'^' * max(1, end - column)}[/]")
 
 
 def _statistics(console: Any, report: Report) -> None:

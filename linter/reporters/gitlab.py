@@ -1,0 +1,54 @@
+"""``--format gitlab``: a GitLab Code Quality report (``artifacts:reports:codequality``), the
+JSON array the merge-request widget and the diff annotations read.
+
+- ``check_name`` is ``CODE slug``; ``description`` the message; ``location.path`` the file
+  relative to the directory kqlint ran in (the repository root in CI) with
+  ``lines.begin`` and ``positions.begin`` (line and column).
+- ``fingerprint``: the same stable key SARIF's ``partialFingerprints`` use (rule code +
+  object + field path + file, and an ordinal among equal keys), hashed; never the line, so
+  an edit elsewhere in a file neither resolves nor re-opens an issue in the widget.
+- severity: error -> ``major``, warning -> ``minor``, info -> ``info`` (``critical`` and
+  ``blocker`` are left for security scanners, which GitLab ranks alongside).
+- Findings without a file in the repository (stdin without ``--stdin-filename``, objects a
+  profile declares) keep their display name; GitLab shows them without a diff link.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from kqlint.model import Finding, Report, Severity
+
+SEVERITIES = {Severity.ERROR: "major", Severity.WARNING: "minor", Severity.INFO: "info"}
+
+
+def fingerprints(findings: list[Finding]) -> list[tuple[Finding, str]]:
+    from kqlint.baseline import occurrences
+
+    result = []
+    for finding, key, ordinal in occurrences(findings):
+        text = "|".join((key.code, key.object, key.path, key.file, str(ordinal)))
+        result.append((finding, hashlib.sha256(text.encode()).hexdigest()[:32]))
+    return result
+
+
+def issue(finding: Finding, fingerprint: str) -> dict[str, Any]:
+    loc = finding.location
+    return {
+        "type": "issue",
+        "check_name": f"{finding.code} {finding.slug}",
+        "description": finding.message,
+        "categories": ["Bug Risk"],
+        "severity": SEVERITIES[finding.severity],
+        "fingerprint": fingerprint,
+        "location": {"path": loc.file, "lines": {"begin": loc.line},
+                     "positions": {"begin": {"line": loc.line, "column": loc.column}}},
+    }
+
+
+def render(report: Report, **_: Any) -> str:
+    issues = [issue(f, fp) for f, fp in fingerprints(list(report.findings))]
+    issues.sort(key=lambda i: (i["location"]["path"], i["location"]["lines"]["begin"],
+                               i["location"]["positions"]["begin"]["column"], i["check_name"], i["fingerprint"]))
+    return json.dumps(issues, indent=2, ensure_ascii=False) + "\n"

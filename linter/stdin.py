@@ -1,0 +1,73 @@
+"""What ``kqlint check -`` reads: one YAML stream from stdin, named for the reports.
+
+- Empty stdin (nothing but whitespace) is a usage error (exit 2): a failed ``helm template``
+  or ``kubectl kustomize`` upstream must not leave CI green.
+- ``--stdin-filename PATH`` reports the whole stream against PATH.
+- Otherwise Helm's ``# Source: chart/templates/x.yaml`` comments attribute each document to
+  its template file. Lines count from the line after the ``# Source:`` comment, so they are
+  the template's own line numbers wherever it renders line for line (and the line in the
+  rendered document otherwise). Documents without a ``# Source:`` comment stay ``<stdin>``.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from typing import Any
+
+from kqlint.loader import SourceFile, parse_bytes
+
+STDIN_NAME = "<stdin>"
+_DOCUMENT_START = re.compile(rb"^---(?:[ \t].*)?$")
+_SOURCE = re.compile(rb"^#\s*Source:\s*(\S.*?)\s*$")
+
+
+class EmptyStdin(Exception):
+    pass
+
+
+def read_stdin(config: Any) -> list[SourceFile]:
+    data = sys.stdin.buffer.read()
+    if not data.strip():
+        raise EmptyStdin("stdin (-) is empty: nothing to lint (did the command before `| kqlint check -` fail?)")
+    name = getattr(config, "stdin_filename", None)
+    if name:
+        from kqlint.discover import display_path
+
+        return [parse_bytes(display_path(name), data)]
+    chunks = helm_sources(data)
+    if chunks is None:
+        return [parse_bytes(STDIN_NAME, data)]
+    return [parse_bytes(path, chunk) for path, chunk in chunks]
+
+
+def helm_sources(data: bytes) -> list[tuple[str, bytes]] | None:
+    """[(template path, document bytes)] when the stream carries Helm ``# Source:`` comments;
+    None otherwise. Consecutive documents of one template are kept apart (their lines differ)."""
+    documents: list[list[bytes]] = [[]]
+    for line in data.splitlines(keepends=True):
+        if _DOCUMENT_START.match(line.rstrip(b"\r\n")):
+            documents.append([])
+        else:
+            documents[-1].append(line)
+    result: list[tuple[str, bytes]] = []
+    found = False
+    for lines in documents:
+        path, body = _source_of(lines)
+        if path is None and not b"".join(body).strip():
+            continue
+        found = found or path is not None
+        result.append((path or STDIN_NAME, b"".join(body)))
+    return result if found else None
+
+
+def _source_of(lines: list[bytes]) -> tuple[str | None, list[bytes]]:
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        match = _SOURCE.match(stripped)
+        if match is None:
+            return None, lines
+        path = match.group(1).decode("utf-8", "replace")
+        return path, lines[index + 1:]
+    return None, lines
