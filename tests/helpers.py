@@ -89,9 +89,11 @@ def validate_json_report(report: "str | bytes | dict[str, object]") -> dict[str,
     schema = json.loads(REPORT_SCHEMA.read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator.check_schema(schema)
     jsonschema.Draft202012Validator(schema).validate(data)
-    findings = [f for f in data["findings"] if "suppression" not in f]  # type: ignore[union-attr]
+    findings = data["findings"]  # suppressed ones too (--report-suppressed): the count matches the list
     summary = data["summary"]
-    assert summary["findings"] == len(findings), "summary.findings != number of findings"  # type: ignore[index]
+    assert summary["findings"] == len(findings), "summary.findings != number of findings"  # type: ignore[index,arg-type]
+    listed_suppressed = sum(1 for f in findings if "suppression" in f)  # type: ignore[union-attr]
+    assert listed_suppressed in (0, summary.get("suppressed", 0)), "suppressed findings listed but not counted"  # type: ignore[union-attr]
     by_severity = summary["by_severity"]  # type: ignore[index]
     for severity in ("error", "warning", "info"):
         assert by_severity[severity] == sum(1 for f in findings if f["severity"] == severity)

@@ -109,7 +109,7 @@ def test_fail_on_from_config(capsys: pytest.CaptureFixture[str], tree: Path) -> 
     (["check", "--select", "KQ9"], "'KQ9' matches no rule"),
     (["check", "--ignore", "no-such-rule"], "'no-such-rule' matches no rule"),
     (["check", "--config", "nope.yaml"], "config file not found: nope.yaml"),
-    (["check", "-o", "a.json", "-o", "b.json"], "more --output than --format"),
+    (["check", "-o", "report.out"], "cannot tell the report format of --output report.out"),
     (["check", "-f", "json", "-f", "text"], "only one report can go to stdout"),
     (["check", "-f", "json", "-o", "no/such/dir/r.json"], "cannot write no/such/dir/r.json"),
     (["explain", "KQ999"], "unknown rule 'KQ999'"),

@@ -86,7 +86,7 @@ def test_json_shape() -> None:
                                     "message": "the PriorityClass, value 1000"}
     assert data["summary"] == {"files": 3, "documents": 5, "objects": 4, "findings": 4,
                                "by_severity": {"error": 2, "warning": 1, "info": 1},
-                               "suppressed": 0, "baselined": 0, "skipped": 0}
+                               "suppressed": 0, "baselined": 0, "skipped": 1}
 
 
 def test_json_suppressed_findings_carry_justification() -> None:

@@ -75,12 +75,12 @@ def _finding(console: Any, f: Finding, sources: SourceLines, wrap: int | None) -
     loc = f.location
     problem, remedy = split_remedy(f)
     head = f"  {loc.line}:{loc.column}  {f.severity.label}  {f.code} {f.slug}  "
-    message = _wrapped(terminal_safe(problem), len(head), wrap)
+    message = _wrapped(problem, len(head), wrap)
     console.print(f"  {loc.line}:{loc.column}  [{_STYLE[f.severity]}]{f.severity.label}[/]  "
                   f"[bold]{_esc(f.code)}[/] [dim]{_esc(f.slug)}[/]  {_esc(message)}")
     _frame(console, sources, loc.file, loc.line, loc.column)
     if remedy:
-        help_text = _wrapped(terminal_safe(remedy), len(_INDENT) + len("help: "), wrap)
+        help_text = _wrapped(remedy, len(_INDENT) + len("help: "), wrap)
         console.print(f"{_INDENT}[bold cyan]help:[/] {_esc(help_text)}")
     for related in f.related:
         note = f"  {_esc(related.message)}" if related.message else ""
