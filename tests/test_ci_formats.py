@@ -197,8 +197,24 @@ def test_sarif_edge_cases_validate() -> None:
     run = data["runs"][0]
     assert run["invocations"][0]["executionSuccessful"] is False
     uris = [a["location"]["uri"] for a in run["artifacts"]]
-    assert "file:///elsewhere/x%20y.yaml" in uris and "%3Cstdin%3E" in uris and "dir/%C3%A4%20file.yaml" in uris
+    assert "file:///elsewhere/x%20y.yaml" in uris and "dir/%C3%A4%20file.yaml" in uris
+    # issue 13: <stdin> is no file: not an artifact, no physical location, the message says where it came from
+    assert not any("%3C" in uri for uri in uris)
+    stdin_result = next(r for r in run["results"] if r["ruleId"] == "KQ001")
+    assert "physicalLocation" not in stdin_result["locations"][0] and "stdin" in stdin_result["message"]["text"]
     assert any(r["id"] == "X001" and r["name"] == "custom-thing" for r in run["tool"]["driver"]["rules"])
+
+
+def test_sarif_names_profile_objects_instead_of_listing_them_as_files() -> None:
+    declared = Location("<profile kakaocloud>", 1, 1, (), JOB, "ClusterQueue default")
+    finding = Finding("KQ101", "pod-preemption-enabled", Severity.ERROR, "m",
+                      Location("a.yaml", 3, 1, (), JOB), JOB, (declared,))
+    data = validate_sarif(render("sarif", Report((finding,), Summary(files=1), files=("a.yaml",))))
+    run = data["runs"][0]
+    assert [a["location"]["uri"] for a in run["artifacts"]] == ["a.yaml"]
+    related = run["results"][0]["relatedLocations"][0]
+    assert "physicalLocation" not in related
+    assert related["message"]["text"] == "ClusterQueue default (declared by the kakaocloud profile)"
 
 
 # ------------------------------------------------------------------ JUnit

@@ -8,6 +8,10 @@
   entry built from rule code + object + field path (not the line), so alerts survive edits.
 - Suppressed findings (``--report-suppressed``) come with ``suppressions`` of kind
   ``inSource`` whose justification is the annotation's reason.
+- No pseudo-artifacts: ``<stdin>`` (without ``--stdin-filename``), ``<profile NAME>`` (objects
+  a built-in profile declares) and ``<config>`` (config ``external:``) are not files. They are
+  not listed as artifacts and get no physical location; the message names them instead
+  ("declared by the kakaocloud profile").
 
 No timestamps, no absolute paths of the machine: identical input gives identical bytes.
 """
@@ -126,30 +130,56 @@ def _ordinals(findings: list[Finding]) -> list[tuple[Finding, str]]:
     return result
 
 
+def is_pseudo(file: str) -> bool:
+    """``<stdin>``, ``<profile kakaocloud>``, ``<config>``: names of inputs that are no file."""
+    return file.startswith("<") and file.endswith(">")
+
+
+def pseudo_note(file: str) -> str:
+    if file.startswith("<profile "):
+        return f"declared by the {file[len('<profile '):-1]} profile"
+    if file == "<stdin>":
+        return "read from stdin; name it with --stdin-filename to attach it to a file"
+    if file == "<config>":
+        return "declared in the configuration's external: section"
+    return f"in {file}"
+
+
 def _result(finding: Finding, fingerprint: str, index: dict[str, int], artifacts: "_Artifacts",
             sources: "_Sources") -> dict[str, Any]:
-    location: dict[str, Any] = {"physicalLocation": _physical(finding.location, artifacts, sources)}
+    location: dict[str, Any] = {}
+    if not is_pseudo(finding.location.file):
+        location["physicalLocation"] = _physical(finding.location, artifacts, sources)
     if finding.obj is not None:
         obj = finding.obj
         location["logicalLocations"] = [{"name": obj.name, "kind": "resource",
                                          "fullyQualifiedName": obj.display().replace(" ", "/", 1)}]
     result: dict[str, Any] = {
         "ruleId": finding.code, "ruleIndex": index[finding.code], "level": LEVELS[finding.severity],
-        "message": {"text": finding.message}, "locations": [location],
+        "message": {"text": finding.message if not is_pseudo(finding.location.file)
+                    else f"{finding.message} ({pseudo_note(finding.location.file)})"},
+        "locations": [location],
     }
     if finding.related:
-        result["relatedLocations"] = [
-            {"id": number, "physicalLocation": _physical(related, artifacts, sources),
-             "message": {"text": related.message or "related location"}}
-            for number, related in enumerate(finding.related, 1)]
+        result["relatedLocations"] = [_related(number, related, artifacts, sources)
+                                      for number, related in enumerate(finding.related, 1)]
     result["partialFingerprints"] = {FINGERPRINT: fingerprint}
     if finding.suppression is not None:
         result["suppressions"] = [{"kind": "inSource", "justification": finding.suppression}]
     return result
 
 
+def _related(number: int, related: Location, artifacts: "_Artifacts", sources: "_Sources") -> dict[str, Any]:
+    text = related.message or "related location"
+    if is_pseudo(related.file):
+        return {"id": number, "message": {"text": f"{text} ({pseudo_note(related.file)})"}}
+    return {"id": number, "physicalLocation": _physical(related, artifacts, sources), "message": {"text": text}}
+
+
 def _result_order(result: dict[str, Any]) -> tuple[Any, ...]:
-    physical = result["locations"][0]["physicalLocation"]
+    physical = result["locations"][0].get("physicalLocation")
+    if physical is None:
+        return ("\uffff", 0, 0, result["ruleId"], result["message"]["text"], "suppressions" in result)
     region = physical["region"]
     return (physical["artifactLocation"]["uri"], region["startLine"], region["startColumn"],
             result["ruleId"], result["message"]["text"], "suppressions" in result)
@@ -186,7 +216,7 @@ class _Artifacts:
     def __init__(self, files: Iterable[str], findings: list[Finding]) -> None:
         names = set(files) | {f.location.file for f in findings}
         names |= {r.file for f in findings for r in f.related}
-        self.files = sorted(names)
+        self.files = sorted(name for name in names if not is_pseudo(name))
         self.index = {name: i for i, name in enumerate(self.files)}
 
     def location(self, file: str) -> dict[str, Any]:
