@@ -297,19 +297,24 @@ def rules(
     format: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help="text, json or markdown."),
     config_file: Optional[str] = typer.Option(None, "--config", metavar="FILE",
                                               help="Config file (adds plugin and custom rules)."),
+    no_config: bool = typer.Option(False, "--no-config", help="Ignore discovered configuration files."),
+    color: Optional[str] = typer.Option(None, "--color", metavar="WHEN", help="auto (default), always or never."),
 ) -> None:
-    """List every rule: code, slug, default severity, enabled by default, summary."""
+    """List every rule: code, slug, default severity, enabled by default, summary. When a
+    configuration is in effect, severity and enabled show its values (defaults in parentheses)."""
     from kqlint.explain import rules_json, rules_markdown, rules_table
+    from kqlint.output import terminal_width
 
     if format not in RULES_FORMATS:
         raise Exit(2, f"kqlint: unknown --format {format!r} (choose from {', '.join(RULES_FORMATS)})")
-    config = _load_config(config_file)
+    config = _load_config(config_file, no_config)
+    effective = config.path is not None
     if format == "json":
-        sys.stdout.write(rules_json(config))
+        sys.stdout.write(rules_json(config, effective))
     elif format == "markdown":
         sys.stdout.write(rules_markdown(config))
     else:
-        sys.stdout.write(rules_table(config, _use_color(False)))
+        sys.stdout.write(rules_table(config, _use_color(False, color), terminal_width(), effective))
 
 
 @app.command()
@@ -317,14 +322,20 @@ def explain(
     rule: str = typer.Argument(..., metavar="RULE", help="A rule code (KQ101) or slug (pod-preemption-enabled)."),
     config_file: Optional[str] = typer.Option(None, "--config", metavar="FILE",
                                               help="Config file (adds plugin and custom rules)."),
+    no_config: bool = typer.Option(False, "--no-config", help="Ignore discovered configuration files."),
+    color: Optional[str] = typer.Option(None, "--color", metavar="WHEN", help="auto (default), always or never."),
 ) -> None:
-    """Show a rule's full documentation: what, why, bad and good examples, fix, suppression."""
-    from kqlint.explain import explain_text
+    """Show a rule's full documentation: what, why, bad and good examples, fix, suppression.
+    Rendered on a terminal; plain Markdown when piped."""
+    from kqlint.explain import explain_text, render_markdown, suggest
+    from kqlint.output import terminal_width
+    from kqlint.sanitize import terminal_safe
 
-    text = explain_text(rule, _load_config(config_file))
+    config = _load_config(config_file, no_config)
+    text = explain_text(rule, config)
     if text is None:
-        raise Exit(2, f"kqlint: unknown rule {rule!r}; `kqlint rules` lists them")
-    sys.stdout.write(text)
+        raise Exit(2, f"kqlint: unknown rule {terminal_safe(rule)!r}{suggest(rule, config)}; `kqlint rules` lists them")
+    sys.stdout.write(render_markdown(text, _use_color(False, color), terminal_width()))
 
 
 # ------------------------------------------------------------------ graph

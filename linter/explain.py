@@ -57,32 +57,120 @@ def _enabled_label(row: dict[str, Any]) -> str:
     return f"profile {row['profile']}" if row["profile"] else "no"
 
 
-def rule_rows(config: Any = None) -> list[dict[str, Any]]:
-    return [{"code": r.code, "slug": r.slug, "severity": r.meta.severity.label,
+def rule_rows(config: Any = None, effective: bool = False) -> list[dict[str, Any]]:
+    """One row per rule; with ``effective`` (a configuration is in effect) each row also says
+    the severity and whether the rule runs under that configuration."""
+    rules = available_rules(config)
+    rows = [{"code": r.code, "slug": r.slug, "severity": r.meta.severity.label,
              "enabled": r.meta.enabled and r.meta.profile is None, "profile": r.meta.profile,
-             "summary": r.meta.summary} for r in available_rules(config)]
+             "summary": r.meta.summary} for r in rules]
+    if effective and config is not None:
+        from kqlint.config import check_rule_names
+        from kqlint.runner import select_rules
+
+        checked = check_rule_names(config, rules)
+        running = {rule.code for rule in select_rules(rules, checked)}
+        for rule, row in zip(rules, rows):
+            level = checked.severity.get(rule.code, rule.meta.severity)
+            row["effective"] = {"severity": level.label, "enabled": rule.code in running}
+    return rows
 
 
-def rules_json(config: Any = None) -> str:
-    return json.dumps(rule_rows(config), indent=2) + "\n"
+def rules_json(config: Any = None, effective: bool = False) -> str:
+    return json.dumps(rule_rows(config, effective), indent=2) + "\n"
 
 
-def rules_table(config: Any = None, color: bool = False) -> str:
+def _effective_cells(row: dict[str, Any]) -> tuple[str, str]:
+    severity, enabled = row["severity"], _enabled_label(row)
+    effective = row.get("effective")
+    if effective is None:
+        return severity, enabled
+    if effective["severity"] != row["severity"]:
+        severity = f"{effective['severity']} (default {row['severity']})"
+    now = "yes" if effective["enabled"] else "no"
+    if now != ("yes" if row["enabled"] else "no"):
+        enabled = f"{now} (default {enabled})"
+    return severity, enabled
+
+
+def rules_table(config: Any = None, color: bool = False, width: int | None = None,
+                effective: bool = False) -> str:
+    """The rules as a table, ``width`` columns wide (the terminal's; 160 when piped): the
+    summary column wraps. With ``effective``, severity and enabled show the configuration's
+    values, with the default in parentheses where they differ."""
     import io
 
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
+    from kqlint.sanitize import terminal_safe
+
+    rows = rule_rows(config, effective)
+    if width is not None and width < 120:
+        return _narrow_rules(rows, width, config.path if effective and config is not None else None)
     table = Table(box=None, show_edge=False, pad_edge=False)
-    for column in ("code", "slug", "severity", "enabled", "summary"):
-        table.add_column(column)
-    for row in rule_rows(config):
-        table.add_row(row["code"], row["slug"], row["severity"], _enabled_label(row), escape(row["summary"]))
+    for column in ("code", "slug", "severity", "enabled"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("summary", overflow="fold", ratio=1)
+    for row in rows:
+        severity, enabled = _effective_cells(row)
+        table.add_row(escape(terminal_safe(row["code"])), escape(terminal_safe(row["slug"])), severity, enabled,
+                      escape(terminal_safe(row["summary"])))
     buffer = io.StringIO()
-    Console(file=buffer, width=160, no_color=not color, force_terminal=color,
-            highlight=False).print(table)
+    console = Console(file=buffer, width=width or 160, no_color=not color, force_terminal=color,
+                      highlight=False)
+    if effective and config is not None and getattr(config, "path", None):
+        console.print(f"configuration: {escape(terminal_safe(str(config.path)))}")
+    console.print(table)
     return buffer.getvalue()
+
+
+def _narrow_rules(rows: list[dict[str, Any]], width: int, config_path: Any) -> str:
+    """A terminal narrower than the table: each rule on one line, its summary wrapped under it."""
+    import textwrap
+
+    from kqlint.sanitize import terminal_safe
+
+    cells = [(row["code"], row["slug"], *_effective_cells(row)) for row in rows]
+    widths = [max(len(c[i]) for c in cells + [("code", "slug", "severity", "enabled")]) for i in range(4)]
+    lines = [f"configuration: {terminal_safe(str(config_path))}"] if config_path else []
+    lines.append("  ".join(h.ljust(w) for h, w in zip(("code", "slug", "severity", "enabled"), widths)).rstrip())
+    for row, cell in zip(rows, cells):
+        lines.append("  ".join(terminal_safe(c).ljust(w) for c, w in zip(cell, widths)).rstrip())
+        lines.extend(textwrap.wrap(terminal_safe(row["summary"]), width=max(30, width - 1),
+                                   initial_indent="    ", subsequent_indent="    "))
+    return "\n".join(lines) + "\n"
+
+
+def suggest(name: str, config: Any = None) -> str:
+    """`` (did you mean KQ101 pod-preemption-enabled?)`` for a near miss, else ''."""
+    import difflib
+
+    rules = available_rules(config)
+    names = {r.code: r for r in rules} | {r.slug: r for r in rules}
+    close = difflib.get_close_matches(name.strip(), list(names), n=1, cutoff=0.6) or \
+        difflib.get_close_matches(name.strip().upper(), [r.code for r in rules], n=1, cutoff=0.6) or \
+        difflib.get_close_matches(name.strip().lower(), [r.slug for r in rules], n=1, cutoff=0.6)
+    if not close:
+        return ""
+    rule = names[close[0]]
+    return f" (did you mean {rule.code} {rule.slug}?)"
+
+
+def render_markdown(text: str, color: bool, width: int | None) -> str:
+    """``text`` (Markdown) rendered for a terminal by rich; unchanged when piped."""
+    if width is None and not color:
+        return text
+    import io
+
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    buffer = io.StringIO()
+    Console(file=buffer, width=width or 100, force_terminal=color, no_color=not color,
+            highlight=False).print(Markdown(text))
+    return "\n".join(line.rstrip() for line in buffer.getvalue().split("\n"))
 
 
 def _cell(text: str) -> str:
