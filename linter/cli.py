@@ -338,6 +338,44 @@ def explain(
     sys.stdout.write(render_markdown(text, _use_color(False, color), terminal_width()))
 
 
+# ------------------------------------------------------------------ query
+
+@app.command()
+def query(
+    expression: Optional[str] = typer.Argument(None, metavar="EXPR",
+                                               help="A JMESPath expression, as in a custom rule's when/assert."),
+    paths: Optional[List[str]] = typer.Argument(None, metavar="PATH", help="Files and folders (default: .)."),
+    rule: Optional[str] = typer.Option(None, "--rule", metavar="CODE",
+                                       help="Evaluate this configured custom rule (match, when, assert) instead; "
+                                            "then every argument is a PATH."),
+    format: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help="text or json (EXPR only)."),
+    config_file: Optional[str] = typer.Option(None, "--config", metavar="FILE",
+                                              help="Use this config file instead of discovery."),
+    no_config: bool = typer.Option(False, "--no-config", help="Ignore discovered configuration files."),
+    namespace: Optional[str] = typer.Option(None, "--namespace", metavar="NS",
+                                            help="Namespace for namespaced objects that set none (default: default)."),
+) -> None:
+    """Show what a JMESPath expression (or a custom rule) returns for each object of the
+    files: to write custom rules and find out why one never fires."""
+    from kqlint.query import QueryError, explain_rule
+    from kqlint.query import query as run_query
+
+    config = _load_config(config_file, no_config).with_overrides(namespace=namespace)
+    targets = ([expression] if expression and rule else []) + list(paths or [])
+    try:
+        if rule:
+            text = explain_rule(rule, targets or ["."], config)
+        elif not expression:
+            raise Exit(2, "kqlint: give a JMESPath EXPR (or --rule CODE) and the files to query")
+        else:
+            if format not in ("text", "json"):
+                raise Exit(2, f"kqlint: unknown --format {format!r} (choose from text, json)")
+            text = run_query(expression, targets or ["."], config, as_json=format == "json")
+    except QueryError as exc:
+        raise Exit(2, f"kqlint: {exc}") from None
+    sys.stdout.write(text)
+
+
 # ------------------------------------------------------------------ graph
 
 @app.command()
