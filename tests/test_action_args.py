@@ -1,0 +1,77 @@
+"""The GitHub Action's `args` input splits as a shell would, and a cached install is reused.
+Fast and offline: the action's bash steps run with a stub `kqlint` in a fake virtualenv that
+records its arguments (tests/test_action.py installs for real, marked slow)."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from ci_helpers import ROOT
+from test_action import Runner, load_action, step_index
+
+STUB = """#!/bin/sh
+if [ "$1" = "--version" ]; then echo "kqlint 0.0.0-stub"; exit 0; fi
+exec "{python}" -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "$@"
+"""
+
+
+@pytest.fixture
+def runner(tmp_path: Path) -> Runner:
+    if shutil.which("bash") is None:
+        pytest.skip("bash is not installed")
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    runner = Runner(tmp_path, ROOT, workspace)
+    bin_dir = runner.temp / "kqlint-venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    (bin_dir / "kqlint").write_text(STUB.format(python=sys.executable))
+    (bin_dir / "kqlint").chmod(0o755)
+    os.symlink(sys.executable, bin_dir / "python")
+    return runner
+
+
+def _argv(runner: Runner, args: str) -> list[str]:
+    results = runner.run({"paths": ".", "args": args, "sarif-file": ""}, first=step_index("check"))
+    assert results[-1].returncode == 0, results[-1].stderr
+    return json.loads(results[-1].stdout.splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def test_args_split_like_a_shell(runner: Runner) -> None:
+    argv = _argv(runner, "--profile kakaocloud --exclude 'charts/**' --exclude \"a b/*\" --select=KQ1")
+    extra = argv[argv.index("github") + 1:argv.index("--")]
+    assert extra == ["--profile", "kakaocloud", "--exclude", "charts/**", "--exclude", "a b/*", "--select=KQ1"]
+
+
+def test_args_never_run_shell_code(runner: Runner, tmp_path: Path) -> None:
+    marker = tmp_path / "pwned"
+    argv = _argv(runner, f"--exclude '$(touch {marker})' `touch {marker}`")
+    assert not marker.exists()
+    assert f"$(touch {marker})" in argv and "`touch" in argv  # passed on literally, word by word
+
+
+def test_unbalanced_quotes_fail_clearly(runner: Runner) -> None:
+    results = runner.run({"paths": ".", "args": "--exclude 'charts/**", "sarif-file": ""}, first=step_index("check"))
+    assert results[-1].returncode != 0 and "cannot split the args input" in results[-1].stderr
+
+
+def test_a_cached_install_is_reused(runner: Runner) -> None:
+    results = runner.run({"paths": ".", "sarif-file": "", "python": sys.executable}, first=step_index("check") - 1)
+    install = results[0]
+    assert install.returncode == 0 and "using the cached install" in install.stderr
+    assert install.stdout.strip() == "kqlint 0.0.0-stub"
+
+
+def test_cache_key_follows_the_action_files_and_interpreter(runner: Runner) -> None:
+    steps = load_action()["runs"]["steps"]
+    cache = next(step for step in steps if str(step.get("uses", "")).startswith("actions/cache@"))
+    assert cache["with"]["key"] == "${{ steps.venv.outputs.key }}"
+    assert cache["with"]["path"] == "${{ runner.temp }}/kqlint-venv"
+    first = runner.run({"python": sys.executable}, first=step_index("venv"))[0]
+    assert first.returncode == 0, first.stderr
+    key = runner.outputs()["key"]
+    assert key.startswith("kqlint-venv-") and len(key) > len("kqlint-venv-") + 30
