@@ -21,7 +21,7 @@ FAIL_ON = ("error", "warning", "info", "never")
 STDOUT = "-"
 BUG_HINT = "this is a bug in kqlint: please report it at https://github.com/kqlint/kqlint/issues with the file that triggers it"
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
+app = typer.Typer(add_completion=True, no_args_is_help=True, rich_markup_mode=None,
                   help="Lint Kubernetes manifests for Kueue and gang-scheduling mistakes.",
                   pretty_exceptions_enable=False,
                   context_settings={"help_option_names": ["-h", "--help"]})
