@@ -1,6 +1,7 @@
-"""Misspelt ``# kqlint:`` comments (``# kqlint: ignroe[KQ202]``, ``# kqlint: ignore(KQ202)``):
-they suppress nothing, so each is a warning on stderr naming file, line and the fix, as
-ruff warns about an invalid ``# noqa``."""
+"""Misspelt ``# kqlint:`` comments, each a warning on stderr naming file, line and the fix,
+as ruff warns about an invalid ``# noqa``: an unknown directive (``# kqlint: ignroe[KQ202]``)
+suppresses nothing; codes outside square brackets (``# kqlint: ignore(KQ202)``) leave a
+bare ``ignore``, which silences every rule on the line."""
 from __future__ import annotations
 
 import difflib
@@ -15,18 +16,29 @@ _VALID = re.compile(r"#\s*kqlint:\s*(ignore-file|ignore)(?![\w-])\s*(?:\[[^\]]*\
 
 
 def problems(file: str, comment_lines: dict[int, str]) -> list[str]:
+    from kqlint.suppress import comment_start
+
     result = []
     for line, text in sorted(comment_lines.items()):
-        for match in _COMMENT.finditer(text):
+        start = comment_start(text)
+        if start is None:
+            continue
+        for match in _COMMENT.finditer(text, start):
             if _VALID.match(text, match.start()):
                 continue
-            word = match.group("word")
-            close = difflib.get_close_matches(word, KNOWN, n=1, cutoff=0.6)
-            hint = f"did you mean `# kqlint: {close[0]}[CODE]`?" if close and close[0] != word \
-                else "write `# kqlint: ignore[CODE]` or `# kqlint: ignore-file[CODE]`"
-            result.append(terminal_safe(f"kqlint: warning: {file}:{line}:{match.start() + 1}: unknown kqlint "
-                                        f"directive `{match.group().strip()}` suppresses nothing; {hint}"))
+            result.append(terminal_safe(f"kqlint: warning: {file}:{line}:{match.start() + 1}: "
+                                        f"{_explain(match.group('word'), match.group().strip())}"))
     return result
+
+
+def _explain(word: str, written: str) -> str:
+    if word in KNOWN:
+        return (f"`{written}`: codes go in square brackets (`# kqlint: {word}[KQ101]`); as written it "
+                f"silences every rule")
+    close = difflib.get_close_matches(word, KNOWN, n=1, cutoff=0.6)
+    hint = f"did you mean `# kqlint: {close[0]}[...]`?" if close \
+        else "write `# kqlint: ignore[CODE]` or `# kqlint: ignore-file[CODE]`"
+    return f"unknown kqlint directive `{written}` suppresses nothing; {hint}"
 
 
 def all_problems(sources: Iterable[object]) -> tuple[str, ...]:
