@@ -3,6 +3,7 @@ CLI has (and runs on the examples where it can), every YAML recipe parses, and t
 workflow uses only inputs action.yml declares."""
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from pathlib import Path
@@ -79,3 +80,100 @@ def test_baseline_recipe_runs(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "examples", repo)
     commands = [c for c in _commands() if "--write-baseline" in c or "--baseline" in c]
     assert [cli(*args, cwd=repo)[0] for args in commands] == [0, 0]
+
+
+# ------------------------------------------------------------------ install paths (issue 13)
+
+PIN = re.compile(r"(?:rev:\s*|kqlint/kqlint@|github\.com/kqlint/kqlint@)([^\s\"'#)`]+)")
+
+
+def _ref_exists(ref: str) -> bool:
+    import subprocess
+
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout: cannot tell which refs exist")
+    done = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], cwd=ROOT,
+                          capture_output=True, check=False)
+    return done.returncode == 0
+
+
+def test_every_pinned_ref_in_the_readme_exists_or_is_a_placeholder() -> None:
+    pins = PIN.findall(README)
+    assert pins, "the README pins kqlint somewhere (pre-commit rev, action ref, pip git URL)"
+    for ref in pins:
+        if ref.startswith("<") or ref.startswith("${"):  # <commit-sha>, ${KQLINT_REV}: the user fills it in
+            continue
+        assert _ref_exists(ref), f"the README pins {ref!r}, which does not exist in this repository"
+
+
+def test_pip_install_kqlint_is_marked_as_needing_a_release() -> None:
+    for match in re.finditer(r"pip install kqlint\b", README):
+        around = README[max(0, match.start() - 300):match.end() + 300]
+        assert "published" in around, "`pip install kqlint` needs a published release: say so next to it"
+
+
+def _snapshot(dest: Path) -> tuple[Path, str]:
+    """The working tree as a fresh git repository with one commit; returns (path, commit)."""
+    import shutil
+    import subprocess
+
+    from test_precommit import GIT_ENV, git
+
+    ignore = shutil.ignore_patterns(".git", ".venv", "venv", "build", "dist", "*.egg-info", "__pycache__",
+                                    ".pytest_cache", ".hypothesis", ".mypy_cache", ".ruff_cache")
+    shutil.copytree(ROOT, dest, ignore=ignore)
+    git("init", "-q", ".", cwd=dest)
+    git("add", "-A", cwd=dest)
+    git("commit", "-q", "-m", "snapshot", cwd=dest)
+    sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=dest, capture_output=True, text=True, check=True,
+                         env={**__import__("os").environ, **GIT_ENV}).stdout.strip()
+    return dest, sha
+
+
+@pytest.mark.slow
+def test_pip_install_from_a_git_url_pinned_to_a_commit(tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+    import sys
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed: pip needs it for git+ URLs")
+    source, sha = _snapshot(tmp_path / "kqlint-src")
+    line = next(line for line in README.splitlines() if line.startswith('pip install "git+https://'))
+    url = re.search(r'"(git\+https://[^"]+)"', line).group(1)  # type: ignore[union-attr]
+    local = url.replace("https://github.com/kqlint/kqlint", f"file://{source}").replace("<commit-sha>", sha)
+    target = tmp_path / "site"
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
+                           "--target", str(target), local], capture_output=True, text=True, timeout=900, check=False)
+    assert done.returncode == 0, done.stderr
+    assert (target / "kqlint" / "cli.py").is_file() and (target / "bin" / "kqlint").is_file()
+    assert not (target / "linter").exists() and not (target / "rules").exists()
+
+
+@pytest.mark.slow
+def test_readme_pre_commit_config_runs_with_a_real_rev(tmp_path: Path) -> None:
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    from ruamel.yaml import YAML
+
+    from test_precommit import GIT_ENV, JOB, PRIORITY_CLASS, make_repo
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed: pre-commit needs it")
+    pytest.importorskip("pre_commit")
+    source, sha = _snapshot(tmp_path / "kqlint-src")
+    block = next(body for body in _blocks("yaml") if body.startswith("# .pre-commit-config.yaml"))
+    config = YAML(typ="safe", pure=True).load(block)
+    config["repos"][0].update(repo=str(source), rev=sha)  # the README's config, pointed at a local clone
+    work = make_repo(tmp_path / "work", {"platform/priority.yaml": PRIORITY_CLASS, "job.yaml": JOB,
+                                         "broken.yaml": "a: [\n"})
+    (work / ".pre-commit-config.yaml").write_text(json.dumps(config))
+    env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "VIRTUAL_ENV")}
+    env.update(GIT_ENV, PRE_COMMIT_HOME=str(tmp_path / "home"), NO_COLOR="1", PRE_COMMIT_COLOR="never")
+    done = subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files"], cwd=work, env=env,
+                          capture_output=True, text=True, timeout=1500, stdin=subprocess.DEVNULL, check=False)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "KQ001 invalid-yaml" in done.stdout and done.stdout.count("finding") == 1  # one run, one summary
