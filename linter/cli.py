@@ -14,7 +14,6 @@ import typer
 
 from kqlint import __version__
 
-FORMATS = ("text", "concise", "json", "sarif", "github", "junit", "gitlab")
 GRAPH_FORMATS = ("tree", "dot", "mermaid", "json")
 RULES_FORMATS = ("text", "json", "markdown")
 FAIL_ON = ("error", "warning", "info", "never")
