@@ -334,7 +334,7 @@ def explain(
     text = explain_text(rule, config)
     if text is None:
         raise Exit(2, f"kqlint: unknown rule {terminal_safe(rule)!r}{suggest(rule, config)}; `kqlint rules` lists them")
-    sys.stdout.write(render_markdown(text, _use_color(False, color), terminal_width()))
+    sys.stdout.write(render_markdown(terminal_safe(text), _use_color(False, color), terminal_width()))
 
 
 # ------------------------------------------------------------------ query
