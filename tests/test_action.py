@@ -80,7 +80,10 @@ class Runner:
         return results
 
     def outputs(self) -> dict[str, str]:
-        return dict(line.split("=", 1) for line in self.files["GITHUB_OUTPUT"].read_text().splitlines() if line)
+        """The check step's outputs (the runner keeps one output file per step; here they share
+        one, so the cache-key step's `key` is left out)."""
+        lines = self.files["GITHUB_OUTPUT"].read_text().splitlines()
+        return {k: v for k, v in (line.split("=", 1) for line in lines if line) if k != "key"}
 
 
 def step_index(step_id: str) -> int:

@@ -73,5 +73,5 @@ def test_cache_key_follows_the_action_files_and_interpreter(runner: Runner) -> N
     assert cache["with"]["path"] == "${{ runner.temp }}/kqlint-venv"
     first = runner.run({"python": sys.executable}, first=step_index("venv"))[0]
     assert first.returncode == 0, first.stderr
-    key = runner.outputs()["key"]
+    key = dict(line.split("=", 1) for line in runner.files["GITHUB_OUTPUT"].read_text().splitlines())["key"]
     assert key.startswith("kqlint-venv-") and len(key) > len("kqlint-venv-") + 30
