@@ -29,6 +29,7 @@ from ruamel.yaml.scanner import Scanner
 from ruamel.yaml.tag import Tag
 
 from kqlint.objectmeta import metadata_problem
+from kqlint.placeholders import HINT as PLACEHOLDER_HINT
 from kqlint.goyaml import (HINTED, MERGE_KEY, DecodeError, json_key, json_number_problem,
                            resolve_plain, resolve_tagged)
 
@@ -109,6 +110,7 @@ class SourceFile:
     documents: list[Any] = field(default_factory=list)
     problems: list[LoadProblem] = field(default_factory=list)
     comment_lines: dict[int, str] = field(default_factory=dict)  # line -> text of `# kqlint:` comments
+    placeholder_hint: bool = False  # may hold envsubst/sed placeholders (kqlint.placeholders)
 
 
 # ---------------------------------------------------------------- resolver
@@ -456,6 +458,7 @@ def parse_bytes(display: str, raw: bytes) -> SourceFile:
         return source
     if b"kqlint:" in data:
         source.comment_lines = _suppression_comments(data)
+    source.placeholder_hint = PLACEHOLDER_HINT.search(data) is not None
     if not data.endswith((b"\n", b"\r")):
         data += b"\n"  # as go-yaml reads a block scalar that ends the file: with its line break
     try:
