@@ -439,3 +439,27 @@ def test_every_path_has_a_position_inside_the_file() -> None:
                 line, column, depth = position(document, path)
                 assert depth == len(path) and 1 <= line <= len(lines)
                 assert 1 <= column <= len(lines[line - 1]) + 1
+
+
+def test_flow_colons_fall_back_to_the_pure_parser_with_exact_positions(tmp_path: Path) -> None:
+    # ruamel.yaml.clib's libyaml refuses `:` inside a plain scalar of a flow collection; kubectl reads it.
+    data = ("apiVersion: batch/v1\nkind: Job\nmetadata: {name: ddp, labels: {a: b}}\nspec:\n  template:\n"
+            "    spec:\n      containers:\n      - {name: c, image: registry.example.com/ml/ddp:1.4,"
+            " args: [--master, ddp-0.ddp:29500]}\n      - {name: é, image: x}\n").encode()
+    source = parse_bytes("flow.yaml", data)
+    assert source.problems == []
+    [obj] = objects_from_file(source, "default")[0]
+    containers = ("spec", "template", "spec", "containers")
+    assert obj.get(*containers, 0, "image") == "registry.example.com/ml/ddp:1.4"
+    assert obj.get(*containers, 0, "args") == ["--master", "ddp-0.ddp:29500"]
+    assert lc(obj.at(*containers, 0, "args")) == (8, 59)
+    assert lc(obj.at_value(*containers, 0, "args", 1)) == (8, 76)
+    assert lc(obj.at_value(*containers, 1, "image")) == (9, 26)
+    (tmp_path / "flow.yaml").write_bytes(data)
+    assert _assert_positions_match([tmp_path / "flow.yaml"]) > 20
+
+
+def test_fallback_reports_the_first_real_error() -> None:
+    data = b"a: {image: reg.example.com/a:1.4}\nb: [x\nc: 1\n"
+    [problem] = parse_bytes("bad.yaml", data).problems
+    assert (problem.line, problem.column) == (3, 2) and problem.code == "KQ001"
