@@ -73,6 +73,13 @@ _MAX_INT_DIGITS = 70  # more digits (after leading zeros) never fit 64 bits, eve
 _cache: dict[str, Any] = {}
 
 
+def may_not_be_string(text: str) -> bool:
+    """Whether go-yaml could read this untagged plain scalar as anything but a string."""
+    if not text or text[0] in _SIGN_OR_DIGIT or text in _MAP:
+        return True
+    return text[0] == "." and _DOT_FLOAT.match(text) is not None
+
+
 def resolve_plain(text: str) -> Any:
     """The value of an untagged plain scalar (bool, None, int, float, str or MERGE_KEY)."""
     if not text or text[0] not in HINTED:

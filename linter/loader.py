@@ -30,7 +30,7 @@ from ruamel.yaml.tag import Tag
 
 from kqlint.objectmeta import metadata_problem
 from kqlint.placeholders import HINT as PLACEHOLDER_HINT
-from kqlint.goyaml import (HINTED, MERGE_KEY, DecodeError, json_key, json_number_problem,
+from kqlint.goyaml import (MERGE_KEY, DecodeError, json_key, json_number_problem, may_not_be_string,
                            resolve_plain, resolve_tagged)
 
 try:  # the C extension; absent on installs without ruamel.yaml.clib
@@ -119,14 +119,21 @@ class FastResolver(VersionedResolver):  # type: ignore[misc]
     """Quoted scalars and plain ones that cannot be anything else are strings; the rest is
     resolved by the walker as go-yaml v2 does (kqlint.goyaml). No path resolvers."""
 
+    _cache: dict[str, Tag] = {}  # shared by every file of the run: plain scalars repeat a lot
+
     def __init__(self, loader: Any = None) -> None:
         VersionedResolver.__init__(self, version=(1, 1), loader=loader)
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
         if kind is ScalarNode:
-            if not implicit[0] or (value and value[0] not in HINTED):
+            if not implicit[0]:
                 return T_STR
-            return T_PLAIN
+            tag = self._cache.get(value)
+            if tag is None:
+                tag = T_PLAIN if may_not_be_string(value) else T_STR
+                if len(value) < 64 and len(self._cache) < 100_000:
+                    self._cache[value] = tag
+            return tag
         return T_SEQ if kind is SequenceNode else T_MAP
 
     def descend_resolver(self, current_node: Any, current_index: Any) -> None:
