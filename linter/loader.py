@@ -483,14 +483,17 @@ def parse_bytes(display: str, raw: bytes) -> SourceFile:
 
 
 def _compose_with_fallback(source: SourceFile, data: bytes) -> None:
-    """The C parser first; where it refuses, ruamel's pure-Python parser, which (like
-    kubectl) accepts a ``:`` inside a plain scalar of a flow collection. The error reported
-    is the C parser's unless the pure-Python one got further."""
+    """The C parser first; where it refuses a ``:`` inside a plain scalar of a flow
+    collection or a redefined anchor (C_PARSER_QUIRKS), ruamel's pure-Python parser, which
+    reads them as kubectl does. Other C errors are kubectl's too (the pure-Python
+    parser is laxer than kubectl elsewhere: tabs in block scalars, anchor names). The error
+    reported is the C parser's unless the pure-Python one got further."""
     try:
         _compose_documents(source, data, _composer)
         return
     except MarkedYAMLError as fast_error:
-        if _composer is _PureComposer:
+        if _composer is _PureComposer or not any(quirk in f"{fast_error.problem} {fast_error.context}"
+                                                  for quirk in C_PARSER_QUIRKS):
             raise
         source.documents.clear()
         source.problems.clear()
@@ -506,6 +509,11 @@ def _compose_with_fallback(source: SourceFile, data: bytes) -> None:
             source.documents.clear()
             source.problems.clear()
             raise fast_error from None
+
+
+# What ruamel.yaml.clib refuses and kubectl reads: `:` in a plain scalar of a flow
+# collection, an anchor defined twice (go-yaml: the later one wins).
+C_PARSER_QUIRKS = ("found unexpected ':'", "found duplicate anchor")
 
 
 def _later(one: MarkedYAMLError, other: MarkedYAMLError) -> bool:
@@ -548,6 +556,8 @@ def _compose_documents(source: SourceFile, data: bytes, composer_class: Any) -> 
     finally:
         composer.dispose()
     duplicates.finish(source.problems)
+    if any(is_k8s_object(d) for d in source.documents):
+        _check_document_splitting(source, data)
     if template_at is not None:
         _record_template(source, *unpack(template_at))
 
@@ -562,6 +572,26 @@ def _decodable_metadata(source: SourceFile, document: Any) -> Any:
         source.path, line, column,
         f"kubectl cannot decode this object: {found[1]}; it never reaches the cluster"))
     return None
+
+
+# kubectl cuts a stream into documents at lines starting `---` before parsing each alone: it
+# refuses content after `---` (other than a comment), and a directive line leaves a
+# document without content (`%YAML 1.1` on its own is "did not find expected <document start>").
+_SPLITTER_REFUSES = re.compile(rb"^(?:---[ \t]*[^\s#]|%)", re.MULTILINE)
+
+
+def _check_document_splitting(source: SourceFile, data: bytes) -> None:
+    if data.lstrip()[:1] in (b"{", b"["):
+        return  # JSON: kubectl decodes it whole
+    found = _SPLITTER_REFUSES.search(data)
+    if found is None:
+        return
+    line, column = _offset_position(data, found.start())
+    what = "a directive" if found.group().startswith(b"%") else "content after a `---` separator"
+    source.problems.append(LoadProblem(
+        source.path, line, column,
+        f"kubectl refuses this file: it splits documents at `---` lines and cannot read {what}; "
+        "keep `---` lines bare (a comment may follow) and remove `%` directives"))
 
 
 class _DuplicateReport:

@@ -26,7 +26,8 @@ ENVSUBST = re.compile(r"\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*(?::
 _WHOLE_ENVSUBST = re.compile(r"\s*" + ENVSUBST.pattern + r"\s*\Z")
 TOKEN = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\Z")
 # Cheap test on the file's bytes before any object is walked (see loader.parse_bytes).
-HINT = re.compile(rb"\$\{?[A-Za-z_]|:[ \t]+['\"]?[A-Z][A-Z0-9]*_[A-Z0-9_]*['\"]?[ \t]*(?:#|$)", re.MULTILINE)
+# (`name: NCCL_DEBUG`, an env variable's name, is the commonest upper-case token and is a string.)
+HINT = re.compile(rb"\$\{?[A-Za-z_]|(?<!name):[ \t]+['\"]?[A-Z][A-Z0-9]*_[A-Z0-9_]*['\"]?[ \t]*(?:#|$)", re.MULTILINE)
 _TYPED = frozenset({"integer", "number", "boolean", "array", "object"})
 
 

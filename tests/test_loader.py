@@ -463,3 +463,23 @@ def test_fallback_reports_the_first_real_error() -> None:
     data = b"a: {image: reg.example.com/a:1.4}\nb: [x\nc: 1\n"
     [problem] = parse_bytes("bad.yaml", data).problems
     assert (problem.line, problem.column) == (3, 2) and problem.code == "KQ001"
+
+
+def test_a_redefined_anchor_is_read_as_kubectl_reads_it() -> None:
+    # ruamel.yaml.clib refuses a second `&x`; go-yaml (kubectl) lets the later one win
+    source = parse_bytes("a.yaml", b"a: &x 1\nb: *x\nc: &x 2\nd: *x\n")
+    assert source.problems == [] and source.documents == [{"a": 1, "b": 1, "c": 2, "d": 2}]
+
+
+@pytest.mark.parametrize("data,where", [
+    (b"%YAML 1.1\n---\n" + CONFIGMAP, (1, 1)),
+    (CONFIGMAP + b"--- !tagged\n" + CONFIGMAP, (len(CONFIGMAP.splitlines()) + 1, 1)),
+])
+def test_what_kubectls_document_splitter_refuses_is_kq001(data: bytes, where: tuple[int, int]) -> None:
+    [problem] = parse_bytes("s.yaml", data).problems
+    assert (problem.line, problem.column) == where and "kubectl refuses this file" in problem.message
+
+
+def test_separator_comments_and_non_kubernetes_streams_are_fine() -> None:
+    assert parse_bytes("c.yaml", b"--- # first\n" + CONFIGMAP + b"---   \n" + CONFIGMAP).problems == []
+    assert parse_bytes("cf.yaml", b"%YAML 1.1\n--- !Template\nResources: {}\n").problems == []
