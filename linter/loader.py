@@ -450,8 +450,9 @@ def _too_deep(data: bytes) -> tuple[int, int] | None:
     return None
 
 
-def parse_bytes(display: str, raw: bytes) -> SourceFile:
-    """Parse a YAML/JSON stream into documents. Never raises."""
+def parse_bytes(display: str, raw: bytes, consumer: str | None = None) -> SourceFile:
+    """Parse a YAML/JSON stream into documents. Never raises. ``consumer`` names the tool
+    that reads a non-Kubernetes file (duplicate keys are worded for it; see _DuplicateReport)."""
     source = SourceFile(display)
     data, error = _decode(raw)
     if data is None:
@@ -469,7 +470,7 @@ def parse_bytes(display: str, raw: bytes) -> SourceFile:
     if not data.endswith((b"\n", b"\r")):
         data += b"\n"  # as go-yaml reads a block scalar that ends the file: with its line break
     try:
-        _compose_with_fallback(source, data)
+        _compose_with_fallback(source, data, consumer)
     except MarkedYAMLError as exc:
         _record_parse_error(source, data, exc)
     except YAMLError as exc:
@@ -482,14 +483,14 @@ def parse_bytes(display: str, raw: bytes) -> SourceFile:
     return source
 
 
-def _compose_with_fallback(source: SourceFile, data: bytes) -> None:
+def _compose_with_fallback(source: SourceFile, data: bytes, consumer: str | None = None) -> None:
     """The C parser first; where it refuses a ``:`` inside a plain scalar of a flow
     collection or a redefined anchor (C_PARSER_QUIRKS), ruamel's pure-Python parser, which
     reads them as kubectl does. Other C errors are kubectl's too (the pure-Python
     parser is laxer than kubectl elsewhere: tabs in block scalars, anchor names). The error
     reported is the C parser's unless the pure-Python one got further."""
     try:
-        _compose_documents(source, data, _composer)
+        _compose_documents(source, data, _composer, consumer)
         return
     except MarkedYAMLError as fast_error:
         if _composer is _PureComposer or not any(quirk in f"{fast_error.problem} {fast_error.context}"
@@ -500,7 +501,7 @@ def _compose_with_fallback(source: SourceFile, data: bytes) -> None:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                _compose_documents(source, data, _PureComposer)
+                _compose_documents(source, data, _PureComposer, consumer)
         except MarkedYAMLError as slow_error:
             source.documents.clear()
             source.problems.clear()
@@ -521,11 +522,11 @@ def _later(one: MarkedYAMLError, other: MarkedYAMLError) -> bool:
     return a is not None and b is not None and (a.line, a.column) > (b.line, b.column)
 
 
-def _compose_documents(source: SourceFile, data: bytes, composer_class: Any) -> None:
+def _compose_documents(source: SourceFile, data: bytes, composer_class: Any, consumer: str | None = None) -> None:
     composer = composer_class(data)
     memoise = b"&" in data
     template_at: int | None = None
-    duplicates = _DuplicateReport(source.path)
+    duplicates = _DuplicateReport(source.path, consumer)
     try:
         while composer.check_node():
             node = composer.get_node()
@@ -598,9 +599,9 @@ class _DuplicateReport:
     """One finding per mapping with repeated keys, at most MAX_DUPLICATE_FINDINGS per file
     (then one line counting the rest), worded for the tool that consumes the file."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, consumer: str | None = None) -> None:
         self.path = path
-        self.tool = _duplicate_consumer(path)
+        self.tool = consumer or _duplicate_consumer(path)
         self.reported = 0
         self.more = 0
         self.more_at: tuple[int, int] | None = None
@@ -635,6 +636,7 @@ _DUPLICATE_CONSEQUENCES = {
                    "and kustomize refuses the file; with validation off the API server keeps only the last value"),
     "kustomize": "kustomize reads a kustomization with the last value and silently ignores the earlier one",
     "helm": "Helm reads values files with the last value and silently ignores the earlier one",
+    "kqlint": "kqlint would read only the last value",
     None: None,
 }
 
@@ -675,13 +677,13 @@ def _record_parse_error(source: SourceFile, data: bytes, exc: MarkedYAMLError) -
     source.problems.append(LoadProblem(source.path, line, column, f"invalid YAML: {problem}{context}"))
 
 
-def load_file(path: str, display: str, max_size: int = MAX_FILE_SIZE) -> SourceFile:
+def load_file(path: str, display: str, max_size: int = MAX_FILE_SIZE, consumer: str | None = None) -> SourceFile:
     raw, error = read_bytes(path, max_size)
     if raw is None:
         source = SourceFile(display)
         source.problems.append(LoadProblem(display, 1, 1, error or "unreadable"))
         return source
-    return parse_bytes(display, raw)
+    return parse_bytes(display, raw, consumer)
 
 
 def load_stdin(display: str = "<stdin>") -> SourceFile:
