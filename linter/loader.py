@@ -29,7 +29,7 @@ from ruamel.yaml.scanner import Scanner
 from ruamel.yaml.tag import Tag
 
 from kqlint.objectmeta import metadata_problem
-from kqlint.placeholders import HINT as PLACEHOLDER_HINT
+from kqlint.placeholders import may_hold_placeholders
 from kqlint.goyaml import (MERGE_KEY, DecodeError, json_key, json_number_problem, may_not_be_string,
                            resolve_plain, resolve_tagged)
 
@@ -466,7 +466,7 @@ def parse_bytes(display: str, raw: bytes, consumer: str | None = None) -> Source
         return source
     if b"kqlint:" in data:
         source.comment_lines = _suppression_comments(data)
-    source.placeholder_hint = PLACEHOLDER_HINT.search(data) is not None
+    source.placeholder_hint = may_hold_placeholders(data)
     if not data.endswith((b"\n", b"\r")):
         data += b"\n"  # as go-yaml reads a block scalar that ends the file: with its line break
     try:
@@ -578,17 +578,29 @@ def _decodable_metadata(source: SourceFile, document: Any) -> Any:
 # kubectl cuts a stream into documents at lines starting `---` before parsing each alone: it
 # refuses content after `---` (other than a comment), and a directive line leaves a
 # document without content (`%YAML 1.1` on its own is "did not find expected <document start>").
-_SPLITTER_REFUSES = re.compile(rb"^(?:---[ \t]*[^\s#]|%)", re.MULTILINE)
+_DIRECTIVE = re.compile(rb"^%", re.MULTILINE)
+_SEPARATOR_CONTENT = re.compile(rb"[ \t]*[^\s#]")
+
+
+def _splitter_refusal(data: bytes) -> tuple[int, str] | None:
+    """Offset and kind of the first line kubectl's `---` splitter refuses."""
+    directive = _DIRECTIVE.search(data) if b"%" in data else None
+    start = data.find(b"---")
+    while start >= 0 and (directive is None or start < directive.start()):
+        if (start == 0 or data[start - 1] in b"\r\n") and _SEPARATOR_CONTENT.match(data, start + 3):
+            return start, "content after a `---` separator"
+        start = data.find(b"---", start + 3)
+    return (directive.start(), "a directive") if directive else None
 
 
 def _check_document_splitting(source: SourceFile, data: bytes) -> None:
     if data.lstrip()[:1] in (b"{", b"["):
         return  # JSON: kubectl decodes it whole
-    found = _SPLITTER_REFUSES.search(data)
+    found = _splitter_refusal(data)
     if found is None:
         return
-    line, column = _offset_position(data, found.start())
-    what = "a directive" if found.group().startswith(b"%") else "content after a `---` separator"
+    line, column = _offset_position(data, found[0])
+    what = found[1]
     source.problems.append(LoadProblem(
         source.path, line, column,
         f"kubectl refuses this file: it splits documents at `---` lines and cannot read {what}; "

@@ -4,8 +4,8 @@ A file is an unrendered placeholder template when one of its objects has, in a f
 schema expects a non-string type (integer, number, boolean, list or mapping; not
 int-or-string, not preserve-unknown-fields), a string value that
 
-- contains an envsubst placeholder: ``$VAR``, ``${VAR}``, ``${VAR:-default}`` (also ``-=+?``
-  forms), e.g. ``replicas: "$NUM_NODES"``, ``parallelism: "${WORKERS:-2}"``; or
+- starts with an envsubst placeholder: ``$VAR``, ``${VAR}``, ``${VAR:-default}`` (also
+  ``-=+?`` forms), e.g. ``replicas: "$NUM_NODES"``, ``parallelism: "${WORKERS:-2}"``; or
 - is entirely an upper-case token with an underscore, as sed templates use:
   ``PLACEHOLDER_NUM_NODES``, ``NUM_GPUS`` (no Kubernetes integer or boolean is ever written so);
 
@@ -23,16 +23,25 @@ if TYPE_CHECKING:
     from kqlint.loader import LoadProblem, SourceFile
 
 ENVSUBST = re.compile(r"\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*(?::?[-=+?][^}]*)?\})")
+_LEADING_ENVSUBST = re.compile(r"\s*" + ENVSUBST.pattern)
 _WHOLE_ENVSUBST = re.compile(r"\s*" + ENVSUBST.pattern + r"\s*\Z")
 TOKEN = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\Z")
-# Cheap test on the file's bytes before any object is walked (see loader.parse_bytes).
-# (`name: NCCL_DEBUG`, an env variable's name, is the commonest upper-case token and is a string.)
-HINT = re.compile(rb"\$\{?[A-Za-z_]|(?<!name):[ \t]+['\"]?[A-Z][A-Z0-9]*_[A-Z0-9_]*['\"]?[ \t]*(?:#|$)", re.MULTILINE)
+# Cheap tests on the file's bytes before any object is walked (see loader.parse_bytes); each
+# regex starts with a literal so that it scans fast. `name: NCCL_DEBUG`, an env variable's
+# name, is the commonest upper-case token and is a string.
+_DOLLAR_HINT = re.compile(rb"[:\-\[,{][ \t]*['\"]?\$\{?[A-Za-z_]")
+_TOKEN_HINT = re.compile(rb":(?<!name:)[ \t]+['\"]?[A-Z][A-Z0-9]*_[A-Z0-9_]*['\"]?[ \t]*(?:#|$)", re.MULTILINE)
+
+
+def may_hold_placeholders(data: bytes) -> bool:
+    return (b"$" in data and _DOLLAR_HINT.search(data) is not None) or _TOKEN_HINT.search(data) is not None
+
+
 _TYPED = frozenset({"integer", "number", "boolean", "array", "object"})
 
 
 def is_placeholder(value: Any) -> bool:
-    return isinstance(value, str) and (ENVSUBST.search(value) is not None or TOKEN.match(value) is not None)
+    return isinstance(value, str) and (_LEADING_ENVSUBST.match(value) is not None or TOKEN.match(value) is not None)
 
 
 def unrendered_placeholders(source: "SourceFile", objects: list[Any],
@@ -44,12 +53,18 @@ def unrendered_placeholders(source: "SourceFile", objects: list[Any],
 
     schemas = catalog(crds)
     found: list[tuple[int, int, str, str]] = []
+    typed: dict[tuple[Any, ...], Any] = {}  # (validator, path without list indices) -> schema
     for obj in objects:
         validator = schemas.validator(obj.api_version, obj.kind)
         if validator is None:
             continue
         for path, value in _strings(obj.data, ()):
-            if is_placeholder(value) and _expects_another_value(validator.schema_at(path), value):
+            if not is_placeholder(value):
+                continue
+            shape = (id(validator),) + tuple(0 if isinstance(step, int) else step for step in path)
+            if shape not in typed:
+                typed[shape] = validator.schema_at(path)
+            if _expects_another_value(typed[shape], value):
                 location = obj.at_value(*path)
                 found.append((location.line, location.column, value, ".".join(map(str, path))))
     if not found:
