@@ -541,7 +541,7 @@ def _compose_documents(source: SourceFile, data: bytes, composer_class: Any, con
                 source.problems.append(LoadProblem(source.path, line, col, message))
                 source.documents.append(None)
                 continue
-            if walker.template_at is not None and template_at is None:
+            if walker.template_at is not None and template_at is None and _manifest_like(document):
                 template_at = walker.template_at
             kubernetes = is_k8s_object(document)
             if walker.refusal is not None and kubernetes:
@@ -561,6 +561,11 @@ def _compose_documents(source: SourceFile, data: bytes, composer_class: Any, con
         _check_document_splitting(source, data)
     if template_at is not None:
         _record_template(source, *unpack(template_at))
+
+
+def _manifest_like(document: Any) -> bool:
+    """A document meant as a Kubernetes object, even if a template broke its apiVersion/kind."""
+    return isinstance(document, dict) and ("apiVersion" in document or "kind" in document)
 
 
 def _decodable_metadata(source: SourceFile, document: Any) -> Any:

@@ -483,3 +483,25 @@ def test_what_kubectls_document_splitter_refuses_is_kq001(data: bytes, where: tu
 def test_separator_comments_and_non_kubernetes_streams_are_fine() -> None:
     assert parse_bytes("c.yaml", b"--- # first\n" + CONFIGMAP + b"---   \n" + CONFIGMAP).problems == []
     assert parse_bytes("cf.yaml", b"%YAML 1.1\n--- !Template\nResources: {}\n").problems == []
+
+
+def test_go_template_read_as_a_flow_mapping_is_kq006_only_in_manifests() -> None:
+    manifest = parse_bytes("t.yaml", b"apiVersion: v1\nkind: {{ .Values.kind }}\nmetadata: {name: x}\n")
+    assert [(p.line, p.column, p.code) for p in manifest.problems] == [(2, 7, "KQ006")]
+    assert manifest.documents == []
+    other = parse_bytes("ci.yaml", b"steps:\n- run: {{ build }}\n")
+    assert other.problems == [] and len(other.documents) == 1
+
+
+@pytest.mark.parametrize("name,data,says", [
+    ("job.yaml", CONFIGMAP + b"data: {a: 1, a: 2, b: 1, b: 2}\n", "`kubectl apply` rejects duplicate fields"),
+    ("kustomization.yaml", b"namePrefix: a-\nnamePrefix: b-\n", "kustomize reads a kustomization with the last value"),
+    ("values-prod.yaml", b"replicas: 1\nreplicas: 2\n", "Helm reads values files with the last value"),
+])
+def test_duplicate_keys_name_the_consuming_tool(name: str, data: bytes, says: str) -> None:
+    [problem] = parse_bytes(name, data).problems
+    assert says in problem.message and problem.code == "KQ001"
+
+
+def test_duplicate_keys_in_other_documents_are_not_findings() -> None:
+    assert parse_bytes(".github/ci.yaml", b"on: push\non: pull_request\n").problems == []
