@@ -494,7 +494,7 @@ def test_go_template_read_as_a_flow_mapping_is_kq006_only_in_manifests() -> None
 
 
 @pytest.mark.parametrize("name,data,says", [
-    ("job.yaml", CONFIGMAP + b"data: {a: 1, a: 2, b: 1, b: 2}\n", "`kubectl apply` rejects duplicate fields"),
+    ("job.yaml", CONFIGMAP + b"extra: {a: 1, a: 2, b: 1, b: 2}\n", "1 more repeated key(s) in this mapping): `kubectl apply` rejects"),
     ("kustomization.yaml", b"namePrefix: a-\nnamePrefix: b-\n", "kustomize reads a kustomization with the last value"),
     ("values-prod.yaml", b"replicas: 1\nreplicas: 2\n", "Helm reads values files with the last value"),
 ])
