@@ -496,6 +496,11 @@ def _compose_with_fallback(source: SourceFile, data: bytes, consumer: str | None
         if _composer is _PureComposer or not any(quirk in f"{fast_error.problem} {fast_error.context}"
                                                   for quirk in C_PARSER_QUIRKS):
             raise
+        if len(data) > MAX_FALLBACK_SIZE:  # ~6 s and ~150 bytes of memory per byte of input
+            fast_error.problem = (f"{fast_error.problem}: ruamel.yaml.clib cannot read this and the file is "
+                                  f"over {MAX_FALLBACK_SIZE // (1024 * 1024)} MiB, too large for the slow "
+                                  "parser that can; quote that scalar")
+            raise
         source.documents.clear()
         source.problems.clear()
         try:
@@ -515,6 +520,7 @@ def _compose_with_fallback(source: SourceFile, data: bytes, consumer: str | None
 # What ruamel.yaml.clib refuses and kubectl reads: `:` in a plain scalar of a flow
 # collection, an anchor defined twice (go-yaml: the later one wins).
 C_PARSER_QUIRKS = ("found unexpected ':'", "found duplicate anchor")
+MAX_FALLBACK_SIZE = 4 * 1024 * 1024
 
 
 def _later(one: MarkedYAMLError, other: MarkedYAMLError) -> bool:

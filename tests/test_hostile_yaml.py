@@ -61,8 +61,20 @@ def test_many_mappings_with_duplicate_keys_are_capped_per_file(tmp_path: Path) -
 ])
 def test_huge_numbers_never_crash_and_stay_linear(tmp_path: Path, scalar: bytes) -> None:
     path = tmp_path / "big.yaml"
-    path.write_bytes(HEAD + b"data:\n  n: " + scalar + b"\n  m: [" + scalar + b", " + scalar + b"]\n")
+    item = scalar[:100_000]  # in a flow list `1:59…` sends the file to the slow parser (under 4 MiB)
+    path.write_bytes(HEAD + b"data:\n  n: " + scalar + b"\n  m: [" + item + b", " + item + b"]\n")
     report, elapsed, _ = _check(path, 20)
     # a ConfigMap's data must hold strings: only the schema may say so, never an internal error
     assert all(f["code"] != "KQ001" for f in report["findings"])
     assert elapsed < 20
+
+
+def test_the_slow_fallback_parser_is_bounded(tmp_path: Path) -> None:
+    # a `:` in a flow scalar sends the file to ruamel's pure-Python parser, only up to 4 MiB
+    flow = b"args: [" + b"a:b, " * (SIZE // 5 + 1000) + b"x]\n"
+    path = tmp_path / "flow.yaml"
+    path.write_bytes(HEAD + flow)
+    report, elapsed, _ = _check(path, 10)
+    [finding] = report["findings"]
+    assert finding["code"] == "KQ001" and "too large for the slow parser" in finding["message"]
+    assert elapsed < 10
