@@ -140,7 +140,7 @@ def _read(path: str) -> tuple[dict[str, Any], ConfigOrigin]:
         return _read_toml_section(path, shown)
     from kqlint.loader import load_file
 
-    source = load_file(path, shown)
+    source = load_file(path, shown, consumer="kqlint")
     if source.problems:
         problem = source.problems[0]
         raise ConfigError(f"{shown}:{problem.line}:{problem.column}: {problem.message}")

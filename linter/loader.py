@@ -13,15 +13,25 @@ import os
 import re
 import stat
 import sys
+import warnings
 from dataclasses import dataclass, field
 from array import array as _Positions  # 8 bytes per position instead of a tuple of int objects
 from sys import intern as _intern
 from typing import Any, Iterator
 
+from ruamel.yaml.composer import Composer
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
-from ruamel.yaml.resolver import VersionedResolver, implicit_resolvers
+from ruamel.yaml.parser import Parser
+from ruamel.yaml.reader import Reader
+from ruamel.yaml.resolver import VersionedResolver
+from ruamel.yaml.scanner import Scanner
 from ruamel.yaml.tag import Tag
+
+from kqlint.objectmeta import metadata_problem
+from kqlint.placeholders import may_hold_placeholders
+from kqlint.goyaml import (MERGE_KEY, DecodeError, json_key, json_number_problem, may_not_be_string,
+                           resolve_plain, resolve_tagged)
 
 try:  # the C extension; absent on installs without ruamel.yaml.clib
     from ruamel.yaml.main import CParser as _CParser
@@ -35,9 +45,8 @@ COL_BITS = 20
 COL_MASK = (1 << COL_BITS) - 1
 
 _YAML_TAG = "tag:yaml.org,2002:"
-STR, INT, FLOAT, BOOL, NULL = (_YAML_TAG + t for t in ("str", "int", "float", "bool", "null"))
-MAP, SEQ, MERGE, TIMESTAMP = (_YAML_TAG + t for t in ("map", "seq", "merge", "timestamp"))
-_SAFE_TAGS = frozenset({STR, INT, FLOAT, BOOL, NULL, MAP, SEQ, MERGE, TIMESTAMP, _YAML_TAG + "binary"})
+STR, MAP, SEQ = (_YAML_TAG + t for t in ("str", "map", "seq"))
+PLAIN = "tag:kqlint,2026:plain"  # an untagged plain scalar go-yaml may read as a non-string
 
 
 def _shared_tag(name: str) -> Tag:
@@ -48,8 +57,7 @@ def _shared_tag(name: str) -> Tag:
 
 # One Tag object per implicit tag, handed out by the resolver: the walker compares identity,
 # avoiding ruamel's per-node tag decoding (the bulk of its load time).
-_TAGS = {name: _shared_tag(name) for name in (STR, INT, FLOAT, BOOL, NULL, MAP, SEQ, MERGE, TIMESTAMP)}
-T_STR, T_MAP, T_SEQ, T_MERGE = _TAGS[STR], _TAGS[MAP], _TAGS[SEQ], _TAGS[MERGE]
+T_STR, T_PLAIN, T_MAP, T_SEQ = (_shared_tag(name) for name in (STR, PLAIN, MAP, SEQ))
 
 
 class Map(dict):  # type: ignore[type-arg]
@@ -80,6 +88,11 @@ def unpack(packed: int) -> tuple[int, int]:
     return packed >> COL_BITS, packed & COL_MASK
 
 
+def is_k8s_object(document: Any) -> bool:
+    return (isinstance(document, dict) and isinstance(document.get("apiVersion"), str)
+            and isinstance(document.get("kind"), str) and bool(document.get("kind")))
+
+
 @dataclass(frozen=True)
 class LoadProblem:
     """A file that could not be read or parsed: becomes KQ001 (or KQ006 for templates)."""
@@ -97,46 +110,29 @@ class SourceFile:
     documents: list[Any] = field(default_factory=list)
     problems: list[LoadProblem] = field(default_factory=list)
     comment_lines: dict[int, str] = field(default_factory=dict)  # line -> text of `# kqlint:` comments
+    placeholder_hint: bool = False  # may hold envsubst/sed placeholders (kqlint.placeholders)
 
 
 # ---------------------------------------------------------------- resolver
 
-def _build_resolver_table() -> dict[str, list[tuple[str, Any]]]:
-    """First character -> [(tag, regexp)] for YAML 1.1, the rules Kubernetes decodes with
-    (``yes``/``on`` are booleans, ``0755`` is octal)."""
-    table: dict[str, list[tuple[str, Any]]] = {}
-    for versions, tag, regexp, first in implicit_resolvers:
-        if (1, 1) not in versions:
-            continue
-        pattern = regexp if hasattr(regexp, "match") else re.compile(str(regexp))
-        for ch in first or [""]:
-            table.setdefault(ch, []).append((_TAGS.get(tag) or _shared_tag(tag), pattern))
-    return table
-
-
 class FastResolver(VersionedResolver):  # type: ignore[misc]
-    """Table-driven implicit resolver: no path resolvers, per-value cache."""
+    """Quoted scalars and plain ones that cannot be anything else are strings; the rest is
+    resolved by the walker as go-yaml v2 does (kqlint.goyaml). No path resolvers."""
 
-    _table = _build_resolver_table()
     _cache: dict[str, Tag] = {}  # shared by every file of the run: plain scalars repeat a lot
 
-    def __init__(self) -> None:
-        VersionedResolver.__init__(self, version=(1, 1))
+    def __init__(self, loader: Any = None) -> None:
+        VersionedResolver.__init__(self, version=(1, 1), loader=loader)
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
         if kind is ScalarNode:
             if not implicit[0]:
                 return T_STR
-            cached = self._cache.get(value)
-            if cached is not None:
-                return cached
-            tag = T_STR
-            for candidate, regexp in self._table.get(value[:1], ()):
-                if regexp.match(value):
-                    tag = candidate
-                    break
-            if len(value) < 64 and len(self._cache) < 100_000:
-                self._cache[value] = tag
+            tag = self._cache.get(value)
+            if tag is None:
+                tag = T_PLAIN if may_not_be_string(value) else T_STR
+                if len(value) < 64 and len(self._cache) < 100_000:
+                    self._cache[value] = tag
             return tag
         return T_SEQ if kind is SequenceNode else T_MAP
 
@@ -144,6 +140,27 @@ class FastResolver(VersionedResolver):  # type: ignore[misc]
         return None
 
     def ascend_resolver(self) -> None:
+        return None
+
+
+class _PureComposer(Reader, Scanner, Parser, Composer, FastResolver):  # type: ignore[misc]
+    """ruamel's pure-Python parser: reads what ruamel.yaml.clib's bundled libyaml refuses
+    (a ``:`` inside a plain scalar of a flow collection), with the same marks."""
+
+    max_depth = None          # depth is bounded by the walker (MAX_DEPTH) and _too_deep
+    comment_handling = None
+
+    def __init__(self, data: bytes) -> None:
+        from ruamel.yaml.docinfo import DocInfo
+
+        self.doc_infos = [DocInfo()]
+        Reader.__init__(self, data, loader=self)
+        Scanner.__init__(self, loader=self)
+        Parser.__init__(self, loader=self)
+        Composer.__init__(self, loader=self)
+        FastResolver.__init__(self, loader=self)
+
+    def dispose(self) -> None:
         return None
 
 
@@ -159,96 +176,7 @@ if _CParser is not None:
     FAST_PATH = True
 else:  # pragma: no cover - exercised only without ruamel.yaml.clib
     FAST_PATH = False
-
-    def _composer(data: bytes) -> Any:
-        from ruamel.yaml import YAML
-
-        yaml = YAML(typ="safe", pure=True)
-        yaml.Resolver = FastResolver
-        return _PureComposer(yaml, data)
-
-
-class _PureComposer:  # pragma: no cover - fallback path
-    def __init__(self, yaml: Any, data: bytes) -> None:
-        self._nodes = iter(yaml.compose_all(data))
-        self._next: Any = None
-
-    def check_node(self) -> bool:
-        if self._next is None:
-            self._next = next(self._nodes, None)
-        return self._next is not None
-
-    def get_node(self) -> Any:
-        node, self._next = self._next, None
-        return node
-
-    def dispose(self) -> None:
-        return None
-
-
-# ---------------------------------------------------------------- scalars
-
-_BOOL_TRUE = frozenset({"yes", "y", "true", "on"})
-
-
-def _to_int(text: str) -> int:
-    value = text.replace("_", "")
-    sign = -1 if value[:1] == "-" else 1
-    value = value.lstrip("+-")
-    if value.startswith("0x"):
-        return sign * int(value[2:], 16)
-    if value.startswith("0b"):
-        return sign * int(value[2:], 2)
-    if ":" in value:  # YAML 1.1 sexagesimal
-        total = 0
-        for part in value.split(":"):
-            total = total * 60 + int(part)
-        return sign * total
-    if len(value) > 1 and value[0] == "0":
-        return sign * int(value, 8)
-    return sign * int(value)
-
-
-def _to_float(text: str) -> float:
-    value = text.replace("_", "").lower()
-    if value.endswith(".inf"):
-        return float("-inf") if value.startswith("-") else float("inf")
-    if value == ".nan":
-        return float("nan")
-    if ":" in value:
-        sign = -1.0 if value.startswith("-") else 1.0
-        total = 0.0
-        for part in value.lstrip("+-").split(":"):
-            total = total * 60 + float(part)
-        return sign * total
-    return float(value)
-
-
-def _scalar(node: Any) -> Any:
-    value = node.value
-    if node.ctag is T_STR:
-        return value
-    tag = node.tag
-    if tag == STR or tag == TIMESTAMP:
-        return value
-    try:
-        if tag == INT:
-            return _to_int(value)
-        if tag == FLOAT:
-            return _to_float(value)
-    except ValueError:
-        return value
-    if tag == BOOL:
-        return value.lower() in _BOOL_TRUE
-    if tag == NULL:
-        return None
-    return value
-
-
-class UnsafeTag(Exception):
-    def __init__(self, tag: str, line: int, column: int) -> None:
-        super().__init__(tag)
-        self.tag, self.line, self.column = tag, line, column
+    _composer = _PureComposer
 
 
 class AliasBomb(Exception):
@@ -263,12 +191,16 @@ def _mark(node: Any) -> int:
 # ---------------------------------------------------------------- walker
 
 class _Walker:
-    """Turns one composed document into Map/Seq/scalars with positions."""
+    """Turns one composed document into Map/Seq/scalars with positions, reading every value
+    as Kubernetes does. Where kubectl would refuse the document, ``refusal`` says why."""
 
     def __init__(self, memoise: bool) -> None:
         self.memo: dict[int, tuple[Any, int]] | None = {} if memoise else None
         self.expanded = 0
-        self.duplicates: list[tuple[Any, int, int]] = []  # (key, first packed pos, second packed pos)
+        # one per mapping: (key, first packed pos, second packed pos, how many repeated keys)
+        self.duplicates: list[tuple[Any, int, int, int]] = []
+        self.refusal: tuple[int, str] | None = None     # (packed pos, kubectl's reason)
+        self.template_at: int | None = None             # first `{{ … }}` read as a flow mapping
 
     def walk(self, node: Any, depth: int = 0) -> Any:
         cls = node.__class__
@@ -276,11 +208,7 @@ class _Walker:
             self.expanded += 1
             if node.ctag is T_STR:
                 return node.value
-            tag = node.tag
-            if tag not in _SAFE_TAGS:
-                line, col = unpack(_mark(node))
-                raise UnsafeTag(tag, line, col)
-            return _scalar(node)
+            return self._scalar(node)
         if depth > MAX_DEPTH:
             raise RecursionError
         memo = self.memo
@@ -292,15 +220,36 @@ class _Walker:
                     raise AliasBomb
                 return hit[0]
         before = self.expanded
-        ctag = node.ctag
-        if ctag is not T_MAP and ctag is not T_SEQ and str(ctag) not in _SAFE_TAGS:
-            line, col = unpack(_mark(node))
-            raise UnsafeTag(str(ctag), line, col)
+        # tags on mappings and sequences are ignored, as go-yaml v2 does (`!If [a, b]` is a list)
         result = self._mapping(node, depth) if cls is MappingNode else self._sequence(node, depth)
         self.expanded += 1
         if memo is not None:
             memo[id(node)] = (result, self.expanded - before)
         return result
+
+    def _refuse(self, node: Any, reason: str) -> None:
+        if self.refusal is None:
+            self.refusal = (_mark(node), reason)
+
+    def _resolved(self, node: Any) -> Any:
+        """A scalar's value, or MERGE_KEY for `<<`."""
+        if node.ctag is T_PLAIN:
+            return resolve_plain(node.value)
+        try:
+            return resolve_tagged(node.tag, node.value)
+        except DecodeError as exc:
+            self._refuse(node, str(exc))
+            return node.value
+
+    def _scalar(self, node: Any) -> Any:
+        value = self._resolved(node)
+        if value.__class__ is float:
+            problem = json_number_problem(value)
+            if problem is not None:
+                self._refuse(node, problem)
+        elif value is MERGE_KEY:
+            return "<<"  # only a key merges; as a value it is the string
+        return value
 
     def _sequence(self, node: SequenceNode, depth: int) -> Seq:
         seq = Seq()
@@ -318,57 +267,96 @@ class _Walker:
 
     def _mapping(self, node: MappingNode, depth: int) -> Map:
         # The hot loop of the loader: plain string keys and values take the inline path.
+        # ``slots`` (key -> positions) replaces ``packed`` once a key repeats or a merge
+        # overrides one, so that repeated keys cost O(1) each, never a list search.
         mapping = Map()
         packed: list[int] = []
-        merges = []
+        slots: dict[Any, tuple[int, int]] | None = None
+        explicit: set[Any] = set()
+        first_duplicate: tuple[Any, int, int] | None = None
+        repeated = 0
         for key_node, value_node in node.value:
             if key_node.ctag is T_STR:
                 key = _intern(key_node.value)  # keys repeat across thousands of documents
-            elif key_node.ctag is T_MERGE or key_node.tag == MERGE:
-                merges.append(value_node)
-                continue
             else:
-                key = self._key(key_node, depth)
+                key = self._key(node, key_node)
+                if key is MERGE_KEY:
+                    if slots is None:
+                        slots, explicit = self._slots(mapping, packed), set(mapping)
+                    self._merge(mapping, slots, value_node, depth)
+                    continue
+            km = key_node.start_mark
+            key_pos = ((km.line + 1) << COL_BITS) | (km.column + 1)
             if key in mapping:
-                self._drop_duplicate(mapping, packed, key, key_node)
+                if slots is None:
+                    slots, explicit = self._slots(mapping, packed), set(mapping)
+                if key in explicit:  # the API server keeps the last value: drop the first
+                    repeated += 1
+                    if first_duplicate is None:
+                        first_duplicate = (key, slots[key][0], key_pos)
+                del mapping[key]
             if value_node.__class__ is ScalarNode and value_node.ctag is T_STR:
                 self.expanded += 1
                 value = value_node.value
                 mapping[key] = _intern(value) if len(value) < 24 else value
             else:
                 mapping[key] = self.walk(value_node, depth + 1)
-            km, vm = key_node.start_mark, value_node.start_mark
-            packed.append(((km.line + 1) << COL_BITS) | (km.column + 1))
-            packed.append(((vm.line + 1) << COL_BITS) | (vm.column + 1))
-        for merge_node in merges:
-            self._merge(mapping, packed, merge_node, depth)
+            vm = value_node.start_mark
+            value_pos = ((vm.line + 1) << COL_BITS) | (vm.column + 1)
+            if slots is None:
+                packed.append(key_pos)
+                packed.append(value_pos)
+            else:
+                slots[key] = (key_pos, value_pos)
+                explicit.add(key)
+        if slots is not None:
+            packed = [p for key in mapping for p in slots[key]]
+        if first_duplicate is not None:
+            self.duplicates.append((*first_duplicate, repeated))
         mapping.pos = _Positions("Q", packed)
         return mapping
 
-    def _key(self, key_node: Any, depth: int) -> Any:
-        key = self.walk(key_node, depth + 1)
-        if not isinstance(key, (str, int, float, bool)) and key is not None:
-            key = str(key)
-        return key
+    @staticmethod
+    def _slots(mapping: Map, packed: list[int]) -> dict[Any, tuple[int, int]]:
+        return {key: (packed[2 * i], packed[2 * i + 1]) for i, key in enumerate(mapping)}
 
-    def _drop_duplicate(self, mapping: Map, packed: list[int], key: Any, key_node: Any) -> None:
-        """The API server keeps the last value of a duplicated key: drop the first, remember both."""
-        index = list(mapping).index(key)
-        self.duplicates.append((key, packed[2 * index], _mark(key_node)))
-        del packed[2 * index:2 * index + 2]
-        del mapping[key]
+    def _key(self, parent: Any, key_node: Any) -> Any:
+        """A key as sigs.k8s.io/yaml writes it into JSON (a string), or MERGE_KEY."""
+        if key_node.__class__ is not ScalarNode:
+            return self._collection_key(parent, key_node)
+        value = self._resolved(key_node)
+        if value is MERGE_KEY:
+            return value
+        try:
+            return _intern(json_key(value))
+        except DecodeError as exc:
+            self._refuse(key_node, str(exc))
+            return "null"
 
-    def _merge(self, mapping: Map, packed: list[int], node: Any, depth: int) -> None:
-        """``<<`` merge keys: explicit keys win, merged ones keep their anchor's positions."""
-        sources = node.value if node.__class__ is SequenceNode else [node]
+    def _collection_key(self, parent: Any, key_node: Any) -> str:
+        """go-yaml refuses a mapping or sequence as a key. `{{ x }}` parses as a flow mapping
+        whose key is a flow mapping: that is an unrendered template, not a key."""
+        line, column = unpack(_mark(key_node))
+        if (key_node.__class__ is MappingNode and parent.flow_style and key_node.flow_style
+                and key_node.start_mark.index == parent.start_mark.index + 1):
+            if self.template_at is None:
+                self.template_at = _mark(parent)
+        else:
+            self._refuse(key_node, "invalid map key: a mapping or sequence cannot be a key")
+        return f"<{'mapping' if key_node.__class__ is MappingNode else 'sequence'} key at {line}:{column}>"
+
+    def _merge(self, mapping: Map, slots: dict[Any, tuple[int, int]], node: Any, depth: int) -> None:
+        """``<<`` as go-yaml v2 merges: in place, overriding keys set before it; of a list of
+        maps the earlier ones win. Merged keys keep their anchor's positions."""
+        sources = list(reversed(node.value)) if node.__class__ is SequenceNode else [node]
         for source_node in sources:
             source = self.walk(source_node, depth + 1)
             if not isinstance(source, Map):
+                self._refuse(source_node, "map merge requires map or sequence of maps as the value")
                 continue
             for index, (key, value) in enumerate(source.items()):
-                if key not in mapping:
-                    mapping[key] = value
-                    packed.extend(source.pos[2 * index:2 * index + 2])
+                mapping[key] = value
+                slots[key] = (source.pos[2 * index], source.pos[2 * index + 1])
 
 
 # ---------------------------------------------------------------- files
@@ -462,8 +450,9 @@ def _too_deep(data: bytes) -> tuple[int, int] | None:
     return None
 
 
-def parse_bytes(display: str, raw: bytes) -> SourceFile:
-    """Parse a YAML/JSON stream into documents. Never raises."""
+def parse_bytes(display: str, raw: bytes, consumer: str | None = None) -> SourceFile:
+    """Parse a YAML/JSON stream into documents. Never raises. ``consumer`` names the tool
+    that reads a non-Kubernetes file (duplicate keys are worded for it; see _DuplicateReport)."""
     source = SourceFile(display)
     data, error = _decode(raw)
     if data is None:
@@ -477,8 +466,11 @@ def parse_bytes(display: str, raw: bytes) -> SourceFile:
         return source
     if b"kqlint:" in data:
         source.comment_lines = _suppression_comments(data)
+    source.placeholder_hint = may_hold_placeholders(data)
+    if not data.endswith((b"\n", b"\r")):
+        data += b"\n"  # as go-yaml reads a block scalar that ends the file: with its line break
     try:
-        _compose_documents(source, data)
+        _compose_with_fallback(source, data, consumer)
     except MarkedYAMLError as exc:
         _record_parse_error(source, data, exc)
     except YAMLError as exc:
@@ -491,45 +483,208 @@ def parse_bytes(display: str, raw: bytes) -> SourceFile:
     return source
 
 
-def _compose_documents(source: SourceFile, data: bytes) -> None:
-    composer = _composer(data)
+def _compose_with_fallback(source: SourceFile, data: bytes, consumer: str | None = None) -> None:
+    """The C parser first; where it refuses a ``:`` inside a plain scalar of a flow
+    collection or a redefined anchor (C_PARSER_QUIRKS), ruamel's pure-Python parser, which
+    reads them as kubectl does. Other C errors are kubectl's too (the pure-Python
+    parser is laxer than kubectl elsewhere: tabs in block scalars, anchor names). The error
+    reported is the C parser's unless the pure-Python one got further."""
+    try:
+        _compose_documents(source, data, _composer, consumer)
+        return
+    except MarkedYAMLError as fast_error:
+        if _composer is _PureComposer or not any(quirk in f"{fast_error.problem} {fast_error.context}"
+                                                  for quirk in C_PARSER_QUIRKS):
+            raise
+        if len(data) > MAX_FALLBACK_SIZE:  # ~6 s and ~150 bytes of memory per byte of input
+            fast_error.problem = (f"{fast_error.problem}: ruamel.yaml.clib cannot read this and the file is "
+                                  f"over {MAX_FALLBACK_SIZE // (1024 * 1024)} MiB, too large for the slow "
+                                  "parser that can; quote that scalar")
+            raise
+        source.documents.clear()
+        source.problems.clear()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                _compose_documents(source, data, _PureComposer, consumer)
+        except MarkedYAMLError as slow_error:
+            source.documents.clear()
+            source.problems.clear()
+            raise (slow_error if _later(slow_error, fast_error) else fast_error) from None
+        except (YAMLError, RecursionError):
+            source.documents.clear()
+            source.problems.clear()
+            raise fast_error from None
+
+
+# What ruamel.yaml.clib refuses and kubectl reads: `:` in a plain scalar of a flow
+# collection, an anchor defined twice (go-yaml: the later one wins).
+C_PARSER_QUIRKS = ("found unexpected ':'", "found duplicate anchor")
+MAX_FALLBACK_SIZE = 4 * 1024 * 1024
+
+
+def _later(one: MarkedYAMLError, other: MarkedYAMLError) -> bool:
+    a, b = one.problem_mark or one.context_mark, other.problem_mark or other.context_mark
+    return a is not None and b is not None and (a.line, a.column) > (b.line, b.column)
+
+
+def _compose_documents(source: SourceFile, data: bytes, composer_class: Any, consumer: str | None = None) -> None:
+    composer = composer_class(data)
     memoise = b"&" in data
+    template_at: int | None = None
+    duplicates = _DuplicateReport(source.path, consumer)
     try:
         while composer.check_node():
             node = composer.get_node()
             walker = _Walker(memoise)
             try:
                 document = walker.walk(node)
-            except UnsafeTag as exc:
-                source.problems.append(LoadProblem(
-                    source.path, exc.line, exc.column,
-                    f"unsupported YAML tag `{exc.tag}`: kqlint only loads plain data and never "
-                    "constructs objects from tags; remove the tag"))
+            except (AliasBomb, RecursionError) as exc:
+                line, col = unpack(_mark(node))
+                message = (f"aliases expand to more than {MAX_EXPANDED_NODES} nodes (an alias bomb?); "
+                           "document not linted" if isinstance(exc, AliasBomb)
+                           else f"document nests deeper than {MAX_DEPTH} levels; not linted")
+                source.problems.append(LoadProblem(source.path, line, col, message))
                 source.documents.append(None)
                 continue
-            except AliasBomb:
-                line, col = unpack(_mark(node))
+            if walker.template_at is not None and template_at is None and _manifest_like(document):
+                template_at = walker.template_at
+            kubernetes = is_k8s_object(document)
+            if walker.refusal is not None and kubernetes:
+                line, col = unpack(walker.refusal[0])
                 source.problems.append(LoadProblem(
                     source.path, line, col,
-                    f"aliases expand to more than {MAX_EXPANDED_NODES} nodes (an alias bomb?); document not linted"))
-                source.documents.append(None)
-                continue
-            except RecursionError:
-                line, col = unpack(_mark(node))
-                source.problems.append(LoadProblem(
-                    source.path, line, col, f"document nests deeper than {MAX_DEPTH} levels; not linted"))
-                source.documents.append(None)
-                continue
-            for key, first, second in walker.duplicates:
-                l1, _ = unpack(first)
-                l2, c2 = unpack(second)
-                source.problems.append(LoadProblem(
-                    source.path, l2, c2,
-                    f"duplicate key `{key}` (first at line {l1}, again at line {l2}): the API server "
-                    "keeps only the last value; remove one"))
+                    f"kubectl cannot decode this document ({walker.refusal[1]}); it never reaches the cluster"))
+                document = None
+            elif kubernetes:
+                document = _decodable_metadata(source, document)
+            duplicates.add(walker.duplicates, kubernetes, source.problems)
             source.documents.append(document)
     finally:
         composer.dispose()
+    duplicates.finish(source.problems)
+    if any(is_k8s_object(d) for d in source.documents):
+        _check_document_splitting(source, data)
+    if template_at is not None:
+        _record_template(source, *unpack(template_at))
+
+
+def _manifest_like(document: Any) -> bool:
+    """A document meant as a Kubernetes object, even if a template broke its apiVersion/kind."""
+    return isinstance(document, dict) and ("apiVersion" in document or "kind" in document)
+
+
+def _decodable_metadata(source: SourceFile, document: Any) -> Any:
+    """The document, or None with a KQ001 when kubectl cannot decode its ObjectMeta."""
+    found = metadata_problem(document)
+    if found is None:
+        return document
+    line, column, _ = position(document, found[0], value=True)
+    source.problems.append(LoadProblem(
+        source.path, line, column,
+        f"kubectl cannot decode this object: {found[1]}; it never reaches the cluster"))
+    return None
+
+
+# kubectl cuts a stream into documents at lines starting `---` before parsing each alone: it
+# refuses content after `---` (other than a comment), and a directive line leaves a
+# document without content (`%YAML 1.1` on its own is "did not find expected <document start>").
+_DIRECTIVE = re.compile(rb"^%", re.MULTILINE)
+_SEPARATOR_CONTENT = re.compile(rb"[ \t]*[^\s#]")
+
+
+def _splitter_refusal(data: bytes) -> tuple[int, str] | None:
+    """Offset and kind of the first line kubectl's `---` splitter refuses."""
+    directive = _DIRECTIVE.search(data) if b"%" in data else None
+    start = data.find(b"---")
+    while start >= 0 and (directive is None or start < directive.start()):
+        if (start == 0 or data[start - 1] in b"\r\n") and _SEPARATOR_CONTENT.match(data, start + 3):
+            return start, "content after a `---` separator"
+        start = data.find(b"---", start + 3)
+    return (directive.start(), "a directive") if directive else None
+
+
+def _check_document_splitting(source: SourceFile, data: bytes) -> None:
+    if data.lstrip()[:1] in (b"{", b"["):
+        return  # JSON: kubectl decodes it whole
+    found = _splitter_refusal(data)
+    if found is None:
+        return
+    line, column = _offset_position(data, found[0])
+    what = found[1]
+    source.problems.append(LoadProblem(
+        source.path, line, column,
+        f"kubectl refuses this file: it splits documents at `---` lines and cannot read {what}; "
+        "keep `---` lines bare (a comment may follow) and remove `%` directives"))
+
+
+class _DuplicateReport:
+    """One finding per mapping with repeated keys, at most MAX_DUPLICATE_FINDINGS per file
+    (then one line counting the rest), worded for the tool that consumes the file."""
+
+    def __init__(self, path: str, consumer: str | None = None) -> None:
+        self.path = path
+        self.tool = consumer or _duplicate_consumer(path)
+        self.reported = 0
+        self.more = 0
+        self.more_at: tuple[int, int] | None = None
+
+    def add(self, found: list[tuple[Any, int, int, int]], kubernetes: bool, problems: list[LoadProblem]) -> None:
+        consequence = _DUPLICATE_CONSEQUENCES["kubernetes" if kubernetes else self.tool]
+        if consequence is None:
+            return  # not a Kubernetes object nor a file a known tool reads: skipped anyway
+        for key, first, second, repeated in found:
+            line, column = unpack(second)
+            if self.reported >= MAX_DUPLICATE_FINDINGS:
+                self.more += 1
+                self.more_at = self.more_at or (line, column)
+                continue
+            self.reported += 1
+            others = f"; {repeated - 1} more repeated key(s) in this mapping" if repeated > 1 else ""
+            problems.append(LoadProblem(
+                self.path, line, column,
+                f"duplicate key `{_excerpt(key)}` (first at line {unpack(first)[0]}, again at line "
+                f"{line}{others}): {consequence}; remove one"))
+
+    def finish(self, problems: list[LoadProblem]) -> None:
+        if self.more and self.more_at is not None:
+            problems.append(LoadProblem(
+                self.path, *self.more_at,
+                f"{self.more} more mapping(s) with duplicate keys in this file (not listed one by one)"))
+
+
+MAX_DUPLICATE_FINDINGS = 20
+_DUPLICATE_CONSEQUENCES = {
+    "kubernetes": ("`kubectl apply` rejects duplicate fields (strict field validation, its default) "
+                   "and kustomize refuses the file; with validation off the API server keeps only the last value"),
+    "kustomize": "kustomize reads a kustomization with the last value and silently ignores the earlier one",
+    "helm": "Helm reads values files with the last value and silently ignores the earlier one",
+    "kqlint": "kqlint would read only the last value",
+    None: None,
+}
+
+
+def _duplicate_consumer(path: str) -> str | None:
+    name = os.path.basename(path).lower()
+    if name in ("kustomization.yaml", "kustomization.yml", "kustomization"):
+        return "kustomize"
+    if name.startswith("values") and name.endswith((".yaml", ".yml")):
+        return "helm"
+    return None
+
+
+def _excerpt(text: Any, limit: int = 60) -> str:
+    text = str(text)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _record_template(source: SourceFile, line: int, column: int) -> None:
+    source.problems[:] = [p for p in source.problems if p.code != "KQ001"]
+    source.problems.append(LoadProblem(
+        source.path, line, column,
+        "unrendered template (contains `{{ }}`): skipped; render it first, e.g. "
+        "`helm template … | kqlint check -`", code="KQ006"))
+    source.documents.clear()
 
 
 def _record_parse_error(source: SourceFile, data: bytes, exc: MarkedYAMLError) -> None:
@@ -537,24 +692,21 @@ def _record_parse_error(source: SourceFile, data: bytes, exc: MarkedYAMLError) -
     line = (mark.line + 1) if mark is not None else 1
     column = (mark.column + 1) if mark is not None else 1
     problem = exc.problem or exc.context or "invalid YAML"
-    if _TEMPLATE_RE.search(data):
-        source.problems.append(LoadProblem(
-            source.path, line, column,
-            f"unrendered template (contains `{{{{ }}}}`): skipped; render it first, e.g. "
-            f"`helm template … | kqlint check -`", code="KQ006"))
-        source.documents.clear()
+    template = _TEMPLATE_RE.search(data)
+    if template:
+        _record_template(source, *_offset_position(data, template.start()))
         return
     context = f" ({exc.context})" if exc.context and exc.problem else ""
     source.problems.append(LoadProblem(source.path, line, column, f"invalid YAML: {problem}{context}"))
 
 
-def load_file(path: str, display: str, max_size: int = MAX_FILE_SIZE) -> SourceFile:
+def load_file(path: str, display: str, max_size: int = MAX_FILE_SIZE, consumer: str | None = None) -> SourceFile:
     raw, error = read_bytes(path, max_size)
     if raw is None:
         source = SourceFile(display)
         source.problems.append(LoadProblem(display, 1, 1, error or "unreadable"))
         return source
-    return parse_bytes(display, raw)
+    return parse_bytes(display, raw, consumer)
 
 
 def load_stdin(display: str = "<stdin>") -> SourceFile:

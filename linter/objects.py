@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from kqlint.loader import Map, SourceFile, position
+from kqlint.loader import Map, SourceFile, is_k8s_object, position  # is_k8s_object: re-exported
 from kqlint.model import Location, ObjectRef
 
 # Kinds whose objects live outside namespaces (group, kind). Unknown kinds are namespaced.
@@ -149,11 +149,6 @@ def dig(node: Any, path: tuple[Any, ...] | list[Any], default: Any = None) -> An
 def mapping_at(node: Any, path: tuple[Any, ...]) -> dict[str, Any]:
     value = dig(node, path)
     return value if isinstance(value, dict) else {}
-
-
-def is_k8s_object(document: Any) -> bool:
-    return (isinstance(document, dict) and isinstance(document.get("apiVersion"), str)
-            and isinstance(document.get("kind"), str) and bool(document.get("kind")))
 
 
 def objects_from_file(source: SourceFile, default_namespace: str, tier: str = INPUT

@@ -139,12 +139,25 @@ def _parse_one(path: str, config: Config) -> SourceFile:
 def _add_source(loaded: Loaded, path: str, source: SourceFile, config: Config, tier: str) -> None:
     try:
         objects, documents, skipped = objects_from_file(source, config.namespace, tier)
+        if source.placeholder_hint and objects:
+            objects = _without_placeholder_templates(source, objects, config)
     except Exception as exc:  # noqa: BLE001 - name the file, the CLI exits 3
         raise InternalError(display_path(path), exc) from exc
     loaded.sources.append(source)
     loaded.objects.extend(objects)
     loaded.documents += documents
     loaded.skipped += skipped
+
+
+def _without_placeholder_templates(source: SourceFile, objects: list[K8sObject], config: Config) -> list[K8sObject]:
+    """A manifest meant for envsubst/sed is one KQ006 and is skipped (kqlint.placeholders)."""
+    from kqlint.placeholders import unrendered_placeholders
+
+    problem = unrendered_placeholders(source, objects, tuple(config.crds or ()))
+    if problem is None:
+        return objects
+    source.problems.append(problem)
+    return []
 
 
 def _auto_context(paths: list[str], config: Config) -> list[str]:

@@ -169,10 +169,10 @@ def test_crash_while_loading_exits_3_naming_the_file(capsys: pytest.CaptureFixtu
 
     real = kqlint.loader.parse_bytes
 
-    def parse(display: str, raw: bytes) -> Any:
+    def parse(display: str, raw: bytes, *rest: Any) -> Any:
         if display.endswith("ok.yaml"):
             raise KeyError("parser bug")
-        return real(display, raw)
+        return real(display, raw, *rest)
 
     monkeypatch.setattr(kqlint.loader, "parse_bytes", parse)
     code, out, err = run(capsys, "check", ".")
@@ -295,7 +295,7 @@ def test_github_actions_env_selects_github_format(capsys: pytest.CaptureFixture[
 
 
 def test_stdin(tree: Path) -> None:
-    stream = (CONFIGMAP + "---\n" + "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  name: y\n").encode()
+    stream = (CONFIGMAP + "---\n" + "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  name: z\n").encode()
     result = subprocess.run([sys.executable, "-m", "kqlint.cli", "check", "-", "-f", "json", "--select", "KQ0"],
                             cwd=tree, input=stream, capture_output=True, timeout=60, check=False)
     data = validate_json_report(result.stdout)

@@ -105,7 +105,7 @@ def test_whole_fixture_folder_summary(loader_tree: Path) -> None:
         ("chart/Chart.yaml", 1, 1, "KQ006"),
         ("duplicate-keys.yaml", 6, 3, "KQ001"),
         ("python-tag.yaml", 4, 9, "KQ001"),
-        ("stray-template.yaml", 6, 7, "KQ006"),
+        ("stray-template.yaml", 6, 5, "KQ006"),
     ]
 
 
@@ -121,9 +121,9 @@ def test_helm_chart_is_one_kq006_at_chart_yaml(loader_tree: Path) -> None:
     assert findings(direct) == [("chart/Chart.yaml", 1, 1, "KQ006")]  # as pre-commit passes them
 
 
-def test_stray_template_is_kq006_at_the_parser_position(loader_tree: Path) -> None:
+def test_stray_template_is_kq006_at_the_first_template_expression(loader_tree: Path) -> None:
     report = lint_here(["stray-template.yaml"])
-    assert findings(report) == [("stray-template.yaml", 6, 7, "KQ006")]
+    assert findings(report) == [("stray-template.yaml", 6, 5, "KQ006")]
     assert "helm template" in report.findings[0].message
     assert report.summary.objects == 0
 
@@ -176,18 +176,40 @@ def test_every_bad_file_is_one_kq001_and_the_rest_is_linted(in_tmp_cwd: Path) ->
     assert report.summary.objects == 2 and report.summary.files == 9
 
 
-def test_unsafe_tags_are_refused_and_never_executed(in_tmp_cwd: Path) -> None:
+def test_tags_are_read_as_kubectl_reads_them_and_never_executed(in_tmp_cwd: Path) -> None:
     (in_tmp_cwd / "tagged.yaml").write_bytes((LOADER / "python-tag.yaml").read_bytes())
     (in_tmp_cwd / "more.yaml").write_bytes(
         b"a: !!python/name:os.system\n---\nb: !!python/object:os.mkdir {}\n---\nc: !Custom x\n---\n"
         b"d: !!set {x}\n---\n" + CONFIGMAP)
     report = lint_here(["."])
     assert not (in_tmp_cwd / "PWNED-BY-YAML").exists()
-    assert findings(report) == [("more.yaml", 1, 4, "KQ001"), ("more.yaml", 3, 4, "KQ001"),
-                                ("more.yaml", 5, 4, "KQ001"), ("more.yaml", 7, 4, "KQ001"),
-                                ("tagged.yaml", 4, 9, "KQ001")]
-    assert "python/object/apply:os.mkdir" in report.findings[-1].message
-    assert report.summary.objects == 1  # the clean document after the tagged ones still counts
+    # kubectl reads `name: !!python/object/apply:os.mkdir [...]` as a list: not a valid ObjectMeta
+    assert findings(report) == [("tagged.yaml", 4, 9, "KQ001")]
+    assert "metadata.name` must be a string, not a list" in report.findings[0].message
+    assert report.summary.objects == 1 and report.summary.skipped_documents == 4
+    docs = parse_bytes("more.yaml", (in_tmp_cwd / "more.yaml").read_bytes()).documents
+    assert docs[:4] == [{"a": ""}, {"b": {}}, {"c": "x"}, {"d": {"x": None}}]
+
+
+def test_scalars_and_tags_as_go_yaml_v2_reads_them() -> None:
+    data = (b"a: !Ref Foo\nb: !!python/object:os.system ls\nc: !!binary aGVsbG8=\nd: 1:30\ne: 0o17\n"
+            b"f: =\ng: !Ref 5\nh: !!str 12\ni: 08\nj: 1e3\nk: 0x_1F\nl: 1e400\nm: 18446744073709551616\n"
+            b"ts: 2001-01-01\no: !!int '12'\np: !!float 3\nq: -0b101\ny: 1\n3: x\n1.5: z\nlast: |\n  no final break")
+    [doc] = parse_bytes("s.yaml", data).documents
+    assert doc == {"a": "Foo", "b": "ls", "c": "hello", "d": "1:30", "e": 15, "f": "=", "g": "5", "h": "12",
+                   "i": 8.0, "j": 1000.0, "k": 31, "l": "1e400", "m": 18446744073709551616.0, "ts": "2001-01-01",
+                   "o": 12, "p": 3.0, "q": -5, "true": 1, "3": "x", "1.5": "z", "last": "no final break\n"}
+
+
+def test_huge_integers_never_crash_and_read_as_kubectl(in_tmp_cwd: Path) -> None:
+    digits = "7" * 5000
+    data = f"a: {digits}\nb: 0x{'f' * 5000}\nc: 0o{digits}\nd: 0{digits}\ne: {digits[:300]}\n".encode()
+    started = time.monotonic()
+    [doc] = parse_bytes("big.yaml", data).documents
+    assert time.monotonic() - started < 2
+    # go-yaml: no 64-bit integer, ParseFloat out of range (or not decimal): the string stays
+    assert doc["a"] == digits and doc["b"] == "0x" + "f" * 5000 and doc["c"] == "0o" + digits
+    assert doc["d"] == "0" + digits and doc["e"] == float(digits[:300])
 
 
 def test_alias_bomb_is_bounded(in_tmp_cwd: Path) -> None:
@@ -306,7 +328,7 @@ def test_crlf_error_positions(in_tmp_cwd: Path) -> None:
 
 
 def test_non_ascii_columns_count_characters() -> None:
-    data = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok, labels: {é: ü, x: y}}\n".encode()
+    data = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok, labels: {é: ü, x: z}}\n".encode()
     [obj] = objects_from_file(parse_bytes("x.yaml", data), "default")[0]
     assert lc(obj.at("metadata", "labels", "x")) == (3, 37)
 
@@ -417,3 +439,69 @@ def test_every_path_has_a_position_inside_the_file() -> None:
                 line, column, depth = position(document, path)
                 assert depth == len(path) and 1 <= line <= len(lines)
                 assert 1 <= column <= len(lines[line - 1]) + 1
+
+
+def test_flow_colons_fall_back_to_the_pure_parser_with_exact_positions(tmp_path: Path) -> None:
+    # ruamel.yaml.clib's libyaml refuses `:` inside a plain scalar of a flow collection; kubectl reads it.
+    data = ("apiVersion: batch/v1\nkind: Job\nmetadata: {name: ddp, labels: {a: b}}\nspec:\n  template:\n"
+            "    spec:\n      containers:\n      - {name: c, image: registry.example.com/ml/ddp:1.4,"
+            " args: [--master, ddp-0.ddp:29500]}\n      - {name: é, image: x}\n").encode()
+    source = parse_bytes("flow.yaml", data)
+    assert source.problems == []
+    [obj] = objects_from_file(source, "default")[0]
+    containers = ("spec", "template", "spec", "containers")
+    assert obj.get(*containers, 0, "image") == "registry.example.com/ml/ddp:1.4"
+    assert obj.get(*containers, 0, "args") == ["--master", "ddp-0.ddp:29500"]
+    assert lc(obj.at(*containers, 0, "args")) == (8, 59)
+    assert lc(obj.at_value(*containers, 0, "args", 1)) == (8, 76)
+    assert lc(obj.at_value(*containers, 1, "image")) == (9, 26)
+    (tmp_path / "flow.yaml").write_bytes(data)
+    assert _assert_positions_match([tmp_path / "flow.yaml"]) > 20
+
+
+def test_fallback_reports_the_first_real_error() -> None:
+    data = b"a: {image: reg.example.com/a:1.4}\nb: [x\nc: 1\n"
+    [problem] = parse_bytes("bad.yaml", data).problems
+    assert (problem.line, problem.column) == (3, 2) and problem.code == "KQ001"
+
+
+def test_a_redefined_anchor_is_read_as_kubectl_reads_it() -> None:
+    # ruamel.yaml.clib refuses a second `&x`; go-yaml (kubectl) lets the later one win
+    source = parse_bytes("a.yaml", b"a: &x 1\nb: *x\nc: &x 2\nd: *x\n")
+    assert source.problems == [] and source.documents == [{"a": 1, "b": 1, "c": 2, "d": 2}]
+
+
+@pytest.mark.parametrize("data,where", [
+    (b"%YAML 1.1\n---\n" + CONFIGMAP, (1, 1)),
+    (CONFIGMAP + b"--- !tagged\n" + CONFIGMAP, (len(CONFIGMAP.splitlines()) + 1, 1)),
+])
+def test_what_kubectls_document_splitter_refuses_is_kq001(data: bytes, where: tuple[int, int]) -> None:
+    [problem] = parse_bytes("s.yaml", data).problems
+    assert (problem.line, problem.column) == where and "kubectl refuses this file" in problem.message
+
+
+def test_separator_comments_and_non_kubernetes_streams_are_fine() -> None:
+    assert parse_bytes("c.yaml", b"--- # first\n" + CONFIGMAP + b"---   \n" + CONFIGMAP).problems == []
+    assert parse_bytes("cf.yaml", b"%YAML 1.1\n--- !Template\nResources: {}\n").problems == []
+
+
+def test_go_template_read_as_a_flow_mapping_is_kq006_only_in_manifests() -> None:
+    manifest = parse_bytes("t.yaml", b"apiVersion: v1\nkind: {{ .Values.kind }}\nmetadata: {name: x}\n")
+    assert [(p.line, p.column, p.code) for p in manifest.problems] == [(2, 7, "KQ006")]
+    assert manifest.documents == []
+    other = parse_bytes("ci.yaml", b"steps:\n- run: {{ build }}\n")
+    assert other.problems == [] and len(other.documents) == 1
+
+
+@pytest.mark.parametrize("name,data,says", [
+    ("job.yaml", CONFIGMAP + b"extra: {a: 1, a: 2, b: 1, b: 2}\n", "1 more repeated key(s) in this mapping): `kubectl apply` rejects"),
+    ("kustomization.yaml", b"namePrefix: a-\nnamePrefix: b-\n", "kustomize reads a kustomization with the last value"),
+    ("values-prod.yaml", b"replicas: 1\nreplicas: 2\n", "Helm reads values files with the last value"),
+])
+def test_duplicate_keys_name_the_consuming_tool(name: str, data: bytes, says: str) -> None:
+    [problem] = parse_bytes(name, data).problems
+    assert says in problem.message and problem.code == "KQ001"
+
+
+def test_duplicate_keys_in_other_documents_are_not_findings() -> None:
+    assert parse_bytes(".github/ci.yaml", b"on: push\non: pull_request\n").problems == []

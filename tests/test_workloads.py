@@ -703,7 +703,7 @@ def test_gang_markers() -> None:
     assert all(m.in_object for m in markers)
     assert markers[2].at.line == line_of(POD, "schedulerName") + 1
     (runtime, trainjob), graph = load(RUNTIME.replace("metadata: {name: tj, namespace: ml}",
-                                                      "metadata: {name: tj, namespace: ml, labels: {x: y}}"))
+                                                      "metadata: {name: tj, namespace: ml, labels: {x: z}}"))
     [kai] = gang_markers(trainjob, graph)
     assert kai.what == "schedulerName: kai-scheduler" and not kai.in_object
 

@@ -1,14 +1,20 @@
 """
 ## What it catches
-A file that cannot be read or parsed: invalid YAML or JSON, a file that is not UTF-8, a
-binary file, a file over the size limit (`max-file-size`, default 16 MiB), an alias bomb,
-a document nested absurdly deep, an unsupported tag such as `!!python/object`, or a
-duplicate mapping key.
+A file that Kubernetes cannot read: YAML that kubectl also refuses, a file that is not UTF-8,
+a binary file, a file over the size limit (`max-file-size`, default 16 MiB), an alias bomb,
+a document nested absurdly deep, and, in a Kubernetes object, what kubectl's decoder refuses
+(`!!int twelve`, invalid `!!binary`, `.inf`, a mapping as a key, a `metadata` field of the
+wrong type such as `labels: {tier: 1}`, content after `---`, `%` directives) or a duplicate
+mapping key. YAML that kubectl decodes is never KQ001: `{image: reg.example.com/a:1.4}` in a
+flow collection is valid, tags on scalars are ignored (`!Ref Foo` is `Foo`), and documents that
+are not Kubernetes objects (CloudFormation, kustomizations) are skipped whatever their tags.
 
 ## Why it breaks on a cluster
-`kubectl apply` refuses the whole file, so none of its objects reach the cluster; with
-duplicate keys the API server silently keeps only the last value. kqlint cannot lint what
-it cannot parse, so every other rule is blind to this file.
+`kubectl apply` refuses the whole file, so none of its objects reach the cluster. A duplicate
+key in an object is rejected by `kubectl apply`'s strict field validation (its default) and by
+kustomize; with validation off the API server silently keeps only the last value. In a
+`kustomization.yaml` or a Helm `values*.yaml` the last value silently wins. kqlint cannot lint
+what it cannot read, so every other rule is blind to this file.
 
 ## Bad
 ```yaml
@@ -34,8 +40,9 @@ spec:
 
 ## How to fix
 Fix the syntax at the reported line and column (`yamllint` helps), save the file as
-UTF-8, remove custom tags and duplicate keys. Unrendered Helm templates are KQ006, not
-KQ001: render them first.
+UTF-8, quote values that must be strings, remove duplicate keys. Unrendered Helm or
+envsubst templates are KQ006, not KQ001: render them first. What kubectl reads and refuses:
+docs/yaml-compatibility.md.
 """
 from kqlint.model import Severity
 from kqlint.rule import RuleMeta

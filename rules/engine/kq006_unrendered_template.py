@@ -1,9 +1,14 @@
 """
 ## What it catches
-Unrendered templates: files under a Helm chart's `templates/` folder (one finding per
-chart, at line 1 of its `Chart.yaml`) and stray files that fail to parse because of
-`{{ }}` (one finding per file, at the parser's line and column). They are skipped.
-Valid YAML that merely contains `{{` inside string values is linted normally.
+Unrendered templates, which are skipped: files under a Helm chart's `templates/` folder (one
+finding per chart, at line 1 of its `Chart.yaml`); stray files that fail to parse because of
+`{{ }}`, or that parse only because `{{ .Values.name }}` was read as a flow mapping (one
+finding per file, at the first template expression); and manifests meant for `envsubst`/`sed`
+(one finding per file, at the first placeholder): a field whose schema expects a number,
+boolean, list or mapping holds `$VAR`, `${VAR}`, `${VAR:-x}` or an upper-case token with an
+underscore such as `PLACEHOLDER_NUM_NODES`, or an enum field holds only `$VAR`/`${VAR}`.
+Valid YAML that merely contains `{{` or `$VAR` inside string values (Argo parameters, shell
+commands, `image: $REGISTRY/app`) is linted normally.
 
 ## Why it breaks on a cluster
 A template is not what reaches the cluster: the rendered output is. Linting the raw
@@ -27,7 +32,7 @@ metadata:
 
 ## How to fix
 Render the chart and lint the result: `helm template my-release ./chart | kqlint check -`
-(or `kustomize build overlay | kqlint check -`). Exclude chart folders with `--exclude`
+(or `kustomize build overlay | kqlint check -`, `envsubst < job.yaml | kqlint check -`). Exclude chart folders with `--exclude`
 if you lint the rendered output elsewhere.
 """
 from kqlint.model import Severity
