@@ -182,7 +182,7 @@ def check(
     _write_reports(report, targets, no_color=no_color, quiet=quiet, statistics=statistics,
                    rules=rules, fail_on=fail, report_suppressed=report_suppressed)
     for line in report.internal_errors:
-        typer.echo(f"kqlint: {line}; {BUG_HINT}", err=True)
+        _err(f"kqlint: {line}; {BUG_HINT}")
     raise typer.Exit(exit_status(report, fail))
 
 
@@ -239,15 +239,17 @@ def _write_reports(report: Any, targets: list[tuple[str, str]], *, no_color: boo
             text = render(name, report, color=color, quiet=quiet, statistics=statistics, **options)
         except Exception as exc:  # noqa: BLE001
             raise Crash(f"the {name} report", exc) from exc
-        if target == STDOUT:
-            sys.stdout.write(text)
-            sys.stdout.flush()
-            continue
-        try:
-            with open(target, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(text)
-        except OSError as exc:
-            raise Exit(2, f"kqlint: cannot write {target}: {exc.strerror or exc}") from exc
+        _emit(text, target)
+
+
+def _emit(text: str, target: Optional[str]) -> None:
+    """stdout (None or ``-``) or a file, through the one safe writer (OutputError: exit 2)."""
+    from kqlint.writer import write_file, write_stdout
+
+    if target is None or target == STDOUT:
+        write_stdout(text)
+    else:
+        write_file(target, text)
 
 
 # ------------------------------------------------------------------ rules / explain
@@ -265,11 +267,11 @@ def rules(
         raise Exit(2, f"kqlint: unknown --format {format!r} (choose from {', '.join(RULES_FORMATS)})")
     config = _load_config(config_file)
     if format == "json":
-        sys.stdout.write(rules_json(config))
+        _emit(rules_json(config), None)
     elif format == "markdown":
-        sys.stdout.write(rules_markdown(config))
+        _emit(rules_markdown(config), None)
     else:
-        sys.stdout.write(rules_table(config, _use_color(False)))
+        _emit(rules_table(config, _use_color(False)), None)
 
 
 @app.command()
@@ -284,7 +286,7 @@ def explain(
     text = explain_text(rule, _load_config(config_file))
     if text is None:
         raise Exit(2, f"kqlint: unknown rule {rule!r}; `kqlint rules` lists them")
-    sys.stdout.write(text)
+    _emit(text, None)
 
 
 # ------------------------------------------------------------------ graph
@@ -317,14 +319,7 @@ def graph(
     targets = list(paths or ["."])
     color = output is None and format == "tree" and _use_color(no_color)
     text = command(targets, config, tuple(context or ()), format, with_findings, color)
-    if output is None:
-        sys.stdout.write(text)
-        return
-    try:
-        with open(output, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-    except OSError as exc:
-        raise Exit(2, f"kqlint: cannot write {output}: {exc.strerror or exc}") from exc
+    _emit(text, output)
 
 
 # ------------------------------------------------------------------ entry point
@@ -345,12 +340,13 @@ def _handle(exc: BaseException) -> int:
     from kqlint.config import ConfigError
     from kqlint.registry import RegistryError
     from kqlint.runner import InternalError, UsageError
+    from kqlint.writer import OutputError
 
     if isinstance(exc, Exit):
         if exc.message:
             _err(exc.message)
         return exc.code
-    if isinstance(exc, (ConfigError, RegistryError, UsageError)):
+    if isinstance(exc, (ConfigError, RegistryError, UsageError, OutputError)):
         _err(f"kqlint: {exc}")
         return 2
     if isinstance(exc, KeyboardInterrupt):
@@ -377,8 +373,10 @@ def _system_exit_code(code: Any) -> int:
 
 
 def _err(message: str) -> None:
+    from kqlint.sanitize import error_line
+
     try:
-        sys.stderr.write(message.replace("\n", " ") + "\n")
+        sys.stderr.write(error_line(message.replace("\n", " ")) + "\n")
         sys.stderr.flush()
     except (OSError, ValueError, AttributeError):
         pass

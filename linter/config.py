@@ -110,9 +110,12 @@ def discover_config(start: str | None = None) -> str | None:
 
 
 def _has_tool_section(pyproject: str) -> bool:
+    from kqlint.bounded import ReadRefused, read_file
+
     try:
-        with open(pyproject, "rb") as handle:
-            return _TOOL_SECTION_RE.search(handle.read()) is not None
+        return _TOOL_SECTION_RE.search(read_file(pyproject, DEFAULT_MAX_FILE_SIZE)) is not None
+    except ReadRefused:
+        return True  # named by discovery: _read_toml_section says what is wrong with it
     except OSError:
         return False
 
@@ -130,7 +133,10 @@ def load_config(path: str | None) -> Config:
 def _read(path: str) -> tuple[dict[str, Any], ConfigOrigin]:
     from kqlint.discover import display_path
 
+    from kqlint.writer import remember_read
+
     shown = display_path(path)
+    remember_read([path])  # never overwritten by a report
     if path.endswith(".toml"):
         return _read_toml_section(path, shown)
     from kqlint.loader import load_file
@@ -153,11 +159,16 @@ def _read_toml_section(path: str, shown: str) -> tuple[dict[str, Any], ConfigOri
         import tomllib
     except ImportError:  # Python 3.10
         import tomli as tomllib  # type: ignore[no-redef]
+    from kqlint.bounded import ReadRefused, read_file
+
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
+        raw = read_file(path, DEFAULT_MAX_FILE_SIZE)
         text = raw.decode("utf-8")
         data = tomllib.loads(text)
+    except ReadRefused as exc:
+        raise ConfigError(f"{shown}:1:1: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{shown}:1:1: invalid TOML: nested too deeply") from None
     except OSError as exc:
         raise ConfigError(f"{shown}:1:1: cannot read configuration: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
@@ -166,7 +177,8 @@ def _read_toml_section(path: str, shown: str) -> tuple[dict[str, Any], ConfigOri
         match = _TOML_ERROR_RE.search(str(exc))
         line, column = (match.group(1), match.group(2)) if match and match.group(1) \
             else (str(text.count("\n") + 1), "1")
-        raise ConfigError(f"{shown}:{line}:{column}: invalid TOML: {_TOML_ERROR_RE.sub('', str(exc))}") from exc
+        reason = _TOML_ERROR_RE.sub('', str(exc))
+        raise ConfigError(f"{shown}:{line}:{column}: invalid TOML: {reason}") from None
     tool = data.get("tool")
     section = tool.get("kqlint", {}) if isinstance(tool, dict) else {}
     if not isinstance(section, dict):
@@ -317,6 +329,10 @@ def _explain(error: Any) -> tuple[tuple[Any, ...], bool, str]:
         return path, True, "must not be empty"
     if validator == "minimum":
         return path, True, f"must be at least {error.validator_value}, not {_show(error.instance)}"
+    if validator == "maximum":
+        return path, True, f"must be at most {error.validator_value}, not {_show(error.instance)}"
+    if validator == "maxItems":
+        return path, True, f"at most {error.validator_value} entries, not {len(error.instance)}"
     return path, True, error.message
 
 
@@ -336,7 +352,9 @@ def _suggest(value: str, choices: Iterable[str]) -> str:
 
 
 def _show(value: Any) -> str:
-    return repr(value) if isinstance(value, (str, int, float)) and not isinstance(value, bool) \
+    from kqlint.sanitize import excerpt
+
+    return excerpt(value) if isinstance(value, (str, int, float)) and not isinstance(value, bool) \
         else _type_name(value)
 
 
@@ -357,10 +375,10 @@ def _type_name(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return f"a boolean ({str(value).lower()})"
-    if isinstance(value, (int, float)):
-        return f"a number ({value})"
-    if isinstance(value, str):
-        return f"a string ({value!r})"
+    if isinstance(value, (int, float, str)):
+        from kqlint.sanitize import excerpt
+
+        return f"a {'string' if isinstance(value, str) else 'number'} ({excerpt(value)})"
     return "a list" if isinstance(value, list) else "a mapping" if isinstance(value, dict) else type(value).__name__
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 import sys
 from dataclasses import dataclass, field
 from array import array as _Positions  # 8 bytes per position instead of a tuple of int objects
@@ -414,20 +413,14 @@ def _suppression_comments(text: bytes) -> dict[int, str]:
 
 def read_bytes(path: str, max_size: int = MAX_FILE_SIZE) -> tuple[bytes | None, str | None]:
     """Read a regular file without blocking on FIFOs or reading oversized files whole."""
+    from kqlint.bounded import ReadRefused, read_file
+
     try:
-        st = os.stat(path)
-    except OSError as exc:
-        return None, f"cannot read file: {exc.strerror or exc}"
-    if not stat.S_ISREG(st.st_mode):
-        return None, "not a regular file (FIFO, socket or device); skipped"
-    if st.st_size > max_size:
-        return None, (f"file is {st.st_size} bytes, over the size limit of {max_size} bytes "
-                      "(config `max-file-size`); not parsed")
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(max_size + 1), None
-    except OSError as exc:
-        return None, f"cannot read file: {exc.strerror or exc}"
+        return read_file(path, max_size), None
+    except ReadRefused as exc:
+        return None, str(exc)
+    except (OSError, ValueError) as exc:
+        return None, f"cannot read file: {getattr(exc, 'strerror', None) or exc}"
 
 
 # libyaml's composer recurses in C: ~30,000 nesting levels overflow the C stack (a segfault,
@@ -557,8 +550,16 @@ def load_file(path: str, display: str, max_size: int = MAX_FILE_SIZE) -> SourceF
     return parse_bytes(display, raw)
 
 
-def load_stdin(display: str = "<stdin>") -> SourceFile:
-    return parse_bytes(display, sys.stdin.buffer.read())
+def load_stdin(display: str = "<stdin>", max_size: int = MAX_FILE_SIZE) -> SourceFile:
+    from kqlint.bounded import ReadRefused, read_stream
+
+    try:
+        raw = read_stream(sys.stdin.buffer, max_size)
+    except ReadRefused as exc:
+        source = SourceFile(display)
+        source.problems.append(LoadProblem(display, 1, 1, str(exc)))
+        return source
+    return parse_bytes(display, raw)
 
 
 # ---------------------------------------------------------------- positions

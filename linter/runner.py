@@ -88,6 +88,9 @@ def load_paths(paths: list[str], config: Config, tier: str,
     from kqlint.parallel import effective_jobs, map_chunks
 
     found = discover(paths, config.exclude)
+    from kqlint.writer import remember_read
+
+    remember_read(found.files)  # no report or baseline is ever written over what is read
     loaded = Loaded()
     total = len(found.files)
     jobs = effective_jobs(jobs, total)
@@ -115,7 +118,7 @@ def load_paths(paths: list[str], config: Config, tier: str,
 
 def _parse_one(path: str, config: Config) -> SourceFile:
     try:
-        return load_stdin() if path == STDIN else load_file(path, display_path(path), config.max_file_size)
+        return load_stdin(max_size=config.max_file_size) if path == STDIN else load_file(path, display_path(path), config.max_file_size)
     except Exception as exc:  # noqa: BLE001 - name the file, the CLI exits 3
         raise InternalError(display_path(path), exc) from exc
 

@@ -37,14 +37,16 @@ def render(report: Report, color: bool = False, statistics: bool = False, quiet:
 def _esc(text: str) -> str:
     from rich.markup import escape
 
-    return escape(text)
+    from kqlint.sanitize import terminal_safe
+
+    return escape(terminal_safe(text))
 
 
 def _finding(console: Any, f: Finding) -> None:
     loc = f.location
-    message = "\n      ".join(f.message.splitlines())  # continuation lines stay under the finding
+    message = "\n      ".join(_esc(line) for line in f.message.replace("\r\n", "\n").split("\n"))  # continuation lines stay under the finding
     console.print(f"  {loc.line}:{loc.column}  [{_STYLE[f.severity]}]{f.severity.label}[/]  "
-                  f"[bold]{_esc(f.code)}[/] [dim]{_esc(f.slug)}[/]  {_esc(message)}")
+                  f"[bold]{_esc(f.code)}[/] [dim]{_esc(f.slug)}[/]  {message}")
     for related in f.related:
         note = f"  {_esc(related.message)}" if related.message else ""
         console.print(f"      [dim]related: {_esc(related.file)}:{related.line}:{related.column}[/]{note}")
