@@ -162,9 +162,9 @@ def _parse(raw: bytes, path: str) -> Any:
 
 
 def _reason(exc: BaseException) -> str:
-    from kqlint.sanitize import excerpt
+    from kqlint.sanitize import shorten
 
-    return excerpt(str(exc) or type(exc).__name__, 200) if not isinstance(exc, RecursionError) else "nested too deeply"
+    return "nested too deeply" if isinstance(exc, RecursionError) else shorten(str(exc) or type(exc).__name__)
 
 
 def _entry(entry: Any, path: str) -> tuple[Key, int]:

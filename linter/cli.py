@@ -61,18 +61,29 @@ def _root(version: bool = typer.Option(False, "--version", "-V", callback=_versi
 
 # ------------------------------------------------------------------ helpers
 
-def _load_config(config_file: Optional[str]) -> Any:
+def _load_config(config_file: Optional[str], allow_plugins: bool = False) -> Any:
     from kqlint.config import ConfigError, discover_config, load_config
+    from kqlint.trust import PluginsNotAllowed, require_plugin_opt_in
 
     if config_file and not os.path.isfile(config_file):
         raise Exit(2, f"kqlint: config file not found: {config_file}")
     path = config_file or discover_config()
     try:
-        return load_config(path)
+        config = load_config(path)
     except ConfigError:
         raise
     except Exception as exc:  # noqa: BLE001 - a bug while reading the config: name it, exit 3
         raise Crash(path or "the default configuration", exc) from exc
+    try:
+        require_plugin_opt_in(config, allow_plugins)
+    except PluginsNotAllowed as exc:
+        raise Exit(2, f"kqlint: {exc}") from None
+    return config
+
+
+def _allow_plugins_option() -> Any:
+    return typer.Option(False, "--allow-plugins",
+                        help="Import the `plugins:` the configuration names (Python code; also KQLINT_ALLOW_PLUGINS=1).")
 
 
 def _split(values: Optional[List[str]]) -> tuple[str, ...]:
@@ -152,12 +163,13 @@ def check(
     statistics: bool = typer.Option(False, "--statistics", help="Per-rule counts at the end of the text report."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", metavar="N",
                                        help="Worker processes for parsing and rules (default: the number of CPUs)."),
+    allow_plugins: bool = _allow_plugins_option(),
 ) -> None:
     """Lint files and folders (default: the current directory)."""
     from kqlint.explain import available_rules
     from kqlint.runner import exit_status
 
-    config = _load_config(config_file)
+    config = _load_config(config_file, allow_plugins)
     fail = _fail_on(fail_on, config)
     targets = _targets(list(format or []), list(output or []))
     rules = available_rules(config)
@@ -259,13 +271,14 @@ def rules(
     format: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help="text, json or markdown."),
     config_file: Optional[str] = typer.Option(None, "--config", metavar="FILE",
                                               help="Config file (adds plugin and custom rules)."),
+    allow_plugins: bool = _allow_plugins_option(),
 ) -> None:
     """List every rule: code, slug, default severity, enabled by default, summary."""
     from kqlint.explain import rules_json, rules_markdown, rules_table
 
     if format not in RULES_FORMATS:
         raise Exit(2, f"kqlint: unknown --format {format!r} (choose from {', '.join(RULES_FORMATS)})")
-    config = _load_config(config_file)
+    config = _load_config(config_file, allow_plugins)
     if format == "json":
         _emit(rules_json(config), None)
     elif format == "markdown":
@@ -279,11 +292,12 @@ def explain(
     rule: str = typer.Argument(..., metavar="RULE", help="A rule code (KQ101) or slug (pod-preemption-enabled)."),
     config_file: Optional[str] = typer.Option(None, "--config", metavar="FILE",
                                               help="Config file (adds plugin and custom rules)."),
+    allow_plugins: bool = _allow_plugins_option(),
 ) -> None:
     """Show a rule's full documentation: what, why, bad and good examples, fix, suppression."""
     from kqlint.explain import explain_text
 
-    text = explain_text(rule, _load_config(config_file))
+    text = explain_text(rule, _load_config(config_file, allow_plugins))
     if text is None:
         raise Exit(2, f"kqlint: unknown rule {rule!r}; `kqlint rules` lists them")
     _emit(text, None)
@@ -306,6 +320,7 @@ def graph(
                                                 help="Files/folders loaded only to resolve references; repeatable."),
     exclude: Optional[List[str]] = typer.Option(None, "--exclude", metavar="GLOB", help="Skip paths matching this glob."),
     no_color: bool = typer.Option(False, "--no-color", help="No colors in the tree."),
+    allow_plugins: bool = _allow_plugins_option(),
 ) -> None:
     """Show the resolved object graph: workloads -> LocalQueue -> ClusterQueue -> ResourceFlavors
     and cohort, their WorkloadPriorityClasses and PriorityClasses, PodGroups and TrainJob
@@ -314,7 +329,7 @@ def graph(
 
     if format not in GRAPH_FORMATS:
         raise Exit(2, f"kqlint: unknown --format {format!r} (choose from {', '.join(GRAPH_FORMATS)})")
-    config = _load_config(config_file).with_overrides(
+    config = _load_config(config_file, allow_plugins).with_overrides(
         profile=profile, namespace=namespace, exclude=(tuple(exclude or ())) or None)
     targets = list(paths or ["."])
     color = output is None and format == "tree" and _use_color(no_color)

@@ -117,3 +117,9 @@ def json_safe(text: str) -> str:
     terminal would act on or that cannot be encoded (lone surrogates of non-UTF-8 file
     names) written as ``\\uXXXX`` escapes: the same JSON value, safe bytes."""
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def shorten(text: str, limit: int = 200) -> str:
+    """``text`` escaped (as :func:`terminal_safe`) and cut to about ``limit`` characters."""
+    text = terminal_safe(text[:limit + 1])
+    return text if len(text) <= limit else text[:limit] + "…"

@@ -105,7 +105,7 @@ def unresolved_priority_rule() -> Rule:
 def test_hook_manifest() -> None:
     clientlib = pytest.importorskip("pre_commit.clientlib")
     [hook] = clientlib.load_manifest(str(ROOT / ".pre-commit-hooks.yaml"))
-    assert (hook["id"], hook["entry"], hook["language"]) == ("kqlint", "kqlint check", "python")
+    assert (hook["id"], hook["entry"], hook["language"]) == ("kqlint", "kqlint check --", "python")
     assert hook["types_or"] == ["yaml", "json"]
     assert hook["pass_filenames"] is True and hook["require_serial"] is True
 
