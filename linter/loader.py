@@ -30,6 +30,7 @@ except ImportError:  # pragma: no cover - depends on the install
 MAX_FILE_SIZE = 16 * 1024 * 1024
 MAX_DEPTH = 200            # deeper documents are refused (no Kubernetes object nests this deep)
 MAX_EXPANDED_NODES = 2_000_000  # alias-expansion budget per document ("billion laughs")
+MAX_EXPANDED_BYTES = 64 * 1024 * 1024  # ... and of scalar bytes (a big scalar aliased many times)
 COL_BITS = 20
 COL_MASK = (1 << COL_BITS) - 1
 
@@ -261,12 +262,23 @@ def _mark(node: Any) -> int:
 
 # ---------------------------------------------------------------- walker
 
+def _scalar_bytes(node: Any) -> int:
+    """Bytes of the scalars directly in a collection node (aliased ones once per use)."""
+    children = node.value
+    if node.__class__ is MappingNode:
+        children = [child for pair in children for child in pair]
+    return sum(len(child.value) for child in children if child.__class__ is ScalarNode)
+
+
 class _Walker:
     """Turns one composed document into Map/Seq/scalars with positions."""
 
-    def __init__(self, memoise: bool) -> None:
-        self.memo: dict[int, tuple[Any, int]] | None = {} if memoise else None
+    def __init__(self, memoise: bool, byte_budget: int = MAX_EXPANDED_BYTES) -> None:
+        # memoised (the file has anchors): (value, expanded nodes, expanded scalar bytes) per node
+        self.memo: dict[int, tuple[Any, int, int]] | None = {} if memoise else None
         self.expanded = 0
+        self.expanded_bytes = 0  # counted only with anchors: without, scalars <= the file's size
+        self.byte_budget = byte_budget
         self.duplicates: list[tuple[Any, int, int]] = []  # (key, first packed pos, second packed pos)
 
     def walk(self, node: Any, depth: int = 0) -> Any:
@@ -287,10 +299,11 @@ class _Walker:
             hit = memo.get(id(node))
             if hit is not None:
                 self.expanded += hit[1]
-                if self.expanded > MAX_EXPANDED_NODES:
+                self.expanded_bytes += hit[2]
+                if self.expanded > MAX_EXPANDED_NODES or self.expanded_bytes > self.byte_budget:
                     raise AliasBomb
                 return hit[0]
-        before = self.expanded
+        before, before_bytes = self.expanded, self.expanded_bytes
         ctag = node.ctag
         if ctag is not T_MAP and ctag is not T_SEQ and str(ctag) not in _SAFE_TAGS:
             line, col = unpack(_mark(node))
@@ -298,7 +311,10 @@ class _Walker:
         result = self._mapping(node, depth) if cls is MappingNode else self._sequence(node, depth)
         self.expanded += 1
         if memo is not None:
-            memo[id(node)] = (result, self.expanded - before)
+            self.expanded_bytes += _scalar_bytes(node)
+            if self.expanded_bytes > self.byte_budget:
+                raise AliasBomb
+            memo[id(node)] = (result, self.expanded - before, self.expanded_bytes - before_bytes)
         return result
 
     def _sequence(self, node: SequenceNode, depth: int) -> Seq:
@@ -490,7 +506,7 @@ def _compose_documents(source: SourceFile, data: bytes) -> None:
     try:
         while composer.check_node():
             node = composer.get_node()
-            walker = _Walker(memoise)
+            walker = _Walker(memoise, max(MAX_EXPANDED_BYTES, 2 * len(data)))
             try:
                 document = walker.walk(node)
             except UnsafeTag as exc:
@@ -504,7 +520,8 @@ def _compose_documents(source: SourceFile, data: bytes) -> None:
                 line, col = unpack(_mark(node))
                 source.problems.append(LoadProblem(
                     source.path, line, col,
-                    f"aliases expand to more than {MAX_EXPANDED_NODES} nodes (an alias bomb?); document not linted"))
+                    f"aliases expand to more than {MAX_EXPANDED_NODES} nodes or {walker.byte_budget} bytes "
+                    "(an alias bomb?); document not linted"))
                 source.documents.append(None)
                 continue
             except RecursionError:
