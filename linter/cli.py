@@ -177,6 +177,7 @@ def check(
         select=_split(select) or None, ignore=(config.ignore + _split(ignore)) or None,
         profile=profile, namespace=namespace, exclude=(config.exclude + tuple(exclude or ())) or None,
         crds=(config.crds + tuple(crd or ())) or None)
+    _check_excludes(config.exclude)
     lint_rules = rules  # `rules` stay as registered: reports describe their defaults
     if report_unused_suppressions:
         from kqlint.suppress_audit import enable
@@ -196,6 +197,14 @@ def check(
     for line in report.internal_errors:
         _err(f"kqlint: {line}; {BUG_HINT}")
     raise typer.Exit(exit_status(report, fail))
+
+
+def _check_excludes(excludes: tuple[str, ...]) -> None:
+    from kqlint.globs import MAX_EXCLUDES
+
+    if len(excludes) > MAX_EXCLUDES:
+        raise Exit(2, f"kqlint: {len(excludes)} exclude globs (config `exclude` and --exclude); "
+                      f"at most {MAX_EXCLUDES} are supported: use broader globs")
 
 
 def _warn_if_slow_parser() -> None:

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
-from kqlint.config import Config, check_rule_names
+from kqlint.config import Config, ConfigError, check_rule_names
 from kqlint.discover import STDIN, Discovery, discover, display_path, repository_root
 from kqlint.graph import ObjectGraph, declared_object
 from kqlint.loader import SourceFile, load_file, load_stdin
@@ -228,6 +228,8 @@ def _guarded(rule: Rule, call: Any, where: str, errors: list[str]) -> None:
         if result is not None:
             for _ in result:  # rules may be generators; findings are collected via ctx
                 pass
+    except (ConfigError, MemoryError):
+        raise  # a custom rule over its budget (exit 2), or out of memory: not a bug in one rule
     except Exception as exc:  # noqa: BLE001 - a buggy rule must never stop the run
         prefix = f"internal error in rule {rule.code} ({rule.slug}"
         if any(line.startswith(prefix) for line in errors):
