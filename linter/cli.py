@@ -351,6 +351,10 @@ def graph(
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the CLI and return the exit status (0/1/2/3). Never raises, never prints a traceback."""
     args = list(sys.argv[1:] if argv is None else argv)
+    from kqlint.interrupts import install
+
+    install()
+    sys.unraisablehook = _ignore_unraisable
     try:
         app(args=args, prog_name="kqlint", standalone_mode=True)
         return 0
@@ -373,8 +377,19 @@ def _handle(exc: BaseException) -> int:
     if isinstance(exc, (ConfigError, RegistryError, UsageError, OutputError)):
         _err(f"kqlint: {exc}")
         return 2
-    if isinstance(exc, KeyboardInterrupt):
-        return 130
+    from kqlint.interrupts import Terminated
+
+    if isinstance(exc, (KeyboardInterrupt, Terminated)):
+        from kqlint.interrupts import exit_code_and_message
+
+        code, message = exit_code_and_message(exc)
+        _err(message)
+        return code
+    if _out_of_memory(exc):
+        where = getattr(exc, "file", None) or getattr(exc, "where", None)
+        _err(f"kqlint: out of memory{f' while processing {where}' if where else ''}: raise the memory "
+             "limit, lower `max-file-size` or lint fewer files at once")
+        return 2
     if isinstance(exc, BrokenPipeError):
         return 0
     if isinstance(exc, (InternalError, Crash)):
@@ -385,6 +400,20 @@ def _handle(exc: BaseException) -> int:
         raise exc
     _err(f"kqlint: internal error: {type(exc).__name__}: {exc}; {BUG_HINT}")
     return 3
+
+
+def _ignore_unraisable(_: Any) -> None:
+    """Errors in finalizers (out of memory while unwinding) are not the user's business."""
+
+
+def _out_of_memory(exc: BaseException) -> bool:
+    seen = 0
+    current: BaseException | None = exc
+    while current is not None and seen < 10:
+        if isinstance(current, MemoryError):
+            return True
+        current, seen = current.__cause__ or current.__context__, seen + 1
+    return False
 
 
 def _system_exit_code(code: Any) -> int:

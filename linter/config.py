@@ -189,6 +189,7 @@ def _read_toml_section(path: str, shown: str) -> tuple[dict[str, Any], ConfigOri
 def config_from_mapping(data: dict[str, Any], path: str, origin: ConfigOrigin | None = None) -> Config:
     """Validate ``data`` (the settings of the config file ``path``) and build the Config."""
     origin = origin or ConfigOrigin(path, data)
+    _check_numbers(data, origin)
     _validate_schema(data, config_schema(), origin)
     _check_profile(data.get("profile"), origin)
     _check_custom_rules(data.get("custom-rules") or [], origin)
@@ -213,6 +214,25 @@ def config_from_mapping(data: dict[str, Any], path: str, origin: ConfigOrigin | 
         max_file_size=data.get("max-file-size") or DEFAULT_MAX_FILE_SIZE,
         origin=origin,
     )
+
+
+MAX_CONFIG_INT = 2 ** 63  # no setting needs more; huge ints also break str() (4,300 digits)
+
+
+def _check_numbers(data: Any, origin: ConfigOrigin) -> None:
+    """A number no setting can hold is a clear error, before anything formats it."""
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), data)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend((path + (key,), child) for key, child in value.items())
+        elif isinstance(value, list):
+            stack.extend((path + (index,), child) for index, child in enumerate(value))
+        elif isinstance(value, int) and not isinstance(value, bool) and abs(value) >= MAX_CONFIG_INT:
+            from kqlint.sanitize import excerpt
+
+            raise ConfigError(f"{origin.where(path, True)}: {_label(path, '')}"
+                              f"number too large for any setting ({excerpt(value)})")
 
 
 def _context_paths(entries: list[str], config_path: str, origin: ConfigOrigin) -> tuple[str, ...]:

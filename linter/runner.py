@@ -119,6 +119,8 @@ def load_paths(paths: list[str], config: Config, tier: str,
 def _parse_one(path: str, config: Config) -> SourceFile:
     try:
         return load_stdin(max_size=config.max_file_size) if path == STDIN else load_file(path, display_path(path), config.max_file_size)
+    except MemoryError:
+        raise  # the CLI says "out of memory" (exit 2): not a bug blamed on this file
     except Exception as exc:  # noqa: BLE001 - name the file, the CLI exits 3
         raise InternalError(display_path(path), exc) from exc
 
@@ -126,6 +128,8 @@ def _parse_one(path: str, config: Config) -> SourceFile:
 def _add_source(loaded: Loaded, path: str, source: SourceFile, config: Config, tier: str) -> None:
     try:
         objects, documents, skipped = objects_from_file(source, config.namespace, tier)
+    except MemoryError:
+        raise
     except Exception as exc:  # noqa: BLE001 - name the file, the CLI exits 3
         raise InternalError(display_path(path), exc) from exc
     loaded.sources.append(source)
