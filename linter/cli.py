@@ -164,6 +164,9 @@ def check(
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", metavar="N",
                                        help="Worker processes for parsing and rules (default: the number of CPUs)."),
     allow_plugins: bool = _allow_plugins_option(),
+    follow_external_symlinks: bool = typer.Option(
+        False, "--follow-external-symlinks",
+        help="Also read files (and config context:/crds: paths) that resolve outside the repository."),
 ) -> None:
     """Lint files and folders (default: the current directory)."""
     from kqlint.explain import available_rules
@@ -176,7 +179,7 @@ def check(
     config = config.with_overrides(
         select=_split(select) or None, ignore=(config.ignore + _split(ignore)) or None,
         profile=profile, namespace=namespace, exclude=(config.exclude + tuple(exclude or ())) or None,
-        crds=(config.crds + tuple(crd or ())) or None)
+        crds=(config.crds + tuple(crd or ())) or None, follow_external_symlinks=follow_external_symlinks or None)
     _check_excludes(config.exclude)
     lint_rules = rules  # `rules` stay as registered: reports describe their defaults
     if report_unused_suppressions:
@@ -191,6 +194,8 @@ def check(
     _warn_if_slow_parser()
     report = _lint(targets_paths, config, tuple(context or ()), not no_inline_suppressions, lint_rules,
                    progress=not quiet, jobs=jobs)
+    for note in report.notes if not quiet else ():
+        _err(f"kqlint: note: {note}")
     report = _apply_baseline(report, baseline, write_baseline, quiet)
     _write_reports(report, targets, no_color=no_color, quiet=quiet, statistics=statistics,
                    rules=rules, fail_on=fail, report_suppressed=report_suppressed)
@@ -340,6 +345,11 @@ def graph(
         raise Exit(2, f"kqlint: unknown --format {format!r} (choose from {', '.join(GRAPH_FORMATS)})")
     config = _load_config(config_file, allow_plugins).with_overrides(
         profile=profile, namespace=namespace, exclude=(tuple(exclude or ())) or None)
+    from kqlint.containment import contain_config
+
+    config, notes = contain_config(config)  # config context:/crds: outside the repository
+    for note in notes:
+        _err(f"kqlint: note: {note}")
     targets = list(paths or ["."])
     color = output is None and format == "tree" and _use_color(no_color)
     text = command(targets, config, tuple(context or ()), format, with_findings, color)

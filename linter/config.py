@@ -79,6 +79,7 @@ class Config:
     plugins: tuple[str, ...] = ()
     custom_rules: tuple[dict[str, Any], ...] = ()
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    follow_external_symlinks: bool = False          # --follow-external-symlinks (kqlint.containment)
     origin: ConfigOrigin | None = field(default=None, compare=False, repr=False)
 
     def with_overrides(self, **changes: Any) -> "Config":

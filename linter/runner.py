@@ -45,6 +45,7 @@ class Loaded:
     objects: list[K8sObject] = field(default_factory=list)
     documents: int = 0
     skipped: int = 0
+    notes: list[str] = field(default_factory=list)  # files skipped for leaving the tree
 
 
 # ------------------------------------------------------------------ rule selection
@@ -88,10 +89,12 @@ def load_paths(paths: list[str], config: Config, tier: str,
     from kqlint.parallel import effective_jobs, map_chunks
 
     found = discover(paths, config.exclude)
+    from kqlint.containment import contain_files
     from kqlint.writer import remember_read
 
+    found.files, notes = contain_files(found.files, paths, config.follow_external_symlinks)
     remember_read(found.files)  # no report or baseline is ever written over what is read
-    loaded = Loaded()
+    loaded = Loaded(notes=notes)
     total = len(found.files)
     jobs = effective_jobs(jobs, total)
     done = 0
@@ -253,13 +256,18 @@ def lint(paths: list[str], config: Config | None = None, *, context: Iterable[st
     individual files (as pre-commit passes them) get their repository's manifests as context.
     ``progress(done, total)`` is called as input files are loaded (the CLI's progress bar);
     ``jobs`` > 1 forks worker processes for parsing and per-object rules."""
+    from kqlint.containment import contain_config
+
+    config, notes = contain_config(config or Config())  # config context:/crds: outside the repository
     config, selected = prepare(config, rules)
     inputs, found = load_paths(paths, config, INPUT, progress, jobs)
     if found.missing:
         raise UsageError(f"path does not exist: {found.missing[0]}")
     context_paths = list(context) + list(config.context) + (_auto_context(paths, config) if auto_context else [])
     context_loaded = _load_context(context_paths, config, inputs, jobs)
-    return analyze(inputs, found, context_loaded.objects, config, selected, inline_suppressions, jobs)
+    report = analyze(inputs, found, context_loaded.objects, config, selected, inline_suppressions, jobs)
+    notes += inputs.notes + context_loaded.notes
+    return replace(report, notes=tuple(dict.fromkeys(notes))) if notes else report
 
 
 def prepare(config: Config | None, rules: list[Rule] | None = None) -> tuple[Config, list[Rule]]:
@@ -337,7 +345,7 @@ def _load_context(paths: list[str], config: Config, inputs: Loaded, jobs: int = 
     existing = [p for p in paths if os.path.exists(p)]
     loaded, _ = load_paths(existing, config, CONTEXT, jobs=jobs)
     keep = [o for o in loaded.objects if o.file not in input_files]
-    return Loaded(objects=keep)
+    return Loaded(objects=keep, notes=loaded.notes)
 
 
 def _with_severity(finding: Finding, config: Config) -> Finding:
