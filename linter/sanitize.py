@@ -116,7 +116,8 @@ def json_safe(text: str) -> str:
     """JSON text (as ``json.dumps(..., ensure_ascii=False)`` makes it) with the characters a
     terminal would act on or that cannot be encoded (lone surrogates of non-UTF-8 file
     names) written as ``\\uXXXX`` escapes: the same JSON value, safe bytes."""
-    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    text = _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text.replace("##[", "#\\u0023[")  # the legacy workflow-command prefix, even mid-line
 
 
 def shorten(text: str, limit: int = 200) -> str:

@@ -222,3 +222,229 @@ def test_pyproject_is_bounded_and_deep_toml_is_a_config_error(tree: Path) -> Non
     (tree / "pyproject.toml").write_text("[tool.kqlint]\n" + "# padding\n" * 2_000_000)
     result = run(["check", "."], tree)
     assert result.code == 2 and "size limit" in result.stderr, result
+
+
+def _custom_rule(expression: str) -> str:
+    return ("custom-rules:\n  - code: X001\n    slug: x\n    severity: warning\n    message: m\n"
+            f"    assert: {json.dumps(expression)}\n")
+
+
+def test_custom_jmespath_rule_has_a_budget(tree: Path) -> None:
+    (tree / ".kqlint.yaml").write_text(_custom_rule("to_string(@" + "|[@,@]" * 50 + ")"))
+    (tree / "a.yaml").write_text(CONFIGMAP.format(name="a"))
+    result = run(["check", "."], tree, timeout=60)
+    assert result.code == 2 and "budget" in result.stderr and "X001" in result.stderr, result
+    assert len(result.stderr.splitlines()) == 1
+    assert result.seconds < 15 and result.peak_mb < 500, result
+
+
+@pytest.mark.parametrize("config", [
+    _custom_rule("(" * 3000 + "a" + ")" * 3000),
+    "max-file-size: 50000000000\n",
+    "namespace: 0x" + "f" * 4000 + "\n",
+], ids=["deep-jmespath", "max-file-size", "4000-digit-namespace"])
+def test_config_values_never_crash(tree: Path, config: str) -> None:
+    (tree / ".kqlint.yaml").write_text(config)
+    (tree / "a.yaml").write_text(CONFIGMAP.format(name="a"))
+    result = run(["check", "."], tree)
+    assert result.code == 2 and result.stderr.startswith("kqlint: .kqlint.yaml:"), result
+    assert result.stderr_bytes < 400, result
+
+
+def test_forty_thousand_exclude_globs_fail_fast(tree: Path) -> None:
+    (tree / ".kqlint.yaml").write_text("exclude:\n" + "".join(f"  - 'x{i}/**/*.y*ml'\n" for i in range(40_000)))
+    for index in range(200):
+        (tree / f"m{index}.yaml").write_text(CONFIGMAP.format(name=f"m{index}"))
+    result = run(["check", "."], tree, timeout=60)
+    assert result.code == 2 and "exclude" in result.stderr, result
+    assert result.seconds < 15 and result.stderr_bytes < 400, result
+
+
+def test_many_exclude_globs_are_compiled_once(tree: Path) -> None:
+    (tree / ".kqlint.yaml").write_text("exclude:\n" + "".join(f"  - 'x{i}/**/*.y*ml'\n" for i in range(1000)))
+    for index in range(2000):
+        (tree / f"m{index}.yaml").write_text(CONFIGMAP.format(name=f"m{index}"))
+    result = run(["check", ".", "-j", "1"], tree, timeout=120)
+    assert result.code == 0, result
+    assert result.seconds < 30, result
+
+
+# ------------------------------------------------------------------ reading
+
+def test_symlink_out_of_the_tree_is_skipped_with_a_note(tree: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [token-4f2a9c\n")
+    os.symlink("../outside/secret.yaml", tree / "innocent.yaml")
+    (tree / "ok.yaml").write_text(CONFIGMAP.format(name="ok"))
+    for args in (["check", "-f", "github", "."], ["check", "-f", "github", "innocent.yaml", "ok.yaml"]):
+        result = run(args, tree)
+        assert result.code == 0 and "token-4f2a9c" not in result.stdout + result.stderr, result
+        assert "skipped innocent.yaml" in result.stderr and "--follow-external-symlinks" in result.stderr
+    followed = run(["check", "-f", "github", "--follow-external-symlinks", "."], tree)
+    assert followed.code == 1 and "innocent.yaml" in followed.stdout
+
+
+def test_config_context_and_crds_outside_the_repository_are_skipped(tree: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [token-4f2a9c\n")
+    (tree / ".kqlint.yaml").write_text("context: ['../outside']\ncrds: ['../outside/secret.yaml']\n")
+    (tree / "ok.yaml").write_text(CONFIGMAP.format(name="ok"))
+    result = run(["check", "-f", "github", "."], tree)
+    assert result.code == 0 and "token-4f2a9c" not in result.stdout + result.stderr, result
+    assert "skipped context entry" in result.stderr and "skipped crds entry" in result.stderr
+
+
+def test_a_file_swapped_for_a_fifo_after_it_was_checked_does_not_hang(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Simulates the race: every check before opening saw a regular file, the open gets a FIFO."""
+    from kqlint.loader import load_file
+
+    fifo = tmp_path / "swapped.yaml"
+    os.mkfifo(fifo)
+    regular = tmp_path / "regular.yaml"
+    regular.write_text(CONFIGMAP.format(name="r"))
+    real_stat = os.stat
+
+    def stat_before_the_swap(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        return real_stat(regular if os.fspath(path) == str(fifo) else path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", stat_before_the_swap)
+    result: list = []
+    worker = threading.Thread(target=lambda: result.append(load_file(str(fifo), "swapped.yaml")), daemon=True)
+    worker.start()
+    worker.join(5)
+    if worker.is_alive():  # release the blocked open before failing
+        with open(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK), "wb"):
+            pass
+        worker.join(5)
+        pytest.fail("reading a FIFO blocked the run")
+    [problem] = result[0].problems
+    assert "not a regular file" in problem.message
+
+
+# ------------------------------------------------------------------ output
+
+HOSTILE_NAME = "evil\\u001b]0;owned\\u0007\\u001b[2J\\r\\u202edlrow\\u0000\\n::error file=x::pwned"
+HOSTILE = f"""apiVersion: batch/v1
+kind: Job
+metadata:
+  name: "{HOSTILE_NAME}"
+  labels: {{"\\u001b[31mkey": v}}
+spec:
+  template:
+    spec:
+      priorityClassName: "##[error]missing\\n::warning::x"
+      restartPolicy: Never
+      containers:
+        - name: main
+          image: busybox
+"""
+FORBIDDEN = ("\x1b", "\r", "\x00", "\u202e", "\x07")
+
+
+def _assert_harmless(text: str) -> None:
+    for char in FORBIDDEN:
+        assert char not in text, (char, text[:2000])
+    for line in text.splitlines():
+        assert not line.lstrip().startswith("::"), line
+        assert "##[" not in line, line
+
+
+@pytest.mark.parametrize("fmt", ["text", "junit", "json", "sarif"])
+def test_output_cannot_drive_a_terminal_or_ci(tree: Path, fmt: str) -> None:
+    (tree / "job.yaml").write_text(HOSTILE)
+    (tree / ".kqlint.yaml").write_text(_custom_rule("metadata.labels.team").replace(
+        "message: m", 'message: "needs a team\\n::error::injected \\u001b[1mbold"'))
+    result = run(["check", ".", "-f", fmt, "--fail-on", "never"], tree, tail=10**8)
+    assert result.code == 0 and result.stdout, result
+    assert "X001" in result.stdout
+    _assert_harmless(result.stdout)
+    _assert_harmless(result.stderr)
+
+
+def test_github_annotations_drop_raw_control_characters(tree: Path) -> None:
+    (tree / "job.yaml").write_text(HOSTILE)
+    (tree / ".kqlint.yaml").write_text(_custom_rule("metadata.labels.team"))
+    result = run(["check", ".", "-f", "github", "--fail-on", "never"], tree)
+    assert result.code == 0 and result.stdout.startswith("::"), result
+    for char in FORBIDDEN:
+        assert char not in result.stdout
+    assert all(line.startswith(("::error ", "::warning ", "::notice ")) for line in result.stdout.splitlines())
+
+
+def test_config_errors_on_stderr_are_escaped(tree: Path) -> None:
+    (tree / ".kqlint.yaml").write_text('profile: "\\u001b]0;x\\u0007\\n::error::pwned\\u202e"\n')
+    (tree / "a.yaml").write_text(CONFIGMAP.format(name="a"))
+    result = run(["check", "."], tree)
+    assert result.code == 2 and len(result.stderr.splitlines()) == 1, result
+    _assert_harmless(result.stderr)
+
+
+def test_stdout_full_is_one_line_and_exit_2(tree: Path) -> None:
+    (tree / "a.yaml").write_text(BROKEN)
+    result = run(["check", "."], tree, stdout_path="/dev/full")
+    assert result.code == 2 and result.stderr.startswith("kqlint: cannot write to stdout"), result
+    assert len(result.stderr.splitlines()) == 1
+
+
+def test_stdout_closed_is_one_line_and_exit_2(tree: Path) -> None:
+    import subprocess
+
+    from capped import KQLINT
+
+    (tree / "a.yaml").write_text(BROKEN)
+    process = subprocess.Popen([KQLINT, "check", "."], cwd=tree, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env={**os.environ, "NO_COLOR": "1"})
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # `| head -c0`: the reader is gone before kqlint writes
+    stderr = process.stderr.read().decode()
+    assert process.wait(timeout=60) == 2, stderr
+    assert stderr.startswith("kqlint: cannot write to stdout") and len(stderr.splitlines()) == 1, stderr
+
+
+# ------------------------------------------------------------------ signals, workers, memory
+
+def _slow_tree(root: Path) -> None:
+    documents = "".join(JOB_WITHOUT_QUEUE.replace("name: train", f"name: t{i}") + "---\n" for i in range(40))
+    for index in range(1000):
+        (root / f"m{index:04d}.yaml").write_text(documents)
+
+
+@pytest.mark.parametrize("name, code", [("SIGINT", 130), ("SIGTERM", 143), ("SIGHUP", 129)])
+def test_signals_end_every_worker_at_once(tree: Path, name: str, code: int) -> None:
+    import signal
+    import subprocess
+    import time
+
+    from capped import KQLINT
+
+    _slow_tree(tree)
+    process = subprocess.Popen([KQLINT, "check", ".", "-j", "2", "-q"], cwd=tree, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, start_new_session=True, env={**os.environ, "NO_COLOR": "1"})
+    time.sleep(3)
+    signum = getattr(signal, name)
+    if name == "SIGINT":
+        os.killpg(process.pid, signum)  # Ctrl-C reaches the whole foreground process group
+    else:
+        os.kill(process.pid, signum)
+    start = time.perf_counter()
+    assert process.stderr is not None
+    stderr = process.stderr.read().decode()
+    assert process.wait(timeout=30) == code, stderr
+    assert time.perf_counter() - start < 5
+    assert len(stderr.splitlines()) == 1 and "Traceback" not in stderr, stderr
+    time.sleep(1)
+    left = subprocess.run(["pgrep", "-s", str(process.pid)], capture_output=True, text=True).stdout.split()
+    for pid in left:
+        os.kill(int(pid), signal.SIGKILL)
+    assert not left, "workers kept running after the main process ended"
+
+
+def test_out_of_memory_is_one_line_naming_memory(tree: Path) -> None:
+    (tree / "big.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  k: ["
+                                   + ",".join(["a"] * 7_000_000) + "]\n")
+    result = run(["check", "."], tree, memory=250 * 1024 * 1024, timeout=120)
+    assert result.code == 2 and "out of memory" in result.stderr, result
+    assert len(result.stderr.splitlines()) == 1 and "bug" not in result.stderr
