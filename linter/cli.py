@@ -55,7 +55,7 @@ def _root(version: bool = typer.Option(False, "--version", "-V", callback=_versi
     """Lint Kubernetes manifests for Kueue and gang-scheduling mistakes.
 
     Exit status: 0 clean, 1 findings at or above --fail-on, 2 usage or configuration
-    error, 3 internal error.
+    error, 3 internal error, 130/143/129 Ctrl-C/SIGTERM/SIGHUP.
     """
 
 
