@@ -49,8 +49,10 @@ def object_id(finding: Finding) -> str:
 
 
 def finding_key(finding: Finding) -> Key:
+    from kqlint.sanitize import undecodable_escaped  # a non-UTF-8 file name round-trips as `\xff`
+
     obj = object_id(finding)
-    return Key(finding.code, obj, finding.field_path(), "" if obj else finding.location.file)
+    return Key(finding.code, obj, finding.field_path(), "" if obj else undecodable_escaped(finding.location.file))
 
 
 def occurrences(findings: Iterable[Finding]) -> list[tuple[Finding, Key, int]]:
@@ -73,7 +75,7 @@ def entries(findings: Iterable[Finding]) -> list[dict[str, Any]]:
     for finding in findings:
         key = finding_key(finding)
         counts[key] += 1
-        meta.setdefault(key, (finding.slug, finding.location.file))
+        meta.setdefault(key, (finding.slug, key.file or finding.location.file))
     result = []
     for key in sorted(counts):
         slug, file = meta[key]
@@ -156,7 +158,7 @@ def _parse(raw: bytes, path: str) -> Any:
     source = parse_bytes(path, raw)
     if source.problems:
         problem = source.problems[0]
-        raise BaselineError(f"{path}:{problem.line}:{problem.column}: invalid YAML: {problem.message}")
+        raise BaselineError(f"{path}:{problem.line}:{problem.column}: {problem.message}")
     documents = [d for d in source.documents if d is not None]
     return documents[0] if len(documents) == 1 else None
 

@@ -124,3 +124,12 @@ def shorten(text: str, limit: int = 200) -> str:
     """``text`` escaped (as :func:`terminal_safe`) and cut to about ``limit`` characters."""
     text = terminal_safe(text[:limit + 1])
     return text if len(text) <= limit else text[:limit] + "…"
+
+
+_UNDECODABLE = re.compile("[\udc80-\udcff]")
+
+
+def undecodable_escaped(text: str) -> str:
+    """``text`` with the bytes of a non-UTF-8 file name (surrogateescape) as ``\\xNN`` text:
+    a plain string that can be written, read back and compared."""
+    return _UNDECODABLE.sub(lambda m: f"\\x{ord(m.group()) - 0xDC00:02x}", text) if _UNDECODABLE.search(text) else text

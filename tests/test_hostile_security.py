@@ -129,6 +129,13 @@ def test_non_utf8_file_names_are_reported_safely(tree: Path, fmt: str) -> None:
     assert "\\xff" in result.stdout and "\x1b" not in result.stdout + written
 
 
+def test_baseline_round_trips_a_non_utf8_file_name(tree: Path) -> None:
+    (tree / os.fsdecode(b"bad\xff.yaml")).write_text(BROKEN)
+    written = run(["check", ".", "--write-baseline", ".baseline.yaml"], tree)
+    assert written.code == 0, written
+    assert run(["check", ".", "--baseline", ".baseline.yaml"], tree).code == 0
+
+
 # ------------------------------------------------------------------ never run repository code
 
 PLUGIN_CONFIG = "plugins: [kq_evil_plugin]\n"
