@@ -25,7 +25,7 @@ import sys
 import tempfile
 from typing import Iterable
 
-_READ: set[tuple[int, int]] = set()  # (st_dev, st_ino) of every file this run reads
+_READ: dict[str, None] = {}  # every file this run reads, absolute (stat'ed only when a report would replace a file)
 DEVICE_PREFIX = "/dev/"
 
 
@@ -35,13 +35,19 @@ class OutputError(Exception):
 
 def remember_read(paths: Iterable[str]) -> None:
     """Record files this run reads, so no report or baseline is written over them."""
-    for path in paths:
+    _READ.update((os.path.abspath(path), None) for path in paths if path != "-")
+
+
+def _is_read(target: os.stat_result) -> bool:
+    """Whether ``target`` is (the same inode as) a file this run reads."""
+    for path in _READ:
         try:
             info = os.stat(path)
         except (OSError, ValueError):
             continue
-        if stat.S_ISREG(info.st_mode):
-            _READ.add((info.st_dev, info.st_ino))
+        if (info.st_dev, info.st_ino) == (target.st_dev, target.st_ino):
+            return True
+    return False
 
 
 def encode(text: str) -> bytes:
@@ -93,7 +99,7 @@ def _check_target(path: str, what: str) -> os.stat_result | None:
                           "writes through symlinks; remove it or choose another path")
     if info is not None and not stat.S_ISREG(info.st_mode):
         raise OutputError(f"refusing to write {_name(what, path)}: not a regular file")
-    if info is not None and (info.st_dev, info.st_ino) in _READ:
+    if info is not None and _is_read(info):
         raise OutputError(f"refusing to write {_name(what, path)}: this run reads that file (an input, "
                           "context, config or baseline file); choose another path")
     _check_folder(path, what)
