@@ -353,6 +353,12 @@ def graph(
     targets = list(paths or ["."])
     color = output is None and format == "tree" and _use_color(no_color)
     text = command(targets, config, tuple(context or ()), format, with_findings, color)
+    from kqlint.sanitize import json_safe, safe_lines
+
+    if format == "json":
+        text = json_safe(text)
+    elif not color:  # object names are the repository's: no control characters reach a terminal or log
+        text = safe_lines(text)
     _emit(text, output)
 
 
