@@ -369,7 +369,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     from kqlint.interrupts import install
 
-    install()
+    restore_signals, unraisable = install(), sys.unraisablehook
     sys.unraisablehook = _ignore_unraisable
     try:
         app(args=args, prog_name="kqlint", standalone_mode=True)
@@ -378,6 +378,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         return _system_exit_code(exc.code)
     except BaseException as exc:  # noqa: BLE001 - the one boundary that keeps tracebacks from users
         return _handle(exc)
+    finally:
+        restore_signals()
+        sys.unraisablehook = unraisable
 
 
 def _handle(exc: BaseException) -> int:
@@ -452,7 +455,9 @@ def _err(message: str) -> None:
 
 
 def entry() -> None:
-    sys.exit(main())
+    status = main()
+    sys.unraisablehook = _ignore_unraisable  # finalizers at shutdown print nothing either
+    sys.exit(status)
 
 
 if __name__ == "__main__":

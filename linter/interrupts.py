@@ -4,7 +4,7 @@ kqlint.parallel), no traceback."""
 from __future__ import annotations
 
 import signal
-from typing import Any
+from typing import Any, Callable
 
 EXIT_CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
 if hasattr(signal, "SIGHUP"):
@@ -24,14 +24,25 @@ def _raise(signum: int, _frame: Any) -> None:
     raise Terminated(signum)
 
 
-def install() -> None:
-    """In the main process: Ctrl-C, SIGTERM and SIGHUP unwind the run (workers end with it)."""
+def install() -> Callable[[], None]:
+    """In the main process: Ctrl-C, SIGTERM and SIGHUP unwind the run (workers end with it).
+    Returns the function that puts the previous handlers back."""
+    previous: list[tuple[int, Any]] = []
     for signum in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)):
         if signum is not None:
             try:
-                signal.signal(signum, _raise)
+                previous.append((signum, signal.signal(signum, _raise)))
             except (ValueError, OSError):  # not the main thread (an embedding application)
                 pass
+
+    def restore() -> None:
+        for signum, handler in previous:
+            try:
+                signal.signal(signum, handler)
+            except (ValueError, OSError, TypeError):
+                pass
+
+    return restore
 
 
 def exit_code_and_message(exc: BaseException) -> tuple[int, str]:
