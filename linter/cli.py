@@ -345,6 +345,7 @@ def graph(
         raise Exit(2, f"kqlint: unknown --format {format!r} (choose from {', '.join(GRAPH_FORMATS)})")
     config = _load_config(config_file, allow_plugins).with_overrides(
         profile=profile, namespace=namespace, exclude=(tuple(exclude or ())) or None)
+    _check_excludes(config.exclude)
     from kqlint.containment import contain_config
 
     config, notes = contain_config(config)  # config context:/crds: outside the repository

@@ -62,7 +62,11 @@ def write_file(path: str, text: str, what: str = "report") -> None:
     existing = _check_target(path, what)
     folder = os.path.dirname(os.path.abspath(path))
     mode = stat.S_IMODE(existing.st_mode) if existing is not None else 0o666 & ~_umask()
-    handle, temporary = _temporary(folder, path, what)
+    temporary_file = _temporary(folder, path, what, existing is not None)
+    if temporary_file is None:  # a writable report in a read-only folder: the one non-atomic case
+        _write_in_place(path, text, what)
+        return
+    handle, temporary = temporary_file
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(encode(text))
@@ -79,9 +83,24 @@ def write_file(path: str, text: str, what: str = "report") -> None:
                 pass
 
 
-def _temporary(folder: str, path: str, what: str) -> tuple[int, str]:
+def _temporary(folder: str, path: str, what: str, exists: bool) -> tuple[int, str] | None:
+    """A temporary file beside ``path``; None when the folder refuses one but ``path`` exists."""
     try:
         return tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
+    except PermissionError:
+        if exists:
+            return None
+        raise OutputError(f"cannot write {_name(what, path)}: permission denied") from None
+    except OSError as exc:
+        raise OutputError(f"cannot write {_name(what, path)}: {exc.strerror or exc}") from None
+
+
+def _write_in_place(path: str, text: str, what: str) -> None:
+    """Replace the content of an existing regular file, never following a symlink."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "wb") as stream:
+            stream.write(encode(text))
     except OSError as exc:
         raise OutputError(f"cannot write {_name(what, path)}: {exc.strerror or exc}") from None
 
