@@ -71,7 +71,7 @@ def rules_table(config: Any = None, color: bool = False) -> str:
     import io
 
     from rich.console import Console
-    from rich.markup import escape
+    from kqlint.sanitize import markup_safe as escape
     from rich.table import Table
 
     table = Table(box=None, show_edge=False, pad_edge=False)

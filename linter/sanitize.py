@@ -133,3 +133,10 @@ def undecodable_escaped(text: str) -> str:
     """``text`` with the bytes of a non-UTF-8 file name (surrogateescape) as ``\\xNN`` text:
     a plain string that can be written, read back and compared."""
     return _UNDECODABLE.sub(lambda m: f"\\x{ord(m.group()) - 0xDC00:02x}", text) if _UNDECODABLE.search(text) else text
+
+
+def markup_safe(text: str) -> str:
+    """For rich markup: :func:`terminal_safe`, then rich's own escaping of ``[``."""
+    from rich.markup import escape
+
+    return escape(terminal_safe(text))

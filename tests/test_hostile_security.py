@@ -472,3 +472,11 @@ def test_pre_commit_passes_file_names_as_paths(tmp_path: Path) -> None:
     assert result.returncode == 1, result.stdout + result.stderr
     assert "--exclude=*.yaml" in result.stdout and "KQ001" in result.stdout
     assert (work / "x.yaml").read_text() == CONFIGMAP.format(name="x")
+
+
+@pytest.mark.parametrize("fmt", ["tree", "dot", "mermaid", "json"])
+def test_graph_output_cannot_drive_a_terminal_or_ci(tree: Path, fmt: str) -> None:
+    (tree / "job.yaml").write_text(HOSTILE.replace("      priorityClassName", "      schedulerName: x\n      priorityClassName"))
+    result = run(["graph", ".", "-f", fmt], tree)
+    assert result.code == 0 and "evil" in result.stdout, result
+    _assert_harmless(result.stdout)
