@@ -49,8 +49,10 @@ def object_id(finding: Finding) -> str:
 
 
 def finding_key(finding: Finding) -> Key:
+    from kqlint.sanitize import undecodable_escaped  # a non-UTF-8 file name round-trips as `\xff`
+
     obj = object_id(finding)
-    return Key(finding.code, obj, finding.field_path(), "" if obj else finding.location.file)
+    return Key(finding.code, obj, finding.field_path(), "" if obj else undecodable_escaped(finding.location.file))
 
 
 def occurrences(findings: Iterable[Finding]) -> list[tuple[Finding, Key, int]]:
@@ -73,7 +75,7 @@ def entries(findings: Iterable[Finding]) -> list[dict[str, Any]]:
     for finding in findings:
         key = finding_key(finding)
         counts[key] += 1
-        meta.setdefault(key, (finding.slug, finding.location.file))
+        meta.setdefault(key, (finding.slug, key.file or finding.location.file))
     result = []
     for key in sorted(counts):
         slug, file = meta[key]
@@ -107,25 +109,33 @@ def write(path: str, findings: Iterable[Finding]) -> int:
     """Write the baseline of ``findings`` to ``path``; returns the number of findings."""
     findings = list(findings)
     text = dumps(findings, as_json=path.endswith(".json"))
+    from kqlint.writer import OutputError, write_file
+
     try:
-        with open(path, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-    except OSError as exc:
-        raise BaselineError(f"cannot write baseline {path}: {exc.strerror or exc}") from None
+        write_file(path, text, "baseline")
+    except OutputError as exc:
+        raise BaselineError(str(exc)) from None
     return len(findings)
 
 
 # ------------------------------------------------------------------ reading and applying
 
+MAX_BASELINE_SIZE = 64 * 1024 * 1024
+
+
 def load(path: str) -> Counter[Key]:
     """The accepted findings of a baseline file, as key -> count."""
+    from kqlint.bounded import ReadRefused, read_file
+    from kqlint.writer import remember_read
+
     if not os.path.isfile(path):
         raise BaselineError(f"baseline file not found: {path}")
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = _parse(handle.read(), path)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BaselineError(f"cannot read baseline {path}: {exc}") from None
+        raw = read_file(path, MAX_BASELINE_SIZE)
+    except (OSError, ReadRefused) as exc:
+        raise BaselineError(f"cannot read baseline {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    remember_read([path])
+    data = _parse(raw, path)
     items = data.get("findings") if isinstance(data, dict) else None
     if not isinstance(items, list) or data.get("version") != VERSION:
         raise BaselineError(f"{path} is not a kqlint baseline (version: {VERSION} and a findings list)")
@@ -136,27 +146,37 @@ def load(path: str) -> Counter[Key]:
     return counts
 
 
-def _parse(text: str, path: str) -> Any:
+def _parse(raw: bytes, path: str) -> Any:
+    """JSON, or YAML read by kqlint's own loader (safe tags, alias and depth budgets)."""
     if path.endswith(".json"):
         try:
-            return json.loads(text)
-        except ValueError as exc:
-            raise BaselineError(f"{path}: invalid JSON: {exc}") from None
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
+            return json.loads(raw.decode("utf-8"))
+        except (ValueError, RecursionError) as exc:
+            raise BaselineError(f"{path}: invalid JSON: {_reason(exc)}") from None
+    from kqlint.loader import parse_bytes
 
-    try:
-        return YAML(typ="safe", pure=True).load(text)
-    except YAMLError as exc:
-        raise BaselineError(f"{path}: invalid YAML: {exc}".replace("\n", " ")) from None
+    source = parse_bytes(path, raw)
+    if source.problems:
+        problem = source.problems[0]
+        raise BaselineError(f"{path}:{problem.line}:{problem.column}: {problem.message}")
+    documents = [d for d in source.documents if d is not None]
+    return documents[0] if len(documents) == 1 else None
+
+
+def _reason(exc: BaseException) -> str:
+    from kqlint.sanitize import shorten
+
+    return "nested too deeply" if isinstance(exc, RecursionError) else shorten(str(exc) or type(exc).__name__)
 
 
 def _entry(entry: Any, path: str) -> tuple[Key, int]:
+    from kqlint.sanitize import excerpt
+
     if not isinstance(entry, dict) or not isinstance(entry.get("code"), str):
-        raise BaselineError(f"{path}: every finding needs at least a `code`: {entry!r}")
+        raise BaselineError(f"{path}: every finding needs at least a `code`: {excerpt(entry)}")
     count = entry.get("count", 1)
     if not isinstance(count, int) or isinstance(count, bool) or count < 1:
-        raise BaselineError(f"{path}: `count` must be a positive integer: {entry!r}")
+        raise BaselineError(f"{path}: `count` must be a positive integer: {excerpt(entry)}")
     obj, field_path = str(entry.get("object") or ""), str(entry.get("path") or "")
     return Key(entry["code"], obj, field_path, "" if obj else str(entry.get("file") or "")), count
 

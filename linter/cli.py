@@ -54,14 +54,15 @@ def _root(version: bool = typer.Option(False, "--version", "-V", callback=_versi
     """Lint Kubernetes manifests for Kueue and gang-scheduling mistakes.
 
     Exit status: 0 clean, 1 findings at or above --fail-on, 2 usage or configuration
-    error, 3 internal error.
+    error, 3 internal error, 130/143/129 Ctrl-C/SIGTERM/SIGHUP.
     """
 
 
 # ------------------------------------------------------------------ helpers
 
-def _load_config(config_file: Optional[str], no_config: bool = False) -> Any:
+def _load_config(config_file: Optional[str], no_config: bool = False, allow_plugins: bool = False) -> Any:
     from kqlint.config import Config, ConfigError, discover_config, load_config
+    from kqlint.trust import PluginsNotAllowed, require_plugin_opt_in
 
     if no_config:
         if config_file:
@@ -71,11 +72,21 @@ def _load_config(config_file: Optional[str], no_config: bool = False) -> Any:
         raise Exit(2, f"kqlint: config file not found: {config_file}")
     path = config_file or discover_config()
     try:
-        return load_config(path)
+        config = load_config(path)
     except ConfigError:
         raise
     except Exception as exc:  # noqa: BLE001 - a bug while reading the config: name it, exit 3
         raise Crash(path or "the default configuration", exc) from exc
+    try:
+        require_plugin_opt_in(config, allow_plugins)
+    except PluginsNotAllowed as exc:
+        raise Exit(2, f"kqlint: {exc}") from None
+    return config
+
+
+def _allow_plugins_option() -> Any:
+    return typer.Option(False, "--allow-plugins",
+                        help="Import the `plugins:` the configuration names (Python code; also KQLINT_ALLOW_PLUGINS=1).")
 
 
 def _split(values: Optional[List[str]]) -> tuple[str, ...]:
@@ -170,12 +181,16 @@ def check(
     statistics: bool = typer.Option(False, "--statistics", help="Per-rule counts at the end of the text report."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", metavar="N",
                                        help="Worker processes for parsing and rules (default: the number of CPUs)."),
+    allow_plugins: bool = _allow_plugins_option(),
+    follow_external_symlinks: bool = typer.Option(
+        False, "--follow-external-symlinks",
+        help="Also read files (and config context:/crds: paths) that resolve outside the repository."),
 ) -> None:
     """Lint files and folders (default: the current directory)."""
     from kqlint.explain import available_rules
     from kqlint.runner import exit_status
 
-    config = _load_config(config_file, no_config)
+    config = _load_config(config_file, no_config, allow_plugins)
     fail = _fail_on(fail_on, config)
     color_on = _use_color(no_color, color)
     targets = _targets(list(format or []) + ([output_format] if output_format else []), list(output or []),
@@ -184,7 +199,9 @@ def check(
     config = config.with_overrides(
         select=_split(select) or None, ignore=(config.ignore + _split(ignore)) or None,
         profile=profile, namespace=namespace, exclude=(config.exclude + tuple(exclude or ())) or None,
-        crds=(config.crds + tuple(crd or ())) or None, stdin_filename=stdin_filename)
+        crds=(config.crds + tuple(crd or ())) or None, stdin_filename=stdin_filename,
+        follow_external_symlinks=follow_external_symlinks or None)
+    _check_excludes(config.exclude)
     lint_rules = rules  # `rules` stay as registered: reports describe their defaults
     if report_unused_suppressions:
         from kqlint.suppress_audit import enable
@@ -211,12 +228,22 @@ def check(
         report = _lint(targets_paths, config, tuple(context or ()), not no_inline_suppressions, lint_rules,
                        progress=not quiet, jobs=jobs)
     preflight.report_empty(report, targets_paths, _err)
+    for note in report.notes if not quiet else ():
+        _err(f"kqlint: note: {note}")
     report = _apply_baseline(report, baseline, write_baseline, quiet)
     _write_reports(report, targets, color=color_on, quiet=quiet, statistics=statistics,
                    rules=rules, fail_on=fail, report_suppressed=report_suppressed)
     for line in report.internal_errors:
-        typer.echo(f"kqlint: {line}; {BUG_HINT}", err=True)
+        _err(f"kqlint: {line}; {BUG_HINT}")
     raise typer.Exit(exit_status(report, fail))
+
+
+def _check_excludes(excludes: tuple[str, ...]) -> None:
+    from kqlint.globs import MAX_EXCLUDES
+
+    if len(excludes) > MAX_EXCLUDES:
+        raise Exit(2, f"kqlint: {len(excludes)} exclude globs (config `exclude` and --exclude); "
+                      f"at most {MAX_EXCLUDES} are supported: use broader globs")
 
 
 def _warn_if_slow_parser() -> None:
@@ -278,15 +305,17 @@ def _write_reports(report: Any, targets: list[tuple[str, str]], *, color: bool, 
                           wrap=width, **options)
         except Exception as exc:  # noqa: BLE001
             raise Crash(f"the {name} report", exc) from exc
-        if target == STDOUT:
-            sys.stdout.write(text)
-            sys.stdout.flush()
-            continue
-        try:
-            with open(target, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(text)
-        except OSError as exc:
-            raise Exit(2, f"kqlint: cannot write {target}: {exc.strerror or exc}") from exc
+        _emit(text, target)
+
+
+def _emit(text: str, target: Optional[str]) -> None:
+    """stdout (None or ``-``) or a file, through the one safe writer (OutputError: exit 2)."""
+    from kqlint.writer import write_file, write_stdout
+
+    if target is None or target == STDOUT:
+        write_stdout(text)
+    else:
+        write_file(target, text)
 
 
 # ------------------------------------------------------------------ rules / explain
@@ -298,6 +327,7 @@ def rules(
                                               help="Config file (adds plugin and custom rules)."),
     no_config: bool = typer.Option(False, "--no-config", help="Ignore discovered configuration files."),
     color: Optional[str] = typer.Option(None, "--color", metavar="WHEN", help="auto (default), always or never."),
+    allow_plugins: bool = _allow_plugins_option(),
 ) -> None:
     """List every rule: code, slug, default severity, enabled by default, summary. When a
     configuration is in effect, severity and enabled show its values (defaults in parentheses)."""
@@ -306,14 +336,14 @@ def rules(
 
     if format not in RULES_FORMATS:
         raise Exit(2, f"kqlint: unknown --format {format!r} (choose from {', '.join(RULES_FORMATS)})")
-    config = _load_config(config_file, no_config)
+    config = _load_config(config_file, no_config, allow_plugins)
     effective = config.path is not None
     if format == "json":
-        sys.stdout.write(rules_json(config, effective))
+        _emit(rules_json(config, effective), None)
     elif format == "markdown":
-        sys.stdout.write(rules_markdown(config))
+        _emit(rules_markdown(config), None)
     else:
-        sys.stdout.write(rules_table(config, _use_color(False, color), terminal_width(), effective))
+        _emit(rules_table(config, _use_color(False, color), terminal_width(), effective), None)
 
 
 @app.command()
@@ -323,18 +353,19 @@ def explain(
                                               help="Config file (adds plugin and custom rules)."),
     no_config: bool = typer.Option(False, "--no-config", help="Ignore discovered configuration files."),
     color: Optional[str] = typer.Option(None, "--color", metavar="WHEN", help="auto (default), always or never."),
+    allow_plugins: bool = _allow_plugins_option(),
 ) -> None:
     """Show a rule's full documentation: what, why, bad and good examples, fix, suppression.
     Rendered on a terminal; plain Markdown when piped."""
     from kqlint.explain import explain_text, render_markdown, suggest
     from kqlint.output import terminal_width
-    from kqlint.sanitize import terminal_safe
+    from kqlint.sanitize import safe_lines, terminal_safe
 
-    config = _load_config(config_file, no_config)
+    config = _load_config(config_file, no_config, allow_plugins)
     text = explain_text(rule, config)
     if text is None:
         raise Exit(2, f"kqlint: unknown rule {terminal_safe(rule)!r}{suggest(rule, config)}; `kqlint rules` lists them")
-    sys.stdout.write(render_markdown(terminal_safe(text), _use_color(False, color), terminal_width()))
+    _emit(render_markdown(safe_lines(text), _use_color(False, color), terminal_width()), None)
 
 
 # ------------------------------------------------------------------ query
@@ -372,7 +403,7 @@ def query(
             text = run_query(expression, targets or ["."], config, as_json=format == "json")
     except QueryError as exc:
         raise Exit(2, f"kqlint: {exc}") from None
-    sys.stdout.write(text)
+    _emit(text, None)
 
 
 # ------------------------------------------------------------------ graph
@@ -392,6 +423,7 @@ def graph(
                                                 help="Files/folders loaded only to resolve references; repeatable."),
     exclude: Optional[List[str]] = typer.Option(None, "--exclude", metavar="GLOB", help="Skip paths matching this glob."),
     no_color: bool = typer.Option(False, "--no-color", help="No colors in the tree."),
+    allow_plugins: bool = _allow_plugins_option(),
 ) -> None:
     """Show the resolved object graph: workloads -> LocalQueue -> ClusterQueue -> ResourceFlavors
     and cohort, their WorkloadPriorityClasses and PriorityClasses, PodGroups and TrainJob
@@ -400,19 +432,24 @@ def graph(
 
     if format not in GRAPH_FORMATS:
         raise Exit(2, f"kqlint: unknown --format {format!r} (choose from {', '.join(GRAPH_FORMATS)})")
-    config = _load_config(config_file).with_overrides(
+    config = _load_config(config_file, False, allow_plugins).with_overrides(
         profile=profile, namespace=namespace, exclude=(tuple(exclude or ())) or None)
+    _check_excludes(config.exclude)
+    from kqlint.containment import contain_config
+
+    config, notes = contain_config(config)  # config context:/crds: outside the repository
+    for note in notes:
+        _err(f"kqlint: note: {note}")
     targets = list(paths or ["."])
     color = output is None and format == "tree" and _use_color(no_color)
     text = command(targets, config, tuple(context or ()), format, with_findings, color)
-    if output is None:
-        sys.stdout.write(text)
-        return
-    try:
-        with open(output, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-    except OSError as exc:
-        raise Exit(2, f"kqlint: cannot write {output}: {exc.strerror or exc}") from exc
+    from kqlint.sanitize import json_safe, safe_lines
+
+    if format == "json":
+        text = json_safe(text)
+    elif not color:  # object names are the repository's: no control characters reach a terminal or log
+        text = safe_lines(text)
+    _emit(text, output)
 
 
 # ------------------------------------------------------------------ entry point
@@ -420,6 +457,10 @@ def graph(
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the CLI and return the exit status (0/1/2/3). Never raises, never prints a traceback."""
     args = list(sys.argv[1:] if argv is None else argv)
+    from kqlint.interrupts import install
+
+    restore_signals, unraisable = install(), sys.unraisablehook
+    sys.unraisablehook = _ignore_unraisable
     try:
         app(args=args, prog_name="kqlint", standalone_mode=True)
         return 0
@@ -427,22 +468,37 @@ def main(argv: Optional[List[str]] = None) -> int:
         return _system_exit_code(exc.code)
     except BaseException as exc:  # noqa: BLE001 - the one boundary that keeps tracebacks from users
         return _handle(exc)
+    finally:
+        restore_signals()
+        sys.unraisablehook = unraisable
 
 
 def _handle(exc: BaseException) -> int:
     from kqlint.config import ConfigError
     from kqlint.registry import RegistryError
     from kqlint.runner import InternalError, UsageError
+    from kqlint.writer import OutputError
 
     if isinstance(exc, Exit):
         if exc.message:
             _err(exc.message)
         return exc.code
-    if isinstance(exc, (ConfigError, RegistryError, UsageError)):
+    if isinstance(exc, (ConfigError, RegistryError, UsageError, OutputError)):
         _err(f"kqlint: {exc}")
         return 2
-    if isinstance(exc, KeyboardInterrupt):
-        return 130
+    from kqlint.interrupts import Terminated
+
+    if isinstance(exc, (KeyboardInterrupt, Terminated)):
+        from kqlint.interrupts import exit_code_and_message
+
+        code, message = exit_code_and_message(exc)
+        _err(message)
+        return code
+    if _out_of_memory(exc):
+        where = getattr(exc, "file", None) or getattr(exc, "where", None)
+        _err(f"kqlint: out of memory{f' while processing {where}' if where else ''}: raise the memory "
+             "limit, lower `max-file-size` or lint fewer files at once")
+        return 2
     if isinstance(exc, BrokenPipeError):
         return 0
     if isinstance(exc, (InternalError, Crash)):
@@ -455,6 +511,20 @@ def _handle(exc: BaseException) -> int:
     return 3
 
 
+def _ignore_unraisable(_: Any) -> None:
+    """Errors in finalizers (out of memory while unwinding) are not the user's business."""
+
+
+def _out_of_memory(exc: BaseException) -> bool:
+    seen = 0
+    current: BaseException | None = exc
+    while current is not None and seen < 10:
+        if isinstance(current, MemoryError):
+            return True
+        current, seen = current.__cause__ or current.__context__, seen + 1
+    return False
+
+
 def _system_exit_code(code: Any) -> int:
     if code is None:
         return 0
@@ -465,15 +535,19 @@ def _system_exit_code(code: Any) -> int:
 
 
 def _err(message: str) -> None:
+    from kqlint.sanitize import error_line
+
     try:
-        sys.stderr.write(message.replace("\n", " ") + "\n")
+        sys.stderr.write(error_line(message.replace("\n", " ")) + "\n")
         sys.stderr.flush()
     except (OSError, ValueError, AttributeError):
         pass
 
 
 def entry() -> None:
-    sys.exit(main())
+    status = main()
+    sys.unraisablehook = _ignore_unraisable  # finalizers at shutdown print nothing either
+    sys.exit(status)
 
 
 if __name__ == "__main__":

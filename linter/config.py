@@ -84,6 +84,7 @@ class Config:
     stdin_filename: str | None = None               # --stdin-filename
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
     per_file_severity: dict[str, dict[str, Severity]] = field(default_factory=dict)
+    follow_external_symlinks: bool = False          # --follow-external-symlinks (kqlint.containment)
     origin: ConfigOrigin | None = field(default=None, compare=False, repr=False)
 
     def with_overrides(self, **changes: Any) -> "Config":
@@ -115,9 +116,12 @@ def discover_config(start: str | None = None) -> str | None:
 
 
 def _has_tool_section(pyproject: str) -> bool:
+    from kqlint.bounded import ReadRefused, read_file
+
     try:
-        with open(pyproject, "rb") as handle:
-            return _TOOL_SECTION_RE.search(handle.read()) is not None
+        return _TOOL_SECTION_RE.search(read_file(pyproject, DEFAULT_MAX_FILE_SIZE)) is not None
+    except ReadRefused:
+        return True  # named by discovery: _read_toml_section says what is wrong with it
     except OSError:
         return False
 
@@ -135,7 +139,10 @@ def load_config(path: str | None) -> Config:
 def _read(path: str) -> tuple[dict[str, Any], ConfigOrigin]:
     from kqlint.discover import display_path
 
+    from kqlint.writer import remember_read
+
     shown = display_path(path)
+    remember_read([path])  # never overwritten by a report
     if path.endswith(".toml"):
         return _read_toml_section(path, shown)
     from kqlint.loader import load_file
@@ -158,11 +165,16 @@ def _read_toml_section(path: str, shown: str) -> tuple[dict[str, Any], ConfigOri
         import tomllib
     except ImportError:  # Python 3.10
         import tomli as tomllib  # type: ignore[no-redef]
+    from kqlint.bounded import ReadRefused, read_file
+
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
+        raw = read_file(path, DEFAULT_MAX_FILE_SIZE)
         text = raw.decode("utf-8")
         data = tomllib.loads(text)
+    except ReadRefused as exc:
+        raise ConfigError(f"{shown}:1:1: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{shown}:1:1: invalid TOML: nested too deeply") from None
     except OSError as exc:
         raise ConfigError(f"{shown}:1:1: cannot read configuration: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
@@ -171,7 +183,8 @@ def _read_toml_section(path: str, shown: str) -> tuple[dict[str, Any], ConfigOri
         match = _TOML_ERROR_RE.search(str(exc))
         line, column = (match.group(1), match.group(2)) if match and match.group(1) \
             else (str(text.count("\n") + 1), "1")
-        raise ConfigError(f"{shown}:{line}:{column}: invalid TOML: {_TOML_ERROR_RE.sub('', str(exc))}") from exc
+        reason = _TOML_ERROR_RE.sub('', str(exc))
+        raise ConfigError(f"{shown}:{line}:{column}: invalid TOML: {reason}") from None
     tool = data.get("tool")
     section = tool.get("kqlint", {}) if isinstance(tool, dict) else {}
     if not isinstance(section, dict):
@@ -182,6 +195,7 @@ def _read_toml_section(path: str, shown: str) -> tuple[dict[str, Any], ConfigOri
 def config_from_mapping(data: dict[str, Any], path: str, origin: ConfigOrigin | None = None) -> Config:
     """Validate ``data`` (the settings of the config file ``path``) and build the Config."""
     origin = origin or ConfigOrigin(path, data)
+    _check_numbers(data, origin)
     _validate_schema(data, config_schema(), origin)
     _check_profile(data.get("profile"), origin)
     _check_custom_rules(data.get("custom-rules") or [], origin)
@@ -210,6 +224,25 @@ def config_from_mapping(data: dict[str, Any], path: str, origin: ConfigOrigin | 
                            for glob, levels in (data.get("per-file-severity") or {}).items()},
         origin=origin,
     )
+
+
+MAX_CONFIG_INT = 2 ** 63  # no setting needs more; huge ints also break str() (4,300 digits)
+
+
+def _check_numbers(data: Any, origin: ConfigOrigin) -> None:
+    """A number no setting can hold is a clear error, before anything formats it."""
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), data)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend((path + (key,), child) for key, child in value.items())
+        elif isinstance(value, list):
+            stack.extend((path + (index,), child) for index, child in enumerate(value))
+        elif isinstance(value, int) and not isinstance(value, bool) and abs(value) >= MAX_CONFIG_INT:
+            from kqlint.sanitize import excerpt
+
+            raise ConfigError(f"{origin.where(path, True)}: {_label(path, '')}"
+                              f"number too large for any setting ({excerpt(value)})")
 
 
 def _context_paths(entries: list[str], config_path: str, origin: ConfigOrigin) -> tuple[str, ...]:
@@ -326,6 +359,10 @@ def _explain(error: Any) -> tuple[tuple[Any, ...], bool, str]:
         return path, True, "must not be empty"
     if validator == "minimum":
         return path, True, f"must be at least {error.validator_value}, not {_show(error.instance)}"
+    if validator == "maximum":
+        return path, True, f"must be at most {error.validator_value}, not {_show(error.instance)}"
+    if validator == "maxItems":
+        return path, True, f"at most {error.validator_value} entries, not {len(error.instance)}"
     return path, True, error.message
 
 
@@ -345,7 +382,9 @@ def _suggest(value: str, choices: Iterable[str]) -> str:
 
 
 def _show(value: Any) -> str:
-    return repr(value) if isinstance(value, (str, int, float)) and not isinstance(value, bool) \
+    from kqlint.sanitize import excerpt
+
+    return excerpt(value) if isinstance(value, (str, int, float)) and not isinstance(value, bool) \
         else _type_name(value)
 
 
@@ -366,10 +405,10 @@ def _type_name(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return f"a boolean ({str(value).lower()})"
-    if isinstance(value, (int, float)):
-        return f"a number ({value})"
-    if isinstance(value, str):
-        return f"a string ({value!r})"
+    if isinstance(value, (int, float, str)):
+        from kqlint.sanitize import excerpt
+
+        return f"a {'string' if isinstance(value, str) else 'number'} ({excerpt(value)})"
     return "a list" if isinstance(value, list) else "a mapping" if isinstance(value, dict) else type(value).__name__
 
 

@@ -29,7 +29,11 @@ Semantics (documented in docs/configuration.md):
 - Message: ``<Kind> <namespace>/<name>: <message>``.
 
 JMESPath is a query language without side effects: a custom rule cannot run code,
-read files or reach the network. Plugins (``plugins:``) are Python and can.
+read files or reach the network. Plugins (``plugins:``) are Python and can. Each
+evaluation runs under a budget (kqlint.jmespath_budget: steps, seconds, sizes of
+intermediate values); a rule that goes over it stops the run with a configuration error
+(exit 2), so the worst a custom rule can do is cost about two seconds per object it is
+evaluated on before that error.
 """
 from __future__ import annotations
 
@@ -45,6 +49,9 @@ if TYPE_CHECKING:
     from kqlint.objects import K8sObject
 
 
+MAX_EXPRESSION_LENGTH = 10_000
+
+
 class ExpressionError(ValueError):
     """A JMESPath expression that does not compile."""
 
@@ -56,8 +63,12 @@ def compile_expression(text: str) -> Any:
 
     if not isinstance(text, str) or not text.strip():
         raise ExpressionError("a JMESPath expression must be a non-empty string")
+    if len(text) > MAX_EXPRESSION_LENGTH:
+        raise ExpressionError(f"a JMESPath expression longer than {MAX_EXPRESSION_LENGTH} characters")
     try:
         return jmespath.compile(text)
+    except RecursionError:
+        raise ExpressionError("invalid JMESPath expression: nested too deeply") from None
     except JMESPathError as exc:
         column = getattr(exc, "lex_position", None)
         where = f" at character {column + 1}" if isinstance(column, int) else ""
@@ -129,13 +140,29 @@ class CustomRuleSpec:
         return not self.api_versions or any(fnmatch.fnmatchcase(obj.api_version, p) for p in self.api_versions)
 
 
-def _search(compiled: Any, data: Any) -> tuple[Any, str | None]:
+def _search(spec: "CustomRuleSpec", key: str, data: Any, obj: "K8sObject") -> tuple[Any, str | None]:
+    """Evaluate ``spec``'s ``when``/``assert`` on ``data`` within the budget
+    (kqlint.jmespath_budget): over it, the whole run stops with a configuration error."""
     from jmespath.exceptions import JMESPathError
 
+    from kqlint.jmespath_budget import BudgetExceeded, _Over, search
+
+    compiled = spec.when if key == "when" else spec.assertion
     try:
-        return compiled.search(data), None
+        return search(compiled, data), None
+    except (_Over, RecursionError) as exc:
+        reason = str(exc) if isinstance(exc, _Over) else "nesting too deep"
+        text = spec.when_text if key == "when" else spec.assert_text
+        raise BudgetExceeded(f"custom rule {spec.code} ({spec.slug}): {key} `{_short(text)}` went over the "
+                             f"evaluation budget ({reason}) on {obj.display()}; simplify the expression") from None
     except (JMESPathError, TypeError, ValueError, ArithmeticError) as exc:
         return None, str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def _short(text: str) -> str:
+    from kqlint.sanitize import shorten
+
+    return shorten(text, 80)
 
 
 def _location(spec: CustomRuleSpec, obj: "K8sObject") -> Location:
@@ -150,9 +177,9 @@ def _make_check(spec: CustomRuleSpec) -> Any:
         if not spec.applies_to(obj):
             return
         data = plain(obj.data)
-        if spec.when is not None and not truthy(_search(spec.when, data)[0]):
+        if spec.when is not None and not truthy(_search(spec, "when", data, obj)[0]):
             return
-        value, error = _search(spec.assertion, data)
+        value, error = _search(spec, "assert", data, obj)
         if truthy(value):
             return
         note = f" (assert `{spec.assert_text}` could not be evaluated: {error})" if error else ""

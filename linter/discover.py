@@ -3,7 +3,6 @@ reports sort), dot-folders and excluded globs skipped, Helm chart templates set 
 Explicitly named files are read whatever their name; directory symlinks are not followed."""
 from __future__ import annotations
 
-import fnmatch
 import os
 from dataclasses import dataclass, field
 
@@ -34,15 +33,9 @@ def display_path(path: str) -> str:
 def is_excluded(path: str, excludes: tuple[str, ...]) -> bool:
     if not excludes:
         return False
-    shown = display_path(path)
-    parts = shown.split("/")
-    for pattern in excludes:
-        pattern = pattern.rstrip("/")
-        if fnmatch.fnmatch(shown, pattern) or fnmatch.fnmatch(shown, pattern + "/*"):
-            return True
-        if "/" not in pattern and any(fnmatch.fnmatch(part, pattern) for part in parts):
-            return True
-    return False
+    from kqlint.globs import exclude_matcher  # compiled once per run
+
+    return exclude_matcher(tuple(excludes)).matches(display_path(path))
 
 
 def chart_of(path: str, cache: dict[str, str | None]) -> str | None:

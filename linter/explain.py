@@ -101,7 +101,7 @@ def rules_table(config: Any = None, color: bool = False, width: int | None = Non
     import io
 
     from rich.console import Console
-    from rich.markup import escape
+    from kqlint.sanitize import markup_safe as escape
     from rich.table import Table
 
     from kqlint.sanitize import terminal_safe

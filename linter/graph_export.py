@@ -424,7 +424,7 @@ _TREE_STYLES = {UNRESOLVED: "bold red", IMPLICIT: "dim", OPERATOR: "dim"}
 
 
 def _tree_label(graph: Graph, node: Node, prefix: str = "") -> str:
-    from rich.markup import escape
+    from kqlint.sanitize import markup_safe as escape
 
     text = f"{escape(prefix)}[bold]{escape(node.kind)}[/] {escape(node.display().split(' ', 1)[1])}"
     if node.file is not None:
@@ -435,7 +435,7 @@ def _tree_label(graph: Graph, node: Node, prefix: str = "") -> str:
 
 
 def _tree_findings(tree: Any, graph: Graph, node: Node) -> None:
-    from rich.markup import escape
+    from kqlint.sanitize import markup_safe as escape
 
     styles = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
     for f in graph.findings.get(node.id, []):
@@ -478,7 +478,7 @@ def _tree_sections(graph: Graph) -> tuple[dict[str, list[Node]], dict[str, list[
 
 def to_tree(graph: Graph, color: bool = False, width: int = 120) -> str:
     from rich.console import Console
-    from rich.markup import escape
+    from kqlint.sanitize import markup_safe as escape
     from rich.tree import Tree
 
     children, attributes, sections = _tree_sections(graph)

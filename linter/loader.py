@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 import sys
 import warnings
 from dataclasses import dataclass, field
@@ -41,6 +40,7 @@ except ImportError:  # pragma: no cover - depends on the install
 MAX_FILE_SIZE = 16 * 1024 * 1024
 MAX_DEPTH = 200            # deeper documents are refused (no Kubernetes object nests this deep)
 MAX_EXPANDED_NODES = 2_000_000  # alias-expansion budget per document ("billion laughs")
+MAX_EXPANDED_BYTES = 64 * 1024 * 1024  # ... and of scalar bytes (a big scalar aliased many times)
 COL_BITS = 20
 COL_MASK = (1 << COL_BITS) - 1
 
@@ -190,17 +190,28 @@ def _mark(node: Any) -> int:
 
 # ---------------------------------------------------------------- walker
 
+def _scalar_bytes(node: Any) -> int:
+    """Bytes of the scalars directly in a collection node (aliased ones once per use)."""
+    children = node.value
+    if node.__class__ is MappingNode:
+        children = [child for pair in children for child in pair]
+    return sum(len(child.value) for child in children if child.__class__ is ScalarNode)
+
+
 class _Walker:
     """Turns one composed document into Map/Seq/scalars with positions, reading every value
     as Kubernetes does. Where kubectl would refuse the document, ``refusal`` says why."""
 
-    def __init__(self, memoise: bool) -> None:
-        self.memo: dict[int, tuple[Any, int]] | None = {} if memoise else None
+    def __init__(self, memoise: bool, byte_budget: int = MAX_EXPANDED_BYTES) -> None:
+        # memoised (the file has anchors): (value, expanded nodes, expanded scalar bytes) per node
+        self.memo: dict[int, tuple[Any, int, int]] | None = {} if memoise else None
         self.expanded = 0
         # one per mapping: (key, first packed pos, second packed pos, how many repeated keys)
         self.duplicates: list[tuple[Any, int, int, int]] = []
         self.refusal: tuple[int, str] | None = None     # (packed pos, kubectl's reason)
         self.template_at: int | None = None             # first `{{ … }}` read as a flow mapping
+        self.expanded_bytes = 0  # counted only with anchors: without, scalars <= the file's size
+        self.byte_budget = byte_budget
 
     def walk(self, node: Any, depth: int = 0) -> Any:
         cls = node.__class__
@@ -216,15 +227,19 @@ class _Walker:
             hit = memo.get(id(node))
             if hit is not None:
                 self.expanded += hit[1]
-                if self.expanded > MAX_EXPANDED_NODES:
+                self.expanded_bytes += hit[2]
+                if self.expanded > MAX_EXPANDED_NODES or self.expanded_bytes > self.byte_budget:
                     raise AliasBomb
                 return hit[0]
-        before = self.expanded
+        before, before_bytes = self.expanded, self.expanded_bytes
         # tags on mappings and sequences are ignored, as go-yaml v2 does (`!If [a, b]` is a list)
         result = self._mapping(node, depth) if cls is MappingNode else self._sequence(node, depth)
         self.expanded += 1
         if memo is not None:
-            memo[id(node)] = (result, self.expanded - before)
+            self.expanded_bytes += _scalar_bytes(node)
+            if self.expanded_bytes > self.byte_budget:
+                raise AliasBomb
+            memo[id(node)] = (result, self.expanded - before, self.expanded_bytes - before_bytes)
         return result
 
     def _refuse(self, node: Any, reason: str) -> None:
@@ -402,20 +417,14 @@ def _suppression_comments(text: bytes) -> dict[int, str]:
 
 def read_bytes(path: str, max_size: int = MAX_FILE_SIZE) -> tuple[bytes | None, str | None]:
     """Read a regular file without blocking on FIFOs or reading oversized files whole."""
+    from kqlint.bounded import ReadRefused, read_file
+
     try:
-        st = os.stat(path)
-    except OSError as exc:
-        return None, f"cannot read file: {exc.strerror or exc}"
-    if not stat.S_ISREG(st.st_mode):
-        return None, "not a regular file (FIFO, socket or device); skipped"
-    if st.st_size > max_size:
-        return None, (f"file is {st.st_size} bytes, over the size limit of {max_size} bytes "
-                      "(config `max-file-size`); not parsed")
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(max_size + 1), None
-    except OSError as exc:
-        return None, f"cannot read file: {exc.strerror or exc}"
+        return read_file(path, max_size), None
+    except ReadRefused as exc:
+        return None, str(exc)
+    except (OSError, ValueError) as exc:
+        return None, f"cannot read file: {getattr(exc, 'strerror', None) or exc}"
 
 
 # libyaml's composer recurses in C: ~30,000 nesting levels overflow the C stack (a segfault,
@@ -536,12 +545,13 @@ def _compose_documents(source: SourceFile, data: bytes, composer_class: Any, con
     try:
         while composer.check_node():
             node = composer.get_node()
-            walker = _Walker(memoise)
+            walker = _Walker(memoise, max(MAX_EXPANDED_BYTES, 2 * len(data)))
             try:
                 document = walker.walk(node)
             except (AliasBomb, RecursionError) as exc:
                 line, col = unpack(_mark(node))
-                message = (f"aliases expand to more than {MAX_EXPANDED_NODES} nodes (an alias bomb?); "
+                message = (f"aliases expand to more than {MAX_EXPANDED_NODES} nodes or {walker.byte_budget} "
+                           "bytes (an alias bomb?); "
                            "document not linted" if isinstance(exc, AliasBomb)
                            else f"document nests deeper than {MAX_DEPTH} levels; not linted")
                 source.problems.append(LoadProblem(source.path, line, col, message))
@@ -709,8 +719,16 @@ def load_file(path: str, display: str, max_size: int = MAX_FILE_SIZE, consumer: 
     return parse_bytes(display, raw, consumer)
 
 
-def load_stdin(display: str = "<stdin>") -> SourceFile:
-    return parse_bytes(display, sys.stdin.buffer.read())
+def load_stdin(display: str = "<stdin>", max_size: int = MAX_FILE_SIZE) -> SourceFile:
+    from kqlint.bounded import ReadRefused, read_stream
+
+    try:
+        raw = read_stream(sys.stdin.buffer, max_size)
+    except ReadRefused as exc:
+        source = SourceFile(display)
+        source.problems.append(LoadProblem(display, 1, 1, str(exc)))
+        return source
+    return parse_bytes(display, raw)
 
 
 # ---------------------------------------------------------------- positions

@@ -56,12 +56,22 @@ def map_chunks(function: Callable[[_T], _R], items: Sequence[_T], jobs: int) -> 
     global _WORK
     _WORK = (function, chunks)
     try:
-        with multiprocessing.get_context("fork").Pool(jobs - 1) as pool:
+        from kqlint.interrupts import in_worker
+
+        parent = os.getpid()
+        with multiprocessing.get_context("fork").Pool(jobs - 1, initializer=_worker_start,
+                                                      initargs=(parent, in_worker)) as pool:
             pending = pool.map_async(_run_chunk, range(1, jobs))
             results = [_run_chunk(0)] + pending.get()
     finally:
         _WORK = None
     return _interleave(results, len(items))
+
+
+def _worker_start(parent: int, setup: Callable[[], None]) -> None:
+    setup()
+    if os.getppid() != parent:  # the parent died before the worker was set up
+        os._exit(1)
 
 
 def _interleave(results: list[list[_R]], total: int) -> list[_R]:

@@ -101,8 +101,12 @@ def plugin_rules(extra_modules: Iterable[str] = ()) -> list[Rule]:
 def _load_plugin(name: str, loader: object) -> ModuleType:
     try:
         return importlib.import_module(loader) if isinstance(loader, str) else loader.load()  # type: ignore[attr-defined, no-any-return]
-    except Exception as exc:  # a broken plugin is a configuration error, not a crash
-        raise RegistryError(f"cannot load rule plugin {name!r}: {type(exc).__name__}: {exc}") from exc
+    except (Exception, SystemExit, KeyboardInterrupt) as exc:  # a broken plugin is a configuration error:
+        # not a crash, and a plugin calling sys.exit() at import does not decide kqlint's exit status
+        from kqlint.sanitize import excerpt, shorten
+
+        raise RegistryError(f"cannot load rule plugin {excerpt(name, 60)}: {type(exc).__name__}: "
+                            f"{shorten(str(exc))}") from None
 
 
 def _entry_point_modules() -> list[tuple[str, object]]:

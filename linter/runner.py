@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
-from kqlint.config import Config, check_rule_names
+from kqlint.config import Config, ConfigError, check_rule_names
 from kqlint.discover import STDIN, Discovery, discover, display_path, repository_root
 from kqlint.graph import ObjectGraph, declared_object
 from kqlint.loader import SourceFile, load_file, load_stdin
@@ -45,6 +45,7 @@ class Loaded:
     objects: list[K8sObject] = field(default_factory=list)
     documents: int = 0
     skipped: int = 0
+    notes: list[str] = field(default_factory=list)  # files skipped for leaving the tree
 
 
 # ------------------------------------------------------------------ rule selection
@@ -88,7 +89,12 @@ def load_paths(paths: list[str], config: Config, tier: str,
     from kqlint.parallel import effective_jobs, map_chunks
 
     found = discover(paths, config.exclude)
-    loaded = Loaded()
+    from kqlint.containment import contain_files
+    from kqlint.writer import remember_read
+
+    found.files, notes = contain_files(found.files, paths, config.follow_external_symlinks)
+    remember_read(found.files)  # no report or baseline is ever written over what is read
+    loaded = Loaded(notes=notes)
     total = len(found.files)
     jobs = effective_jobs(jobs, total)
     done = 0
@@ -131,7 +137,9 @@ def _read_stdin(config: Config) -> list[SourceFile]:
 
 def _parse_one(path: str, config: Config) -> SourceFile:
     try:
-        return load_stdin() if path == STDIN else load_file(path, display_path(path), config.max_file_size)
+        return load_stdin(max_size=config.max_file_size) if path == STDIN else load_file(path, display_path(path), config.max_file_size)
+    except MemoryError:
+        raise  # the CLI says "out of memory" (exit 2): not a bug blamed on this file
     except Exception as exc:  # noqa: BLE001 - name the file, the CLI exits 3
         raise InternalError(display_path(path), exc) from exc
 
@@ -141,6 +149,8 @@ def _add_source(loaded: Loaded, path: str, source: SourceFile, config: Config, t
         objects, documents, skipped = objects_from_file(source, config.namespace, tier)
         if source.placeholder_hint and objects:
             objects = _without_placeholder_templates(source, objects, config)
+    except MemoryError:
+        raise
     except Exception as exc:  # noqa: BLE001 - name the file, the CLI exits 3
         raise InternalError(display_path(path), exc) from exc
     loaded.sources.append(source)
@@ -254,6 +264,8 @@ def _guarded(rule: Rule, call: Any, where: str, errors: list[str]) -> None:
         if result is not None:
             for _ in result:  # rules may be generators; findings are collected via ctx
                 pass
+    except (ConfigError, MemoryError):
+        raise  # a custom rule over its budget (exit 2), or out of memory: not a bug in one rule
     except Exception as exc:  # noqa: BLE001 - a buggy rule must never stop the run
         prefix = f"internal error in rule {rule.code} ({rule.slug}"
         if any(line.startswith(prefix) for line in errors):
@@ -273,13 +285,18 @@ def lint(paths: list[str], config: Config | None = None, *, context: Iterable[st
     individual files (as pre-commit passes them) get their repository's manifests as context.
     ``progress(done, total)`` is called as input files are loaded (the CLI's progress bar);
     ``jobs`` > 1 forks worker processes for parsing and per-object rules."""
+    from kqlint.containment import contain_config
+
+    config, notes = contain_config(config or Config())  # config context:/crds: outside the repository
     config, selected = prepare(config, rules)
     inputs, found = load_paths(paths, config, INPUT, progress, jobs)
     if found.missing:
         raise UsageError(f"path does not exist: {found.missing[0]}")
     context_paths = list(context) + list(config.context) + (_auto_context(paths, config) if auto_context else [])
     context_loaded = _load_context(context_paths, config, inputs, jobs)
-    return analyze(inputs, found, context_loaded.objects, config, selected, inline_suppressions, jobs)
+    report = analyze(inputs, found, context_loaded.objects, config, selected, inline_suppressions, jobs)
+    notes += inputs.notes + context_loaded.notes
+    return replace(report, notes=tuple(dict.fromkeys(notes))) if notes else report
 
 
 def prepare(config: Config | None, rules: list[Rule] | None = None) -> tuple[Config, list[Rule]]:
@@ -366,7 +383,7 @@ def _load_context(paths: list[str], config: Config, inputs: Loaded, jobs: int = 
     existing = [p for p in paths if os.path.exists(p)]
     loaded, _ = load_paths(existing, config, CONTEXT, jobs=jobs)
     keep = [o for o in loaded.objects if o.file not in input_files]
-    return Loaded(objects=keep)
+    return Loaded(objects=keep, notes=loaded.notes)
 
 
 def _with_severity(finding: Finding, config: Config) -> Finding:

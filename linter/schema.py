@@ -478,7 +478,9 @@ def load_crds(files: list[str], given: str) -> dict[tuple[str, str], tuple[dict[
     (found under the ``--crd`` path ``given``)."""
     from kqlint.discover import display_path
     from kqlint.loader import load_file
+    from kqlint.writer import remember_read
 
+    remember_read(files)  # never overwritten by a report
     schemas: dict[tuple[str, str], tuple[dict[str, Any], str]] = {}
     for path in files:
         shown = display_path(path)

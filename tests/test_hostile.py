@@ -54,14 +54,14 @@ def test_unreadable_file_from_any_os_error(tmp_path: Path, monkeypatch: pytest.M
     """Root ignores file modes, so simulate EACCES where the loader opens files."""
     (tmp_path / "secret.yaml").write_bytes(CONFIGMAP)
     (tmp_path / "ok.yaml").write_bytes(CONFIGMAP.replace(b"name: c", b"name: d"))
-    real_open = open
+    real_open = os.open  # the loader opens without blocking (os.open, O_NONBLOCK)
 
     def guarded_open(file, *args, **kwargs):  # type: ignore[no-untyped-def]
         if str(file).endswith("secret.yaml"):
             raise PermissionError(13, "Permission denied")
         return real_open(file, *args, **kwargs)
 
-    monkeypatch.setattr("builtins.open", guarded_open)
+    monkeypatch.setattr("os.open", guarded_open)
     assert _lint(tmp_path) == [("secret.yaml", 1, 1, "KQ001")]
 
 

@@ -87,6 +87,7 @@ def plugin_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path
     (tmp_path / "m.yaml").write_text(MANIFEST, encoding="utf-8")
     monkeypatch.syspath_prepend(str(site))
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("KQLINT_ALLOW_PLUGINS", "1")  # the opt-in (test_hostile_security.py: without it)
     yield tmp_path
     for name in [n for n in sys.modules if n.startswith(("kqtest_", "kqdist_"))]:
         del sys.modules[name]

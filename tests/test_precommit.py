@@ -105,11 +105,10 @@ def unresolved_priority_rule() -> Rule:
 def test_hook_manifest() -> None:
     clientlib = pytest.importorskip("pre_commit.clientlib")
     [hook] = clientlib.load_manifest(str(ROOT / ".pre-commit-hooks.yaml"))
-    assert (hook["id"], hook["entry"], hook["language"]) == ("kqlint", "kqlint check", "python")
+    assert (hook["id"], hook["entry"], hook["language"]) == ("kqlint", "kqlint check --", "python")
     assert hook["types_or"] == ["yaml", "json"]
-    # issue 13: one kqlint run per commit, over the repository (pre-commit would otherwise split
-    # the file list into batches by command-line length, one run and summary each)
-    assert hook["pass_filenames"] is False and hook["require_serial"] is True
+    # the staged files are the paths (findings only for them); batches run one after another
+    assert hook.get("pass_filenames", True) is True and hook["require_serial"] is True
 
 
 # ------------------------------------------------------------------ pre-commit mode (individual files)
@@ -182,17 +181,16 @@ def test_pre_commit_try_repo(tmp_path: Path) -> None:
         pytest.skip("git is not installed: pre-commit needs it")
     pytest.importorskip("pre_commit")
     source = _project_copy(tmp_path / "kqlint-src")
-    work = make_repo(tmp_path / "work", {"platform/priority.yaml": PRIORITY_CLASS, "job.yaml": JOB})
+    work = make_repo(tmp_path / "work", {"platform/priority.yaml": PRIORITY_CLASS, "job.yaml": JOB,
+                                         "broken.yaml": BROKEN, "queues/orphan.yaml": LOCAL_QUEUE_TO_NOWHERE})
     home = tmp_path / "pre-commit-home"
 
     clean = _try_repo(source, work, home, "job.yaml")
     assert clean.returncode == 0, clean.stdout + clean.stderr
     assert "Passed" in clean.stdout
 
-    (work / "broken.yaml").write_text(BROKEN)
-    git("add", "-A", cwd=work)
-    failing = _try_repo(source, work, home, "job.yaml")  # the repository is linted, once
+    failing = _try_repo(source, work, home, "job.yaml", "broken.yaml")
     assert failing.returncode == 1, failing.stdout + failing.stderr
     assert "Failed" in failing.stdout
     assert "broken.yaml" in failing.stdout and "KQ001 invalid-yaml" in failing.stdout
-    assert failing.stdout.count(" in 3 files") == 1  # one run, one summary
+    assert "orphan" not in failing.stdout  # not given: context only

@@ -17,6 +17,14 @@ REPORTERS = {
 }
 
 
+JSON_FORMATS = frozenset({"json", "sarif", "gitlab"})
+
+
 def render(format_name: str, report: Report, **options: Any) -> str:
     module = importlib.import_module(REPORTERS[format_name])
-    return module.render(report, **options)  # type: ignore[no-any-return]
+    text: str = module.render(report, **options)
+    if format_name in JSON_FORMATS:  # C1, bidi and undecodable characters as \uXXXX escapes
+        from kqlint.sanitize import json_safe
+
+        text = json_safe(text)
+    return text

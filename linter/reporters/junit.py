@@ -43,7 +43,9 @@ def render(report: Report, fail_on: Any = _DEFAULT, **_: Any) -> str:
 def _clean(text: str) -> str:
     """XML 1.0 cannot carry most control characters, even escaped; a CR would be read back
     as a line break anyway (XML normalises line ends)."""
-    return _INVALID_XML.sub("\ufffd", text.replace("\r\n", "\n").replace("\r", "\n"))
+    from kqlint.sanitize import safe_lines
+
+    return _INVALID_XML.sub("\ufffd", safe_lines(text.replace("\r\n", "\n").replace("\r", "\n")))
 
 
 def _line(finding: Finding) -> str:

@@ -125,7 +125,7 @@ def _ordinals(findings: list[Finding]) -> list[tuple[Finding, str]]:
 
     result = []
     for finding, key, ordinal in occurrences(findings):
-        digest = hashlib.sha256("|".join((key.code, key.object, key.path, key.file)).encode()).hexdigest()
+        digest = hashlib.sha256("|".join((key.code, key.object, key.path, key.file)).encode("utf-8", "surrogateescape")).hexdigest()
         result.append((finding, f"{digest[:32]}:{ordinal}"))
     return result
 
@@ -206,8 +206,8 @@ def _invocation(report: Report) -> dict[str, Any]:
 def artifact_uri(file: str) -> tuple[str, bool]:
     """(uri, relative?) for a file path as reports display it."""
     if os.path.isabs(file):
-        return "file://" + quote(file.replace(os.sep, "/"), safe="/:"), False
-    return quote(file, safe="/"), True
+        return "file://" + quote(file.replace(os.sep, "/"), safe="/:", errors="surrogateescape"), False
+    return quote(file, safe="/", errors="surrogateescape"), True
 
 
 class _Artifacts:

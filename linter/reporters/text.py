@@ -16,7 +16,7 @@ from typing import Any
 from kqlint.model import Finding, Report, Severity
 from kqlint.reporters.remedy import split_remedy
 from kqlint.reporters.source import SourceLines
-from kqlint.sanitize import terminal_safe
+from kqlint.sanitize import safe_lines, terminal_safe
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 _ORDER = (Severity.ERROR, Severity.WARNING, Severity.INFO)
@@ -52,7 +52,7 @@ def render(report: Report, color: bool = False, statistics: bool = False, quiet:
 def _esc(text: str) -> str:
     from rich.markup import escape
 
-    return escape(terminal_safe(text))
+    return escape(safe_lines(text))  # kqlint's own line breaks stay; everything else escaped
 
 
 def _wrapped(text: str, first_indent: int, wrap: int | None) -> str:
