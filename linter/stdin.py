@@ -26,10 +26,18 @@ class EmptyStdin(Exception):
 
 
 def read_stdin(config: Any) -> list[SourceFile]:
-    data = sys.stdin.buffer.read()
+    from kqlint.bounded import ReadRefused, read_stream
+    from kqlint.loader import MAX_FILE_SIZE, LoadProblem
+
+    name = getattr(config, "stdin_filename", None)
+    try:
+        data = read_stream(sys.stdin.buffer, getattr(config, "max_file_size", MAX_FILE_SIZE))
+    except ReadRefused as exc:  # over the size limit: one KQ001, like an oversized file
+        source = SourceFile(name or STDIN_NAME)
+        source.problems.append(LoadProblem(source.path, 1, 1, str(exc)))
+        return [source]
     if not data.strip():
         raise EmptyStdin("stdin (-) is empty: nothing to lint (did the command before `| kqlint check -` fail?)")
-    name = getattr(config, "stdin_filename", None)
     if name:
         from kqlint.discover import display_path
 
