@@ -79,6 +79,8 @@ class Config:
     plugins: tuple[str, ...] = ()
     custom_rules: tuple[dict[str, Any], ...] = ()
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    # the `platform:` section (README "Platform model"); read only by kqlint.platform
+    platform: dict[str, Any] = field(default_factory=dict)
     origin: ConfigOrigin | None = field(default=None, compare=False, repr=False)
 
     def with_overrides(self, **changes: Any) -> "Config":
@@ -199,6 +201,7 @@ def config_from_mapping(data: dict[str, Any], path: str, origin: ConfigOrigin | 
         plugins=tuple(data.get("plugins") or ()),
         custom_rules=tuple(data.get("custom-rules") or ()),
         max_file_size=data.get("max-file-size") or DEFAULT_MAX_FILE_SIZE,
+        platform=dict(data.get("platform") or {}),
         origin=origin,
     )
 

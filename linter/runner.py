@@ -272,6 +272,9 @@ def build_graph(inputs: Loaded, context_objects: list[K8sObject], config: Config
                                      if source.path.rpartition("/")[2] in KUSTOMIZATION_FILES)
     graph.add(external_objects(config))
     graph.add(_profile_objects(config, graph))
+    from kqlint.platform import build_platform
+
+    graph.platform = build_platform(config.platform, config.profile, graph)  # type: ignore[attr-defined]
     return graph
 
 
