@@ -100,7 +100,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
              if _has(obj.get(*p), PRIORITY_LABEL) and not _has(obj.get(*p), QUEUE_LABEL)]
     if not sites or has_default_local_queue(obj.namespace, ctx.graph):
         return
-    if any(_has(t.labels, QUEUE_LABEL) for t in own_templates(obj, ctx.graph)):
+    if (obj.group, obj.kind) not in POD_TEMPLATE_LABELLED \
+            and any(_has(t.labels, QUEUE_LABEL) for t in own_templates(obj, ctx.graph)):
         return  # misplaced (KQ208 reports it; moving it fixes this too) or read by the pod integration
     for path, who in sites:
         yield ctx.finding(
