@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, Iterable
 
 from kqlint.graph import ObjectGraph
 from kqlint.kueue import KUEUE_GROUP, ManagedWorkload
@@ -25,10 +25,11 @@ LOOKED_IN = "the inputs, --context, config `external` or the profile"
 
 
 def did_you_mean(name: str, kind: str, graph: ObjectGraph, group: str | None = None,
-                 namespace: str | None = None) -> str:
-    """`` (did you mean `x`?)`` for the closest known name of ``kind``, else ``""``."""
+                 namespace: str | None = None, extra: Iterable[str] = ()) -> str:
+    """`` (did you mean `x`?)`` for the closest known name of ``kind`` (or of ``extra``: names
+    the platform model knows exist), else ``""``."""
     names = sorted({obj.name for obj in graph.of_kind(kind, group)
-                    if namespace is None or obj.namespace in (None, namespace)})
+                    if namespace is None or obj.namespace in (None, namespace)} | set(extra))
     close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
     return f" (did you mean `{close[0]}`?)" if close else ""
 
