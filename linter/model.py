@@ -95,6 +95,7 @@ class Report:
     internal_errors: tuple[str, ...] = ()
     suppressed: tuple[Finding, ...] = ()
     files: tuple[str, ...] = ()  # every input file read, as displayed (JUnit: one test case each)
+    platform: tuple[str, ...] = ()  # the platform model, one line per known fact (--statistics)
 
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity == severity)

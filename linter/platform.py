@@ -118,6 +118,11 @@ class Platform:
         return found
 
     # ------------------------------------------------------------ display
+    def known(self) -> bool:
+        """Whether the model establishes any fact at all."""
+        return bool(self.kueue_version or self.integrations is not None or self.gang_schedulers
+                    or self.nic_resources or self.template_labels)
+
     def describe(self) -> dict[str, Any]:
         """The model as plain data (``kqlint graph --format json``), unknown facts as null."""
         version = ".".join(map(str, self.kueue_version)) if self.kueue_version else None

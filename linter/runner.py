@@ -299,7 +299,15 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
                       objects=len(inputs.objects), skipped_documents=inputs.skipped)
     return Report(tuple(sorted(set(reported), key=Finding.sort_key)), summary, tuple(errors),
                   tuple(sorted(set(suppressed), key=Finding.sort_key)),
-                  files=tuple(sorted({source.path for source in inputs.sources})))
+                  files=tuple(sorted({source.path for source in inputs.sources})),
+                  platform=_platform_lines(graph))
+
+
+def _platform_lines(graph: ObjectGraph) -> tuple[str, ...]:
+    from kqlint.platform import platform_of
+
+    model = platform_of(graph)
+    return tuple(model.lines()) if model.known() else ()
 
 
 def _suppressions(inputs: Loaded, enabled: bool) -> SuppressionIndex:
