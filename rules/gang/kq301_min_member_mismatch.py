@@ -2,10 +2,13 @@
 ## What it catches
 A gang whose declared minimum differs from the number of pods that will actually join it:
 
-- a Volcano (`scheduling.volcano.sh`) or KAI (`scheduling.run.ai`) PodGroup whose `minMember`
-  differs from the total pods of the workload templates whose annotation
-  (`scheduling.k8s.io/group-name` for Volcano, `pod-group-name` for KAI) names it in the same
-  namespace; a PodGroup no template joins is left alone (operators create those);
+- a Volcano (`scheduling.volcano.sh`), KAI (`scheduling.run.ai`) or coscheduling
+  (scheduler-plugins, `scheduling.x-k8s.io`) PodGroup whose `minMember` differs from the total
+  pods of the workload templates that name it in the same namespace (the annotation
+  `scheduling.k8s.io/group-name` for Volcano, `pod-group-name` for KAI, the label
+  `scheduling.x-k8s.io/pod-group` for coscheduling); PodGroups and workloads wrapped in an
+  AppWrapper (`spec.components[].template`) count like written ones; a PodGroup no template
+  joins is left alone (operators create those);
 - `kai.scheduler/batch-min-member` on a Job (or a CronJob's `jobTemplate`, or a JobSet
   replicatedJob's Job template) versus the pods that Job runs at once;
 - a Volcano Job's `spec.minAvailable` versus the sum of its task replicas, and a task's

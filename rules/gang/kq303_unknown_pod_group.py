@@ -70,7 +70,8 @@ spec:
 ## How to fix
 Create the PodGroup in the workload's namespace (with `minMember` equal to the pods that
 join it), fix the name in the annotation, or declare a PodGroup that exists on the cluster
-under `external:` in `.kqlint.yaml` (for KAI give its `apiVersion: scheduling.run.ai/v2alpha2`).
+under `external:` in `.kqlint.yaml` (for KAI give its `apiVersion: scheduling.run.ai/v2alpha2`,
+for coscheduling `apiVersion: scheduling.x-k8s.io/v1alpha1`).
 """
 from __future__ import annotations
 
