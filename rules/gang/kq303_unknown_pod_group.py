@@ -86,7 +86,7 @@ from kqlint.workloads import (
 )
 
 META = RuleMeta(code="KQ303", slug="unknown-pod-group", severity=Severity.ERROR,
-                summary="a group annotation names a PodGroup that cannot be resolved")
+                summary="a group annotation or label names a PodGroup that cannot be resolved")
 
 
 

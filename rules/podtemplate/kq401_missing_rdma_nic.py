@@ -129,7 +129,7 @@ from kqlint.workloads import (TRAINER_NODE_CONTAINER, PodTemplate, own_templates
                               resources_per_node, total_pods, trainer_num_nodes)
 
 META = RuleMeta(code="KQ401", slug="missing-rdma-nic", severity=Severity.WARNING,
-                summary="a GPU pod of a multi-pod workload does not ask for the RDMA NIC")
+                summary="a GPU pod of a job across nodes does not ask for the RDMA NIC the platform offers")
 
 DEFAULT_NIC = "nvidia.com/mlnxnics"
 # Substrings of resource names that are RDMA devices under another name (message hint only).
