@@ -15,7 +15,8 @@ scheduler without joining a gang:
   `coscheduling-scheduler-names`, default `scheduler-plugins-scheduler`): a template without
   the pod label `scheduling.x-k8s.io/pod-group`; such pods are scheduled one by one.
 
-Kinds whose operator or scheduler builds the gang itself (JobSet, LeaderWorkerSet, Kubeflow
+Workloads wrapped in an AppWrapper (`spec.components[].template`) are checked as the kinds
+they wrap. Kinds whose operator or scheduler builds the gang itself (JobSet, LeaderWorkerSet, Kubeflow
 jobs, Volcano Job, Ray) are not checked.
 
 ## Why it breaks on a cluster
@@ -83,12 +84,12 @@ from kqlint.workloads import (
     COSCHEDULING_POD_GROUP_LABEL, COSCHEDULING_SCHEDULER_NAMES, KAI_BATCH_MIN_MEMBER_ANNOTATION, KAI_POD_GROUP_ANNOTATION, KAI_SCHEDULER_NAMES,
     KAI_SKIP_PODGROUPER_ANNOTATION, VOLCANO_GROUP_ANNOTATION, VOLCANO_LEGACY_GROUP_ANNOTATION,
     VOLCANO_MIN_MEMBER_ANNOTATION, VOLCANO_SCHEDULER_NAMES, PodTemplate, gang_family,
-    own_templates, pod_owner_annotations, pod_owner_meta_path, total_pods,
+    own_templates, pod_owner_annotations, pod_owner_meta_path, total_pods, wrapped_objects,
 )
 
 META = RuleMeta(code="KQ302", slug="gang-group-missing", severity=Severity.ERROR,
                 summary="a multi-pod workload goes to a gang scheduler without joining a gang",
-                kinds=frozenset({"Job", "CronJob", "Deployment", "StatefulSet", "ReplicaSet", "Pod"}))
+                kinds=frozenset({"Job", "CronJob", "Deployment", "StatefulSet", "ReplicaSet", "Pod", "AppWrapper"}))
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,11 @@ _KAI_SHAPE = {"Deployment": "one PodGroup per pod", "StatefulSet": "the default 
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    for target in [obj, *wrapped_objects(obj)]:  # an AppWrapper's components: as the kinds they wrap
+        yield from _check_workload(target, ctx)
+
+
+def _check_workload(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     if (obj.group, obj.kind) not in VOLCANO_KINDS:
         return
     pods = total_pods(obj)
