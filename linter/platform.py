@@ -313,19 +313,22 @@ def _pod_group_schedulers(graph: "ObjectGraph") -> set[str]:
 
 
 def _requested_resources(graph: "ObjectGraph") -> set[str]:
-    """Extended resources some pod of the inputs/context requests (the nodes offer them)."""
-    from kqlint.podspec import effective_resources, resource_list
-    from kqlint.workloads import pod_templates
+    """Extended resources some pod of the inputs/context requests (the nodes offer them): the
+    containers' requests and limits, and a TrainJob's ``resourcesPerNode``."""
+    from kqlint.podspec import containers
+    from kqlint.workloads import RESOURCES_PER_NODE_PATH, has_pod_templates, own_templates
 
     found: set[str] = set()
     for obj in graph.objects:
-        if obj.source not in ("input", "context"):
+        if obj.source not in ("input", "context") or not has_pod_templates(obj):
             continue
-        for template in pod_templates(obj, graph):
-            for _, resources in effective_resources(template):
-                for key in ("requests", "limits"):
-                    found |= {name for name in resource_list(resources, key)
-                              if isinstance(name, str) and "/" in name}
+        sections = [c.resources for t in own_templates(obj, graph) for c in containers(t.spec)]
+        sections.append(obj.get(*RESOURCES_PER_NODE_PATH))
+        for resources in sections:
+            for key in ("requests", "limits"):
+                values = resources.get(key) if isinstance(resources, dict) else None
+                if isinstance(values, dict):
+                    found |= {name for name in values if isinstance(name, str) and "/" in name}
     return found
 
 
