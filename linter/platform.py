@@ -260,7 +260,7 @@ def _from_evidence(graph: "ObjectGraph") -> Platform:
     nics = {name for name in requested if is_nic_resource(name)}
     if nics:
         facts["nic_resources"] = frozenset(nics)
-        sources["nic-resources"] = "pods in the inputs/context that request " + ", ".join(sorted(nics))
+        sources["nic-resources"] = "pods in the inputs/context that request them"
     return Platform(**facts, sources=sources)
 
 

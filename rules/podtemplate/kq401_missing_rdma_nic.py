@@ -156,7 +156,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         gpu = missing_nic(effective_resources(template), nic)
         if gpu is not None:
             yield ctx.finding(at=template.at(*gpu.path, "resources"),
-                              message=_template_message(obj, template, gpu, nic, pods))
+                              message=_template_message(obj, template, gpu, nic, pods) + _offered(nic, ctx))
     if path is not None:
         yield from _trainjob(obj, path, nic, pods, ctx)
 
@@ -164,6 +164,14 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
 def _judged(template: PodTemplate, nic: str, ctx: RuleContext) -> bool:
     """Pods of one job across nodes that use no other fabric (linter/multinode.py)."""
     return spans_nodes(template, ctx.graph) and other_fabric(template, nic) is None
+
+
+def _offered(nic: str, ctx: RuleContext) -> str:
+    """Why kqlint believes this cluster has the NIC resource (the platform model's source)."""
+    model = platform_of(ctx.graph)
+    source = (model.sources.get("nic-resources", "") if nic in model.nic_resources
+              else "pods in the inputs/context that request it")
+    return f" (the platform offers {nic}: {source})"
 
 
 def _nic(options: Any) -> str:
@@ -212,10 +220,10 @@ def _trainjob(obj: K8sObject, path: tuple[str, ...], nic: str, pods: int,
         if gpu is None:
             continue
         if _from_per_node(template, gpu):
-            yield ctx.finding(at=obj.at(*path), message=_per_node_message(obj, template, nic, pods),
+            yield ctx.finding(at=obj.at(*path), message=_per_node_message(obj, template, nic, pods) + _offered(nic, ctx),
                               related=_dropped(template, nic))
         elif not _reported_by_runtime(template, nic, ctx):
-            yield ctx.finding(at=obj.at(*path), message=_runtime_message(obj, template, gpu, nic, pods),
+            yield ctx.finding(at=obj.at(*path), message=_runtime_message(obj, template, gpu, nic, pods) + _offered(nic, ctx),
                               related=_where(template, gpu, "the runtime's GPU container"))
 
 
@@ -237,7 +245,7 @@ def _unresolved_trainjob(obj: K8sObject, path: tuple[str, ...], nic: str,
             f"the runtime's `{TRAINER_NODE_CONTAINER}` container, so unless another container of "
             f"that pod asks for {nic} (the runtime is not among the linted files), the node pods "
             f"get no InfiniBand/RDMA interface and stay in ContainerCreating; add {nic} to "
-            f"resourcesPerNode limits (and requests, with the same quantity)"))
+            f"resourcesPerNode limits (and requests, with the same quantity)" + _offered(nic, ctx)))
 
 
 def _from_per_node(template: PodTemplate, gpu: Container) -> bool:
