@@ -85,6 +85,8 @@ class Config:
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
     per_file_severity: dict[str, dict[str, Severity]] = field(default_factory=dict)
     follow_external_symlinks: bool = False          # --follow-external-symlinks (kqlint.containment)
+    # the `platform:` section (README "Platform model"); read only by kqlint.platform
+    platform: dict[str, Any] = field(default_factory=dict)
     origin: ConfigOrigin | None = field(default=None, compare=False, repr=False)
 
     def with_overrides(self, **changes: Any) -> "Config":
@@ -222,6 +224,7 @@ def config_from_mapping(data: dict[str, Any], path: str, origin: ConfigOrigin | 
         per_file_ignores={str(glob): tuple(codes or ()) for glob, codes in (data.get("per-file-ignores") or {}).items()},
         per_file_severity={str(glob): {str(code): Severity.parse(level) for code, level in (levels or {}).items()}
                            for glob, levels in (data.get("per-file-severity") or {}).items()},
+        platform=dict(data.get("platform") or {}),
         origin=origin,
     )
 

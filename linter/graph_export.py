@@ -30,8 +30,10 @@ from kqlint.kueue import (KUEUE_GROUP, SCHEDULING_GROUP, global_default_class, l
                           managed_workloads, resolve_priority_class, resolve_workload_priority_class)
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
+from kqlint.platform import platform_of
 from kqlint.workloads import (RUNTIME_KINDS, TRAINER_GROUP, has_pod_templates, is_pod_group, is_workload,
-                              operator_pod_group_names, own_templates, pod_group_refs, training_runtime)
+                              operator_pod_group_names, own_templates, pod_group_refs, training_runtime,
+                              wrapped_objects)
 
 FORMATS = ("tree", "dot", "mermaid", "json")
 HIERARCHY = ("queue", "cluster-queue", "cohort", "parent-cohort")
@@ -75,6 +77,7 @@ class Graph:
     nodes: dict[str, Node] = field(default_factory=dict)
     edges: list[Edge] = field(default_factory=list)
     findings: dict[str, list[Finding]] = field(default_factory=dict)
+    platform: Any = None            # the run's kqlint.platform.Platform (README "Platform model")
 
     def sorted_nodes(self) -> list[Node]:
         return sorted(self.nodes.values(), key=lambda n: n.id)
@@ -204,10 +207,16 @@ def _template_edges(b: _Builder, obj: K8sObject, ident: str) -> None:
                 b.edge(ident, b.node(default), "priority", f"{role} (global default)")
         operator_names = operator_pod_group_names(obj)
         for ref in pod_group_refs(template):
-            target = b.graph.resolve("PodGroup", ref.name, obj.namespace, ref.group)
+            target = resolve_pod_group(ref, obj.namespace, b.graph)
             status = OPERATOR if ref.name in operator_names else UNRESOLVED
             b.link(ident, target, "pod-group", f"{role}: {ref.key}",
                    ("PodGroup", ref.group, obj.namespace, ref.name), status)
+
+
+def resolve_pod_group(ref: Any, namespace: str | None, graph: Any) -> K8sObject | None:
+    from kqlint.rules.queues._refs import resolve_pod_group as resolve
+
+    return resolve(ref, namespace, graph)
 
 
 def _class_edge(b: _Builder, ident: str, name: Any, label: str) -> None:
@@ -237,7 +246,11 @@ def build(graph: Any, findings: Iterable[Finding] = ()) -> Graph:
         if is_workload(obj) or has_pod_templates(obj) or is_pod_group(obj) \
                 or (obj.kind, obj.group) in PLATFORM_KINDS:
             builder.node(obj)
+        for inner in wrapped_objects(obj):  # PodGroups an AppWrapper creates
+            if is_pod_group(inner):
+                builder.node(inner)
     result = builder.result()
+    result.platform = platform_of(graph)
     for finding in findings:
         if finding.obj is not None:
             group = finding.obj.api_version.rpartition("/")[0]
@@ -299,8 +312,10 @@ def to_json(graph: Graph) -> str:
     edges = [{"from": e.source, "to": e.target, "relation": e.relation, "label": e.label} for e in graph.edges]
     summary = {"nodes": len(nodes), "edges": len(edges), "unresolved": len(graph.unresolved()),
                "findings": sum(len(v) for v in graph.findings.values())}
-    return json.dumps({"version": __version__, "summary": summary, "nodes": nodes, "edges": edges},
-                      indent=2, ensure_ascii=False) + "\n"
+    document = {"version": __version__, "summary": summary, "nodes": nodes, "edges": edges}
+    if graph.platform is not None:
+        document["platform"] = graph.platform.describe()
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
 # ------------------------------------------------------------------ dot
@@ -351,7 +366,7 @@ def _dot_node(graph: Graph, node: Node) -> str:
 
 
 def to_dot(graph: Graph) -> str:
-    lines = ["digraph kqlint {", '  graph [rankdir=LR, fontname="Helvetica"];',
+    lines = [*_platform_comments(graph, "//"), "digraph kqlint {", '  graph [rankdir=LR, fontname="Helvetica"];',
              '  node [shape=box, fontname="Helvetica", fontsize=10];',
              '  edge [fontname="Helvetica", fontsize=9];']
     lines += [_dot_node(graph, node) for node in graph.sorted_nodes()]
@@ -361,6 +376,13 @@ def to_dot(graph: Graph) -> str:
         lines.append(f"  {_dot_quote(edge.source)} -> {_dot_quote(edge.target)} "
                      f"[label={_dot_quote(edge.label)}{style}{red}];")
     return "\n".join(lines + ["}"]) + "\n"
+
+
+def _platform_comments(graph: Graph, marker: str) -> list[str]:
+    """The platform model as comment lines (dot ``//``, mermaid ``%%``)."""
+    if graph.platform is None or not graph.platform.known():
+        return []
+    return [f"{marker} platform: {line}" for line in graph.platform.lines()]
 
 
 # ------------------------------------------------------------------ mermaid
@@ -397,7 +419,7 @@ def _mermaid_class(graph: Graph, node: Node) -> str | None:
 
 def to_mermaid(graph: Graph) -> str:
     ids = {node.id: f"n{index}" for index, node in enumerate(graph.sorted_nodes())}
-    lines = ["flowchart LR"]
+    lines = ["flowchart LR", *_platform_comments(graph, "  %%")]
     classes: dict[str, list[str]] = {}
     for node in graph.sorted_nodes():
         start, end = _MERMAID_SHAPES.get(node.kind, ('["', '"]'))
@@ -502,6 +524,10 @@ def to_tree(graph: Graph, color: bool = False, width: int = 120) -> str:
         sources = sorted({e.source for e in graph.edges if e.target == node.id})
         console.print(f"  [bold red]{escape(node.display())}[/] ← "
                       + ", ".join(escape(graph.nodes[s].display()) for s in sources))
+    if graph.platform is not None and graph.platform.known():
+        console.print("Platform model:")
+        for line in graph.platform.lines():
+            console.print(f"  {escape(line)}")
     return "".join(line.rstrip(" ") + "\n" for line in buffer.getvalue().splitlines())
 
 

@@ -98,6 +98,7 @@ class Report:
     baselined: int = 0  # findings absorbed by --baseline (reported in the JSON summary)
     warnings: tuple[str, ...] = ()  # one-line notes for stderr (misspelt directives, ...)
     notes: tuple[str, ...] = ()  # paths skipped for safety (kqlint.containment), shown on stderr
+    platform: tuple[str, ...] = ()  # the platform model, one line per known fact (--statistics)
 
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity == severity)

@@ -30,3 +30,12 @@ def profile_objects(name: str, graph: "ObjectGraph", config: Any) -> list["K8sOb
     if declared is None:
         return []
     return list(declared(graph, config))
+
+
+def profile_platform(name: str) -> dict[str, Any]:
+    """The ``platform:`` facts profile ``name`` declares (its module's ``PLATFORM`` mapping)."""
+    module_name = PROFILES.get(name)
+    if module_name is None:
+        return {}
+    value = getattr(importlib.import_module(module_name), "platform_settings", None)
+    return dict(value()) if callable(value) else {}

@@ -321,6 +321,9 @@ def build_graph(inputs: Loaded, context_objects: list[K8sObject], config: Config
                                      if source.path.rpartition("/")[2] in KUSTOMIZATION_FILES)
     graph.add(external_objects(config))
     graph.add(_profile_objects(config, graph))
+    from kqlint.platform import build_platform
+
+    graph.platform = build_platform(config.platform, config.profile, graph)  # type: ignore[attr-defined]
     return graph
 
 
@@ -351,7 +354,15 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
     return Report(tuple(sorted(set(reported), key=Finding.sort_key)), summary, tuple(errors),
                   tuple(sorted(set(suppressed), key=Finding.sort_key)),
                   files=tuple(sorted({source.path for source in inputs.sources})),
-                  warnings=all_problems(inputs.sources) if inline_suppressions else ())
+                  warnings=all_problems(inputs.sources) if inline_suppressions else (),
+                  platform=_platform_lines(graph))
+
+
+def _platform_lines(graph: ObjectGraph) -> tuple[str, ...]:
+    from kqlint.platform import platform_of
+
+    model = platform_of(graph)
+    return tuple(model.lines()) if model.known() else ()
 
 
 def _suppressions(inputs: Loaded, enabled: bool) -> SuppressionIndex:

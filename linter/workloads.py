@@ -62,6 +62,7 @@ KAI_BATCH_MIN_MEMBER_ANNOTATION = "kai.scheduler/batch-min-member"
 KAI_SKIP_PODGROUPER_ANNOTATION = "kai.scheduler/skip-podgrouper"
 KAI_QUEUE_LABEL = "kai.scheduler/queue"
 KAI_SUBGROUP_LABEL = "kai.scheduler/subgroup-name"
+COSCHEDULING_POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"   # scheduler-plugins coscheduling
 # Keys whose presence marks a template (or its owner) as meant for one gang scheduler.
 VOLCANO_MARKERS = (VOLCANO_GROUP_ANNOTATION, VOLCANO_LEGACY_GROUP_ANNOTATION,
                    VOLCANO_MIN_MEMBER_ANNOTATION, VOLCANO_QUEUE_ANNOTATION)
@@ -71,9 +72,12 @@ KAI_MARKERS = (KAI_POD_GROUP_ANNOTATION, KAI_BATCH_MIN_MEMBER_ANNOTATION,
 # Defaults of the shared options `volcano-scheduler-names` / `kai-scheduler-names` (rules.md).
 VOLCANO_SCHEDULER_NAMES: tuple[str, ...] = ("volcano", "volcano-scheduler")
 KAI_SCHEDULER_NAMES: tuple[str, ...] = ("kai-scheduler",)
+COSCHEDULING_SCHEDULER_NAMES: tuple[str, ...] = ("scheduler-plugins-scheduler",)  # KQ302 option default
 
 VOLCANO_PODGROUP = ("scheduling.volcano.sh", "PodGroup")
 KAI_PODGROUP = ("scheduling.run.ai", "PodGroup")
+COSCHEDULING_PODGROUP = ("scheduling.x-k8s.io", "PodGroup")   # v1alpha1, spec.minMember
+APPWRAPPER = ("workload.codeflare.dev", "AppWrapper")
 VOLCANO_JOB = ("batch.volcano.sh", "Job")
 KUBEFLOW_GROUP = "kubeflow.org"
 TRAINER_GROUP = "trainer.kubeflow.org"
@@ -594,29 +598,65 @@ def gang_family(scheduler_name: str, volcano_names: tuple[str, ...] = VOLCANO_SC
 
 
 @dataclass(frozen=True)
-class PodGroupRef:
-    """A template annotation that puts its pods into a named PodGroup."""
+class PodGroupReference:
+    """One row of the pod -> PodGroup reference table: a pod label or annotation naming a
+    PodGroup of one gang scheduler, resolved by name in the pod's namespace."""
 
-    family: str                   # "volcano" or "kai"
-    key: str                      # the annotation key
-    name: str                     # the PodGroup name
+    family: str                   # "volcano", "kai", "coscheduling"
+    where: str                    # "annotations" or "labels" of the pod
+    key: str
     group: str                    # API group of the PodGroup kind it names
 
 
+POD_GROUP_REFERENCES = (
+    PodGroupReference("volcano", "annotations", VOLCANO_GROUP_ANNOTATION, VOLCANO_PODGROUP[0]),
+    PodGroupReference("kai", "annotations", KAI_POD_GROUP_ANNOTATION, KAI_PODGROUP[0]),
+    PodGroupReference("coscheduling", "labels", COSCHEDULING_POD_GROUP_LABEL, COSCHEDULING_PODGROUP[0]),
+)
+SCHEDULER_TITLES = {"volcano": "Volcano", "kai": "KAI", "coscheduling": "coscheduling"}
+
+
+@dataclass(frozen=True)
+class PodGroupRef:
+    """A template label or annotation that puts its pods into a named PodGroup."""
+
+    family: str                   # "volcano", "kai" or "coscheduling"
+    key: str                      # the annotation or label key
+    name: str                     # the PodGroup name
+    group: str                    # API group of the PodGroup kind it names
+    where: str = "annotations"    # "annotations" or "labels"
+
+
 def pod_group_refs(template: PodTemplate) -> list[PodGroupRef]:
-    """The PodGroups a template's annotations name (Volcano ``scheduling.k8s.io/group-name``,
-    KAI ``pod-group-name``)."""
+    """The PodGroups a template names (POD_GROUP_REFERENCES: Volcano ``scheduling.k8s.io/group-name``
+    and KAI ``pod-group-name`` annotations, coscheduling ``scheduling.x-k8s.io/pod-group`` label)."""
     found = []
-    for family, key, group in (("volcano", VOLCANO_GROUP_ANNOTATION, VOLCANO_PODGROUP[0]),
-                               ("kai", KAI_POD_GROUP_ANNOTATION, KAI_PODGROUP[0])):
-        value = template.annotations.get(key)
+    for row in POD_GROUP_REFERENCES:
+        section = template.labels if row.where == "labels" else template.annotations
+        value = section.get(row.key)
         if isinstance(value, str) and value:
-            found.append(PodGroupRef(family, key, value, group))
+            found.append(PodGroupRef(row.family, row.key, value, row.group, row.where))
     return found
 
 
 def is_pod_group(obj: "K8sObject") -> bool:
-    return (obj.group, obj.kind) in (VOLCANO_PODGROUP, KAI_PODGROUP)
+    return (obj.group, obj.kind) in (VOLCANO_PODGROUP, KAI_PODGROUP, COSCHEDULING_PODGROUP)
+
+
+def wrapped_objects(obj: "K8sObject") -> list["K8sObject"]:
+    """The objects an AppWrapper wraps (``spec.components[].template``), as objects of their own
+    in the AppWrapper's namespace and file (positions point into the AppWrapper); [] otherwise."""
+    if (obj.group, obj.kind) != APPWRAPPER:
+        return []
+    from kqlint.objects import K8sObject, is_k8s_object
+
+    found = []
+    for index, comp in _items(obj.data, ("spec", "components")):
+        inner = comp.get("template")
+        if is_k8s_object(inner):
+            found.append(K8sObject(obj.file, obj.doc, obj.root, obj.base + ("spec", "components", index, "template"),
+                                   inner, obj.namespace or "default", obj.source))
+    return found
 
 
 # Kinds whose operator fills an empty template `schedulerName` itself (training-operator's gang

@@ -42,7 +42,7 @@ def render(report: Report, color: bool = False, statistics: bool = False, quiet:
             current = finding.location.file
             console.print(f"[bold underline]{_esc(current)}[/]")
         _finding(console, finding, sources, wrap)
-    if statistics and report.findings:
+    if statistics and (report.findings or report.platform):
         _statistics(console, report)
     if not quiet or report.findings:
         _summary(console, report)
@@ -107,6 +107,8 @@ def _statistics(console: Any, report: Report) -> None:
     console.print()
     for (code, slug), count in sorted(counts.items()):
         console.print(f"{count:6d}  {_esc(code)} {_esc(slug)}")
+    for line in report.platform:  # what the rules assumed about the cluster
+        console.print(f"platform: {_esc(line)}")
 
 
 def _plural(count: int, word: str, plural: str | None = None) -> str:

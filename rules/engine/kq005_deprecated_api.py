@@ -3,7 +3,9 @@
 Objects of kinds kqlint reads that use an API version or a value that is deprecated (info)
 or no longer served (error):
 - Kueue `kueue.x-k8s.io/v1beta1` (deprecated since Kueue 0.16; `v1beta2` is the storage
-  version). The message names the `v1beta2` spelling of fields the object uses
+  version, served from Kueue 0.15). A Kueue version older than 0.15 in the platform model
+  (`platform: {kueue: {version: "0.14"}}`, or the Kueue manager's image tag) silences this
+  advice, and a `v1beta2` object is then an error (not served). The message names the `v1beta2` spelling of fields the object uses
   (`spec.cohort` → `spec.cohortName`, `spec.admissionChecks` →
   `spec.admissionChecksStrategy.admissionChecks[].name`).
 - ClusterQueue `flavorFungibility` values `Borrow` / `Preempt` (deprecated aliases in
@@ -71,6 +73,7 @@ from typing import Iterator
 
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
+from kqlint.platform import platform_of
 from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ005", slug="deprecated-api", severity=Severity.INFO,
@@ -95,6 +98,8 @@ V1BETA2_SPELLING = {
     ("spec", "admissionChecks"): "`spec.admissionChecks` → `spec.admissionChecksStrategy.admissionChecks[].name`",
 }
 FUNGIBILITY = {("whenCanBorrow", "Borrow"), ("whenCanPreempt", "Preempt")}
+V1BETA2_SINCE = (0, 15)                                      # kueue.md B7
+V1ALPHA1_LAST = {"Cohort": (0, 12), "Topology": (0, 13)}     # last Kueue serving v1alpha1
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
@@ -112,20 +117,42 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _kueue_version(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    """Advice for the user's Kueue: the platform model's version (``platform.kueue.version``)
+    silences what that version does not support; unknown means a current Kueue."""
+    served_v1beta2 = platform_of(ctx.graph).kueue_at_least(*V1BETA2_SINCE)
     if obj.version == "v1alpha1":
-        yield ctx.finding(
-            at=obj.at_value("apiVersion"), severity=Severity.ERROR,
-            message=(f"{obj.display()}: {obj.api_version} is no longer served by Kueue (Cohort moved to "
-                     "v1beta1 in 0.13, Topology in 0.14): the object cannot be applied; use "
-                     "apiVersion: kueue.x-k8s.io/v1beta2"))
-    elif obj.version == "v1beta1":
+        yield from _v1alpha1(obj, ctx, served_v1beta2)
+    elif obj.version == "v1beta1" and served_v1beta2 is not False:
         renames = [text for path, text in V1BETA2_SPELLING.items() if obj.kind == "ClusterQueue" and obj.has(*path)]
         extra = f"; in v1beta2 spell {', '.join(renames)}" if renames else ""
         yield ctx.finding(
             at=obj.at_value("apiVersion"),
             message=(f"{obj.display()}: kueue.x-k8s.io/v1beta1 is deprecated since Kueue 0.16 (v1beta2 is "
                      f"the storage version) and will stop being served; move to apiVersion: "
-                     f"kueue.x-k8s.io/v1beta2{extra}"))
+                     f"kueue.x-k8s.io/v1beta2, which Kueue serves from 0.15{extra}"))
+    elif obj.version == "v1beta2" and served_v1beta2 is False:
+        yield ctx.finding(
+            at=obj.at_value("apiVersion"), severity=Severity.ERROR,
+            message=(f"{obj.display()}: kueue.x-k8s.io/v1beta2 is served only from Kueue 0.15, and the "
+                     f"platform's Kueue is {_version(ctx)}: the object cannot be applied; use apiVersion: "
+                     f"kueue.x-k8s.io/v1beta1 or upgrade Kueue"))
+
+
+def _v1alpha1(obj: K8sObject, ctx: RuleContext, served_v1beta2: bool | None) -> Iterator[Finding]:
+    last = V1ALPHA1_LAST.get(obj.kind)
+    if last is not None and platform_of(ctx.graph).kueue_at_least(last[0], last[1] + 1) is False:
+        return  # the platform's Kueue still serves it
+    target = "kueue.x-k8s.io/v1beta2" if served_v1beta2 is not False else "kueue.x-k8s.io/v1beta1"
+    yield ctx.finding(
+        at=obj.at_value("apiVersion"), severity=Severity.ERROR,
+        message=(f"{obj.display()}: {obj.api_version} is no longer served by Kueue (Cohort moved to "
+                 f"v1beta1 in 0.13, Topology in 0.14): the object cannot be applied; use "
+                 f"apiVersion: {target}"))
+
+
+def _version(ctx: RuleContext) -> str:
+    version = platform_of(ctx.graph).kueue_version
+    return ".".join(map(str, version)) if version else "unknown"
 
 
 def _fungibility(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
@@ -133,6 +160,8 @@ def _fungibility(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         if obj.get("spec", "flavorFungibility", field) != value:
             continue
         served = obj.version == "v1beta1"
+        if served and platform_of(ctx.graph).kueue_at_least(*V1BETA2_SINCE) is False:
+            continue  # before 0.15 Borrow/Preempt are the current values (MayStopSearch came with 0.15)
         yield ctx.finding(
             at=obj.at_value("spec", "flavorFungibility", field),
             severity=Severity.INFO if served else Severity.ERROR,

@@ -2,10 +2,13 @@
 ## What it catches
 A gang whose declared minimum differs from the number of pods that will actually join it:
 
-- a Volcano (`scheduling.volcano.sh`) or KAI (`scheduling.run.ai`) PodGroup whose `minMember`
-  differs from the total pods of the workload templates whose annotation
-  (`scheduling.k8s.io/group-name` for Volcano, `pod-group-name` for KAI) names it in the same
-  namespace; a PodGroup no template joins is left alone (operators create those);
+- a Volcano (`scheduling.volcano.sh`), KAI (`scheduling.run.ai`) or coscheduling
+  (scheduler-plugins, `scheduling.x-k8s.io`) PodGroup whose `minMember` differs from the total
+  pods of the workload templates that name it in the same namespace (the annotation
+  `scheduling.k8s.io/group-name` for Volcano, `pod-group-name` for KAI, the label
+  `scheduling.x-k8s.io/pod-group` for coscheduling); PodGroups and workloads wrapped in an
+  AppWrapper (`spec.components[].template`) count like written ones; a PodGroup no template
+  joins is left alone (operators create those);
 - `kai.scheduler/batch-min-member` on a Job (or a CronJob's `jobTemplate`, or a JobSet
   replicatedJob's Job template) versus the pods that Job runs at once;
 - a Volcano Job's `spec.minAvailable` versus the sum of its task replicas, and a task's
@@ -97,7 +100,8 @@ from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
 from kqlint.workloads import (
-    KUBEFLOW_MIN_AVAILABLE_PATH, VOLCANO_JOB, VOLCANO_JOB_MIN_AVAILABLE_PATH, VOLCANO_PODGROUP, PodTemplate, as_count,
+    KUBEFLOW_MIN_AVAILABLE_PATH, SCHEDULER_TITLES, VOLCANO_JOB, VOLCANO_JOB_MIN_AVAILABLE_PATH, PodGroupRef,
+    PodTemplate, as_count, wrapped_objects,
     batch_min_member_sites, is_kubeflow_job, is_pod_group, is_workload, pod_group_refs,
     pod_templates, replica_specs, total_pods, volcano_tasks,
 )
@@ -107,14 +111,16 @@ META = RuleMeta(code="KQ301", slug="min-member-mismatch", severity=Severity.ERRO
                 scope="graph")
 
 _REJECTED = "Volcano's admission webhook rejects the Job, and the gang could never fill anyway"
-Members = dict[tuple[str, str | None, str], list[PodTemplate]]
+Members = dict[tuple[str, str | None, str], list[tuple[PodTemplate, PodGroupRef]]]
 
 
 def check_graph(graph: ObjectGraph, ctx: RuleContext) -> Iterator[Finding]:
     members = _pod_group_members(graph)
     for obj in graph.inputs:
+        for group in [obj] if is_pod_group(obj) else [o for o in wrapped_objects(obj) if is_pod_group(o)]:
+            yield from _pod_group(group, members.get((group.group, group.namespace, group.name), []), ctx)
         if is_pod_group(obj):
-            yield from _pod_group(obj, members.get((obj.group, obj.namespace, obj.name), []), ctx)
+            continue
         elif (obj.group, obj.kind) == VOLCANO_JOB:
             yield from _volcano_job(obj, ctx)
         elif is_kubeflow_job(obj):
@@ -145,7 +151,7 @@ def _pod_group_members(graph: ObjectGraph) -> Members:
         seen.add(obj.key)
         for tpl in pod_templates(obj, graph):
             for ref in pod_group_refs(tpl):
-                members[(ref.group, tpl.workload.namespace, ref.name)].append(tpl)
+                members[(ref.group, tpl.workload.namespace, ref.name)].append((tpl, ref))
     return members
 
 
@@ -162,15 +168,17 @@ def _compare(ctx: RuleContext, at: Any, what: str, declared: int, pods: int, det
                           related=related or [], severity=Severity.WARNING)
 
 
-def _pod_group(group: K8sObject, templates: list[PodTemplate], ctx: RuleContext) -> Iterator[Finding]:
+def _pod_group(group: K8sObject, joined: list[tuple[PodTemplate, PodGroupRef]],
+               ctx: RuleContext) -> Iterator[Finding]:
     declared = _int(group.get("spec", "minMember"))
-    if declared is None or not templates:
+    if declared is None or not joined:
         return
+    templates = [t for t, _ in joined]
     pods = sum(t.pods for t in templates)
     parts = " + ".join(f"{t.workload.kind} {t.workload.name}{_role(t)} {t.pods}" for t in templates)
-    related = [(t.at_meta("annotations"), f"{t.describe()} puts {t.pods} pod(s) into this PodGroup")
-               for t in templates]
-    scheduler = "Volcano" if group.group == VOLCANO_PODGROUP[0] else "KAI"
+    related = [(t.at_meta(ref.where), f"{t.describe()} puts {t.pods} pod(s) into this PodGroup")
+               for t, ref in joined]
+    scheduler = SCHEDULER_TITLES[joined[0][1].family]
     yield from _compare(ctx, group.at("spec", "minMember"), f"{scheduler} {group.display()}: minMember",
                         declared, pods, f" that join it ({parts})", f"set minMember: {pods}", related)
 

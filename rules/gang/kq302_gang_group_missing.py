@@ -11,12 +11,17 @@ scheduler without joining a gang:
   without `kai.scheduler/batch-min-member`, or a Deployment/StatefulSet with more than one
   replica, unless the owner sets `kai.scheduler/skip-podgrouper: "true"` and the template
   names its own PodGroup with `pod-group-name`.
+- Coscheduling, the scheduler-plugins gang plugin (`schedulerName` in
+  `coscheduling-scheduler-names`, default `scheduler-plugins-scheduler`): a template without
+  the pod label `scheduling.x-k8s.io/pod-group`; such pods are scheduled one by one.
 
-Kinds whose operator or scheduler builds the gang itself (JobSet, LeaderWorkerSet, Kubeflow
+Workloads wrapped in an AppWrapper (`spec.components[].template`) are checked as the kinds
+they wrap. Kinds whose operator or scheduler builds the gang itself (JobSet, LeaderWorkerSet, Kubeflow
 jobs, Volcano Job, Ray) are not checked.
 
 ## Why it breaks on a cluster
 Volcano gives a pod without a group annotation an automatic PodGroup with `minMember: 1`;
+coscheduling treats a pod without the pod-group label as an ordinary pod;
 KAI puts every pod of a plain Job (without the annotation) or of a Deployment in a group of
 one. Each pod is then scheduled on its own: some workers start and hold GPUs while the
 others stay Pending, exactly what the gang scheduler was chosen to prevent.
@@ -76,21 +81,22 @@ from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
 from kqlint.workloads import (
-    KAI_BATCH_MIN_MEMBER_ANNOTATION, KAI_POD_GROUP_ANNOTATION, KAI_SCHEDULER_NAMES,
+    COSCHEDULING_POD_GROUP_LABEL, COSCHEDULING_SCHEDULER_NAMES, KAI_BATCH_MIN_MEMBER_ANNOTATION, KAI_POD_GROUP_ANNOTATION, KAI_SCHEDULER_NAMES,
     KAI_SKIP_PODGROUPER_ANNOTATION, VOLCANO_GROUP_ANNOTATION, VOLCANO_LEGACY_GROUP_ANNOTATION,
     VOLCANO_MIN_MEMBER_ANNOTATION, VOLCANO_SCHEDULER_NAMES, PodTemplate, gang_family,
-    own_templates, pod_owner_annotations, pod_owner_meta_path, total_pods,
+    own_templates, pod_owner_annotations, pod_owner_meta_path, total_pods, wrapped_objects,
 )
 
 META = RuleMeta(code="KQ302", slug="gang-group-missing", severity=Severity.ERROR,
                 summary="a multi-pod workload goes to a gang scheduler without joining a gang",
-                kinds=frozenset({"Job", "CronJob", "Deployment", "StatefulSet", "ReplicaSet", "Pod"}))
+                kinds=frozenset({"Job", "CronJob", "Deployment", "StatefulSet", "ReplicaSet", "Pod", "AppWrapper"}))
 
 
 @dataclass(frozen=True)
 class Options:
     volcano_scheduler_names: tuple[str, ...] = VOLCANO_SCHEDULER_NAMES
     kai_scheduler_names: tuple[str, ...] = KAI_SCHEDULER_NAMES
+    coscheduling_scheduler_names: tuple[str, ...] = COSCHEDULING_SCHEDULER_NAMES
 
 
 # Kinds whose pods get a one-pod automatic group (rules.md KQ302; CronJob = the Job it creates).
@@ -102,6 +108,11 @@ _KAI_SHAPE = {"Deployment": "one PodGroup per pod", "StatefulSet": "the default 
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    for target in [obj, *wrapped_objects(obj)]:  # an AppWrapper's components: as the kinds they wrap
+        yield from _check_workload(target, ctx)
+
+
+def _check_workload(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     if (obj.group, obj.kind) not in VOLCANO_KINDS:
         return
     pods = total_pods(obj)
@@ -114,6 +125,21 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             yield from _volcano(obj, tpl, pods, ctx)
         elif family == "kai":
             yield from _kai(obj, tpl, pods, ctx)
+        elif tpl.scheduler_name in options.coscheduling_scheduler_names:
+            yield from _coscheduling(obj, tpl, pods, ctx)
+
+
+def _coscheduling(obj: K8sObject, tpl: PodTemplate, pods: int, ctx: RuleContext) -> Iterator[Finding]:
+    """scheduler-plugins' coscheduling gangs only pods labelled with their PodGroup."""
+    if COSCHEDULING_POD_GROUP_LABEL in tpl.labels:
+        return
+    yield ctx.finding(
+        tpl.at_meta("labels", COSCHEDULING_POD_GROUP_LABEL),
+        f"{obj.display()}: {pods} pods go to the coscheduling scheduler ({tpl.scheduler_name}) without "
+        f"the label {COSCHEDULING_POD_GROUP_LABEL}: coscheduling gangs only pods that name their PodGroup, "
+        f"so these are scheduled one by one; label the pod template with {COSCHEDULING_POD_GROUP_LABEL}: "
+        f"<scheduling.x-k8s.io PodGroup with minMember {pods}>",
+        related=[(tpl.at("schedulerName"), f"schedulerName: {tpl.scheduler_name}")])
 
 
 def _volcano(obj: K8sObject, tpl: PodTemplate, pods: int, ctx: RuleContext) -> Iterator[Finding]:

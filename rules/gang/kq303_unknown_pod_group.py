@@ -1,9 +1,12 @@
 """
 ## What it catches
-A pod template whose group annotation names a PodGroup that cannot be resolved in the
-workload's namespace: `scheduling.k8s.io/group-name` needs a Volcano PodGroup
-(`scheduling.volcano.sh`), `pod-group-name` a KAI PodGroup (`scheduling.run.ai`). PodGroups
-are looked up in the inputs, `--context`, and config `external`. A name equal to the
+A pod template whose group annotation or label names a PodGroup that cannot be resolved in
+the workload's namespace: the annotation `scheduling.k8s.io/group-name` needs a Volcano
+PodGroup (`scheduling.volcano.sh`), the annotation `pod-group-name` a KAI PodGroup
+(`scheduling.run.ai`), the label `scheduling.x-k8s.io/pod-group` a coscheduling
+(scheduler-plugins) PodGroup (`scheduling.x-k8s.io`). PodGroups are looked up in the inputs,
+`--context`, and config `external`, including PodGroups wrapped in an AppWrapper
+(`spec.components[].template`); an AppWrapper's wrapped workloads are checked too. A name equal to the
 PodGroup an operator creates for the workload itself (a Kubeflow job, TrainJob or Volcano
 Job named like the group) is accepted.
 
@@ -67,7 +70,8 @@ spec:
 ## How to fix
 Create the PodGroup in the workload's namespace (with `minMember` equal to the pods that
 join it), fix the name in the annotation, or declare a PodGroup that exists on the cluster
-under `external:` in `.kqlint.yaml` (for KAI give its `apiVersion: scheduling.run.ai/v2alpha2`).
+under `external:` in `.kqlint.yaml` (for KAI give its `apiVersion: scheduling.run.ai/v2alpha2`,
+for coscheduling `apiVersion: scheduling.x-k8s.io/v1alpha1`).
 """
 from __future__ import annotations
 
@@ -76,14 +80,14 @@ from typing import Iterator
 from kqlint.model import Finding, Location, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
+from kqlint.rules.queues._refs import resolve_pod_group
 from kqlint.workloads import (
-    PodGroupRef, is_workload, operator_pod_group_names, own_templates, pod_group_refs,
+    SCHEDULER_TITLES, PodGroupRef, is_workload, operator_pod_group_names, own_templates, pod_group_refs,
 )
 
 META = RuleMeta(code="KQ303", slug="unknown-pod-group", severity=Severity.ERROR,
-                summary="a group annotation names a PodGroup that cannot be resolved")
+                summary="a group annotation or label names a PodGroup that cannot be resolved")
 
-_SCHEDULER = {"volcano": "Volcano", "kai": "KAI"}
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
@@ -92,13 +96,13 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     seen: set[Location] = set()  # LLMInferenceService pod specs share one annotations mapping
     for tpl in own_templates(obj, ctx.graph):
         for ref in pod_group_refs(tpl):
-            at = tpl.at_meta("annotations", ref.key)
+            at = tpl.at_meta(ref.where, ref.key)
             if at in seen or _exists(obj, ref, ctx):
                 continue
             seen.add(at)
             yield ctx.finding(
                 at,
-                f"{tpl.describe()}: {ref.key}: {ref.name} names a {_SCHEDULER[ref.family]} PodGroup "
+                f"{tpl.describe()}: {ref.key}: {ref.name} names a {SCHEDULER_TITLES[ref.family]} PodGroup "
                 f"({ref.group}) that does not exist in namespace {obj.namespace}: its pods stay Pending "
                 f"waiting for it; create PodGroup {obj.namespace}/{ref.name}, fix the name, or declare "
                 f"it under `external:` if it exists on the cluster")
@@ -108,4 +112,4 @@ def _exists(obj: K8sObject, ref: PodGroupRef, ctx: RuleContext) -> bool:
     """Resolvable, or the group the workload's own operator creates under the workload's name."""
     if ref.name in operator_pod_group_names(obj):
         return True
-    return ctx.graph.resolve("PodGroup", ref.name, obj.namespace, ref.group) is not None
+    return resolve_pod_group(ref, obj.namespace, ctx.graph) is not None

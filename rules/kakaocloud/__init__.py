@@ -49,3 +49,9 @@ def _custom_classes(graph: "ObjectGraph") -> list["K8sObject"]:
     """The platform creates a WorkloadPriorityClass twin for every CustomWorkloadPriorityClass."""
     return [obj for obj in graph.of_kind(CUSTOM_WPC[1], CUSTOM_WPC[0])
             if isinstance(obj.get("spec", "value"), int) and obj.name]
+
+
+def platform_settings() -> dict[str, Any]:
+    """What seed 004 establishes about the cluster (the platform model's profile layer)."""
+    value = profile_data().get("platform")
+    return value if isinstance(value, dict) else {}

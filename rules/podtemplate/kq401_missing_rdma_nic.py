@@ -1,18 +1,32 @@
 """
 ## What it catches
-A pod template of a multi-pod workload (more than one pod in total) that asks for GPUs
-(`nvidia.com/gpu` above zero in the requests or limits of any container or init container)
-while no container of that pod asks for the RDMA NIC resource (option `resource`, default
-`nvidia.com/mlnxnics`). The NIC is a pod-level attachment, so one container asking for it
-is enough; a limit alone counts, because the request of an extended resource defaults to
-its limit. A runtime's templates are judged on the (Cluster)TrainingRuntime itself; a
-TrainJob is judged on what it changes: `spec.trainer.resourcesPerNode` replaces the
-resources of the runtime's `node` container in the trainer step (a NIC written there is
-dropped, so only `resourcesPerNode` or another container of that pod can supply it), and
-`numNodes` can make a one-pod runtime multi-pod. A TrainJob whose runtime is not among the
-linted objects is judged on `resourcesPerNode` alone, when `spec.trainer.numNodes` is above
-1. When the pod asks for another RDMA-looking resource (`rdma/...`, `...roce...`), the
-message suggests setting the option to it.
+Only where the platform model says the GPU nodes offer the RDMA NIC resource (option
+`resource`, default `nvidia.com/mlnxnics`): the `kakaocloud` profile, the configuration's
+`platform: {nic-resources: [...]}`, or another pod of the inputs or context that requests it.
+Elsewhere (GKE, EKS, OpenShift, plain clusters) the resource does not exist and the rule is
+silent. Then: a pod template of a workload whose pods form one job across nodes that asks for
+GPUs (`nvidia.com/gpu` above zero in the requests or limits of any container or init
+container) while no container of that pod asks for the NIC. One job across nodes means
+(linter/multinode.py): a Kubeflow job, TrainJob/TrainingRuntime, JobSet, Volcano Job, RayJob or
+RayCluster of more than one pod; a LeaderWorkerSet group, the `worker` part of an
+LLMInferenceService or a `multinode` DynamoGraphDeployment component of more than one pod; a
+Job, CronJob, StatefulSet, ReplicaSet or Pod whose pods join a gang (a named PodGroup, or
+`kai.scheduler/batch-min-member` / `scheduling.volcano.sh/group-min-member` above 1); an
+AppWrapper component judged as the kind it wraps. Never a Deployment (inference replicas),
+RayService, or a Job of independent pods. A pod that already uses another fabric
+(`vpc.amazonaws.com/efa`, an `rdma/...` device, GKE multi-network resources
+`networking.gke.io.networks/...` or annotations `networking.gke.io/interfaces` /
+`networking.gke.io/default-interface`) is not judged.
+The NIC is a pod-level attachment, so one container asking for it is enough; a limit alone
+counts, because the request of an extended resource defaults to its limit. A runtime's
+templates are judged on the (Cluster)TrainingRuntime itself; a TrainJob is judged on what it
+changes: `spec.trainer.resourcesPerNode` replaces the resources of the runtime's `node`
+container in the trainer step (a NIC written there is dropped, so only `resourcesPerNode` or
+another container of that pod can supply it), and `numNodes` can make a one-pod runtime
+multi-pod. A TrainJob whose runtime is not among the linted objects is judged on
+`resourcesPerNode` alone, when `spec.trainer.numNodes` is above 1. When the pod asks for
+another RDMA-looking resource (`...roce...`, `...mlnx...`), the message suggests setting the
+option to it.
 One finding per offending pod template, at the `resources` key of its first GPU container
 (for a TrainJob, at `resourcesPerNode`, or its nearest existing ancestor).
 
@@ -95,7 +109,8 @@ Add the NIC resource to the GPU container's `limits` (and to `requests` with the
 quantity, if you write requests), e.g. `nvidia.com/mlnxnics: 4`, using the count your
 platform documents. For a TrainJob, put it in `spec.trainer.resourcesPerNode` next to the
 GPUs. If your cluster names the resource differently, set it in the config:
-`rules: {KQ401: {resource: rdma/hca_shared_devices_a}}`.
+`rules: {KQ401: {resource: rdma/hca_shared_devices_a}}` and
+`platform: {nic-resources: [rdma/hca_shared_devices_a]}`.
 """
 from __future__ import annotations
 
@@ -103,7 +118,9 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from kqlint.model import Finding, Location, Severity
+from kqlint.multinode import is_other_fabric, other_fabric, spans_nodes
 from kqlint.objects import K8sObject
+from kqlint.platform import platform_of
 from kqlint.podspec import (GPU_RESOURCE, Container, asks_for, asks_for_some, containers,
                             effective_resources, per_node_resources_path, resource_list,
                             sets_resources, template_label)
@@ -112,7 +129,7 @@ from kqlint.workloads import (TRAINER_NODE_CONTAINER, PodTemplate, own_templates
                               resources_per_node, total_pods, trainer_num_nodes)
 
 META = RuleMeta(code="KQ401", slug="missing-rdma-nic", severity=Severity.WARNING,
-                summary="a GPU pod of a multi-pod workload does not ask for the RDMA NIC")
+                summary="a GPU pod of a job across nodes does not ask for the RDMA NIC the platform offers")
 
 DEFAULT_NIC = "nvidia.com/mlnxnics"
 # Substrings of resource names that are RDMA devices under another name (message hint only).
@@ -127,19 +144,34 @@ class Options:
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     nic = _nic(ctx.options)
+    if not platform_of(ctx.graph).offers(nic):
+        return  # the platform model does not say this cluster has that NIC resource
     pods = total_pods(obj, ctx.graph)
     path = per_node_resources_path(obj)
     if path is not None and not pod_templates(obj, ctx.graph):
         yield from _unresolved_trainjob(obj, path, nic, ctx)
-    if pods <= 1:
-        return
     for template in own_templates(obj, ctx.graph):
+        if not _judged(template, nic, ctx):
+            continue
         gpu = missing_nic(effective_resources(template), nic)
         if gpu is not None:
             yield ctx.finding(at=template.at(*gpu.path, "resources"),
-                              message=_template_message(obj, template, gpu, nic, pods))
+                              message=_template_message(obj, template, gpu, nic, pods) + _offered(nic, ctx))
     if path is not None:
         yield from _trainjob(obj, path, nic, pods, ctx)
+
+
+def _judged(template: PodTemplate, nic: str, ctx: RuleContext) -> bool:
+    """Pods of one job across nodes that use no other fabric (linter/multinode.py)."""
+    return spans_nodes(template, ctx.graph) and other_fabric(template, nic) is None
+
+
+def _offered(nic: str, ctx: RuleContext) -> str:
+    """Why kqlint believes this cluster has the NIC resource (the platform model's source)."""
+    model = platform_of(ctx.graph)
+    source = (model.sources.get("nic-resources", "") if nic in model.nic_resources
+              else "pods in the inputs/context that request it")
+    return f" (the platform offers {nic}: {source})"
 
 
 def _nic(options: Any) -> str:
@@ -182,16 +214,16 @@ def _trainjob(obj: K8sObject, path: tuple[str, ...], nic: str, pods: int,
     """The runtime's templates as this TrainJob runs them: ``resourcesPerNode`` replaces the
     `node` container's resources, and ``numNodes`` may make a one-pod runtime multi-pod."""
     for template in pod_templates(obj, ctx.graph):
-        if template.owner is obj or template.generated:
+        if template.owner is obj or template.generated or not _judged(template, nic, ctx):
             continue
         gpu = missing_nic(effective_resources(template), nic)
         if gpu is None:
             continue
         if _from_per_node(template, gpu):
-            yield ctx.finding(at=obj.at(*path), message=_per_node_message(obj, template, nic, pods),
+            yield ctx.finding(at=obj.at(*path), message=_per_node_message(obj, template, nic, pods) + _offered(nic, ctx),
                               related=_dropped(template, nic))
         elif not _reported_by_runtime(template, nic, ctx):
-            yield ctx.finding(at=obj.at(*path), message=_runtime_message(obj, template, gpu, nic, pods),
+            yield ctx.finding(at=obj.at(*path), message=_runtime_message(obj, template, gpu, nic, pods) + _offered(nic, ctx),
                               related=_where(template, gpu, "the runtime's GPU container"))
 
 
@@ -204,14 +236,16 @@ def _unresolved_trainjob(obj: K8sObject, path: tuple[str, ...], nic: str,
     per_node = obj.get(*path)
     if nodes is None or nodes <= 1:
         return
-    if asks_for_some(per_node, GPU_RESOURCE) and not asks_for(per_node, nic):
+    if asks_for_some(per_node, GPU_RESOURCE) and not asks_for(per_node, nic) \
+            and not any(is_other_fabric(name, nic) for key in ("requests", "limits")
+                        for name in resource_list(per_node, key)):
         yield ctx.finding(at=obj.at(*path), message=(
             f"{obj.display()}: spec.trainer.resourcesPerNode asks for {GPU_RESOURCE} but not {nic} "
             f"for {nodes} nodes (spec.trainer.numNodes): resourcesPerNode replaces the resources of "
             f"the runtime's `{TRAINER_NODE_CONTAINER}` container, so unless another container of "
             f"that pod asks for {nic} (the runtime is not among the linted files), the node pods "
             f"get no InfiniBand/RDMA interface and stay in ContainerCreating; add {nic} to "
-            f"resourcesPerNode limits (and requests, with the same quantity)"))
+            f"resourcesPerNode limits (and requests, with the same quantity)" + _offered(nic, ctx)))
 
 
 def _from_per_node(template: PodTemplate, gpu: Container) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, Iterable
 
 from kqlint.graph import ObjectGraph
 from kqlint.kueue import KUEUE_GROUP, ManagedWorkload
@@ -18,19 +18,42 @@ from kqlint.model import Location
 from kqlint.objects import CONTEXT, INPUT, K8sObject
 from kqlint.podspec import effective_resources, parse_quantity, resource_list
 from kqlint.quantity import Requests, pod_requests, requirement_requests
-from kqlint.workloads import (RESOURCES_PER_NODE_PATH, PodTemplate, as_count, resources_per_node,
-                              trainer_num_nodes)
+from kqlint.workloads import (APPWRAPPER, RESOURCES_PER_NODE_PATH, PodGroupRef, PodTemplate, as_count,
+                              is_pod_group, resources_per_node, trainer_num_nodes, wrapped_objects)
 
 LOOKED_IN = "the inputs, --context, config `external` or the profile"
 
 
 def did_you_mean(name: str, kind: str, graph: ObjectGraph, group: str | None = None,
-                 namespace: str | None = None) -> str:
-    """`` (did you mean `x`?)`` for the closest known name of ``kind``, else ``""``."""
+                 namespace: str | None = None, extra: Iterable[str] = ()) -> str:
+    """`` (did you mean `x`?)`` for the closest known name of ``kind`` (or of ``extra``: names
+    the platform model knows exist), else ``""``."""
     names = sorted({obj.name for obj in graph.of_kind(kind, group)
-                    if namespace is None or obj.namespace in (None, namespace)})
+                    if namespace is None or obj.namespace in (None, namespace)} | set(extra))
     close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
     return f" (did you mean `{close[0]}`?)" if close else ""
+
+
+# ------------------------------------------------------------------ PodGroups (KQ301, KQ303, graph)
+
+def resolve_pod_group(ref: PodGroupRef, namespace: str | None, graph: ObjectGraph) -> K8sObject | None:
+    """The PodGroup a pod label/annotation names (``POD_GROUP_REFERENCES``): same API group, same
+    namespace, from the first tier that has it; a PodGroup wrapped in an AppWrapper counts."""
+    found = graph.resolve("PodGroup", ref.name, namespace, ref.group)
+    return found if found is not None else wrapped_pod_groups(graph).get((ref.group, namespace, ref.name))
+
+
+def wrapped_pod_groups(graph: ObjectGraph) -> dict[tuple[str, str | None, str], K8sObject]:
+    """PodGroups inside AppWrappers (``spec.components[].template``), keyed by (API group,
+    namespace, name); built once per graph."""
+    def build() -> dict[tuple[str, str | None, str], K8sObject]:
+        index: dict[tuple[str, str | None, str], K8sObject] = {}
+        for wrapper in graph.of_kind(APPWRAPPER[1], APPWRAPPER[0]):
+            for inner in wrapped_objects(wrapper):
+                if is_pod_group(inner):
+                    index.setdefault((inner.group, inner.namespace, inner.name), inner)
+        return index
+    return graph.memo("wrapped_pod_groups", build)
 
 
 # ------------------------------------------------------------------ Kueue pod sets and quotas

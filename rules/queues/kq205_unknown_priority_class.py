@@ -1,9 +1,13 @@
 """
 ## What it catches
-A pod template's `priorityClassName`, or a PodGroup's `spec.priorityClassName`, that names a
-PriorityClass that cannot be resolved (not in the inputs, `--context`, config `external` or
-the active profile; `system-node-critical` and `system-cluster-critical` are built in). One
-finding per pod template written in the manifest.
+A pod template's (or bare Pod's) `priorityClassName`, or a PodGroup's `spec.priorityClassName`,
+that names a PriorityClass that cannot be resolved: not in the inputs, `--context`, config
+`external` or the active profile, and not one the platform model knows is installed
+(`system-node-critical` and `system-cluster-critical` everywhere; KAI Scheduler's `train`,
+`build-preemptible`, `build` and `inference` for pods on `kai-scheduler` and KAI PodGroups, or
+everywhere when the platform model says KAI is installed). A typo of a built-in name is still
+reported, with a "did you mean". One finding per pod template written in the manifest. The
+message says "pod" for a bare Pod and mentions Kueue only when Kueue manages the object.
 
 ## Why it breaks on a cluster
 The Priority admission plugin rejects every pod whose class does not exist
@@ -80,47 +84,79 @@ value: ...}]}` in `.kqlint.yaml`.
 """
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from kqlint.graph import ObjectGraph
+from kqlint.kueue import is_kueue_managed, trainjobs_using
 from kqlint.model import Finding, Location, Severity
 from kqlint.objects import K8sObject
+from kqlint.platform import INSTALLED_PRIORITY_CLASSES, platform_of
 from kqlint.rule import RuleContext, RuleMeta
 from kqlint.rules.queues._refs import LOOKED_IN, did_you_mean, template_text
-from kqlint.workloads import own_templates
+from kqlint.workloads import KAI_PODGROUP, KAI_SCHEDULER_NAMES, PodTemplate, own_templates
 
 META = RuleMeta(code="KQ205", slug="unknown-priority-class", severity=Severity.ERROR,
                 summary="a pod template's or PodGroup's priorityClassName names a PriorityClass that "
                         "cannot be resolved")
 
 PRIORITY_GROUP = "scheduling.k8s.io"
+KAI_CLASSES = tuple(INSTALLED_PRIORITY_CLASSES["kai"])
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     if obj.kind == "PodGroup":
         name = obj.get("spec", "priorityClassName")
-        if _unknown(name, ctx.graph):
+        installed = _installed(ctx.graph, on_kai=obj.group == KAI_PODGROUP[0])
+        if _unknown(name, ctx.graph, installed):
             yield _finding(ctx, obj.at_value("spec", "priorityClassName"), f"{obj.display()}", str(name),
                            "the gang scheduler cannot look up the group's priority (KAI then treats the whole "
-                           "gang as preemptible)")
+                           "gang as preemptible)", installed)
         return
+    managed = _kueue_manages(obj, ctx.graph)
     for template in own_templates(obj, ctx.graph):
         name = template.spec.get("priorityClassName")
-        if _unknown(name, ctx.graph):
+        installed = _installed(ctx.graph, on_kai=template.scheduler_name in KAI_SCHEDULER_NAMES)
+        if _unknown(name, ctx.graph, installed):
             yield _finding(ctx, obj.at_value(*template.spec_path, "priorityClassName"),
-                           f"{obj.display()} {template_text(template)}", str(name),
-                           "the API server rejects its pods at creation (\"no PriorityClass with name "
-                           f"{name} was found\") and Kueue cannot compute the workload's priority")
+                           f"{obj.display()}{_where(obj, template)}", str(name),
+                           _effect(obj, str(name), managed), installed)
 
 
-def _unknown(name: object, graph: ObjectGraph) -> bool:
-    return (isinstance(name, str) and bool(name)
+def _installed(graph: ObjectGraph, on_kai: bool) -> tuple[str, ...]:
+    """PriorityClasses the platform model knows are installed for these pods: KAI's own
+    classes for pods on a KAI scheduler (or wherever the model says KAI is installed)."""
+    return KAI_CLASSES if on_kai or "kai" in platform_of(graph).gang_schedulers else ()
+
+
+def _kueue_manages(obj: K8sObject, graph: ObjectGraph) -> bool:
+    """Kueue manages the object (or, for a TrainingRuntime, a TrainJob that runs it)."""
+    return is_kueue_managed(obj, graph) or any(is_kueue_managed(tj, graph) for tj in trainjobs_using(obj, graph))
+
+
+def _where(obj: K8sObject, template: PodTemplate) -> str:
+    """`` pod template Worker``; nothing for a bare Pod (the object is the pod)."""
+    return "" if (obj.group, obj.kind) == ("", "Pod") else f" {template_text(template)}"
+
+
+def _effect(obj: K8sObject, name: str, managed: bool) -> str:
+    rejected = f"(\"no PriorityClass with name {name} was found\")"
+    if (obj.group, obj.kind) == ("", "Pod"):
+        text = f"the API server rejects the pod at creation {rejected}"
+    else:
+        text = f"the API server rejects its pods at creation {rejected}"
+    return text + (" and Kueue cannot compute the workload's priority" if managed else "")
+
+
+def _unknown(name: object, graph: ObjectGraph, installed: Iterable[str]) -> bool:
+    return (isinstance(name, str) and bool(name) and name not in installed
             and graph.resolve("PriorityClass", name, group=PRIORITY_GROUP) is None)
 
 
-def _finding(ctx: RuleContext, at: Location, where: str, name: str, effect: str) -> Finding:
+def _finding(ctx: RuleContext, at: Location, where: str, name: str, effect: str,
+             installed: tuple[str, ...]) -> Finding:
+    looked_in = LOOKED_IN + (", or KAI's built-in classes" if installed else "")
     return ctx.finding(
         at=at,
-        message=(f"{where}: priorityClassName `{name}` names no PriorityClass in {LOOKED_IN}"
-                 f"{did_you_mean(name, 'PriorityClass', ctx.graph, PRIORITY_GROUP)}: {effect}; "
-                 f"create PriorityClass `{name}` or fix the name"))
+        message=(f"{where}: priorityClassName `{name}` names no PriorityClass in {looked_in}"
+                 f"{did_you_mean(name, 'PriorityClass', ctx.graph, PRIORITY_GROUP, extra=installed)}: "
+                 f"{effect}; create PriorityClass `{name}` or fix the name"))

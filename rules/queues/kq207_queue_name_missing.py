@@ -7,8 +7,9 @@ DynamoGraphDeployment), in a namespace without a LocalQueue named `default`. Poi
 `priority-class` label.
 
 Silent when a LocalQueue named `default` exists in the namespace (LocalQueueDefaulting gives
-the workload `queue-name: default`), and when the queue-name is there but misplaced: KQ208
-reports that, and moving the label fixes both.
+the workload `queue-name: default`), and when a pod template carries the queue-name: either it
+is misplaced (KQ208 reports that, and moving the label fixes both) or the platform's `pod`
+integration reads it from each pod.
 
 ## Why it breaks on a cluster
 With the default `manageJobsWithoutQueueName: false`, Kueue ignores every job without a
@@ -75,7 +76,6 @@ from kqlint.kueue import (KUEUE_GROUP, POD_TEMPLATE_LABELLED, PRIORITY_LABEL, QU
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
-from kqlint.rules.queues.kq208_kueue_label_misplaced import misplaced_labels
 from kqlint.workloads import own_templates
 
 META = RuleMeta(code="KQ207", slug="queue-name-missing", severity=Severity.WARNING,
@@ -100,8 +100,9 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
              if _has(obj.get(*p), PRIORITY_LABEL) and not _has(obj.get(*p), QUEUE_LABEL)]
     if not sites or has_default_local_queue(obj.namespace, ctx.graph):
         return
-    if any(label.key == QUEUE_LABEL for label in misplaced_labels(obj, ctx.graph)):
-        return  # KQ208 reports the misplaced queue-name; moving it fixes this too
+    if (obj.group, obj.kind) not in POD_TEMPLATE_LABELLED \
+            and any(_has(t.labels, QUEUE_LABEL) for t in own_templates(obj, ctx.graph)):
+        return  # misplaced (KQ208 reports it; moving it fixes this too) or read by the pod integration
     for path, who in sites:
         yield ctx.finding(
             at=obj.at(*path, PRIORITY_LABEL),

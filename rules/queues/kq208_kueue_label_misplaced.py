@@ -1,25 +1,40 @@
 """
 ## What it catches
-A Kueue label (`kueue.x-k8s.io/queue-name`, `kueue.x-k8s.io/priority-class`) where that
-integration does not read it:
-- for every kind Kueue integrates (Job, JobSet, Kubeflow jobs, MPIJob, TrainJob, RayJob,
-  RayCluster, RayService, AppWrapper, Deployment, StatefulSet, LeaderWorkerSet) Kueue reads
-  the labels only from the object's own `metadata.labels`: a label that sits only on a pod
-  template (or on a JobSet's inner Job template) is ignored;
-- a DynamoGraphDeployment is not a Kueue integration: its pods go through the pod
-  integration, so the labels belong on each component's pod template, and labels only on the
-  DGD's own `metadata.labels` have no effect.
+A Kueue label (`kueue.x-k8s.io/queue-name`, `kueue.x-k8s.io/priority-class`) where Kueue, with
+the integrations the platform model says are enabled, does not read it or reads it with other
+gang semantics (verified in Kueue's source, kueue.md B13):
+- on the pod template of a Job, JobSet, Kubeflow job, MPIJob, RayJob, RayCluster, RayService
+  or AppWrapper (Kueue reads these kinds' labels only from their own `metadata.labels`);
+- on the pod template of a StatefulSet or LeaderWorkerSet (each pod becomes its own Workload);
+- on a JobSet's inner Job templates (each child Job is queued on its own);
+- on a Deployment's pod template only where the platform model says the `pod` integration is
+  off or only implicitly on (enabled by `deployment`, `statefulset` or `leaderworkerset`):
+  wherever `pod` is enabled it reads each pod's own labels, the same outcome as the
+  `deployment` integration, and when the model does not say, the rule is silent;
+- on a DynamoGraphDeployment's own `metadata.labels` (not a Kueue integration: its pods go
+  through the pod integration, so the labels belong on each component's pod template).
+Under the `kakaocloud` profile (or `platform.kueue.pod-template-labels`), pod-template labels
+on Deployment, LeaderWorkerSet and DynamoGraphDeployment are the platform's documented
+placement and are not reported.
+
+The message says what happens on this platform: with the `pod` integration the pods are queued
+one by one as plain pods (no all-or-nothing admission), without it the labels are ignored and
+the workload runs outside the quota; when the model does not say which integrations are on,
+it names both. The integrations come from `platform.kueue.integrations`, the profile, or a
+Kueue Configuration in the `kueue-manager-config` ConfigMap among the inputs or context.
 
 One finding per pod template (or Job template, or DGD metadata) that holds misplaced
 labels, at the first of them. A label that is also where Kueue reads it is not reported
 (Kueue itself copies the labels into Deployment and LeaderWorkerSet pod templates).
 
 ## Why it breaks on a cluster
-Kueue never sees the label. Without `queue-name` the job is not managed at all: it is not
-suspended, gets no Workload and starts at once outside the quota. `queue-name` only on a
+Without `queue-name` where Kueue reads it, the job is not managed as one workload: it is not
+suspended and gets no Workload; its pods are then either queued one by one by the `pod`
+integration (so there is no all-or-nothing admission: some pods hold GPUs while the others
+wait) or, without that integration, start at once outside the quota. `queue-name` only on a
 JobSet's inner Job templates makes Kueue queue and admit each child Job on its own, so the
-JobSet loses gang admission. A `priority-class` Kueue does not read has no effect: the
-Workload priority falls back to the pod PriorityClass.
+JobSet loses gang admission. A `priority-class` Kueue does not read has no effect on the
+workload's Workload: its priority falls back to the pod PriorityClass.
 
 ## Bad
 ```yaml
@@ -77,6 +92,7 @@ from kqlint.graph import ObjectGraph
 from kqlint.kueue import INTEGRATIONS, POD_TEMPLATE_LABELLED, PRIORITY_LABEL, QUEUE_LABEL
 from kqlint.model import Finding, Location, Severity
 from kqlint.objects import K8sObject
+from kqlint.platform import Platform, platform_of
 from kqlint.rule import RuleContext, RuleMeta
 from kqlint.rules.queues._refs import template_text
 from kqlint.workloads import own_templates
@@ -85,10 +101,14 @@ META = RuleMeta(code="KQ208", slug="kueue-label-misplaced", severity=Severity.ER
                 summary="a Kueue queue-name/priority-class label sits where that integration does not read it")
 
 KUEUE_LABELS = (QUEUE_LABEL, PRIORITY_LABEL)
-# Integrations whose pods Kueue admits through the pod-based integrations.
-POD_BASED = frozenset({("apps", "Deployment"), ("apps", "StatefulSet"), ("leaderworkerset.x-k8s.io", "LeaderWorkerSet")})
+DEPLOYMENT = ("apps", "Deployment")
+# Each pod of these becomes its own Workload when the pod integration reads template labels.
+GROUPED = frozenset({("apps", "StatefulSet"), ("leaderworkerset.x-k8s.io", "LeaderWorkerSet")})
 JOBSET = ("jobset.x-k8s.io", "JobSet")
 OWN_METADATA = "DynamoGraphDeployment's own metadata.labels"
+_POD_OFF = {"off": "the `pod` integration is not enabled",
+            "implicit": "the `pod` integration is only implicitly enabled (by deployment, statefulset or "
+                        "leaderworkerset), and then skips pods whose owner Kueue does not manage"}
 
 
 @dataclass(frozen=True)
@@ -100,22 +120,26 @@ class MisplacedLabel:
 
 
 def misplaced_labels(obj: K8sObject, graph: ObjectGraph) -> list[MisplacedLabel]:
-    """Kueue labels of ``obj`` that sit where Kueue does not read them (also used by KQ207)."""
+    """Kueue labels of ``obj`` that sit where Kueue, with the integrations the platform model
+    says are enabled, does not read them or reads them with other gang semantics (also used
+    by KQ207)."""
     key = (obj.group, obj.kind)
     if key in POD_TEMPLATE_LABELLED:
         return _dgd_misplaced(obj, graph)
-    if key not in INTEGRATIONS or key == ("", "Pod"):
-        return []
+    platform = platform_of(graph)
+    if key not in INTEGRATIONS or key == ("", "Pod") or key in platform.template_labels:
+        return []  # a bare Pod's labels are its own; the platform documents template labels
     own = _present(obj.labels)
     found = []
-    for template in own_templates(obj, graph):
+    effect = _template_effect(obj, platform)
+    for template in own_templates(obj, graph) if effect is not None else ():
         if template.meta_path is not None:
             path = template.meta_path + ("labels",)
-            found += _unread(obj, path, own, template_text(template), _effect(obj, template_site=True))
+            found += _unread(obj, path, own, template_text(template), effect)
     if key == JOBSET:
         for index, rjob in _replicated_jobs(obj):
             path = ("spec", "replicatedJobs", index, "template", "metadata", "labels")
-            found += _unread(obj, path, own, f"Job template {rjob}", _effect(obj, template_site=False))
+            found += _unread(obj, path, own, f"Job template {rjob}", _inner_job_effect(platform))
     return found
 
 
@@ -138,17 +162,63 @@ def _replicated_jobs(obj: K8sObject) -> Iterator[tuple[int, str]]:
             yield index, str(item.get("name") or index)
 
 
-def _effect(obj: K8sObject, template_site: bool) -> dict[str, str]:
-    if not template_site:
-        queue = "Kueue queues and admits each child Job on its own and the JobSet loses gang admission"
-    elif (obj.group, obj.kind) in POD_BASED:
-        queue = f"Kueue does not manage the {obj.kind} as one workload"
+# ------------------------------------------------------------------ what happens (kueue.md B13)
+
+def _template_effect(obj: K8sObject, platform: Platform) -> dict[str, str] | None:
+    """What pod-template labels do on this platform; None when they are read as intended or
+    the platform model does not say (a Deployment: the pod integration reads its pods' labels
+    wherever it is on, the same outcome as the deployment integration)."""
+    pod = platform.pod_integration()
+    kind = (obj.group, obj.kind)
+    if kind == DEPLOYMENT:
+        if pod not in _POD_OFF:
+            return None
+        queue = f"{_POD_OFF[pod]}, so no pod is queued and the Deployment runs outside the quota"
+    elif kind in GROUPED:
+        queue = _grouped_effect(obj.kind, pod)
     else:
-        queue = (f"Kueue ignores the {obj.kind}: it is not suspended, gets no Workload and starts at "
-                 "once outside the quota")
+        queue = _job_effect(obj.kind, pod)
+    priority = (f"the {obj.kind}'s Workload does not read it (its priority falls back to the pod PriorityClass)"
+                if kind not in (DEPLOYMENT, *GROUPED) or pod == "explicit" else "the label has no effect")
+    return {QUEUE_LABEL: queue, PRIORITY_LABEL: priority}
+
+
+def _job_effect(kind: str, pod: str | None) -> str:
+    unmanaged = f"Kueue does not manage the {kind} (it is not suspended and gets no Workload of its own)"
+    queued_alone = ("queues each of its pods alone as a plain pod, so the workload has no all-or-nothing "
+                    "admission (FindAncestorJobManagedByKueue finds no managed owner)")
+    ignored = "the labels are ignored and it runs at once outside the quota"
+    if pod == "explicit":
+        return f"{unmanaged}: the `pod` integration {queued_alone}"
+    if pod in _POD_OFF:
+        return f"{unmanaged}, and {_POD_OFF[pod]}: {ignored}"
+    return f"{unmanaged}: where the `pod` integration is on, it {queued_alone}; otherwise {ignored}"
+
+
+def _grouped_effect(kind: str, pod: str | None) -> str:
+    unit = "a StatefulSet is one pod-group Workload" if kind == "StatefulSet" else "each LeaderWorkerSet group is one Workload"
+    alone = (f"makes each pod its own Workload, so the {kind} loses all-or-nothing admission ({unit} "
+             f"when the label is on its own metadata)")
+    ignored = f"the labels are ignored and the {kind} runs outside the quota"
+    if pod == "explicit":
+        return f"the `pod` integration {alone}"
+    if pod in _POD_OFF:
+        return f"{_POD_OFF[pod]}: {ignored}"
+    return f"where the `pod` integration is on, it {alone}; otherwise {ignored}"
+
+
+def _inner_job_effect(platform: Platform) -> dict[str, str]:
+    enabled = platform.integration("batch/job")
+    separately = "Kueue queues and admits each child Job on its own and the JobSet loses gang admission"
+    ignored = "the labels are ignored and the JobSet runs outside the quota"
+    if enabled:
+        queue = separately
+    elif enabled is False:
+        queue = f"the `batch/job` integration is not enabled: {ignored}"
+    else:
+        queue = f"where the `batch/job` integration is on, {separately}; otherwise {ignored}"
     return {QUEUE_LABEL: queue,
-            PRIORITY_LABEL: "the label has no effect: the Workload priority falls back to the pod "
-                            "PriorityClass"}
+            PRIORITY_LABEL: "the JobSet's Workload does not read it (its priority falls back to the pod PriorityClass)"}
 
 
 def _dgd_misplaced(obj: K8sObject, graph: ObjectGraph) -> list[MisplacedLabel]:
@@ -166,19 +236,19 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     for label in misplaced_labels(obj, ctx.graph):
         by_site.setdefault(label.site, []).append(label)
     for site, labels in by_site.items():  # one finding per template (or per DGD metadata)
-        related: list[tuple[Location, str]] = [(label.at, "also not read") for label in labels[1:]]
+        related: list[tuple[Location, str]] = [(label.at, "also misplaced") for label in labels[1:]]
         if site == OWN_METADATA:
             fix = "put them on every component's podTemplate.metadata.labels"
+            reads = "Kueue reads them from each pod"
             related += [(t.at_meta("labels"), f"component {t.role}: the pod integration reads labels here")
                         for t in own_templates(obj, ctx.graph)]
         else:
             fix = f"move them to metadata.labels of the {obj.kind}"
+            reads = f"Kueue reads a {obj.kind}'s labels from its own metadata.labels"
             related.append((obj.at("metadata", "labels"), "Kueue reads the labels here"))
-        effects = _effects(labels)
         yield ctx.finding(
             at=labels[0].at,
-            message=(f"{obj.display()}: {_keys(labels)} on the {site} {'is' if len(labels) == 1 else 'are'} "
-                     f"not read by Kueue: {effects}; {fix}"),
+            message=f"{obj.display()}: {_keys(labels)} on the {site}: {reads}: {_effects(labels)}; {fix}",
             related=related)
 
 

@@ -1,0 +1,233 @@
+"""The platform model (linter/platform.py): where each fact comes from, and how rules word
+their findings for the platform they are told about."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ci_helpers import cli
+from helpers import chdir
+from kqlint.config import Config, ConfigError, config_from_mapping
+from kqlint.graph_export import load
+from kqlint.platform import parse_version, platform_of
+from kqlint.runner import lint
+
+KUEUE_CONFIG = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: kueue-manager-config
+  namespace: kueue-system
+data:
+  controller_manager_config.yaml: |
+    apiVersion: config.kueue.x-k8s.io/v1beta2
+    kind: Configuration
+    integrations:
+      frameworks:
+      - batch/job
+      - pod
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: kueue-controller-manager
+  namespace: kueue-system
+spec:
+  selector: {matchLabels: {app: kueue}}
+  template:
+    metadata:
+      labels: {app: kueue}
+    spec:
+      containers:
+      - name: manager
+        image: registry.k8s.io/kueue/kueue:v0.14.3
+"""
+
+JOB_TEMPLATE_LABELS = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+  namespace: ml
+spec:
+  parallelism: 2
+  template:
+    metadata:
+      labels:
+        kueue.x-k8s.io/queue-name: training
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: main
+        image: busybox
+"""
+
+DEPLOYMENT_TEMPLATE_LABELS = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: chat
+  namespace: ml
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: chat}}
+  template:
+    metadata:
+      labels:
+        app: chat
+        kueue.x-k8s.io/queue-name: serving
+    spec:
+      containers:
+      - name: main
+        image: vllm
+"""
+
+
+def _model(tmp_path: Path, files: dict[str, str], config: Config | None = None):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    with chdir(tmp_path):
+        graph, _ = load(["."], config or Config())
+    return platform_of(graph)
+
+
+def _messages(tmp_path: Path, code: str, files: dict[str, str], config: Config | None = None) -> list[str]:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    with chdir(tmp_path):
+        report = lint(["."], (config or Config()).with_overrides(select=(code,)), auto_context=False)
+    return [f.message for f in report.findings]
+
+
+# ------------------------------------------------------------------ sources and precedence
+
+def test_nothing_known_without_config_profile_or_evidence(tmp_path: Path) -> None:
+    model = _model(tmp_path, {"job.yaml": JOB_TEMPLATE_LABELS})
+    assert not model.known()
+    assert model.integration("pod") is None and model.pod_integration() is None
+    assert model.kueue_version is None and not model.offers("nvidia.com/mlnxnics")
+
+
+def test_kueue_configuration_and_image_are_evidence(tmp_path: Path) -> None:
+    model = _model(tmp_path, {"kueue.yaml": KUEUE_CONFIG})
+    assert model.integrations == {"batch/job", "pod"} and model.integrations_complete
+    assert model.integration("deployment") is False and model.pod_integration() == "explicit"
+    assert model.kueue_version == (0, 14)
+    assert "ConfigMap kueue-system/kueue-manager-config" in model.sources["kueue.integrations"]
+
+
+def test_config_wins_over_profile_and_evidence(tmp_path: Path) -> None:
+    config = Config(profile="kakaocloud", platform={
+        "kueue": {"version": "v0.16.1", "integrations": ["batch/job", "deployment"]},
+        "nic-resources": ["rdma/ib"]})
+    model = _model(tmp_path, {"kueue.yaml": KUEUE_CONFIG}, config)
+    assert model.kueue_version == (0, 16)
+    assert model.integrations == {"batch/job", "deployment"} and model.pod_integration() == "implicit"
+    assert model.nic_resources == {"rdma/ib"}  # a configured list replaces the profile's
+    assert model.gang_schedulers == {"volcano", "kai"}  # not configured: the profile's
+    assert model.sources["kueue.version"] == "configuration `platform:`"
+
+
+def test_profile_facts_and_partial_integrations(tmp_path: Path) -> None:
+    model = _model(tmp_path, {"kueue.yaml": KUEUE_CONFIG}, Config(profile="kakaocloud"))
+    assert model.offers("nvidia.com/mlnxnics") and model.integration("pod")
+    assert model.integration("ray.io/rayjob") is None  # the seed does not say: unknown
+    assert ("apps", "Deployment") in model.template_labels
+    assert model.kueue_version == (0, 14)  # the profile sets no version: evidence fills it
+
+
+def test_pods_requesting_a_nic_are_evidence(tmp_path: Path) -> None:
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
+           "    image: x\n    resources:\n      limits: {nvidia.com/mlnxnics: 1, example.com/ib: 1}\n")
+    model = _model(tmp_path, {"pod.yaml": pod})
+    assert model.nic_resources == {"nvidia.com/mlnxnics"}
+    assert model.offers("example.com/ib")  # requested by some pod: offered, though not NIC-looking
+
+
+@pytest.mark.parametrize("text,expected", [("0.14", (0, 14)), ("v0.15.2", (0, 15)), (0.16, (0, 16)),
+                                           ("latest", None), (True, None), (None, None)])
+def test_parse_version(text: object, expected: object) -> None:
+    assert parse_version(text) == expected
+
+
+@pytest.mark.parametrize("platform,message", [
+    ({"kueue": {"version": "latest"}}, "a Kueue version"),
+    ({"nic": []}, "unknown key `nic`"),
+    ({"gang-schedulers": ["slurm"]}, "is not one of volcano, kai, coscheduling"),
+])
+def test_config_platform_section_is_validated(platform: dict, message: str) -> None:
+    with pytest.raises(ConfigError, match=message.replace("`", ".")):
+        config_from_mapping({"platform": platform}, "cfg.yaml")
+
+
+# ------------------------------------------------------------------ rules word what is true here
+
+def test_kq208_says_which_outcome_the_platform_has(tmp_path: Path) -> None:
+    files = {"job.yaml": JOB_TEMPLATE_LABELS}
+    unknown, = _messages(tmp_path, "KQ208", files)
+    assert "where the `pod` integration is on" in unknown and "otherwise the labels are ignored" in unknown
+    pod_on = Config(platform={"kueue": {"integrations": ["batch/job", "pod"]}})
+    explicit, = _messages(tmp_path, "KQ208", files, pod_on)
+    assert "the `pod` integration queues each of its pods alone as a plain pod" in explicit
+    assert "ignored" not in explicit
+    pod_off = Config(platform={"kueue": {"integrations": ["batch/job"]}})
+    off, = _messages(tmp_path, "KQ208", files, pod_off)
+    assert "the `pod` integration is not enabled: the labels are ignored" in off
+
+
+def test_kq208_deployment_template_labels_depend_on_the_pod_integration(tmp_path: Path) -> None:
+    files = {"deployment.yaml": DEPLOYMENT_TEMPLATE_LABELS}
+    assert _messages(tmp_path, "KQ208", files) == []  # unknown: silent
+    assert _messages(tmp_path, "KQ208", files, Config(platform={"kueue": {"integrations": ["pod"]}})) == []
+    implicit, = _messages(tmp_path, "KQ208", files, Config(platform={"kueue": {"integrations": ["deployment"]}}))
+    assert "only implicitly enabled" in implicit
+    assert _messages(tmp_path, "KQ208", files, Config(profile="kakaocloud")) == []  # documented placement
+
+
+def test_kq205_mentions_kueue_only_for_managed_workloads(tmp_path: Path) -> None:
+    job = ("apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: {name}\n  namespace: ml\n{labels}spec:\n"
+           "  template:\n    spec:\n      priorityClassName: missing\n      restartPolicy: Never\n"
+           "      containers: [{{name: c, image: x}}]\n")
+    managed = job.format(name="queued", labels="  labels: {kueue.x-k8s.io/queue-name: training}\n")
+    plain = job.format(name="plain", labels="")
+    messages = sorted(_messages(tmp_path, "KQ205", {"a.yaml": managed, "b.yaml": plain}))
+    assert "Kueue cannot compute" in messages[1] and "Job ml/queued pod template" in messages[1]
+    assert "Kueue" not in messages[0] and "Job ml/plain pod template" in messages[0]
+
+
+def test_kai_installed_by_configuration_resolves_its_classes_everywhere(tmp_path: Path) -> None:
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ml}\nspec:\n"
+           "  priorityClassName: inference\n  containers: [{name: c, image: x}]\n")
+    message, = _messages(tmp_path, "KQ205", {"pod.yaml": pod})
+    assert message.startswith("Pod ml/p: priorityClassName") and "rejects the pod" in message
+    assert _messages(tmp_path, "KQ205", {"pod.yaml": pod}, Config(platform={"gang-schedulers": ["kai"]})) == []
+
+
+def test_kq005_advice_names_the_version_that_serves_v1beta2(tmp_path: Path) -> None:
+    lq = "apiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\nmetadata: {name: q, namespace: ml}\nspec: {clusterQueue: cq}\n"
+    message, = _messages(tmp_path, "KQ005", {"lq.yaml": lq})
+    assert "which Kueue serves from 0.15" in message
+    assert _messages(tmp_path, "KQ005", {"lq.yaml": lq}, Config(platform={"kueue": {"version": "0.13"}})) == []
+
+
+# ------------------------------------------------------------------ where the model is shown
+
+def test_graph_json_and_tree_show_the_model(tmp_path: Path) -> None:
+    (tmp_path / "kueue.yaml").write_text(KUEUE_CONFIG, encoding="utf-8")
+    code, out, _ = cli("graph", ".", "-f", "json", cwd=tmp_path)
+    assert code == 0
+    platform = json.loads(out)["platform"]
+    assert platform["kueue"] == {"version": "0.14", "integrations": ["batch/job", "pod"],
+                                 "integrationsComplete": True}
+    code, out, _ = cli("graph", ".", cwd=tmp_path)
+    assert "Platform model:\n  kueue version: 0.14 (from image of Deployment" in out
+
+
+def test_statistics_print_the_model(tmp_path: Path) -> None:
+    (tmp_path / "kueue.yaml").write_text(KUEUE_CONFIG, encoding="utf-8")
+    (tmp_path / "job.yaml").write_text(JOB_TEMPLATE_LABELS, encoding="utf-8")
+    code, out, _ = cli("check", ".", "--statistics", "--no-color", cwd=tmp_path)
+    assert "platform: kueue integrations: batch/job, pod (from ConfigMap" in out
+    assert "1  KQ208 kueue-label-misplaced" in out
