@@ -178,6 +178,8 @@ def check(
     _warn_if_slow_parser()
     report = _lint(targets_paths, config, tuple(context or ()), not no_inline_suppressions, lint_rules,
                    progress=not quiet, jobs=jobs)
+    for note in report.notes:  # e.g. no project root: say once which context is used
+        _err(note)
     report = _apply_baseline(report, baseline, write_baseline, quiet)
     _write_reports(report, targets, no_color=no_color, quiet=quiet, statistics=statistics,
                    rules=rules, fail_on=fail, report_suppressed=report_suppressed)

@@ -95,6 +95,7 @@ class Report:
     internal_errors: tuple[str, ...] = ()
     suppressed: tuple[Finding, ...] = ()
     files: tuple[str, ...] = ()  # every input file read, as displayed (JUnit: one test case each)
+    notes: tuple[str, ...] = ()  # one-line notes for stderr (e.g. no project root: no automatic context)
 
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity == severity)

@@ -36,6 +36,13 @@ INPUT, CONTEXT, EXTERNAL, PROFILE = "input", "context", "external", "profile"
 _MISSING = object()
 
 
+class ApplyTimeNamespace(str):
+    """The namespace of an object that sets none: the run's default (``--namespace``) for
+    display and lookups, but really chosen when it is applied (rules.md "Applied together")."""
+
+    __slots__ = ()
+
+
 def split_api_version(api_version: str) -> tuple[str, str]:
     group, _, version = api_version.rpartition("/")
     return group, version
@@ -64,7 +71,7 @@ class K8sObject:
         if is_cluster_scoped(self.group, self.kind):
             self.namespace: str | None = None
         else:
-            self.namespace = str(namespace) if namespace else default_namespace
+            self.namespace = str(namespace) if namespace else ApplyTimeNamespace(default_namespace)
         self.source = source
 
     # ----------------------------------------------------------- identity

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
 from kqlint.config import Config, check_rule_names
-from kqlint.discover import STDIN, Discovery, discover, display_path, repository_root
+from kqlint.discover import STDIN, Discovery, discover, display_path
 from kqlint.graph import ObjectGraph, declared_object
 from kqlint.loader import SourceFile, load_file, load_stdin
 from kqlint.model import Finding, Location, Report, Severity, Summary
@@ -83,11 +83,15 @@ def _explicitly_named(rule: Rule, patterns: Iterable[str]) -> bool:
 # ------------------------------------------------------------------ loading
 
 def load_paths(paths: list[str], config: Config, tier: str,
-               progress: Callable[[int, int], None] | None = None, jobs: int = 1) -> tuple[Loaded, Discovery]:
-    """Read and parse every file; ``progress(done, total)`` is called as files are done."""
+               progress: Callable[[int, int], None] | None = None, jobs: int = 1,
+               skip: frozenset[str] = frozenset()) -> tuple[Loaded, Discovery]:
+    """Read and parse every file (but those in ``skip``, absolute paths); ``progress(done,
+    total)`` is called as files are done."""
     from kqlint.parallel import effective_jobs, map_chunks
 
     found = discover(paths, config.exclude)
+    if skip:
+        found.files = [f for f in found.files if f == STDIN or os.path.abspath(f) not in skip]
     loaded = Loaded()
     total = len(found.files)
     jobs = effective_jobs(jobs, total)
@@ -131,12 +135,14 @@ def _add_source(loaded: Loaded, path: str, source: SourceFile, config: Config, t
     loaded.skipped += skipped
 
 
-def _auto_context(paths: list[str], config: Config) -> list[str]:
-    """Pre-commit passes individual files: then the repository's other manifests resolve references."""
-    if not paths or any(p == STDIN or os.path.isdir(p) for p in paths):
-        return []
-    root = repository_root(os.getcwd())
-    return [root] if root else []
+def context_paths(paths: list[str], context: Iterable[str], config: Config,
+                  automatic: bool = True) -> tuple[list[str], str | None]:
+    """The context of a run and a note for stderr (kqlint.scope.context_plan): ``--context``
+    and config ``context:`` when given, else the project root's manifests."""
+    from kqlint.scope import context_plan
+
+    plan = context_plan(paths, list(context) + list(config.context), automatic)
+    return list(plan.paths), plan.note
 
 
 def external_objects(config: Config) -> list[K8sObject]:
@@ -248,9 +254,10 @@ def lint(paths: list[str], config: Config | None = None, *, context: Iterable[st
     inputs, found = load_paths(paths, config, INPUT, progress, jobs)
     if found.missing:
         raise UsageError(f"path does not exist: {found.missing[0]}")
-    context_paths = list(context) + list(config.context) + (_auto_context(paths, config) if auto_context else [])
-    context_loaded = _load_context(context_paths, config, inputs, jobs)
-    return analyze(inputs, found, context_loaded.objects, config, selected, inline_suppressions, jobs)
+    named, note = context_paths(paths, context, config, auto_context)
+    context_loaded = _load_context(named, config, inputs, jobs)
+    report = analyze(inputs, found, context_loaded.objects, config, selected, inline_suppressions, jobs)
+    return replace(report, notes=(note,)) if note else report
 
 
 def prepare(config: Config | None, rules: list[Rule] | None = None) -> tuple[Config, list[Rule]]:
@@ -278,10 +285,19 @@ def build_graph(inputs: Loaded, context_objects: list[K8sObject], config: Config
 def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], config: Config,
             selected: list[Rule], inline_suppressions: bool = True, jobs: int = 1) -> Report:
     """Run the selected rules over loaded inputs (plus context objects) and build the Report."""
-    graph = build_graph(inputs, context_objects, config)
+    from kqlint.scope import partitions, scope_of, without_fragments
+
+    scope = scope_of(inputs.objects + context_objects, config)
+    inputs, context_objects = without_fragments(inputs, context_objects, scope)
     errors: list[str] = []
     by_code = {rule.code: rule for rule in selected}
-    findings = _engine_findings(inputs, found, by_code) + run_rules(selected, graph, config, errors, jobs)
+    findings = _engine_findings(inputs, found, by_code)
+    for part in partitions(inputs, context_objects, config, scope):  # units applied on their own
+        graph = build_graph(part.loaded, part.context, config)
+        graph.unit, graph.elsewhere = part.unit, part.elsewhere
+        graph.kustomize_dirs |= part.kustomize_dirs
+        files = {obj.file for obj in part.loaded.objects}
+        findings += [f for f in run_rules(selected, graph, config, errors, jobs) if f.location.file in files]
     input_files = {source.path for source in inputs.sources}
     findings = [f for f in findings if f.location.file in input_files or f.code in ("KQ001", "KQ006")]
     findings = [_with_severity(f, config) for f in findings]
@@ -326,7 +342,8 @@ def _load_context(paths: list[str], config: Config, inputs: Loaded, jobs: int = 
         return Loaded()
     input_files = {s.path for s in inputs.sources}
     existing = [p for p in paths if os.path.exists(p)]
-    loaded, _ = load_paths(existing, config, CONTEXT, jobs=jobs)
+    skip = frozenset(os.path.abspath(p) for p in input_files if not p.startswith("<"))
+    loaded, _ = load_paths(existing, config, CONTEXT, jobs=jobs, skip=skip)
     keep = [o for o in loaded.objects if o.file not in input_files]
     return Loaded(objects=keep)
 

@@ -1,10 +1,19 @@
 """
 ## What it catches
-The same object — API group, kind, namespace and name — defined more than once in the
-linted files (in one file or across files). Objects that set only `generateName` are not
-compared. Every copy is reported, with the other copies as related locations. Copies in
-different files that all sit under kustomize folders (a `kustomization.yaml` in their
-folder or above: bases and overlays, patches) are expected and not reported.
+The same object — API group, kind, namespace and name — defined more than once among
+objects applied together (in one file or across files; the project's other manifests count
+too, so a file linted alone and the whole repository give the same answer). The first
+definition (by file and position) is the object; each further copy gets one finding, with
+the first definition and a few other copies as related locations. Not duplicates:
+- objects that set only `generateName`;
+- copies in different files that all sit under kustomize folders (bases, overlays);
+  kustomize patch files are fragments and are not objects at all;
+- copies in separate units (kustomization roots, Helm charts, config `units:`), which are
+  applied on their own;
+- copies without `metadata.namespace` in different folders: the namespace is chosen when
+  each is applied, so they need not meet;
+- identical copies in different folders (alternative copies of a sample): applying both
+  changes nothing.
 
 ## Why it breaks on a cluster
 `kubectl apply` applies the copies one after another: the last one silently wins, so the
@@ -46,44 +55,104 @@ value: 1000
 
 ## How to fix
 Keep one definition and delete the others, or rename the copy that is meant to be a
-different object.
+different object. If the folders are independent samples that are never applied together,
+declare them as units (`units: ["samples/*"]` in `.kqlint.yaml`).
 """
 from __future__ import annotations
 
-from collections import defaultdict
-from typing import Iterator
+from collections import Counter, defaultdict
+from typing import Any, Hashable, Iterator
 
-from kqlint.graph import ObjectGraph
+from kqlint.graph import ObjectGraph, from_manifest
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
+from kqlint.objects import INPUT, ApplyTimeNamespace, K8sObject
 from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ003", slug="duplicate-object", severity=Severity.ERROR,
-                summary="the same group/kind/namespace/name is defined twice in the inputs",
+                summary="the same group/kind/namespace/name is defined twice among objects applied together",
                 scope="graph")
+
+MAX_RELATED = 5  # the first definition and a few other copies, however many there are
+
+Identity = tuple[str, str, Any, str, str]
 
 
 def check_graph(graph: ObjectGraph, ctx: RuleContext) -> Iterator[Finding]:
-    copies: dict[tuple[str, str, str | None, str], list[K8sObject]] = defaultdict(list)
-    for obj in graph.inputs:
-        if isinstance(obj.get("metadata", "name"), str) and obj.get("metadata", "name"):
-            copies[obj.key].append(obj)
+    copies: dict[Identity, list[K8sObject]] = defaultdict(list)
+    for obj in graph.objects:
+        if from_manifest(obj) and isinstance(obj.get("metadata", "name"), str) and obj.get("metadata", "name"):
+            copies[_identity(obj)].append(obj)
     for group in copies.values():
-        if len(group) > 1 and not _kustomize_variants(group, graph):
-            yield from _report(group, ctx)
+        if len(group) > 1 and any(o.source == INPUT for o in group) and not _kustomize_variants(group, graph):
+            yield from _report(sorted(group, key=_order), ctx)
+
+
+def _identity(obj: K8sObject) -> Identity:
+    """Group, kind, namespace, name; for an object without ``metadata.namespace`` also its
+    folder (copies in other folders may be applied to other namespaces)."""
+    floating = _folder(obj.file) if isinstance(obj.namespace, ApplyTimeNamespace) else ""
+    return (obj.group, obj.kind, obj.namespace, obj.name, floating)
+
+
+def _order(obj: K8sObject) -> tuple[str, int, tuple[Any, ...]]:
+    return (obj.file, obj.doc, tuple(str(step) for step in obj.base))
+
+
+def _folder(file: str) -> str:
+    return file.rpartition("/")[0]
 
 
 def _kustomize_variants(group: list[K8sObject], graph: ObjectGraph) -> bool:
-    """Bases, overlays and patches repeat an object's identity on purpose."""
+    """Bases and overlays repeat an object's identity on purpose."""
     return len({o.file for o in group}) > 1 and all(graph.under_kustomize(o.file) for o in group)
 
 
 def _report(group: list[K8sObject], ctx: RuleContext) -> Iterator[Finding]:
+    """One finding per extra copy that really collides, in one pass over the copies."""
+    first = group[0]
+    seen, seen_same, by_folder, by_folder_same = 0, Counter[Hashable](), Counter[str](), Counter[tuple[str, Hashable]]()
+    spans_folders = len({_folder(o.file) for o in group}) > 1
     for obj in group:
-        others = [o for o in group if o is not obj]
-        where = ", ".join(f"{o.file}:{o.at('metadata', 'name').line}" for o in others)
-        yield ctx.finding(
-            at=obj.at_value("metadata", "name"),
-            message=(f"{obj.display()} is defined {len(group)} times (also at {where}): kubectl "
-                     "applies the copies in turn and the last one silently wins; keep one definition"),
-            related=[(o.at_value("metadata", "name"), "another definition of the same object") for o in others])
+        folder = _folder(obj.file)
+        content = _content(obj) if spans_folders else None
+        # earlier copies in other folders whose content differs: a real collision
+        differing_elsewhere = (seen - by_folder[folder]) - (seen_same[content] - by_folder_same[(folder, content)])
+        if obj is not first and obj.source == INPUT and (by_folder[folder] or differing_elsewhere):
+            yield _finding(obj, first, group, ctx)
+        seen += 1
+        seen_same[content] += 1
+        by_folder[folder] += 1
+        by_folder_same[(folder, content)] += 1
+
+
+def _finding(obj: K8sObject, first: K8sObject, group: list[K8sObject], ctx: RuleContext) -> Finding:
+    where = first.at_value("metadata", "name")
+    others = [o for o in group if o is not obj and o is not first][:MAX_RELATED - 1]
+    related = [(where, _related_text("the first definition", first, obj))]
+    related += [(o.at_value("metadata", "name"), _related_text("another copy", o, obj)) for o in others]
+    return ctx.finding(
+        at=obj.at_value("metadata", "name"),
+        message=(f"{obj.display()} is defined {len(group)} times among objects applied together (first at "
+                 f"{where.file}:{where.line}): kubectl applies the copies in turn and the last one silently "
+                 "wins; keep one definition"),
+        related=related)
+
+
+def _related_text(what: str, other: K8sObject, obj: K8sObject) -> str:
+    folder = _folder(other.file)
+    crossing = f" (in another folder: {folder or '.'})" if folder != _folder(obj.file) else ""
+    return f"{what} of the same object{crossing}"
+
+
+def _content(obj: K8sObject) -> Hashable:
+    """The object's fields as a hashable value (positions and comments ignored)."""
+    return _frozen(obj.data)
+
+
+def _frozen(value: Any) -> Hashable:
+    if isinstance(value, dict):
+        return tuple(sorted(((str(k), _frozen(v)) for k, v in value.items()), key=lambda kv: kv[0]))
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    return (type(value).__name__, str(value)) if not isinstance(value, (str, int, float, bool, type(None))) \
+        else value

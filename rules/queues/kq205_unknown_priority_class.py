@@ -115,7 +115,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
 
 def _unknown(name: object, graph: ObjectGraph) -> bool:
     return (isinstance(name, str) and bool(name)
-            and graph.resolve("PriorityClass", name, group=PRIORITY_GROUP) is None)
+            and graph.resolve("PriorityClass", name, group=PRIORITY_GROUP) is None
+            and not graph.may_exist("PriorityClass", name, group=PRIORITY_GROUP))
 
 
 def _finding(ctx: RuleContext, at: Location, where: str, name: str, effect: str) -> Finding:
