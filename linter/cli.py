@@ -178,7 +178,7 @@ def check(
     _warn_if_slow_parser()
     report = _lint(targets_paths, config, tuple(context or ()), not no_inline_suppressions, lint_rules,
                    progress=not quiet, jobs=jobs)
-    for note in report.notes:  # e.g. no project root: say once which context is used
+    for note in () if quiet else report.notes:  # e.g. no project root: say once which context is used
         _err(note)
     report = _apply_baseline(report, baseline, write_baseline, quiet)
     _write_reports(report, targets, no_color=no_color, quiet=quiet, statistics=statistics,

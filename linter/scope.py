@@ -39,8 +39,9 @@ def context_plan(paths: list[str], explicit: Iterable[str], automatic: bool = Tr
     if named or not automatic:
         return ContextPlan(named)
     root = project_root(inputs_folder(paths))
-    if root is None:
-        return ContextPlan((), NO_ROOT_NOTE)
+    if root is None:  # said when the inputs are only part of the current folder's tree
+        partial = not any(p != STDIN and _covers(os.path.abspath(p), os.getcwd()) for p in paths)
+        return ContextPlan((), NO_ROOT_NOTE if partial else None)
     if any(p != STDIN and _covers(os.path.abspath(p), root) for p in paths):
         return ContextPlan(())  # the inputs are the whole project
     return ContextPlan((root,))

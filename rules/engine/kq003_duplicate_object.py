@@ -74,24 +74,14 @@ META = RuleMeta(code="KQ003", slug="duplicate-object", severity=Severity.ERROR,
 
 MAX_RELATED = 5  # the first definition and a few other copies, however many there are
 
-Identity = tuple[str, str, Any, str, str]
-
-
 def check_graph(graph: ObjectGraph, ctx: RuleContext) -> Iterator[Finding]:
-    copies: dict[Identity, list[K8sObject]] = defaultdict(list)
+    copies: dict[tuple[str, str, str | None, str], list[K8sObject]] = defaultdict(list)
     for obj in graph.objects:
         if from_manifest(obj) and isinstance(obj.get("metadata", "name"), str) and obj.get("metadata", "name"):
-            copies[_identity(obj)].append(obj)
+            copies[obj.key].append(obj)
     for group in copies.values():
         if len(group) > 1 and any(o.source == INPUT for o in group) and not _kustomize_variants(group, graph):
             yield from _report(sorted(group, key=_order), ctx)
-
-
-def _identity(obj: K8sObject) -> Identity:
-    """Group, kind, namespace, name; for an object without ``metadata.namespace`` also its
-    folder (copies in other folders may be applied to other namespaces)."""
-    floating = _folder(obj.file) if isinstance(obj.namespace, ApplyTimeNamespace) else ""
-    return (obj.group, obj.kind, obj.namespace, obj.name, floating)
 
 
 def _order(obj: K8sObject) -> tuple[str, int, tuple[Any, ...]]:
@@ -108,21 +98,27 @@ def _kustomize_variants(group: list[K8sObject], graph: ObjectGraph) -> bool:
 
 
 def _report(group: list[K8sObject], ctx: RuleContext) -> Iterator[Finding]:
-    """One finding per extra copy that really collides, in one pass over the copies."""
+    """One finding per extra copy that collides with an earlier one, in one pass: copies in
+    the same folder always collide; copies in different folders only when both set their
+    namespace (or are cluster-scoped) and differ in content."""
     first = group[0]
-    seen, seen_same, by_folder, by_folder_same = 0, Counter[Hashable](), Counter[str](), Counter[tuple[str, Hashable]]()
     spans_folders = len({_folder(o.file) for o in group}) > 1
+    by_folder: Counter[str] = Counter()
+    fixed = Counter[Hashable]()  # earlier copies with a fixed namespace: by content, folder, both
+    fixed_total = 0
     for obj in group:
         folder = _folder(obj.file)
         content = _content(obj) if spans_folders else None
-        # earlier copies in other folders whose content differs: a real collision
-        differing_elsewhere = (seen - by_folder[folder]) - (seen_same[content] - by_folder_same[(folder, content)])
-        if obj is not first and obj.source == INPUT and (by_folder[folder] or differing_elsewhere):
+        is_fixed = not isinstance(obj.namespace, ApplyTimeNamespace)
+        elsewhere = fixed_total - fixed[("folder", folder)]
+        same_content_elsewhere = fixed[("content", content)] - fixed[("both", folder, content)]
+        collides = by_folder[folder] > 0 or (is_fixed and elsewhere - same_content_elsewhere > 0)
+        if obj is not first and obj.source == INPUT and collides:
             yield _finding(obj, first, group, ctx)
-        seen += 1
-        seen_same[content] += 1
         by_folder[folder] += 1
-        by_folder_same[(folder, content)] += 1
+        if is_fixed:
+            fixed_total += 1
+            fixed.update([("folder", folder), ("content", content), ("both", folder, content)])
 
 
 def _finding(obj: K8sObject, first: K8sObject, group: list[K8sObject], ctx: RuleContext) -> Finding:
