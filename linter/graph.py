@@ -83,7 +83,7 @@ class ObjectGraph:
         ``namespace`` is required for namespaced kinds and ignored for cluster-scoped ones."""
         if not isinstance(name, str) or not name:
             return None
-        if self._ambiguous(kind, name, namespace, group):
+        if self.ambiguous(kind, name, namespace, group):
             return None  # the apply-time namespace decides: no guess
         best: K8sObject | None = None
         for obj in self._by_name.get((kind, name), ()):
@@ -95,7 +95,7 @@ class ObjectGraph:
                 best = obj
         return best
 
-    def _ambiguous(self, kind: str, name: str, namespace: str | None, group: str | None) -> bool:
+    def ambiguous(self, kind: str, name: str, namespace: str | None, group: str | None) -> bool:
         """A lookup from an object without ``metadata.namespace`` of a name defined in several
         namespaces: which one it meets depends on where it is applied."""
         if not isinstance(namespace, ApplyTimeNamespace):
@@ -110,7 +110,7 @@ class ObjectGraph:
         references stay silent then."""
         if not isinstance(name, str) or not name:
             return False
-        if self._ambiguous(kind, name, namespace, group):
+        if self.ambiguous(kind, name, namespace, group):
             return True
         floating = isinstance(namespace, ApplyTimeNamespace)
         for unit, obj in self.elsewhere.get((kind, name), ()):
