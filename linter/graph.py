@@ -53,6 +53,8 @@ class ObjectGraph:
         # objects of other units (kqlint.scope): never resolved to, but a name defined there
         # is not reported unknown either; (unit of this graph, (kind, name) -> [(unit, obj)])
         self.unit: str | None = None
+        # the config-declared unit a file belongs to (applied as a whole), None outside one
+        self.applied_together: Callable[[str], str | None] = lambda file: None
         self.elsewhere: dict[tuple[str, str], list[tuple[str | None, K8sObject]]] = {}
         self.add(objects)
         self.add(_builtin_priority_classes())

@@ -296,6 +296,7 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
         graph = build_graph(part.loaded, part.context, config)
         graph.unit, graph.elsewhere = part.unit, part.elsewhere
         graph.kustomize_dirs |= part.kustomize_dirs
+        graph.applied_together = scope.declared_unit
         files = {obj.file for obj in part.loaded.objects}
         findings += [f for f in run_rules(selected, graph, config, errors, jobs) if f.location.file in files]
     input_files = {source.path for source in inputs.sources}

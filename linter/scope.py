@@ -199,6 +199,12 @@ class Scope:
             self._unit_of_file[absolute] = self._unit(absolute)
         return self._unit_of_file[absolute]
 
+    def declared_unit(self, file: str) -> str | None:
+        """The config ``units:`` entry ``file`` belongs to (a unit applied as a whole)."""
+        if self.config_units is None or file.startswith("<"):
+            return None
+        return self.unit_of(file)
+
     def _unit(self, absolute: str) -> str | None:
         if self.config_units is not None:
             return _glob_unit(absolute, *self.config_units)
@@ -227,6 +233,8 @@ def _glob_unit(absolute: str, base: str, globs: tuple[str, ...]) -> str | None:
     matches, segment by segment (``*`` stays inside one name, ``**`` spans any number)."""
     if not _covers(base, absolute):
         return None
+    if "." in globs:
+        return "units:."  # the whole project is one unit (one platform, applied as a whole)
     parts = os.path.relpath(absolute, base).replace(os.sep, "/").split("/")
     patterns = [_collapse(glob.split("/")) for glob in globs]
     for depth in range(len(parts), 0, -1):

@@ -1,19 +1,20 @@
 """
 ## What it catches
 The same object — API group, kind, namespace and name — defined more than once among
-objects applied together (in one file or across files; the project's other manifests count
-too, so a file linted alone and the whole repository give the same answer). The first
-definition (by file and position) is the object; each further copy gets one finding, with
-the first definition and a few other copies as related locations. Not duplicates:
-- objects that set only `generateName`;
-- copies in different files that all sit under kustomize folders (bases, overlays);
-  kustomize patch files are fragments and are not objects at all;
-- copies in separate units (kustomization roots, Helm charts, config `units:`), which are
-  applied on their own;
-- copies without `metadata.namespace` in different folders: the namespace is chosen when
-  each is applied, so they need not meet;
-- identical copies in different folders (alternative copies of a sample): applying both
-  changes nothing.
+objects applied together. The first definition (by file and position) is the object; each
+further copy gets one finding, with the first definition and a few other copies as related
+locations. Copies collide:
+- in the same file (always applied together);
+- in different files of one unit that config `units:` declares (a unit is applied as a
+  whole), when their fields differ; copies without `metadata.namespace` only within one
+  folder, since the namespace is chosen when each is applied.
+
+Not duplicates: objects that set only `generateName`; copies in different files outside a
+declared unit (alternative copies of a sample, variants such as `agg.yaml` and
+`agg-logging.yaml` that are applied one at a time); copies under kustomize folders (bases and
+overlays; kustomize itself rejects two resources with one id); kustomize patch files, which
+are fragments, not objects. The project's other manifests count as copies too, so a file
+linted alone and the whole repository give the same answer.
 
 ## Why it breaks on a cluster
 `kubectl apply` applies the copies one after another: the last one silently wins, so the
@@ -55,8 +56,9 @@ value: 1000
 
 ## How to fix
 Keep one definition and delete the others, or rename the copy that is meant to be a
-different object. If the folders are independent samples that are never applied together,
-declare them as units (`units: ["samples/*"]` in `.kqlint.yaml`).
+different object. To have copies in different files compared, declare the folders that are
+applied as a whole as units (`units: ["."]` for a repository that is one platform,
+`units: ["clusters/*"]` for one unit per folder) in `.kqlint.yaml`.
 """
 from __future__ import annotations
 
@@ -81,7 +83,7 @@ def check_graph(graph: ObjectGraph, ctx: RuleContext) -> Iterator[Finding]:
             copies[obj.key].append(obj)
     for group in copies.values():
         if len(group) > 1 and any(o.source == INPUT for o in group) and not _kustomize_variants(group, graph):
-            yield from _report(sorted(group, key=_order), ctx)
+            yield from _report(sorted(group, key=_order), graph, ctx)
 
 
 def _order(obj: K8sObject) -> tuple[str, int, tuple[Any, ...]]:
@@ -97,28 +99,49 @@ def _kustomize_variants(group: list[K8sObject], graph: ObjectGraph) -> bool:
     return len({o.file for o in group}) > 1 and all(graph.under_kustomize(o.file) for o in group)
 
 
-def _report(group: list[K8sObject], ctx: RuleContext) -> Iterator[Finding]:
-    """One finding per extra copy that collides with an earlier one, in one pass: copies in
-    the same folder always collide; copies in different folders only when both set their
-    namespace (or are cluster-scoped) and differ in content."""
+def _report(group: list[K8sObject], graph: ObjectGraph, ctx: RuleContext) -> Iterator[Finding]:
+    """One finding per extra copy that collides with an earlier one, in one pass."""
     first = group[0]
-    spans_folders = len({_folder(o.file) for o in group}) > 1
-    by_folder: Counter[str] = Counter()
-    fixed = Counter[Hashable]()  # earlier copies with a fixed namespace: by content, folder, both
-    fixed_total = 0
+    many_files = len({o.file for o in group}) > 1
+    seen: Counter[Hashable] = Counter()
     for obj in group:
-        folder = _folder(obj.file)
-        content = _content(obj) if spans_folders else None
-        is_fixed = not isinstance(obj.namespace, ApplyTimeNamespace)
-        elsewhere = fixed_total - fixed[("folder", folder)]
-        same_content_elsewhere = fixed[("content", content)] - fixed[("both", folder, content)]
-        collides = by_folder[folder] > 0 or (is_fixed and elsewhere - same_content_elsewhere > 0)
-        if obj is not first and obj.source == INPUT and collides:
+        if obj is not first and obj.source == INPUT and _collides(obj, seen, graph, many_files):
             yield _finding(obj, first, group, ctx)
-        by_folder[folder] += 1
-        if is_fixed:
-            fixed_total += 1
-            fixed.update([("folder", folder), ("content", content), ("both", folder, content)])
+        _remember(obj, seen, graph, many_files)
+
+
+def _keys(obj: K8sObject, graph: ObjectGraph, many_files: bool) -> tuple[Any, ...]:
+    """(file, unit, folder, content, fixed namespace) of a copy."""
+    unit = graph.applied_together(obj.file) if many_files else None
+    content = _content(obj) if unit is not None else None
+    return obj.file, unit, _folder(obj.file), content, not isinstance(obj.namespace, ApplyTimeNamespace)
+
+
+def _remember(obj: K8sObject, seen: Counter[Hashable], graph: ObjectGraph, many_files: bool) -> None:
+    file, unit, folder, content, fixed = _keys(obj, graph, many_files)
+    seen[("file", file)] += 1
+    if unit is None:
+        return
+    seen.update([("uf", unit, folder), ("ufh", unit, folder, content)])
+    if fixed:
+        seen.update([("ux", unit), ("uxh", unit, content), ("ufx", unit, folder), ("ufxh", unit, folder, content)])
+
+
+def _collides(obj: K8sObject, seen: Counter[Hashable], graph: ObjectGraph, many_files: bool) -> bool:
+    """A copy collides with an earlier one in its own file; or, in another file of the same
+    declared unit (applied as a whole), with one of other content in its folder, or anywhere in
+    the unit when both set their namespace (copies without one may land in other namespaces)."""
+    file, unit, folder, content, fixed = _keys(obj, graph, many_files)
+    if seen[("file", file)]:
+        return True
+    if unit is None:
+        return False
+    if fixed:
+        others = seen[("uf", unit, folder)] + seen[("ux", unit)] - seen[("ufx", unit, folder)]
+        same = seen[("ufh", unit, folder, content)] + seen[("uxh", unit, content)] - seen[("ufxh", unit, folder, content)]
+    else:
+        others, same = seen[("uf", unit, folder)], seen[("ufh", unit, folder, content)]
+    return others - same > 0
 
 
 def _finding(obj: K8sObject, first: K8sObject, group: list[K8sObject], ctx: RuleContext) -> Finding:
