@@ -285,7 +285,7 @@ def build_graph(inputs: Loaded, context_objects: list[K8sObject], config: Config
 def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], config: Config,
             selected: list[Rule], inline_suppressions: bool = True, jobs: int = 1) -> Report:
     """Run the selected rules over loaded inputs (plus context objects) and build the Report."""
-    from kqlint.scope import partitions, scope_of, without_fragments
+    from kqlint.scope import partitions, scope_of, with_routes, without_fragments
 
     scope = scope_of(inputs.objects + context_objects, config)
     inputs, context_objects = without_fragments(inputs, context_objects, scope)
@@ -298,7 +298,8 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
         graph.kustomize_dirs |= part.kustomize_dirs
         graph.applied_together = scope.declared_unit
         files = {obj.file for obj in part.loaded.objects}
-        findings += [f for f in run_rules(selected, graph, config, errors, jobs) if f.location.file in files]
+        found_here = [f for f in run_rules(selected, graph, config, errors, jobs) if f.location.file in files]
+        findings += with_routes(found_here, graph)
     input_files = {source.path for source in inputs.sources}
     findings = [f for f in findings if f.location.file in input_files or f.code in ("KQ001", "KQ006")]
     findings = [_with_severity(f, config) for f in findings]

@@ -90,6 +90,9 @@ def test_kq210_judges_a_cluster_queue_and_cohort_from_the_context(tmp_path: Path
         [finding] = lint(["tenants/ml/jobs/pretrain.yaml"], Config(select=("KQ210",))).findings
     assert "16 the rest of cohort gpu-pool can lend" in finding.message
     assert finding.related[0].file == "platform/queues.yaml"
+    route = finding.related[-1]  # the reference crossed folders: where it resolved
+    assert (route.file, route.line) == ("tenants/ml/queues/local-queues.yaml", 1)
+    assert "resolves to LocalQueue ml/training (in another folder)" in route.message
 
 
 def test_without_a_project_root_the_note_is_said_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
