@@ -367,3 +367,12 @@ def _with_route(finding: Any, obj: Any, graph: Any) -> Any:
             if (at.file, at.line) not in shown and all(r.file != at.file for r in finding.related):
                 added.append(at.with_message(f"{how} {target.display()} (in another folder)"))
     return replace(finding, related=finding.related + tuple(added)) if added else finding
+
+
+def visible_context(inputs: Any, context_objects: list[Any], config: Any) -> list[Any]:
+    """The context objects the inputs may resolve to (for ``kqlint graph``): no patch
+    fragments, nothing from units that hold no input."""
+    scope = scope_of(list(inputs.objects) + list(context_objects), config)
+    units = {scope.unit_of(obj.file) for obj in inputs.objects if not scope.is_fragment(obj.file)}
+    return [obj for obj in context_objects
+            if not scope.is_fragment(obj.file) and scope.unit_of(obj.file) in units | {None}]
