@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from kqlint.discover import STDIN, display_path, inputs_folder, project_root
 
@@ -128,6 +128,15 @@ def _parse_kustomization(path: str, folder: str, max_file_size: int) -> Kustomiz
     return found
 
 
+def _kustomization_folders(top: str) -> Iterator[str]:
+    """Folders under ``top`` holding a kustomization (dot-folders and node_modules skipped,
+    symlinked folders not followed), in sorted order."""
+    for folder, dirnames, filenames in os.walk(top):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d != "node_modules")
+        if any(name in filenames for name in KUSTOMIZATION_NAMES):
+            yield folder
+
+
 def _strings(value: Any) -> list[str]:
     return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
 
@@ -155,7 +164,9 @@ class Scope:
         for file in wanted:
             for folder in self.layout.folders_up(file):
                 self._visit(folder)
-        self._files = wanted
+        if wanted:
+            for folder in _kustomization_folders(top):  # overlays elsewhere may list a file as a patch
+                self._visit(folder)
 
     def _visit(self, folder: str) -> None:
         kustomization = self.layout.kustomization(folder)
