@@ -55,6 +55,7 @@ class ObjectGraph:
         self.unit: str | None = None
         # the config-declared unit a file belongs to (applied as a whole), None outside one
         self.applied_together: Callable[[str], str | None] = lambda file: None
+        self.unit_of: Callable[[str], str | None] = lambda file: None  # the unit a file is in (kqlint.scope)
         self.elsewhere: dict[tuple[str, str], list[tuple[str | None, K8sObject]]] = {}
         self.add(objects)
         self.add(_builtin_priority_classes())
@@ -98,13 +99,26 @@ class ObjectGraph:
         return best
 
     def ambiguous(self, kind: str, name: str, namespace: str | None, group: str | None) -> bool:
-        """A lookup from an object without ``metadata.namespace`` of a name defined in several
-        namespaces: which one it meets depends on where it is applied."""
+        """A lookup from an object without ``metadata.namespace`` whose answer depends on where
+        it is applied: the name is defined in several namespaces, or only by manifests without
+        a namespace in other folders and units (applied who knows where)."""
         if not isinstance(namespace, ApplyTimeNamespace):
             return False
-        namespaces = {obj.namespace for obj in self._by_name.get((kind, name), ())
-                      if obj.namespace is not None and (group is None or obj.group == group)}
-        return len(namespaces) > 1
+        candidates = [obj for obj in self._by_name.get((kind, name), ())
+                      if obj.namespace is not None and (group is None or obj.group == group)]
+        if len({obj.namespace for obj in candidates}) > 1:
+            return True
+        floating = [obj for obj in candidates if isinstance(obj.namespace, ApplyTimeNamespace)]
+        if not floating or len(floating) < len(candidates) or not all(from_manifest(obj) for obj in floating):
+            return False  # a fixed namespace, or a declared object (config, profile), resolves
+        return not any(self._applied_with(namespace.file, obj.file) for obj in floating)
+
+    def _applied_with(self, file: str, other: str) -> bool:
+        """Two files without namespaces land in one namespace: the same folder, or one unit."""
+        if file.rpartition("/")[0] == other.rpartition("/")[0]:
+            return True
+        unit = self.unit_of(file)
+        return unit is not None and unit == self.unit_of(other)
 
     def may_exist(self, kind: str, name: Any, namespace: str | None = None, group: str | None = None) -> bool:
         """An unresolved name that is still no proof of a missing object: ambiguous by

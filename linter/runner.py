@@ -296,7 +296,7 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
         graph = build_graph(part.loaded, part.context, config)
         graph.unit, graph.elsewhere = part.unit, part.elsewhere
         graph.kustomize_dirs |= part.kustomize_dirs
-        graph.applied_together = scope.declared_unit
+        graph.applied_together, graph.unit_of = scope.declared_unit, scope.unit_of
         files = {obj.file for obj in part.loaded.objects}
         found_here = [f for f in run_rules(selected, graph, config, errors, jobs) if f.location.file in files]
         findings += with_routes(found_here, graph)

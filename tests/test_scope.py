@@ -249,6 +249,18 @@ def test_a_name_defined_only_in_another_unit_is_not_reported_unknown(tmp_path: P
         assert {f.code for f in lint(["tutorials/priority-demo"], Config(select=("KQ203",))).findings} == {"KQ203"}
 
 
+def test_objects_without_namespace_meet_only_in_one_folder_or_unit(tmp_path: Path) -> None:
+    root = project(tmp_path, "floating-namespaces")
+    job = ("jobs/gpu-job.yaml", 7, 5, "KQ209")
+    with chdir(root):
+        for paths in (["."], ["jobs"], ["jobs/gpu-job.yaml"]):
+            assert lint(paths, QUEUES).findings == (), paths  # neither resolved (KQ209) nor unknown (KQ203)
+        units = Config(select=("KQ2",), units=(".",), path=str(root / ".kqlint.yaml"))
+        assert spots(lint(["jobs"], units)) == {job}     # one unit, applied as a whole: they meet
+        shutil.move("queues/tpu-queue.yaml", "jobs/tpu-queue.yaml")
+        assert spots(lint(["jobs/gpu-job.yaml"], QUEUES)) == {job}  # one folder: one namespace
+
+
 @pytest.mark.parametrize("globs,path,unit", [
     (("samples/*",), "samples/a/deep/job.yaml", "units:samples/a"),
     (("samples/*",), "platform/pc.yaml", None),
