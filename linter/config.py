@@ -2,7 +2,7 @@
 
 Discovery (cli.md "Configuration"): from the current directory upwards, in each folder
 ``.kqlint.yaml``, then ``.kqlint.yml``, then ``[tool.kqlint]`` in ``pyproject.toml``; the
-first hit wins. Validation happens in two steps, each ending in one ``ConfigError``
+first hit wins, and the search stops at the repository root (the folder holding ``.git``). Validation happens in two steps, each ending in one ``ConfigError``
 ``file:line:col: key: message`` (exit 2):
 
 1. ``load_config``: the file against ``schemas/config.schema.json`` (JSON Schema 2020-12),
@@ -73,6 +73,7 @@ class Config:
     namespace: str = "default"
     exclude: tuple[str, ...] = ()
     context: tuple[str, ...] = ()
+    units: tuple[str, ...] | None = None            # monorepo units (kqlint.scope); None: detected
     crds: tuple[str, ...] = ()                      # extra CRD files/folders for KQ002 (--crd)
     external: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     rules: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -112,8 +113,8 @@ def discover_config(start: str | None = None) -> str | None:
         if os.path.isfile(pyproject) and _has_tool_section(pyproject):
             return pyproject
         parent = os.path.dirname(probe)
-        if parent == probe:
-            return None
+        if parent == probe or os.path.exists(os.path.join(probe, ".git")):
+            return None  # never above the project root: a parent folder's config is not this repository's
         probe = parent
 
 
@@ -213,6 +214,7 @@ def config_from_mapping(data: dict[str, Any], path: str, origin: ConfigOrigin | 
         namespace=data.get("namespace") or "default",
         exclude=tuple(data.get("exclude") or ()),
         context=context,
+        units=tuple(data["units"] or ()) if "units" in data else None,
         crds=tuple(p if os.path.isabs(p) else os.path.normpath(os.path.join(os.path.dirname(path), p))
                    for p in data.get("crds") or ()),
         external={kind: list(entries or ()) for kind, entries in (data.get("external") or {}).items()},

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Callable
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 ALWAYS_SKIPPED_DIRS = frozenset({"node_modules", "__pycache__"})
@@ -98,11 +99,46 @@ def _walk(root: str, excludes: tuple[str, ...], found: Discovery) -> list[str]:
     return sorted(files, key=lambda path: path.replace(os.sep, "/"))
 
 
+PROJECT_CONFIG_FILES = (".kqlint.yaml", ".kqlint.yml")
+
+
 def repository_root(start: str) -> str | None:
-    """Nearest ancestor of ``start`` holding ``.git`` (the pre-commit context root)."""
+    """Nearest ancestor of ``start`` (itself included) holding ``.git``."""
+    return _nearest(start, lambda folder: os.path.exists(os.path.join(folder, ".git")))
+
+
+def holds_config(folder: str) -> bool:
+    """``folder`` holds a kqlint configuration (``.kqlint.yaml``/``.yml``, or a
+    ``pyproject.toml`` with a ``[tool.kqlint]`` table)."""
+    if any(os.path.isfile(os.path.join(folder, name)) for name in PROJECT_CONFIG_FILES):
+        return True
+    from kqlint.config import _has_tool_section
+
+    pyproject = os.path.join(folder, "pyproject.toml")
+    return os.path.isfile(pyproject) and _has_tool_section(pyproject)
+
+
+def project_root(start: str) -> str | None:
+    """The project root (cli.md "Project root and context"): the nearest folder at or above
+    ``start`` holding ``.git``, else the nearest holding a kqlint configuration; None when
+    neither exists (a source export, a container build context without either)."""
+    return repository_root(start) or _nearest(start, holds_config)
+
+
+def inputs_folder(paths: list[str]) -> str:
+    """The deepest folder holding every named path (the current directory for stdin)."""
+    folders = [os.path.abspath(os.getcwd() if p == STDIN else p if os.path.isdir(p) else os.path.dirname(p) or ".")
+               for p in paths] or [os.getcwd()]
+    try:
+        return os.path.commonpath(folders)
+    except ValueError:  # different drives (Windows)
+        return folders[0]
+
+
+def _nearest(start: str, holds: Callable[[str], bool]) -> str | None:
     probe = os.path.abspath(start)
     while True:
-        if os.path.exists(os.path.join(probe, ".git")):
+        if holds(probe):
             return probe
         parent = os.path.dirname(probe)
         if parent == probe:

@@ -10,10 +10,17 @@ from collections import defaultdict
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from kqlint.loader import Map
-from kqlint.objects import CONTEXT, EXTERNAL, INPUT, PROFILE, K8sObject
+from kqlint.objects import CONTEXT, EXTERNAL, INPUT, PROFILE, ApplyTimeNamespace, K8sObject
 
 _T = TypeVar("_T")
 TIER_ORDER = {INPUT: 0, CONTEXT: 1, EXTERNAL: 2, PROFILE: 3}
+MANIFEST_TIERS = (INPUT, CONTEXT)  # objects read from manifests: judged alike, reported only as inputs
+
+
+def from_manifest(obj: K8sObject) -> bool:
+    """The object comes from a manifest (an input or the context), so kqlint knows all of it,
+    unlike a bare name declared in config ``external`` or by a profile."""
+    return obj.source in MANIFEST_TIERS
 
 # Default apiVersion for objects declared by kind only (config `external`, profiles).
 DECLARED_API_VERSIONS = {
@@ -43,6 +50,13 @@ class ObjectGraph:
         self._by_name: dict[tuple[str, str], list[K8sObject]] = defaultdict(list)
         self.kustomize_dirs: frozenset[str] = frozenset()  # folders of input kustomization files
         self.cache: dict[Any, Any] = {}  # per-run memo for derived facts (pod templates, ...)
+        # objects of other units (kqlint.scope): never resolved to, but a name defined there
+        # is not reported unknown either; (unit of this graph, (kind, name) -> [(unit, obj)])
+        self.unit: str | None = None
+        # the config-declared unit a file belongs to (applied as a whole), None outside one
+        self.applied_together: Callable[[str], str | None] = lambda file: None
+        self.unit_of: Callable[[str], str | None] = lambda file: None  # the unit a file is in (kqlint.scope)
+        self.elsewhere: dict[tuple[str, str], list[tuple[str | None, K8sObject]]] = {}
         self.add(objects)
         self.add(_builtin_priority_classes())
 
@@ -72,6 +86,8 @@ class ObjectGraph:
         ``namespace`` is required for namespaced kinds and ignored for cluster-scoped ones."""
         if not isinstance(name, str) or not name:
             return None
+        if self.ambiguous(kind, name, namespace, group):
+            return None  # the apply-time namespace decides: no guess
         best: K8sObject | None = None
         for obj in self._by_name.get((kind, name), ()):
             if group is not None and obj.group != group:
@@ -81,6 +97,45 @@ class ObjectGraph:
             if best is None or TIER_ORDER[obj.source] < TIER_ORDER[best.source]:
                 best = obj
         return best
+
+    def ambiguous(self, kind: str, name: str, namespace: str | None, group: str | None) -> bool:
+        """A lookup from an object without ``metadata.namespace`` whose answer depends on where
+        it is applied: the name is defined in several namespaces, or only by manifests without
+        a namespace in other folders and units (applied who knows where)."""
+        if not isinstance(namespace, ApplyTimeNamespace):
+            return False
+        candidates = [obj for obj in self._by_name.get((kind, name), ())
+                      if obj.namespace is not None and (group is None or obj.group == group)]
+        if len({obj.namespace for obj in candidates}) > 1:
+            return True
+        floating = [obj for obj in candidates if isinstance(obj.namespace, ApplyTimeNamespace)]
+        if not floating or len(floating) < len(candidates) or not all(from_manifest(obj) for obj in floating):
+            return False  # a fixed namespace, or a declared object (config, profile), resolves
+        return not any(self._applied_with(namespace.file, obj.file) for obj in floating)
+
+    def _applied_with(self, file: str, other: str) -> bool:
+        """Two files without namespaces land in one namespace: the same folder, or one unit."""
+        if file.rpartition("/")[0] == other.rpartition("/")[0]:
+            return True
+        unit = self.unit_of(file)
+        return unit is not None and unit == self.unit_of(other)
+
+    def may_exist(self, kind: str, name: Any, namespace: str | None = None, group: str | None = None) -> bool:
+        """An unresolved name that is still no proof of a missing object: ambiguous by
+        namespace, or defined in another unit (applied on its own). Rules that report unknown
+        references stay silent then."""
+        if not isinstance(name, str) or not name:
+            return False
+        if self.ambiguous(kind, name, namespace, group):
+            return True
+        floating = isinstance(namespace, ApplyTimeNamespace)
+        for unit, obj in self.elsewhere.get((kind, name), ()):
+            if unit == self.unit or (group is not None and obj.group != group):
+                continue
+            if obj.namespace is None or namespace is None or floating or obj.namespace == namespace \
+                    or isinstance(obj.namespace, ApplyTimeNamespace):
+                return True
+        return False
 
     def memo(self, key: Any, build: Callable[[], _T]) -> _T:
         """Compute a derived fact (an index, a per-object result) once per graph; forgotten

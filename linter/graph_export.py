@@ -267,14 +267,15 @@ def load(paths: list[str], config: Any, context: tuple[str, ...] = (),
     """The ObjectGraph of ``paths`` (plus context, external and profile objects), and the
     findings of a lint run over the same loaded files when asked (stdin is read once)."""
     from kqlint.objects import INPUT
-    from kqlint.runner import UsageError, _auto_context, _load_context, analyze, build_graph, load_paths, prepare
+    from kqlint.runner import UsageError, _load_context, analyze, build_graph, context_paths, load_paths, prepare
+    from kqlint.scope import visible_context
 
     config, selected = prepare(config)
     inputs, found = load_paths(paths, config, INPUT)
     if found.missing:
         raise UsageError(f"path does not exist: {found.missing[0]}")
-    context_paths = list(context) + list(config.context) + _auto_context(paths, config)
-    context_objects = _load_context(context_paths, config, inputs).objects
+    named, _ = context_paths(paths, context, config)
+    context_objects = visible_context(inputs, _load_context(named, config, inputs).objects, config)
     findings = analyze(inputs, found, context_objects, config, selected).findings if with_findings else ()
     return build_graph(inputs, context_objects, config), findings
 

@@ -97,7 +97,7 @@ class Report:
     files: tuple[str, ...] = ()  # every input file read, as displayed (JUnit: one test case each)
     baselined: int = 0  # findings absorbed by --baseline (reported in the JSON summary)
     warnings: tuple[str, ...] = ()  # one-line notes for stderr (misspelt directives, ...)
-    notes: tuple[str, ...] = ()  # paths skipped for safety (kqlint.containment), shown on stderr
+    notes: tuple[str, ...] = ()  # one-line notes for stderr: no project root, paths skipped for safety
     platform: tuple[str, ...] = ()  # the platform model, one line per known fact (--statistics)
 
     def count(self, severity: Severity) -> int:

@@ -36,6 +36,22 @@ INPUT, CONTEXT, EXTERNAL, PROFILE = "input", "context", "external", "profile"
 _MISSING = object()
 
 
+class ApplyTimeNamespace(str):
+    """The namespace of an object that sets none: the run's default (``--namespace``) for
+    display and lookups, but really chosen when it is applied (rules.md "Applied together").
+    ``file`` is the object's file: objects of one folder are applied to one namespace."""
+
+    file: str = ""
+
+    def __new__(cls, value: str, file: str = "") -> "ApplyTimeNamespace":
+        made = super().__new__(cls, value)
+        made.file = file
+        return made
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (ApplyTimeNamespace, (str(self), self.file))
+
+
 def split_api_version(api_version: str) -> tuple[str, str]:
     group, _, version = api_version.rpartition("/")
     return group, version
@@ -64,7 +80,7 @@ class K8sObject:
         if is_cluster_scoped(self.group, self.kind):
             self.namespace: str | None = None
         else:
-            self.namespace = str(namespace) if namespace else default_namespace
+            self.namespace = str(namespace) if namespace else ApplyTimeNamespace(default_namespace, file)
         self.source = source
 
     # ----------------------------------------------------------- identity

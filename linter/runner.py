@@ -6,8 +6,11 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
-from kqlint.config import Config, ConfigError, check_rule_names
-from kqlint.discover import STDIN, Discovery, discover, display_path, repository_root
+    named, note = context_paths(paths, context, config, auto_context)
+    context_loaded = _load_context(named, config, inputs, jobs)
+    report = analyze(inputs, found, context_loaded.objects, config, selected, inline_suppressions, jobs)
+    notes += ([note] if note else []) + inputs.notes + context_loaded.notes
+    return replace(report, notes=tuple(dict.fromkeys(notes))) if notes else report
 from kqlint.graph import ObjectGraph, declared_object
 from kqlint.loader import SourceFile, load_file, load_stdin
 from kqlint.model import Finding, Location, Report, Severity, Summary
@@ -84,17 +87,18 @@ def _explicitly_named(rule: Rule, patterns: Iterable[str]) -> bool:
 # ------------------------------------------------------------------ loading
 
 def load_paths(paths: list[str], config: Config, tier: str,
-               progress: Callable[[int, int], None] | None = None, jobs: int = 1) -> tuple[Loaded, Discovery]:
-    """Read and parse every file; ``progress(done, total)`` is called as files are done."""
+               progress: Callable[[int, int], None] | None = None, jobs: int = 1,
+               skip: frozenset[str] = frozenset()) -> tuple[Loaded, Discovery]:
+    """Read and parse every file (but those in ``skip``, absolute paths); ``progress(done,
+    total)`` is called as files are done."""
     from kqlint.parallel import effective_jobs, map_chunks
 
     found = discover(paths, config.exclude)
-    from kqlint.containment import contain_files
-    from kqlint.writer import remember_read
-
-    found.files, notes = contain_files(found.files, paths, config.follow_external_symlinks)
-    remember_read(found.files)  # no report or baseline is ever written over what is read
-    loaded = Loaded(notes=notes)
+    named, note = context_paths(paths, context, config, auto_context)
+    context_loaded = _load_context(named, config, inputs, jobs)
+    report = analyze(inputs, found, context_loaded.objects, config, selected, inline_suppressions, jobs)
+    notes += ([note] if note else []) + inputs.notes + context_loaded.notes
+    return replace(report, notes=tuple(dict.fromkeys(notes))) if notes else report
     total = len(found.files)
     jobs = effective_jobs(jobs, total)
     done = 0
@@ -159,23 +163,11 @@ def _add_source(loaded: Loaded, path: str, source: SourceFile, config: Config, t
     loaded.skipped += skipped
 
 
-def _without_placeholder_templates(source: SourceFile, objects: list[K8sObject], config: Config) -> list[K8sObject]:
-    """A manifest meant for envsubst/sed is one KQ006 and is skipped (kqlint.placeholders)."""
-    from kqlint.placeholders import unrendered_placeholders
-
-    problem = unrendered_placeholders(source, objects, tuple(config.crds or ()))
-    if problem is None:
-        return objects
-    source.problems.append(problem)
-    return []
-
-
-def _auto_context(paths: list[str], config: Config) -> list[str]:
-    """Pre-commit passes individual files: then the repository's other manifests resolve references."""
-    if not paths or any(p == STDIN or os.path.isdir(p) for p in paths):
-        return []
-    root = repository_root(os.getcwd())
-    return [root] if root else []
+    named, note = context_paths(paths, context, config, auto_context)
+    context_loaded = _load_context(named, config, inputs, jobs)
+    report = analyze(inputs, found, context_loaded.objects, config, selected, inline_suppressions, jobs)
+    notes += ([note] if note else []) + inputs.notes + context_loaded.notes
+    return replace(report, notes=tuple(dict.fromkeys(notes))) if notes else report
 
 
 def external_objects(config: Config) -> list[K8sObject]:
@@ -292,10 +284,10 @@ def lint(paths: list[str], config: Config | None = None, *, context: Iterable[st
     inputs, found = load_paths(paths, config, INPUT, progress, jobs)
     if found.missing:
         raise UsageError(f"path does not exist: {found.missing[0]}")
-    context_paths = list(context) + list(config.context) + (_auto_context(paths, config) if auto_context else [])
-    context_loaded = _load_context(context_paths, config, inputs, jobs)
+    named, note = context_paths(paths, context, config, auto_context)
+    context_loaded = _load_context(named, config, inputs, jobs)
     report = analyze(inputs, found, context_loaded.objects, config, selected, inline_suppressions, jobs)
-    notes += inputs.notes + context_loaded.notes
+    notes += ([note] if note else []) + inputs.notes + context_loaded.notes
     return replace(report, notes=tuple(dict.fromkeys(notes))) if notes else report
 
 
@@ -330,10 +322,21 @@ def build_graph(inputs: Loaded, context_objects: list[K8sObject], config: Config
 def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], config: Config,
             selected: list[Rule], inline_suppressions: bool = True, jobs: int = 1) -> Report:
     """Run the selected rules over loaded inputs (plus context objects) and build the Report."""
-    graph = build_graph(inputs, context_objects, config)
+    from kqlint.scope import partitions, scope_of, with_routes, without_fragments
+
+    scope = scope_of(inputs.objects + context_objects, config)
+    inputs, context_objects = without_fragments(inputs, context_objects, scope)
     errors: list[str] = []
     by_code = {rule.code: rule for rule in selected}
-    findings = _engine_findings(inputs, found, by_code) + run_rules(selected, graph, config, errors, jobs)
+    findings = _engine_findings(inputs, found, by_code)
+    for part in partitions(inputs, context_objects, config, scope):  # units applied on their own
+        graph = build_graph(part.loaded, part.context, config)
+        graph.unit, graph.elsewhere = part.unit, part.elsewhere
+        graph.kustomize_dirs |= part.kustomize_dirs
+        graph.applied_together, graph.unit_of = scope.declared_unit, scope.unit_of
+        files = {obj.file for obj in part.loaded.objects}
+        found_here = [f for f in run_rules(selected, graph, config, errors, jobs) if f.location.file in files]
+        findings += with_routes(found_here, graph)
     input_files = {source.path for source in inputs.sources}
     findings = [f for f in findings if f.location.file in input_files or f.code in ("KQ001", "KQ006")]
     findings = [_with_severity(f, config) for f in findings]
@@ -392,7 +395,8 @@ def _load_context(paths: list[str], config: Config, inputs: Loaded, jobs: int = 
         return Loaded()
     input_files = {s.path for s in inputs.sources}
     existing = [p for p in paths if os.path.exists(p)]
-    loaded, _ = load_paths(existing, config, CONTEXT, jobs=jobs)
+    skip = frozenset(os.path.abspath(p) for p in input_files if not p.startswith("<"))
+    loaded, _ = load_paths(existing, config, CONTEXT, jobs=jobs, skip=skip)
     keep = [o for o in loaded.objects if o.file not in input_files]
     return Loaded(objects=keep, notes=loaded.notes)
 

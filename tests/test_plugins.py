@@ -211,7 +211,7 @@ def test_crashing_plugin_rule_is_one_line_and_exit_3(plugin_dir: Path, capsys: p
     config_file(plugin_dir, "plugins: [kqtest_pkg]\n")
     assert main(["check", "--config", "kq.yaml", "--format", "json", "m.yaml"]) == 3
     captured = capsys.readouterr()
-    lines = captured.err.splitlines()
+    lines = [line for line in captured.err.splitlines() if "no project root" not in line]  # tmp: no .git
     assert len(lines) == 1, lines  # one line for the broken rule, not one per object
     assert "P002 (always-crashes, plugin module kqtest_pkg.crash)" in lines[0]
     assert "m.yaml" in lines[0] and "KeyError" in lines[0]

@@ -146,11 +146,23 @@ def test_findings_only_for_the_files_given(repo: Path) -> None:
     assert {f.location.file for f in two.findings} == {"queues/orphan.yaml"}
 
 
-def test_folders_and_stdin_get_no_automatic_context(repo: Path) -> None:
+def test_folders_files_and_the_root_resolve_with_the_same_project_context(repo: Path) -> None:
     (repo / "sub").mkdir()
     shutil.copy(repo / "job.yaml", repo / "sub" / "job.yaml")
-    [finding] = lint(["sub"], Config(), rules=[unresolved_priority_rule()]).findings
+    rule = unresolved_priority_rule()
+    for paths in (["sub"], ["sub/job.yaml"], ["."], ["sub", "job.yaml"]):
+        assert lint(paths, Config(), rules=[rule]).findings == (), paths
+
+
+def test_explicit_context_replaces_the_project_context(repo: Path) -> None:
+    (repo / "sub").mkdir()
+    shutil.copy(repo / "job.yaml", repo / "sub" / "job.yaml")
+    rule = unresolved_priority_rule()
+    [finding] = lint(["sub"], Config(), context=["queues"], rules=[rule]).findings
     assert finding.location.file == "sub/job.yaml"
+    [finding] = lint(["sub"], Config(context=("queues",)), rules=[rule]).findings
+    assert finding.location.file == "sub/job.yaml"
+    assert lint(["sub"], Config(), context=["platform"], rules=[rule]).findings == ()
 
 
 # ------------------------------------------------------------------ a real pre-commit run

@@ -1,10 +1,20 @@
 """
 ## What it catches
-The same object — API group, kind, namespace and name — defined more than once in the
-linted files (in one file or across files). Objects that set only `generateName` are not
-compared. Every copy is reported, with the other copies as related locations. Copies in
-different files that all sit under kustomize folders (a `kustomization.yaml` in their
-folder or above: bases and overlays, patches) are expected and not reported.
+The same object — API group, kind, namespace and name — defined more than once among
+objects applied together. The first definition (by file and position) is the object; each
+further copy gets one finding, with the first definition and a few other copies as related
+locations. Copies collide:
+- in the same file (always applied together);
+- in different files of one unit that config `units:` declares (a unit is applied as a
+  whole), when their fields differ; copies without `metadata.namespace` only within one
+  folder, since the namespace is chosen when each is applied.
+
+Not duplicates: objects that set only `generateName`; copies in different files outside a
+declared unit (alternative copies of a sample, variants such as `agg.yaml` and
+`agg-logging.yaml` that are applied one at a time); copies under kustomize folders (bases and
+overlays; kustomize itself rejects two resources with one id); kustomize patch files, which
+are fragments, not objects. The project's other manifests count as copies too, so a file
+linted alone and the whole repository give the same answer.
 
 ## Why it breaks on a cluster
 `kubectl apply` applies the copies one after another: the last one silently wins, so the
@@ -46,44 +56,122 @@ value: 1000
 
 ## How to fix
 Keep one definition and delete the others, or rename the copy that is meant to be a
-different object.
+different object. To have copies in different files compared, declare the folders that are
+applied as a whole as units (`units: ["."]` for a repository that is one platform,
+`units: ["clusters/*"]` for one unit per folder) in `.kqlint.yaml`.
 """
 from __future__ import annotations
 
-from collections import defaultdict
-from typing import Iterator
+from collections import Counter, defaultdict
+from typing import Any, Hashable, Iterator
 
-from kqlint.graph import ObjectGraph
+from kqlint.graph import ObjectGraph, from_manifest
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
+from kqlint.objects import INPUT, ApplyTimeNamespace, K8sObject
 from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ003", slug="duplicate-object", severity=Severity.ERROR,
-                summary="the same group/kind/namespace/name is defined twice in the inputs",
+                summary="the same group/kind/namespace/name is defined twice among objects applied together",
                 scope="graph")
 
+MAX_RELATED = 5  # the first definition and a few other copies, however many there are
 
 def check_graph(graph: ObjectGraph, ctx: RuleContext) -> Iterator[Finding]:
     copies: dict[tuple[str, str, str | None, str], list[K8sObject]] = defaultdict(list)
-    for obj in graph.inputs:
-        if isinstance(obj.get("metadata", "name"), str) and obj.get("metadata", "name"):
+    for obj in graph.objects:
+        if from_manifest(obj) and isinstance(obj.get("metadata", "name"), str) and obj.get("metadata", "name"):
             copies[obj.key].append(obj)
     for group in copies.values():
-        if len(group) > 1 and not _kustomize_variants(group, graph):
-            yield from _report(group, ctx)
+        if len(group) > 1 and any(o.source == INPUT for o in group) and not _kustomize_variants(group, graph):
+            yield from _report(sorted(group, key=_order), graph, ctx)
+
+
+def _order(obj: K8sObject) -> tuple[str, int, tuple[Any, ...]]:
+    return (obj.file, obj.doc, tuple(str(step) for step in obj.base))
+
+
+def _folder(file: str) -> str:
+    return file.rpartition("/")[0]
 
 
 def _kustomize_variants(group: list[K8sObject], graph: ObjectGraph) -> bool:
-    """Bases, overlays and patches repeat an object's identity on purpose."""
+    """Bases and overlays repeat an object's identity on purpose."""
     return len({o.file for o in group}) > 1 and all(graph.under_kustomize(o.file) for o in group)
 
 
-def _report(group: list[K8sObject], ctx: RuleContext) -> Iterator[Finding]:
+def _report(group: list[K8sObject], graph: ObjectGraph, ctx: RuleContext) -> Iterator[Finding]:
+    """One finding per extra copy that collides with an earlier one, in one pass."""
+    first = group[0]
+    many_files = len({o.file for o in group}) > 1
+    seen: Counter[Hashable] = Counter()
     for obj in group:
-        others = [o for o in group if o is not obj]
-        where = ", ".join(f"{o.file}:{o.at('metadata', 'name').line}" for o in others)
-        yield ctx.finding(
-            at=obj.at_value("metadata", "name"),
-            message=(f"{obj.display()} is defined {len(group)} times (also at {where}): kubectl "
-                     "applies the copies in turn and the last one silently wins; keep one definition"),
-            related=[(o.at_value("metadata", "name"), "another definition of the same object") for o in others])
+        if obj is not first and obj.source == INPUT and _collides(obj, seen, graph, many_files):
+            yield _finding(obj, first, group, ctx)
+        _remember(obj, seen, graph, many_files)
+
+
+def _keys(obj: K8sObject, graph: ObjectGraph, many_files: bool) -> tuple[Any, ...]:
+    """(file, unit, folder, content, fixed namespace) of a copy."""
+    unit = graph.applied_together(obj.file) if many_files else None
+    content = _content(obj) if unit is not None else None
+    return obj.file, unit, _folder(obj.file), content, not isinstance(obj.namespace, ApplyTimeNamespace)
+
+
+def _remember(obj: K8sObject, seen: Counter[Hashable], graph: ObjectGraph, many_files: bool) -> None:
+    file, unit, folder, content, fixed = _keys(obj, graph, many_files)
+    seen[("file", file)] += 1
+    if unit is None:
+        return
+    seen.update([("uf", unit, folder), ("ufh", unit, folder, content)])
+    if fixed:
+        seen.update([("ux", unit), ("uxh", unit, content), ("ufx", unit, folder), ("ufxh", unit, folder, content)])
+
+
+def _collides(obj: K8sObject, seen: Counter[Hashable], graph: ObjectGraph, many_files: bool) -> bool:
+    """A copy collides with an earlier one in its own file; or, in another file of the same
+    declared unit (applied as a whole), with one of other content in its folder, or anywhere in
+    the unit when both set their namespace (copies without one may land in other namespaces)."""
+    file, unit, folder, content, fixed = _keys(obj, graph, many_files)
+    if seen[("file", file)]:
+        return True
+    if unit is None:
+        return False
+    if fixed:
+        others = seen[("uf", unit, folder)] + seen[("ux", unit)] - seen[("ufx", unit, folder)]
+        same = seen[("ufh", unit, folder, content)] + seen[("uxh", unit, content)] - seen[("ufxh", unit, folder, content)]
+    else:
+        others, same = seen[("uf", unit, folder)], seen[("ufh", unit, folder, content)]
+    return others - same > 0
+
+
+def _finding(obj: K8sObject, first: K8sObject, group: list[K8sObject], ctx: RuleContext) -> Finding:
+    where = first.at_value("metadata", "name")
+    others = [o for o in group if o is not obj and o is not first][:MAX_RELATED - 1]
+    related = [(where, _related_text("the first definition", first, obj))]
+    related += [(o.at_value("metadata", "name"), _related_text("another copy", o, obj)) for o in others]
+    return ctx.finding(
+        at=obj.at_value("metadata", "name"),
+        message=(f"{obj.display()} is defined {len(group)} times among objects applied together (first at "
+                 f"{where.file}:{where.line}): kubectl applies the copies in turn and the last one silently "
+                 "wins; keep one definition"),
+        related=related)
+
+
+def _related_text(what: str, other: K8sObject, obj: K8sObject) -> str:
+    folder = _folder(other.file)
+    crossing = f" (in another folder: {folder or '.'})" if folder != _folder(obj.file) else ""
+    return f"{what} of the same object{crossing}"
+
+
+def _content(obj: K8sObject) -> Hashable:
+    """The object's fields as a hashable value (positions and comments ignored)."""
+    return _frozen(obj.data)
+
+
+def _frozen(value: Any) -> Hashable:
+    if isinstance(value, dict):
+        return tuple(sorted(((str(k), _frozen(v)) for k, v in value.items()), key=lambda kv: kv[0]))
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    return (type(value).__name__, str(value)) if not isinstance(value, (str, int, float, bool, type(None))) \
+        else value

@@ -112,4 +112,5 @@ def _exists(obj: K8sObject, ref: PodGroupRef, ctx: RuleContext) -> bool:
     """Resolvable, or the group the workload's own operator creates under the workload's name."""
     if ref.name in operator_pod_group_names(obj):
         return True
-    return resolve_pod_group(ref, obj.namespace, ctx.graph) is not None
+    return (resolve_pod_group(ref, obj.namespace, ctx.graph) is not None
+            or ctx.graph.may_exist("PodGroup", ref.name, obj.namespace, ref.group))

@@ -206,7 +206,7 @@ def cluster_queue_candidates(unit: ManagedWorkload, graph: ObjectGraph) -> list[
 
 def _same_identity(graph: ObjectGraph, kind: str, name: Any, namespace: str | None) -> list[K8sObject]:
     """Every definition of a Kueue object in the best tier that has one (duplicates included)."""
-    if not isinstance(name, str) or not name:
+    if not isinstance(name, str) or not name or graph.ambiguous(kind, name, namespace, KUEUE_GROUP):
         return []
     index = graph.memo("identities", lambda: _identities(graph))
     return index.get((kind, name, namespace), [])

@@ -90,7 +90,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         name = unit.priority_label()
         if name is None or unit.labels_path is None:
             continue
-        if resolve_workload_priority_class(name, ctx.graph) is not None:
+        if resolve_workload_priority_class(name, ctx.graph) is not None \
+                or ctx.graph.may_exist("WorkloadPriorityClass", name, group=KUEUE_GROUP):
             continue
         yield ctx.finding(
             at=obj.at_value(*unit.labels_path, PRIORITY_LABEL),

@@ -89,8 +89,9 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     for unit in managed_workloads(obj, ctx.graph):
         if unit.queue_defaulted or unit.labels_path is None:
             continue  # LocalQueueDefaulting only applies when `default` exists
-        if local_queue(unit, ctx.graph) is not None:
-            continue
+        if local_queue(unit, ctx.graph) is not None \
+                or ctx.graph.may_exist("LocalQueue", unit.queue, obj.namespace, KUEUE_GROUP):
+            continue  # resolved, or ambiguous (namespace chosen at apply time, another unit)
         namespace = obj.namespace or ""
         hint = did_you_mean(unit.queue, "LocalQueue", ctx.graph, KUEUE_GROUP, namespace)
         yield ctx.finding(

@@ -80,6 +80,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         return
     if not isinstance(name, str) or ctx.graph.resolve("ClusterQueue", name, group=KUEUE_GROUP):
         return
+    if ctx.graph.may_exist("ClusterQueue", name, group=KUEUE_GROUP):
+        return  # defined in another unit: not resolved here, not proof it is missing
     yield ctx.finding(
         at=obj.at_value("spec", "clusterQueue"),
         message=(f"{obj.display()}: spec.clusterQueue `{name}` names no ClusterQueue in {LOOKED_IN}"

@@ -149,7 +149,8 @@ def _effect(obj: K8sObject, name: str, managed: bool) -> str:
 
 def _unknown(name: object, graph: ObjectGraph, installed: Iterable[str]) -> bool:
     return (isinstance(name, str) and bool(name) and name not in installed
-            and graph.resolve("PriorityClass", name, group=PRIORITY_GROUP) is None)
+            and graph.resolve("PriorityClass", name, group=PRIORITY_GROUP) is None
+            and not graph.may_exist("PriorityClass", name, group=PRIORITY_GROUP))
 
 
 def _finding(ctx: RuleContext, at: Location, where: str, name: str, effect: str,

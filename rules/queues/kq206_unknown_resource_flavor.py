@@ -89,7 +89,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         name = flavor.get("name")
         if not isinstance(name, str) or not name:
             continue  # a missing or mistyped name is a schema violation (KQ002)
-        if ctx.graph.resolve("ResourceFlavor", name, group=KUEUE_GROUP) is not None:
+        if ctx.graph.resolve("ResourceFlavor", name, group=KUEUE_GROUP) is not None \
+                or ctx.graph.may_exist("ResourceFlavor", name, group=KUEUE_GROUP):
             continue
         yield ctx.finding(
             at=obj.at_value(*path, "name"),

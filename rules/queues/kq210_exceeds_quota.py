@@ -4,7 +4,7 @@ A Kueue-managed workload that can never fit its ClusterQueue. Per covered resour
 flavor, the most the queue can ever provide (its capacity) is:
 - `nominalQuota + borrowingLimit` when a `borrowingLimit` is set;
 - in a cohort without a `borrowingLimit`: its own `nominalQuota` plus what the other
-  ClusterQueues of that cohort in the inputs can lend (their `lendingLimit`, else their
+  ClusterQueues of that cohort in the inputs and context can lend (their `lendingLimit`, else their
   `nominalQuota`);
 - otherwise `nominalQuota`.
 
@@ -17,9 +17,10 @@ Deployment's or DynamoGraphDeployment's pods are one Workload each and a LeaderW
 one Workload per group: each of those must fit one flavor, and all of them together must fit
 the sum over flavors, else part of the object never starts.
 
-Not judged: resources the queue does not cover (KQ209), a cohort with members outside the
-inputs (ClusterQueues from `--context`, `external` or a profile, or a Cohort object with a
-parent or quotas of its own), and a queue whose quotas kqlint does not know.
+Not judged: resources the queue does not cover (KQ209), a cohort with members kqlint has
+no manifest of (ClusterQueues declared in config `external` or by a profile, or a Cohort
+object with a parent or quotas of its own), and a queue whose quotas kqlint does not know.
+Queues from the context (the project's other manifests, `--context`) are judged like inputs.
 
 ## Why it breaks on a cluster
 Kueue never rejects such a workload: it stays pending for ever with `ExceedsMaxQuota`
@@ -129,10 +130,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterator
 
-from kqlint.graph import ObjectGraph
+from kqlint.graph import ObjectGraph, from_manifest
 from kqlint.kueue import QUEUE_LABEL, ManagedWorkload, managed_workloads
 from kqlint.model import Finding, Location, Severity
-from kqlint.objects import INPUT, K8sObject
+from kqlint.objects import K8sObject
 from kqlint.podspec import parse_quantity
 from kqlint.quantity import format_amount
 from kqlint.rule import RuleContext, RuleMeta
@@ -198,10 +199,10 @@ def cohort_peers(cq: K8sObject, graph: ObjectGraph) -> list[K8sObject] | None:
     name = cohort_name(cq)
     if name is None:
         return []
-    if cq.source != INPUT or _cohort_tree_open(name, graph):
+    if not from_manifest(cq) or _cohort_tree_open(name, graph):
         return None
     peers = [m for m in cluster_queues_by_cohort(graph).get(name, []) if m.name != cq.name]
-    return None if any(p.source != INPUT for p in peers) else peers
+    return None if not all(from_manifest(p) for p in peers) else peers
 
 
 def _cohort_tree_open(name: str, graph: ObjectGraph) -> bool:

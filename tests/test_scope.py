@@ -1,0 +1,305 @@
+"""What is applied together (rules.md "Applied together", cli.md "Project root and context"):
+the project root, the same project context for file/folder/root runs, explicit context,
+config discovery bounded by the repository root, kustomize patch fragments, units, and
+KQ003 on many copies. Fixture projects live in tests/fixtures/scope/ and are copied to a
+temporary folder (with or without `.git`) before each run."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from helpers import chdir
+from kqlint.cli import main
+from kqlint.config import Config, discover_config
+from kqlint.discover import project_root
+from kqlint.runner import lint
+from kqlint.scope import NO_ROOT_NOTE, _glob_unit
+
+SCOPE = Path(__file__).parent / "fixtures" / "scope"
+QUEUES = Config(select=("KQ2",))
+
+
+def project(tmp_path: Path, name: str, marker: str | None = "git") -> Path:
+    """A copy of a fixture project; ``marker``: "git" (a .git folder), "config" (a
+    .kqlint.yaml), "pyproject" ([tool.kqlint]) or None."""
+    root = tmp_path / name
+    shutil.copytree(SCOPE / name, root)
+    if marker == "git":
+        (root / ".git").mkdir()
+    elif marker == "config":
+        (root / ".kqlint.yaml").write_text("fail-on: error\n")
+    elif marker == "pyproject":
+        (root / "pyproject.toml").write_text("[tool.kqlint]\nfail-on = \"error\"\n")
+    return root
+
+
+def spots(report) -> set[tuple[str, int, int, str]]:  # type: ignore[no-untyped-def]
+    return {(f.location.file, f.location.line, f.location.column, f.code) for f in report.findings}
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(args))
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# ------------------------------------------------------------------ project root
+
+def test_project_root_is_the_nearest_git_else_the_nearest_config(tmp_path: Path) -> None:
+    deep = tmp_path / "repo" / "team" / "jobs"
+    deep.mkdir(parents=True)
+    (tmp_path / "repo" / "team" / ".kqlint.yaml").write_text("fail-on: error\n")
+    assert project_root(str(deep)) == str(tmp_path / "repo" / "team")  # no .git: the config
+    (tmp_path / "repo" / ".git").mkdir()
+    assert project_root(str(deep)) == str(tmp_path / "repo")             # .git wins
+    plain = tmp_path / "export" / "manifests"
+    plain.mkdir(parents=True)
+    (tmp_path / "export" / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    if project_root(str(tmp_path)) is not None:
+        pytest.skip(f"the temporary folder is inside a project ({project_root(str(tmp_path))})")
+    assert project_root(str(plain)) is None   # a pyproject.toml without [tool.kqlint] is no marker
+    (tmp_path / "export" / "pyproject.toml").write_text("[tool.kqlint]\nfail-on = 'error'\n")
+    assert project_root(str(plain)) == str(tmp_path / "export")
+
+
+@pytest.mark.parametrize("marker", ["git", "config", "pyproject"])
+def test_file_folder_and_root_runs_give_the_same_answer(tmp_path: Path, marker: str) -> None:
+    root = project(tmp_path, "platform-tenants", marker)
+    expected = {("tenants/ml/jobs/pretrain.yaml", 10, 3, "KQ210")}
+    with chdir(root):
+        for paths in (["tenants/ml/jobs"], ["tenants/ml/jobs/pretrain.yaml", "tenants/ml/jobs/finetune.yaml"],
+                      ["tenants/ml/jobs/pretrain.yaml"], ["."]):
+            report = lint(paths, QUEUES)
+            assert spots(report) == expected, paths
+            assert report.notes == ()
+    with chdir(root / "tenants" / "ml"):  # from below the root: the same
+        assert {(f.location.line, f.code) for f in lint(["jobs"], QUEUES).findings} == {(10, "KQ210")}
+
+
+def test_kq210_judges_a_cluster_queue_and_cohort_from_the_context(tmp_path: Path) -> None:
+    root = project(tmp_path, "platform-tenants")
+    with chdir(root):
+        [finding] = lint(["tenants/ml/jobs/pretrain.yaml"], Config(select=("KQ210",))).findings
+    assert "16 the rest of cohort gpu-pool can lend" in finding.message
+    assert finding.related[0].file == "platform/queues.yaml"
+    route = finding.related[-1]  # the reference crossed folders: where it resolved
+    assert (route.file, route.line) == ("tenants/ml/queues/local-queues.yaml", 1)
+    assert "resolves to LocalQueue ml/training (in another folder)" in route.message
+
+
+def test_without_a_project_root_the_note_is_said_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = project(tmp_path, "platform-tenants", marker=None)
+    with chdir(root / "tenants"):
+        code, _, err = run_cli(capsys, "check", "ml/jobs/pretrain.yaml", "ml/jobs/finetune.yaml", "--select", "KQ2")
+        assert err.count("no project root") == 1 and NO_ROOT_NOTE in err
+        assert code == 1  # nothing resolves: the queue is unknown
+        _, _, err = run_cli(capsys, "check", "ml/jobs/pretrain.yaml", "--select", "KQ2", "--quiet")
+        assert "no project root" not in err
+
+
+def test_explicit_context_replaces_the_project_context(tmp_path: Path) -> None:
+    root = project(tmp_path, "platform-tenants")
+    with chdir(root):
+        report = lint(["tenants/ml/jobs/pretrain.yaml"], QUEUES, context=["platform"])
+        assert {f.code for f in report.findings} == {"KQ203"}  # the LocalQueue is not in the named context
+        report = lint(["tenants/ml/jobs/pretrain.yaml"], Config(select=("KQ2",), context=("platform",)))
+        assert {f.code for f in report.findings} == {"KQ203"}
+        report = lint(["tenants/ml/jobs/pretrain.yaml"], QUEUES, context=["platform", "tenants/ml/queues"])
+        assert {f.code for f in report.findings} == {"KQ210"}
+
+
+# ------------------------------------------------------------------ config discovery
+
+def test_a_parent_folders_config_does_not_silence_a_repository(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / ".kqlint.yaml").write_text("ignore: [KQ]\nfail-on: never\n")
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "sub").mkdir()
+    (repo / "sub" / "broken.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x\n")
+    assert discover_config(str(repo / "sub")) is None
+    with chdir(repo / "sub"):
+        code, out, _ = run_cli(capsys, "check", "broken.yaml", "--format", "json")
+    assert code == 1 and [f["code"] for f in json.loads(out)["findings"]] == ["KQ001"]
+    (repo / ".kqlint.yaml").write_text("fail-on: error\n")  # the repository's own config is found
+    assert discover_config(str(repo / "sub")) == str(repo / ".kqlint.yaml")
+
+
+def test_without_git_the_nearest_config_is_still_found(tmp_path: Path) -> None:
+    (tmp_path / ".kqlint.yaml").write_text("fail-on: error\n")
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    assert discover_config(str(tmp_path / "a" / "b")) == str(tmp_path / ".kqlint.yaml")
+
+
+# ------------------------------------------------------------------ kustomize fragments
+
+def test_kustomize_layout_renders(tmp_path: Path) -> None:
+    if shutil.which("kubectl") is None:
+        pytest.skip("kubectl is not installed: cannot check that the fixture renders")
+    for overlay in ("overlays/prod", "overlays/dev"):
+        done = subprocess.run(["kubectl", "kustomize", str(SCOPE / "kustomize-patches" / overlay)],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert "name: train" in done.stdout
+
+
+def test_patch_files_are_fragments_not_objects(tmp_path: Path) -> None:
+    root = project(tmp_path, "kustomize-patches")
+    everything = Config(select=("KQ",))
+    with chdir(root):
+        for patch in ("overlays/prod/train-priority.yaml", "overlays/prod/train-parallelism.yaml"):
+            report = lint([patch], everything)
+            assert report.findings == (), patch
+            assert (report.summary.objects, report.summary.skipped_documents) == (0, 1)
+        folder = lint(["overlays/prod"], everything)
+        assert folder.findings == () and folder.summary.objects == 1  # the kustomization itself
+        whole = lint(["."], Config(select=("KQ2", "KQ003")))
+        assert whole.findings == ()
+    with chdir(root / "overlays" / "prod"):  # named from inside the overlay, no context needed
+        assert lint(["train-priority.yaml"], everything, auto_context=False).findings == ()
+
+
+def test_a_patch_listed_by_an_overlay_in_another_folder_is_a_fragment(tmp_path: Path) -> None:
+    root = project(tmp_path, "kustomize-patches")
+    shared = root / "patches"
+    shared.mkdir()
+    (root / "overlays" / "prod" / "train-priority.yaml").rename(shared / "train-priority.yaml")
+    kustomization = root / "overlays" / "prod" / "kustomization.yaml"
+    (root / "overlays" / "prod" / "train-parallelism.yaml").unlink()  # no object left beside the overlay
+    text = kustomization.read_text().replace("- train-priority.yaml", "- ../../patches/train-priority.yaml")
+    text = text.replace("- path: train-parallelism.yaml\n", "")
+    kustomization.write_text(text.split("kind: Kustomization\n", 1)[1])  # no apiVersion/kind: not an object
+    if shutil.which("kubectl") is not None:
+        done = subprocess.run(["kubectl", "kustomize", "--load-restrictor", "LoadRestrictionsNone",
+                               str(root / "overlays" / "prod")], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0 and "no-such-class-in-a-patch" in done.stdout, done.stderr
+    with chdir(root):
+        report = lint(["patches/train-priority.yaml"], Config(select=("KQ",)))
+    assert report.findings == () and report.summary.skipped_documents == 1
+
+
+def test_a_file_that_is_not_listed_as_a_patch_is_still_linted(tmp_path: Path) -> None:
+    root = project(tmp_path, "kustomize-patches")
+    (root / "overlays" / "prod" / "stray-job.yaml").write_text(
+        (root / "overlays" / "prod" / "train-priority.yaml").read_text())
+    with chdir(root):
+        report = lint(["overlays/prod/stray-job.yaml"], Config(select=("KQ205",)))
+    assert {f.code for f in report.findings} == {"KQ205"}
+
+
+# ------------------------------------------------------------------ units
+
+def test_kustomization_roots_are_units(tmp_path: Path) -> None:
+    root = project(tmp_path, "samples-monorepo")
+    with chdir(root):
+        for paths in (["."], ["tutorials/gpu-training"], ["tutorials/gpu-training/job.yaml"]):
+            assert lint(paths, Config(select=("KQ0", "KQ1", "KQ2"))).findings == (), paths
+
+
+def test_config_units_replace_detection(tmp_path: Path) -> None:
+    root = project(tmp_path, "samples-monorepo")
+    for kustomization in root.glob("tutorials/*/kustomization.yaml"):
+        kustomization.unlink()
+    with chdir(root):
+        # no unit: the two ClusterQueues are different copies, but in different files that
+        # nothing declares applied together: no duplicate; both LocalQueues `lq` float
+        report = lint(["."], Config(select=("KQ0", "KQ2")))
+        assert report.findings == ()
+        (root / ".kqlint.yaml").write_text('units: ["."]\n')  # one platform, applied as a whole
+        report = lint(["."], Config(select=("KQ003",), units=(".",), path=str(root / ".kqlint.yaml")))
+        assert {(f.location.file, f.code) for f in report.findings} == {("tutorials/tpu-training/queues.yaml", "KQ003")}
+        first = report.findings[0].related[0]
+        assert first.file == "tutorials/gpu-training/queues.yaml" and "another folder" in first.message
+        units = Config(select=("KQ0", "KQ2"), units=("tutorials/*",), path=str(root / ".kqlint.yaml"))
+        assert lint(["."], units).findings == ()
+        assert lint(["tutorials/tpu-training/job.yaml"], units).findings == ()
+
+
+def test_a_name_defined_only_in_another_unit_is_not_reported_unknown(tmp_path: Path) -> None:
+    root = project(tmp_path, "samples-monorepo")
+    job = root / "tutorials" / "priority-demo" / "job.yaml"
+    job.write_text(textwrap.dedent("""\
+        apiVersion: batch/v1
+        kind: Job
+        metadata:
+          name: demo
+          labels:
+            kueue.x-k8s.io/queue-name: lq
+        spec:
+          template:
+            spec:
+              restartPolicy: Never
+              containers:
+              - name: main
+                image: busybox
+        """))
+    with chdir(root):
+        assert lint(["tutorials/priority-demo"], Config(select=("KQ203",))).findings == ()
+        job.write_text(job.read_text().replace("queue-name: lq", "queue-name: no-such-queue"))
+        assert {f.code for f in lint(["tutorials/priority-demo"], Config(select=("KQ203",))).findings} == {"KQ203"}
+
+
+def test_objects_without_namespace_meet_only_in_one_folder_or_unit(tmp_path: Path) -> None:
+    root = project(tmp_path, "floating-namespaces")
+    job = ("jobs/gpu-job.yaml", 7, 5, "KQ209")
+    with chdir(root):
+        for paths in (["."], ["jobs"], ["jobs/gpu-job.yaml"]):
+            assert lint(paths, QUEUES).findings == (), paths  # neither resolved (KQ209) nor unknown (KQ203)
+        units = Config(select=("KQ2",), units=(".",), path=str(root / ".kqlint.yaml"))
+        assert spots(lint(["jobs"], units)) == {job}     # one unit, applied as a whole: they meet
+        shutil.move("queues/tpu-queue.yaml", "jobs/tpu-queue.yaml")
+        assert spots(lint(["jobs/gpu-job.yaml"], QUEUES)) == {job}  # one folder: one namespace
+
+
+@pytest.mark.parametrize("globs,path,unit", [
+    (("samples/*",), "samples/a/deep/job.yaml", "units:samples/a"),
+    (("samples/*",), "platform/pc.yaml", None),
+    (("tests/**",), "tests/x/y.yaml", "units:tests/x/y.yaml"),
+    (("a/**/b",), "a/x/y/b/c.yaml", "units:a/x/y/b"),
+    (("samples/*", "samples/*/overlays/*"), "samples/a/overlays/prod/p.yaml", "units:samples/a/overlays/prod"),
+    ((".",), "anything/at/all.yaml", "units:."),
+    (("**/**/**/**/**/**/**/**/**/**/**/**/**/**/**/**/**/**/x",), "a/" * 30 + "y.yaml", None),
+])
+def test_unit_globs(tmp_path: Path, globs: tuple[str, ...], path: str, unit: str | None) -> None:
+    assert _glob_unit(str(tmp_path / path), str(tmp_path), globs) == unit
+
+
+# ------------------------------------------------------------------ KQ003 bounds
+
+HOSTILE = textwrap.dedent("""\
+    import json, resource, sys, time
+    resource.setrlimit(resource.RLIMIT_AS, (1536 * 1024 * 1024, 1536 * 1024 * 1024))
+    from kqlint.config import Config
+    from kqlint.reporters import render
+    from kqlint.runner import lint
+    start = time.perf_counter()
+    report = lint(["copies.yaml"], Config(select=("KQ003",)), auto_context=False)
+    elapsed = time.perf_counter() - start
+    text = render("json", report)
+    print(json.dumps({"elapsed": elapsed, "findings": len(report.findings), "bytes": len(text),
+                      "related": max(len(f.related) for f in report.findings)}))
+    """)
+
+
+def test_kq003_is_linear_on_2000_copies(tmp_path: Path) -> None:
+    copy = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: same\nvalue: {n}\n"
+    (tmp_path / "copies.yaml").write_text("---\n".join(copy.format(n=n) for n in range(2000)))
+    (tmp_path / "probe.py").write_text(HOSTILE)
+    done = subprocess.run([sys.executable, "probe.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONHASHSEED": "0"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout)
+    assert result["findings"] == 1999          # one per extra copy
+    assert result["related"] <= 5               # bounded related list
+    assert result["bytes"] < 4 * 1024 * 1024    # linear output (was 706 MB)
+    assert result["elapsed"] < 10               # was 56 s; well under a second unloaded
