@@ -6,11 +6,8 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
-    named, note = context_paths(paths, context, config, auto_context)
-    context_loaded = _load_context(named, config, inputs, jobs)
-    report = analyze(inputs, found, context_loaded.objects, config, selected, inline_suppressions, jobs)
-    notes += ([note] if note else []) + inputs.notes + context_loaded.notes
-    return replace(report, notes=tuple(dict.fromkeys(notes))) if notes else report
+from kqlint.config import Config, ConfigError, check_rule_names
+from kqlint.discover import STDIN, Discovery, discover, display_path
 from kqlint.graph import ObjectGraph, declared_object
 from kqlint.loader import SourceFile, load_file, load_stdin
 from kqlint.model import Finding, Location, Report, Severity, Summary
@@ -94,11 +91,14 @@ def load_paths(paths: list[str], config: Config, tier: str,
     from kqlint.parallel import effective_jobs, map_chunks
 
     found = discover(paths, config.exclude)
-    named, note = context_paths(paths, context, config, auto_context)
-    context_loaded = _load_context(named, config, inputs, jobs)
-    report = analyze(inputs, found, context_loaded.objects, config, selected, inline_suppressions, jobs)
-    notes += ([note] if note else []) + inputs.notes + context_loaded.notes
-    return replace(report, notes=tuple(dict.fromkeys(notes))) if notes else report
+    from kqlint.containment import contain_files
+    from kqlint.writer import remember_read
+
+    found.files, notes = contain_files(found.files, paths, config.follow_external_symlinks)
+    remember_read(found.files)  # no report or baseline is ever written over what is read
+    if skip:
+        found.files = [f for f in found.files if f == STDIN or os.path.abspath(f) not in skip]
+    loaded = Loaded(notes=notes)
     total = len(found.files)
     jobs = effective_jobs(jobs, total)
     done = 0
@@ -163,11 +163,25 @@ def _add_source(loaded: Loaded, path: str, source: SourceFile, config: Config, t
     loaded.skipped += skipped
 
 
-    named, note = context_paths(paths, context, config, auto_context)
-    context_loaded = _load_context(named, config, inputs, jobs)
-    report = analyze(inputs, found, context_loaded.objects, config, selected, inline_suppressions, jobs)
-    notes += ([note] if note else []) + inputs.notes + context_loaded.notes
-    return replace(report, notes=tuple(dict.fromkeys(notes))) if notes else report
+def _without_placeholder_templates(source: SourceFile, objects: list[K8sObject], config: Config) -> list[K8sObject]:
+    """A manifest meant for envsubst/sed is one KQ006 and is skipped (kqlint.placeholders)."""
+    from kqlint.placeholders import unrendered_placeholders
+
+    problem = unrendered_placeholders(source, objects, tuple(config.crds or ()))
+    if problem is None:
+        return objects
+    source.problems.append(problem)
+    return []
+
+
+def context_paths(paths: list[str], context: Iterable[str], config: Config,
+                  automatic: bool = True) -> tuple[list[str], str | None]:
+    """The context of a run and a note for stderr (kqlint.scope.context_plan): ``--context``
+    and config ``context:`` when given, else the project root's manifests."""
+    from kqlint.scope import context_plan
+
+    plan = context_plan(paths, list(context) + list(config.context), automatic)
+    return list(plan.paths), plan.note
 
 
 def external_objects(config: Config) -> list[K8sObject]:
