@@ -343,8 +343,10 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
     errors: list[str] = []
     by_code = {rule.code: rule for rule in selected}
     findings = _engine_findings(inputs, found, by_code)
+    platform_lines: dict[str, None] = {}  # the platform model of every graph, in order, once
     for part in partitions(inputs, context_objects, config, scope):  # units applied on their own
         graph = build_graph(part.loaded, part.context, config)
+        platform_lines.update(dict.fromkeys(_platform_lines(graph)))
         graph.unit, graph.elsewhere = part.unit, part.elsewhere
         graph.kustomize_dirs |= part.kustomize_dirs
         graph.applied_together, graph.unit_of = scope.declared_unit, scope.unit_of
@@ -372,7 +374,7 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
                   tuple(sorted(set(suppressed), key=Finding.sort_key)),
                   files=tuple(sorted({source.path for source in inputs.sources})),
                   warnings=all_problems(inputs.sources) if inline_suppressions else (),
-                  platform=_platform_lines(graph))
+                  platform=tuple(platform_lines))
 
 
 def _platform_lines(graph: ObjectGraph) -> tuple[str, ...]:
