@@ -152,6 +152,10 @@ def check(
     statistics: bool = typer.Option(False, "--statistics", help="Per-rule counts at the end of the text report."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", metavar="N",
                                        help="Worker processes for parsing and rules (default: the number of CPUs)."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the cache of parsed files."),
+    cache_dir: Optional[str] = typer.Option(None, "--cache-dir", metavar="DIR", envvar="KQLINT_CACHE_DIR",
+                                            help="Cache folder (default: .kqlint_cache in the project root; "
+                                                 "also KQLINT_CACHE_DIR)."),
 ) -> None:
     """Lint files and folders (default: the current directory)."""
     from kqlint.explain import available_rules
@@ -177,7 +181,7 @@ def check(
         raise Exit(2, "kqlint: --jobs must be 1 or more")
     _warn_if_slow_parser()
     report = _lint(targets_paths, config, tuple(context or ()), not no_inline_suppressions, lint_rules,
-                   progress=not quiet, jobs=jobs)
+                   progress=not quiet, jobs=jobs, cache=_open_cache(no_cache, cache_dir, config, targets_paths))
     report = _apply_baseline(report, baseline, write_baseline, quiet)
     _write_reports(report, targets, no_color=no_color, quiet=quiet, statistics=statistics,
                    rules=rules, fail_on=fail, report_suppressed=report_suppressed)
@@ -194,8 +198,16 @@ def _warn_if_slow_parser() -> None:
              "back to pure Python, about 10x slower: pip install 'ruamel.yaml[oldlibyaml]'")
 
 
+def _open_cache(no_cache: bool, cache_dir: Optional[str], config: Any, paths: list[str]) -> Any:
+    if no_cache or paths == [STDOUT]:
+        return None
+    from kqlint.cache import open_cache
+
+    return open_cache(cache_dir, config.max_file_size)
+
+
 def _lint(paths: list[str], config: Any, context: tuple[str, ...], inline: bool, rules: list[Any],
-          progress: bool = False, jobs: Optional[int] = None) -> Any:
+          progress: bool = False, jobs: Optional[int] = None, cache: Any = None) -> Any:
     from kqlint.config import ConfigError
     from kqlint.parallel import default_jobs
     from kqlint.progress import LoadProgress
@@ -205,7 +217,7 @@ def _lint(paths: list[str], config: Any, context: tuple[str, ...], inline: bool,
     try:
         with LoadProgress() as bar:  # shown only on a terminal, for runs of many files
             return lint(paths, config, context=context, inline_suppressions=inline, rules=rules,
-                        progress=bar if progress else None, jobs=jobs or default_jobs())
+                        progress=bar if progress else None, jobs=jobs or default_jobs(), cache=cache)
     except (UsageError, ConfigError, RegistryError, InternalError, Exit):
         raise
     except Exception as exc:  # noqa: BLE001 - named after what was being linted, then exit 3
@@ -325,6 +337,27 @@ def graph(
             handle.write(text)
     except OSError as exc:
         raise Exit(2, f"kqlint: cannot write {output}: {exc.strerror or exc}") from exc
+
+
+# ------------------------------------------------------------------ cache
+
+cache_app = typer.Typer(help="The cache of parsed files (.kqlint_cache in the project root).", no_args_is_help=True)
+app.add_typer(cache_app, name="cache")
+
+
+@cache_app.command("clean")
+def cache_clean(cache_dir: Optional[str] = typer.Option(None, "--cache-dir", metavar="DIR", envvar="KQLINT_CACHE_DIR",
+                                                        help="Cache folder (default: .kqlint_cache in the project root).")
+                ) -> None:
+    """Remove the cache folder."""
+    from kqlint.cache import clean, default_cache_dir
+
+    directory = os.path.abspath(cache_dir) if cache_dir else default_cache_dir()
+    try:
+        removed = clean(directory)
+    except OSError as exc:
+        raise Exit(2, f"kqlint: {exc}") from None
+    typer.echo(f"kqlint: {'removed' if removed else 'no cache at'} {directory}")
 
 
 # ------------------------------------------------------------------ entry point

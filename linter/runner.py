@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterable
 from kqlint.config import Config, check_rule_names
 from kqlint.discover import STDIN, Discovery, discover, display_path, repository_root
 from kqlint.graph import ObjectGraph, declared_object
-from kqlint.loader import SourceFile, load_file, load_stdin
+from kqlint.loader import SourceFile, load_file, load_stdin, parse_bytes
 from kqlint.model import Finding, Location, Report, Severity, Summary
 from kqlint.objects import CONTEXT, EXTERNAL, INPUT, K8sObject, objects_from_file
 from kqlint.rule import Rule, RuleContext, options_from_mapping
@@ -83,8 +83,10 @@ def _explicitly_named(rule: Rule, patterns: Iterable[str]) -> bool:
 # ------------------------------------------------------------------ loading
 
 def load_paths(paths: list[str], config: Config, tier: str,
-               progress: Callable[[int, int], None] | None = None, jobs: int = 1) -> tuple[Loaded, Discovery]:
-    """Read and parse every file; ``progress(done, total)`` is called as files are done."""
+               progress: Callable[[int, int], None] | None = None, jobs: int = 1,
+               cache: Any = None) -> tuple[Loaded, Discovery]:
+    """Read and parse every file; ``progress(done, total)`` is called as files are done.
+    With a ``cache`` (kqlint.cache.FileCache), unchanged files are not parsed again."""
     from kqlint.parallel import effective_jobs, map_chunks
 
     found = discover(paths, config.exclude)
@@ -93,9 +95,9 @@ def load_paths(paths: list[str], config: Config, tier: str,
     jobs = effective_jobs(jobs, total)
     done = 0
 
-    def parse(path: str) -> SourceFile:
+    def parse(path: str, raw: bytes | None = None) -> SourceFile:
         nonlocal done
-        source = _parse_one(path, config)
+        source = _parse_one(path, config, raw)
         done += jobs  # the parent parses one chunk of ``jobs`` while workers do the others
         if progress is not None:
             progress(min(done, total), total)
@@ -104,7 +106,13 @@ def load_paths(paths: list[str], config: Config, tier: str,
     gc_was_enabled = gc.isenabled()
     gc.disable()  # keeping every document alive makes full collections costly while loading
     try:
-        for path, source in zip(found.files, map_chunks(parse, found.files, jobs)):
+        if cache is not None:
+            from kqlint.cache import load_sources
+
+            sources = load_sources(found.files, cache, tier == CONTEXT, jobs, parse)
+        else:
+            sources = map_chunks(parse, found.files, jobs)
+        for path, source in zip(found.files, sources):
             _add_source(loaded, path, source, config, tier)
     finally:
         if gc_was_enabled:
@@ -113,8 +121,10 @@ def load_paths(paths: list[str], config: Config, tier: str,
     return loaded, found
 
 
-def _parse_one(path: str, config: Config) -> SourceFile:
+def _parse_one(path: str, config: Config, raw: bytes | None = None) -> SourceFile:
     try:
+        if raw is not None:  # already read (and hashed) by the cache
+            return parse_bytes(display_path(path), raw)
         return load_stdin() if path == STDIN else load_file(path, display_path(path), config.max_file_size)
     except Exception as exc:  # noqa: BLE001 - name the file, the CLI exits 3
         raise InternalError(display_path(path), exc) from exc
@@ -122,13 +132,21 @@ def _parse_one(path: str, config: Config) -> SourceFile:
 
 def _add_source(loaded: Loaded, path: str, source: SourceFile, config: Config, tier: str) -> None:
     try:
-        objects, documents, skipped = objects_from_file(source, config.namespace, tier)
+        objects, documents, skipped = _objects_of(source, config.namespace, tier)
     except Exception as exc:  # noqa: BLE001 - name the file, the CLI exits 3
         raise InternalError(display_path(path), exc) from exc
     loaded.sources.append(source)
     loaded.objects.extend(objects)
     loaded.documents += documents
     loaded.skipped += skipped
+
+
+def _objects_of(source: SourceFile, namespace: str, tier: str) -> tuple[list[K8sObject], int, int]:
+    if type(source) is not SourceFile:  # a cached context file: objects read on first use
+        from kqlint.cache import objects_of
+
+        return objects_of(source, namespace, tier)
+    return objects_from_file(source, namespace, tier)
 
 
 def _auto_context(paths: list[str], config: Config) -> list[str]:
@@ -239,17 +257,20 @@ def _guarded(rule: Rule, call: Any, where: str, errors: list[str]) -> None:
 def lint(paths: list[str], config: Config | None = None, *, context: Iterable[str] = (),
          inline_suppressions: bool = True, rules: list[Rule] | None = None,
          auto_context: bool = True, progress: Callable[[int, int], None] | None = None,
-         jobs: int = 1) -> Report:
+         jobs: int = 1, cache: Any = None) -> Report:
     """Lint ``paths`` and return the Report (the public Python API). With ``auto_context``,
     individual files (as pre-commit passes them) get their repository's manifests as context.
     ``progress(done, total)`` is called as input files are loaded (the CLI's progress bar);
-    ``jobs`` > 1 forks worker processes for parsing and per-object rules."""
+    ``jobs`` > 1 forks worker processes for parsing and per-object rules; ``cache``
+    (a kqlint.cache.FileCache) skips parsing files that did not change."""
     config, selected = prepare(config, rules)
-    inputs, found = load_paths(paths, config, INPUT, progress, jobs)
+    inputs, found = load_paths(paths, config, INPUT, progress, jobs, cache)
     if found.missing:
         raise UsageError(f"path does not exist: {found.missing[0]}")
     context_paths = list(context) + list(config.context) + (_auto_context(paths, config) if auto_context else [])
-    context_loaded = _load_context(context_paths, config, inputs, jobs)
+    context_loaded = _load_context(context_paths, config, inputs, jobs, cache)
+    if cache is not None:
+        cache.flush()
     return analyze(inputs, found, context_loaded.objects, config, selected, inline_suppressions, jobs)
 
 
@@ -321,12 +342,12 @@ def _check_crds(config: Config) -> None:
         raise UsageError(str(exc)) from None
 
 
-def _load_context(paths: list[str], config: Config, inputs: Loaded, jobs: int = 1) -> Loaded:
+def _load_context(paths: list[str], config: Config, inputs: Loaded, jobs: int = 1, cache: Any = None) -> Loaded:
     if not paths:
         return Loaded()
     input_files = {s.path for s in inputs.sources}
     existing = [p for p in paths if os.path.exists(p)]
-    loaded, _ = load_paths(existing, config, CONTEXT, jobs=jobs)
+    loaded, _ = load_paths(existing, config, CONTEXT, jobs=jobs, cache=cache)
     keep = [o for o in loaded.objects if o.file not in input_files]
     return Loaded(objects=keep)
 
