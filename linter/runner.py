@@ -89,7 +89,7 @@ def load_paths(paths: list[str], config: Config, tier: str,
     With a ``cache`` (kqlint.cache.FileCache), unchanged files are not parsed again."""
     from kqlint.parallel import effective_jobs, map_chunks
 
-    found = discover(paths, config.exclude)
+    found = cache.discover(paths, config.exclude) if cache is not None else discover(paths, config.exclude)
     loaded = Loaded()
     total = len(found.files)
     jobs = effective_jobs(jobs, total)
@@ -107,7 +107,7 @@ def load_paths(paths: list[str], config: Config, tier: str,
     gc.disable()  # keeping every document alive makes full collections costly while loading
     try:
         if cache is not None:
-            from kqlint.cache import load_sources
+            from kqlint.cache_run import load_sources
 
             sources = load_sources(found.files, cache, tier == CONTEXT, jobs, parse)
         else:
@@ -143,7 +143,7 @@ def _add_source(loaded: Loaded, path: str, source: SourceFile, config: Config, t
 
 def _objects_of(source: SourceFile, namespace: str, tier: str) -> tuple[list[K8sObject], int, int]:
     if type(source) is not SourceFile:  # a cached context file: objects read on first use
-        from kqlint.cache import objects_of
+        from kqlint.cache_entry import objects_of
 
         return objects_of(source, namespace, tier)
     return objects_from_file(source, namespace, tier)
@@ -264,13 +264,23 @@ def lint(paths: list[str], config: Config | None = None, *, context: Iterable[st
     ``jobs`` > 1 forks worker processes for parsing and per-object rules; ``cache``
     (a kqlint.cache.FileCache) skips parsing files that did not change."""
     config, selected = prepare(config, rules)
+    context_paths = list(context) + list(config.context) + (_auto_context(paths, config) if auto_context else [])
+    if cache is not None:  # an identical run (same files, settings and code) gives the same report
+        from kqlint.cache_run import cached_run
+
+        return cached_run(cache, paths, context_paths, config, selected, inline_suppressions,
+                          lambda: _lint_loaded(paths, context_paths, config, selected, inline_suppressions,
+                                               progress, jobs, cache))
+    return _lint_loaded(paths, context_paths, config, selected, inline_suppressions, progress, jobs)
+
+
+def _lint_loaded(paths: list[str], context_paths: list[str], config: Config, selected: list[Rule],
+                 inline_suppressions: bool, progress: Callable[[int, int], None] | None, jobs: int,
+                 cache: Any = None) -> Report:
     inputs, found = load_paths(paths, config, INPUT, progress, jobs, cache)
     if found.missing:
         raise UsageError(f"path does not exist: {found.missing[0]}")
-    context_paths = list(context) + list(config.context) + (_auto_context(paths, config) if auto_context else [])
     context_loaded = _load_context(context_paths, config, inputs, jobs, cache)
-    if cache is not None:
-        cache.flush()
     return analyze(inputs, found, context_loaded.objects, config, selected, inline_suppressions, jobs)
 
 
