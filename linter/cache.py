@@ -131,6 +131,7 @@ class FileCache:
         self.new_entries: dict[str, bytes] = {}
         self._packs: dict[str, bytes | None] = {}
         self._discoveries: dict[tuple[Any, ...], Any] = {}
+        self._unparsed: dict[str, bytes] = {}  # bytes read by digest() for files not in the cache
 
     def discover(self, paths: list[str], excludes: tuple[str, ...]) -> Any:
         """discover.discover, once per run for the same arguments (the run key needs it too)."""
@@ -145,9 +146,11 @@ class FileCache:
     def relative(self, path: str) -> str | None:
         """The path relative to the project root, or None for files outside it (not cached)."""
         absolute = os.path.abspath(path)
-        if not absolute.startswith(self.root.rstrip(os.sep) + os.sep):
+        prefix = self.root.rstrip(os.sep) + os.sep
+        if not absolute.startswith(prefix):
             return None
-        return os.path.relpath(absolute, self.root).replace(os.sep, "/")
+        relative = absolute[len(prefix):]  # abspath normalised it: no `..` left
+        return relative if os.sep == "/" else relative.replace(os.sep, "/")
 
     def _stat(self, path: str) -> tuple[str, os.stat_result] | None:
         rel = self.relative(path)
@@ -188,7 +191,12 @@ class FileCache:
             self.seen.setdefault(rel, self.files[rel] if rel in self.files else self.seen[rel])
             return known
         hashed = self._hash(path, rel, st)
-        return hashed[1] if hashed else None
+        if hashed is None:
+            return None
+        raw, digest = hashed
+        if digest not in self.entries:
+            self._unparsed[rel] = raw  # lookup() will need these bytes: do not read them twice
+        return digest
 
     def lookup(self, path: str, display: str, lazy: bool) -> SourceFile | Miss | None:
         """A cached source (lazy: objects only, for context files), or a Miss with the bytes to
@@ -197,8 +205,8 @@ class FileCache:
         if found is None:
             return None
         rel, st = found
-        digest = self._known_digest(rel, st)
-        raw = None
+        raw = self._unparsed.pop(rel, None)
+        digest = self.seen[rel][4] if raw is not None else self._known_digest(rel, st)
         if digest is None:
             hashed = self._hash(path, rel, st)
             if hashed is None:

@@ -176,7 +176,8 @@ def cached_run(cache: FileCache, paths: list[str], context_paths: list[str], con
     report = load_report(cache, key) if key is not None else None
     if report is None:
         report = lint()
-        if key is not None:
+        # stored only when no file changed while this run read it
+        if key is not None and run_key(cache, paths, context_paths, config, rules, inline_suppressions) == key:
             store_report(cache, key, report)
     cache.flush()
     return report

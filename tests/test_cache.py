@@ -108,7 +108,7 @@ def test_stat_fast_path_reads_nothing_and_still_sees_rewrites(repo: Path, capsys
     reads: list[str] = []
     real = loader.read_bytes
     monkeypatch.setattr(loader, "read_bytes", lambda path, *a: reads.append(path) or real(path, *a))
-    warm = _run(capsys, ".")
+    _run(capsys, ".")
     assert reads == []
     target = repo / STAGED
     stat = target.stat()
