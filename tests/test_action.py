@@ -56,9 +56,11 @@ class Runner:
         context = {f"inputs.{name}": str(spec.get("default", "")) for name, spec in action["inputs"].items()}
         context.update({f"inputs.{k}": v for k, v in inputs.items()})
         context["github.action_path"] = str(self.action_path)
+        context["github.workspace"] = str(self.workspace)
         results = []
         for step in action["runs"]["steps"][first:]:
-            assert "uses" not in step, "a step that needs another action cannot run here"
+            if "uses" in step:  # another action (actions/cache): not run here
+                continue
             assert step["shell"] == "bash"
             env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "PYTHON", "PIP_"))}
             env.update({name: str(path) for name, path in self.files.items()},
@@ -86,7 +88,7 @@ def test_action_metadata() -> None:
     install = action["runs"]["steps"][0]
     assert "${{ github.action_path }}" in install["env"].values() and "pip install" in install["run"]
     for step in action["runs"]["steps"]:  # inputs reach the scripts through env only (no injection)
-        assert "inputs." not in step["run"]
+        assert "inputs." not in step.get("run", "")
 
 
 @pytest.fixture(scope="module")
