@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterable
 from kqlint.config import Config, check_rule_names
 from kqlint.discover import STDIN, Discovery, discover, display_path, repository_root
 from kqlint.graph import ObjectGraph, declared_object
-from kqlint.loader import SourceFile, load_file, load_stdin, parse_bytes
+from kqlint.loader import SourceFile, load_file, load_stdin
 from kqlint.model import Finding, Location, Report, Severity, Summary
 from kqlint.objects import CONTEXT, EXTERNAL, INPUT, K8sObject, objects_from_file
 from kqlint.rule import Rule, RuleContext, options_from_mapping
@@ -124,7 +124,9 @@ def load_paths(paths: list[str], config: Config, tier: str,
 def _parse_one(path: str, config: Config, raw: bytes | None = None) -> SourceFile:
     try:
         if raw is not None:  # already read (and hashed) by the cache
-            return parse_bytes(display_path(path), raw)
+            from kqlint import loader
+
+            return loader.parse_bytes(display_path(path), raw)
         return load_stdin() if path == STDIN else load_file(path, display_path(path), config.max_file_size)
     except Exception as exc:  # noqa: BLE001 - name the file, the CLI exits 3
         raise InternalError(display_path(path), exc) from exc
