@@ -131,6 +131,7 @@ class FileCache:
         self.new_entries: dict[str, bytes] = {}
         self._packs: dict[str, bytes | None] = {}
         self._discoveries: dict[tuple[Any, ...], Any] = {}
+        self.changed_during_run = False
         self._unparsed: dict[str, bytes] = {}  # bytes read by digest() for files not in the cache
 
     def discover(self, paths: list[str], excludes: tuple[str, ...]) -> Any:
@@ -175,6 +176,8 @@ class FileCache:
         if raw is None:
             return None
         digest = content_hash(raw)
+        if rel in self.seen and self.seen[rel][4] != digest:
+            self.changed_during_run = True  # read twice in this run, with different content
         racy = max(st.st_mtime_ns, st.st_ctime_ns) >= self.started_ns - RACY_NS or len(raw) != st.st_size
         self.seen[rel] = [0, 0, 0, 0, digest] if racy else \
             [st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns, digest]

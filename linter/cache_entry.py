@@ -117,7 +117,16 @@ class _Body:
         self.entry, self.objects = entry, objects
 
     def fill(self) -> None:
-        documents = self.entry.documents()
+        import gc
+
+        enabled = gc.isenabled()
+        gc.disable()  # thousands of containers at once, kept to the end of the run: as the
+        try:          # runner does after loading, freeze them instead of scanning them again
+            documents = self.entry.documents()
+        finally:
+            if enabled:
+                gc.freeze()
+                gc.enable()
         for obj in self.objects:
             root = documents[obj.doc]
             data = root

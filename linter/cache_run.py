@@ -176,8 +176,7 @@ def cached_run(cache: FileCache, paths: list[str], context_paths: list[str], con
     report = load_report(cache, key) if key is not None else None
     if report is None:
         report = lint()
-        # stored only when no file changed while this run read it
-        if key is not None and run_key(cache, paths, context_paths, config, rules, inline_suppressions) == key:
+        if key is not None and not cache.changed_during_run:  # a file changed while being read: not stored
             store_report(cache, key, report)
     cache.flush()
     return report

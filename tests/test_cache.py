@@ -296,3 +296,13 @@ def test_context_objects_are_lazy_until_read(repo: Path) -> None:
     assert [o.key for o in lazy] == [o.key for o in eager]
     assert [o.data for o in lazy] == [o.data for o in eager]
     assert [o.location() for o in lazy] == [o.location() for o in eager]
+
+
+def test_a_file_changed_during_the_run_keeps_its_report_out_of_the_cache(repo: Path) -> None:
+    from kqlint.cache import FileCache
+
+    cache = FileCache(str(repo / ".kqlint_cache"))
+    before = cache.digest(STAGED)
+    (repo / STAGED).write_text((repo / STAGED).read_text() + "# changed meanwhile\n")
+    miss = cache.lookup(STAGED, STAGED, lazy=False)
+    assert miss.digest != before and cache.changed_during_run
