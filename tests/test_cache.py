@@ -298,9 +298,11 @@ def test_context_objects_are_lazy_until_read(repo: Path) -> None:
     assert [o.location() for o in lazy] == [o.location() for o in eager]
 
 
-def test_a_file_changed_during_the_run_keeps_its_report_out_of_the_cache(repo: Path) -> None:
+def test_a_file_changed_during_the_run_keeps_its_report_out_of_the_cache(
+        repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from kqlint.cache import FileCache
 
+    _run(capsys, ".")
     cache = FileCache(str(repo / ".kqlint_cache"))
     before = cache.digest(STAGED)
     (repo / STAGED).write_text((repo / STAGED).read_text() + "# changed meanwhile\n")
