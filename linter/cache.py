@@ -132,6 +132,7 @@ class FileCache:
         self._packs: dict[str, bytes | None] = {}
         self._discoveries: dict[tuple[Any, ...], Any] = {}
         self.changed_during_run = False
+        self._stats: dict[str, tuple[str, os.stat_result]] = {}
         self._unparsed: dict[str, bytes] = {}  # bytes read by digest() for files not in the cache
 
     def discover(self, paths: list[str], excludes: tuple[str, ...]) -> Any:
@@ -154,6 +155,16 @@ class FileCache:
         return relative if os.sep == "/" else relative.replace(os.sep, "/")
 
     def _stat(self, path: str) -> tuple[str, os.stat_result] | None:
+        """(relative path, stat) of a cacheable file; remembered for the run's second look
+        (run key, then load), but a file re-read after a change is stat'ed again."""
+        found = self._stats.pop(path, None)
+        if found is None:
+            found = self._stat_now(path)
+            if found is not None:
+                self._stats[path] = found
+        return found
+
+    def _stat_now(self, path: str) -> tuple[str, os.stat_result] | None:
         rel = self.relative(path)
         if rel is None:
             return None
@@ -220,7 +231,7 @@ class FileCache:
         entry = self._read_entry(digest)
         if entry is not None:
             try:
-                return self._source(entry, display, lazy)
+                return self._source(entry, path, display, lazy)
             except Exception:  # noqa: BLE001 - a corrupt body is a miss
                 pass
         if raw is None:  # trusted the stat, but the entry is gone: read the file now
@@ -230,10 +241,10 @@ class FileCache:
             raw, digest = hashed
         return Miss(path, raw, digest)
 
-    def _source(self, entry: Entry, display: str, lazy: bool) -> SourceFile:
+    def _source(self, entry: Entry, path: str, display: str, lazy: bool) -> SourceFile:
         if lazy:
             source = CachedSource(display)
-            source.entry = entry
+            source.entry, source.real_path = entry, path
             return source
         return entry.source(display)
 

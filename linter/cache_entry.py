@@ -10,7 +10,7 @@ from typing import Any
 
 from kqlint import loader
 from kqlint.loader import LoadProblem, SourceFile
-from kqlint.objects import INPUT, K8sObject, objects_from_file
+from kqlint.objects import INPUT, K8sObject, dig, objects_from_file
 
 MAGIC = b"KQLC\x00\x01"
 
@@ -59,9 +59,9 @@ def encode_entry(source: SourceFile) -> bytes:
     objects, documents, skipped = objects_from_file(source, "default", INPUT)
     problems = [(p.line, p.column, p.message, p.code) for p in source.problems]
     skeletons = [(obj.doc, obj.base, _identity(obj)) for obj in objects]
-    head = zlib.compress(pickle.dumps((problems, source.comment_lines, skeletons, documents, skipped),
-                                      protocol=5), 1)
     body = zlib.compress(pickle.dumps(source.documents, protocol=5), 1)
+    head = zlib.compress(pickle.dumps((problems, source.comment_lines, skeletons, documents, skipped,
+                                       zlib.crc32(body)), protocol=5), 1)
     return MAGIC + len(head).to_bytes(4, "big") + head + body
 
 
@@ -97,10 +97,10 @@ def decode_entry(blob: bytes) -> Entry:
     start = len(MAGIC) + 4
     size = int.from_bytes(blob[len(MAGIC):start], "big")
     head = _unpickle(zlib.decompress(blob[start:start + size]))
-    problems, comments, skeletons, documents, skipped = head
+    problems, comments, skeletons, documents, skipped, checksum = head
     body = blob[start + size:]
-    if not body:
-        raise ValueError("truncated cache entry")
+    if zlib.crc32(body) != checksum:  # checked now: a context file's body is read much later
+        raise ValueError("damaged cache entry")
     return Entry(list(problems), dict(comments), list(skeletons), int(documents), int(skipped), body)
 
 
@@ -113,8 +113,14 @@ _ROOT = K8sObject.__dict__["root"]
 class _Body:
     """The documents of one cached file, loaded the first time one of its objects is read."""
 
-    def __init__(self, entry: Entry, objects: list["LazyObject"]) -> None:
-        self.entry, self.objects = entry, objects
+    def __init__(self, entry: Entry, objects: list["LazyObject"], path: str) -> None:
+        self.entry, self.objects, self.path = entry, objects, path
+
+    def _documents(self) -> list[Any]:
+        try:
+            return self.entry.documents()
+        except Exception:  # noqa: BLE001 - checked at lookup, so this is rare: parse the file
+            return loader.load_file(self.path, self.objects[0].file if self.objects else self.path).documents
 
     def fill(self) -> None:
         import gc
@@ -122,16 +128,16 @@ class _Body:
         enabled = gc.isenabled()
         gc.disable()  # thousands of containers at once, kept to the end of the run: as the
         try:          # runner does after loading, freeze them instead of scanning them again
-            documents = self.entry.documents()
+            documents = self._documents()
         finally:
             if enabled:
                 gc.freeze()
                 gc.enable()
         for obj in self.objects:
-            root = documents[obj.doc]
-            data = root
-            for step in obj.base:
-                data = data[step]
+            root = documents[obj.doc] if obj.doc < len(documents) else None
+            data = dig(root, obj.base)
+            if not isinstance(data, dict):  # the file changed under us: keep what identifies it
+                root = data = _DATA.__get__(obj)
             _ROOT.__set__(obj, root)
             _DATA.__set__(obj, data)
             obj._body = None
@@ -176,10 +182,11 @@ class CachedSource(SourceFile):
     """A context file served from the cache: objects built from skeletons, body on demand."""
 
     entry: Entry
+    real_path: str
 
     def objects(self, default_namespace: str, tier: str) -> tuple[list[K8sObject], int, int]:
         objects: list[LazyObject] = []
-        body = _Body(self.entry, objects)
+        body = _Body(self.entry, objects, self.real_path)
         for doc, base, identity in self.entry.skeletons:
             objects.append(LazyObject(self.path, doc, base, identity, default_namespace, tier, body))
         return list(objects), self.entry.documents_count, self.entry.skipped

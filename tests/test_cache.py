@@ -145,7 +145,7 @@ def test_files_outside_the_project_and_stdin_are_not_cached(repo: Path, tmp_path
 
 
 @pytest.mark.parametrize("damage", ["truncate-pack", "garbage-pack", "garbage-index", "foreign-index",
-                                    "delete-pack", "unreadable-pack"])
+                                    "delete-pack", "unreadable-pack", "flip-every-body"])
 def test_damaged_cache_is_ignored_and_rebuilt(repo: Path, capsys: pytest.CaptureFixture[str], damage: str) -> None:
     expected = _run(capsys, ".", "--no-cache", "--format", "json")
     _run(capsys, ".", "--format", "json")
@@ -162,6 +162,11 @@ def test_damaged_cache_is_ignored_and_rebuilt(repo: Path, capsys: pytest.Capture
         index.write_bytes(b"\x00{not json")
     elif damage == "foreign-index":
         index.write_text(json.dumps({"format": -1, "files": {}, "entries": {}}))
+    elif damage == "flip-every-body":  # the last byte of every entry: inside its compressed body
+        data = bytearray(pack.read_bytes())
+        for _, offset, length in json.loads(index.read_text())["entries"].values():
+            data[offset + length - 1] ^= 0xFF
+        pack.write_bytes(bytes(data))
     elif damage == "delete-pack":
         pack.unlink()
     else:
