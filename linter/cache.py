@@ -241,6 +241,10 @@ class FileCache:
             raw, digest = hashed
         return Miss(path, raw, digest)
 
+    def source_of(self, blob: bytes, path: str, display: str, lazy: bool) -> SourceFile:
+        """The source an entry encodes (made by a worker from the file just parsed)."""
+        return self._source(decode_entry(blob), path, display, lazy)
+
     def _source(self, entry: Entry, path: str, display: str, lazy: bool) -> SourceFile:
         if lazy:
             source = CachedSource(display)

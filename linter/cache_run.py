@@ -31,17 +31,24 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
     if any(miss is not None for _, _, miss in misses):
         cache.prepare_writes()
 
-    def parse_and_encode(item: tuple[int, str, Miss | None]) -> tuple[SourceFile, bytes | None]:
+    parent = os.getpid()
+
+    def parse_and_encode(item: tuple[int, str, Miss | None]) -> tuple[SourceFile | None, bytes | None]:
         _, path, miss = item
         if miss is None:
             return parse(path, None), None
         source = parse(path, miss.raw)
-        return source, _encoded(source) if cache.writable else None
+        blob = _encoded(source) if cache.writable else None
+        if blob is not None and os.getpid() != parent:
+            return None, blob  # a worker: the entry is all the parent needs (pickled once, not twice)
+        return source, blob
 
-    for (position, _, miss), (source, blob) in zip(misses, map_chunks(parse_and_encode, misses, jobs)):
-        results[position] = source
+    for (position, path, miss), (source, blob) in zip(misses, map_chunks(parse_and_encode, misses, jobs)):
         if miss is not None and blob is not None:
             cache.add(miss.digest, blob)
+            if source is None:
+                source = cache.source_of(blob, path, display_path(path), lazy)
+        results[position] = source
     return results  # type: ignore[return-value]
 
 
