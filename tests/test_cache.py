@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from helpers import chdir
 from kqlint import cache as cache_module
 from kqlint import loader, parallel
 from kqlint.cache_entry import MAGIC
