@@ -3,6 +3,19 @@
 
     python bench/run.py                      # 1k and 10k documents, 3 runs each
     python bench/run.py --sizes 1000,10000,50000 --runs 5 --jobs 1,2
+    python bench/run.py --sizes 10000 --scenarios nocache,cold,warm,warm-1pct,precommit-warm,precommit-edited
+
+Scenarios (every one runs in the corpus folder, which gets an empty ``.git`` folder so that
+it is a project: the cache lives in its ``.kqlint_cache`` and a one-file run gets the whole
+repository as context, as under pre-commit):
+  nocache           ``kqlint check . --no-cache`` (what every run cost before the cache)
+  cold              ``kqlint check .`` with the cache removed before each run
+  warm              ``kqlint check .`` again, nothing changed
+  warm-1pct         1 % of the files edited (a comment appended) before each run
+  precommit-warm    ``kqlint check ONE_FILE``, the repository as context, nothing changed
+  precommit-edited  the same after editing that one file (a real commit)
+Edited files are restored afterwards. Commands run with bytecode caching allowed (as an
+installed kqlint has its .pyc files), after one warm-up run.
 
 For each size it generates a repository with ../shared/bench/gen_corpus.py (cached under
 --work), then runs, alternating A B A B ...:
@@ -53,10 +66,11 @@ def generate(size: int, work: Path, generator: Path) -> Path:
     return target
 
 
-def measure(command: list[str]) -> tuple[float, float, bytes]:
+def measure(command: list[str], cwd: Path | None = None) -> tuple[float, float, bytes]:
     """Wall seconds and peak RSS (MiB) of one process, plus its stdout."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "KQLINT_CACHE_DIR")}
     start = time.perf_counter()
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=cwd, env=env)
     out = proc.stdout.read() if proc.stdout else b""
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
@@ -67,6 +81,87 @@ def measure(command: list[str]) -> tuple[float, float, bytes]:
 
 def kqlint_command(directory: Path, jobs: int) -> list[str]:
     return [sys.executable, "-m", "kqlint", "check", str(directory), "--format", "json", "--jobs", str(jobs)]
+
+
+SCENARIOS = ("nocache", "cold", "warm", "warm-1pct", "precommit-warm", "precommit-edited")
+
+
+def manifests(directory: Path) -> list[Path]:
+    return sorted(p for p in directory.rglob("*") if p.suffix in (".yaml", ".yml")
+                  and not any(part.startswith(".") for part in p.relative_to(directory).parts))
+
+
+class Scenario:
+    """One cache scenario: the command, and what to do to the corpus before each run."""
+
+    def __init__(self, name: str, directory: Path, jobs: int) -> None:
+        self.name, self.directory, self.jobs = name, directory, jobs
+        files = manifests(directory)
+        self.staged = files[len(files) // 2]
+        self.edited = files[:: 100] if name == "warm-1pct" else [self.staged] if name == "precommit-edited" else []
+        self.originals = {path: path.read_bytes() for path in self.edited}
+        self.runs = 0
+        (directory / ".git").mkdir(exist_ok=True)
+
+    def command(self) -> list[str]:
+        target = str(self.staged.relative_to(self.directory)) if self.name.startswith("precommit") else "."
+        extra = ["--no-cache"] if self.name == "nocache" else []
+        return [sys.executable, "-m", "kqlint", "check", target, "--format", "json", "--jobs", str(self.jobs)] + extra
+
+    def before(self) -> None:
+        self.runs += 1
+        if self.name == "cold":
+            subprocess.run(["rm", "-rf", str(self.directory / ".kqlint_cache")], check=True)
+        for path, data in self.originals.items():
+            path.write_bytes(data + f"# bench edit {self.runs}\n".encode())
+
+    def restore(self) -> None:
+        for path, data in self.originals.items():
+            path.write_bytes(data)
+
+
+def cache_bytes(directory: Path) -> int:
+    return sum(p.stat().st_size for p in (directory / ".kqlint_cache").rglob("*") if p.is_file())
+
+
+def bench_scenarios(size: int, directory: Path, runs: int, jobs_list: list[int],
+                    names: list[str]) -> list[dict[str, object]]:
+    floor_cmd = [sys.executable, "-c", FLOOR, str(directory)]
+    measure(floor_cmd)
+    yaml_bytes = sum(p.stat().st_size for p in manifests(directory))
+    rows = []
+    for jobs in jobs_list:
+        for name in names:
+            scenario = Scenario(name, directory, jobs)
+            try:
+                scenario.before()
+                measure(scenario.command(), cwd=directory)  # warm-up (and primes the cache)
+                floor_walls, walls, peaks, ratios = [], [], [], []
+                for _ in range(runs):
+                    scenario.before()
+                    a_wall, a_peak, _ = measure(scenario.command(), cwd=directory)
+                    b_wall, _, _ = measure(floor_cmd)
+                    walls.append(a_wall); peaks.append(a_peak); floor_walls.append(b_wall)
+                    ratios.append(a_wall / b_wall)
+            finally:
+                scenario.restore()
+            rows.append({"documents": size, "jobs": jobs, "scenario": name,
+                         "floor_wall": statistics.median(floor_walls), "kqlint_wall": statistics.median(walls),
+                         "ratio": statistics.median(ratios), "ratio_min": min(ratios), "ratio_max": max(ratios),
+                         "kqlint_peak": max(peaks), "cache_bytes": cache_bytes(directory), "yaml_bytes": yaml_bytes,
+                         "load": os.getloadavg()[0]})
+    return rows
+
+
+def print_scenarios(rows: list[dict[str, object]]) -> None:
+    header = ("docs", "jobs", "scenario", "floor s", "kqlint s", "x floor (median)", "x floor (min-max)",
+              "kqlint MiB", "cache / YAML bytes", "load avg")
+    print(" | ".join(header))
+    print(" | ".join("---" for _ in header))
+    for r in rows:
+        print(f"{r['documents']:,} | {r['jobs']} | {r['scenario']} | {r['floor_wall']:.2f} | {r['kqlint_wall']:.2f} | "
+              f"{r['ratio']:.3f} | {r['ratio_min']:.3f}-{r['ratio_max']:.3f} | {r['kqlint_peak']:.0f} | "
+              f"{r['cache_bytes'] / r['yaml_bytes']:.2f} | {r['load']:.1f}")
 
 
 def bench_size(size: int, directory: Path, runs: int, jobs_list: list[int]) -> list[dict[str, object]]:
@@ -122,6 +217,8 @@ def main() -> int:
     parser.add_argument("--work", default=os.environ.get("KQLINT_BENCH_DIR", "/tmp/kqlint-bench"))
     parser.add_argument("--generator", default=str(GENERATOR))
     parser.add_argument("--json", help="also write the rows as JSON to this file")
+    parser.add_argument("--scenarios", default="",
+                        help=f"cache scenarios instead of the plain check: comma-separated, from {', '.join(SCENARIOS)}")
     args = parser.parse_args()
     generator = Path(args.generator)
     if not generator.is_file():
@@ -131,10 +228,20 @@ def main() -> int:
     work.mkdir(parents=True, exist_ok=True)
     jobs_list = [int(j) for j in args.jobs.split(",")]
     rows = []
+    names = [n for n in args.scenarios.split(",") if n]
+    unknown = [n for n in names if n not in SCENARIOS]
+    if unknown:
+        print(f"unknown scenario {unknown[0]!r} (choose from {', '.join(SCENARIOS)})", file=sys.stderr)
+        return 2
     for size in (int(s) for s in args.sizes.split(",")):
-        rows += bench_size(size, generate(size, work, generator), args.runs, jobs_list)
-    print_rows(rows)
-    scaling(rows)
+        corpus = generate(size, work, generator)
+        rows += bench_scenarios(size, corpus, args.runs, jobs_list, names) if names else \
+            bench_size(size, corpus, args.runs, jobs_list)
+    if names:
+        print_scenarios(rows)
+    else:
+        print_rows(rows)
+        scaling(rows)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2))
     return 0

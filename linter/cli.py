@@ -185,6 +185,10 @@ def check(
     follow_external_symlinks: bool = typer.Option(
         False, "--follow-external-symlinks",
         help="Also read files (and config context:/crds: paths) that resolve outside the repository."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the cache of parsed files."),
+    cache_dir: Optional[str] = typer.Option(None, "--cache-dir", metavar="DIR", envvar="KQLINT_CACHE_DIR",
+                                            help="Cache folder (default: .kqlint_cache in the project root; "
+                                                 "also KQLINT_CACHE_DIR)."),
 ) -> None:
     """Lint files and folders (default: the current directory)."""
     from kqlint.explain import available_rules
@@ -226,7 +230,8 @@ def check(
                                lint_rules, paths=list(paths or []))
     else:
         report = _lint(targets_paths, config, tuple(context or ()), not no_inline_suppressions, lint_rules,
-                       progress=not quiet, jobs=jobs)
+                       progress=not quiet, jobs=jobs,
+                       cache=_open_cache(no_cache, cache_dir, config, targets_paths))
     preflight.report_empty(report, targets_paths, _err)
     for note in report.notes if not quiet else ():
         _err(f"kqlint: note: {note}")
@@ -254,8 +259,16 @@ def _warn_if_slow_parser() -> None:
              "back to pure Python, about 10x slower: pip install 'ruamel.yaml[oldlibyaml]'")
 
 
+def _open_cache(no_cache: bool, cache_dir: Optional[str], config: Any, paths: list[str]) -> Any:
+    if no_cache or paths == [STDOUT]:
+        return None
+    from kqlint.cache import open_cache
+
+    return open_cache(cache_dir, config.max_file_size)
+
+
 def _lint(paths: list[str], config: Any, context: tuple[str, ...], inline: bool, rules: list[Any],
-          progress: bool = False, jobs: Optional[int] = None) -> Any:
+          progress: bool = False, jobs: Optional[int] = None, cache: Any = None) -> Any:
     from kqlint.config import ConfigError
     from kqlint.parallel import default_jobs
     from kqlint.progress import LoadProgress
@@ -265,7 +278,7 @@ def _lint(paths: list[str], config: Any, context: tuple[str, ...], inline: bool,
     try:
         with LoadProgress() as bar:  # shown only on a terminal, for runs of many files
             return lint(paths, config, context=context, inline_suppressions=inline, rules=rules,
-                        progress=bar if progress else None, jobs=jobs or default_jobs())
+                        progress=bar if progress else None, jobs=jobs or default_jobs(), cache=cache)
     except (UsageError, ConfigError, RegistryError, InternalError, Exit):
         raise
     except Exception as exc:  # noqa: BLE001 - named after what was being linted, then exit 3
@@ -450,6 +463,27 @@ def graph(
     elif not color:  # object names are the repository's: no control characters reach a terminal or log
         text = safe_lines(text)
     _emit(text, output)
+
+
+# ------------------------------------------------------------------ cache
+
+cache_app = typer.Typer(help="The cache of parsed files (.kqlint_cache in the project root).", no_args_is_help=True)
+app.add_typer(cache_app, name="cache")
+
+
+@cache_app.command("clean")
+def cache_clean(cache_dir: Optional[str] = typer.Option(None, "--cache-dir", metavar="DIR", envvar="KQLINT_CACHE_DIR",
+                                                        help="Cache folder (default: .kqlint_cache in the project root).")
+                ) -> None:
+    """Remove the cache folder."""
+    from kqlint.cache import clean, default_cache_dir
+
+    directory = os.path.abspath(cache_dir) if cache_dir else default_cache_dir()
+    try:
+        removed = clean(directory)
+    except OSError as exc:
+        raise Exit(2, f"kqlint: {exc}") from None
+    typer.echo(f"kqlint: {'removed' if removed else 'no cache at'} {directory}")
 
 
 # ------------------------------------------------------------------ entry point

@@ -85,27 +85,28 @@ def _explicitly_named(rule: Rule, patterns: Iterable[str]) -> bool:
 
 def load_paths(paths: list[str], config: Config, tier: str,
                progress: Callable[[int, int], None] | None = None, jobs: int = 1,
-               skip: frozenset[str] = frozenset()) -> tuple[Loaded, Discovery]:
+               skip: frozenset[str] = frozenset(), cache: Any = None) -> tuple[Loaded, Discovery]:
     """Read and parse every file (but those in ``skip``, absolute paths); ``progress(done,
-    total)`` is called as files are done."""
-    from kqlint.parallel import effective_jobs, map_chunks
-
-    found = discover(paths, config.exclude)
+    total)`` is called as files are done. With a ``cache`` (kqlint.cache.FileCache), unchanged
+    files are not parsed again."""
     from kqlint.containment import contain_files
+    from kqlint.parallel import effective_jobs, map_chunks
     from kqlint.writer import remember_read
 
-    found.files, notes = contain_files(found.files, paths, config.follow_external_symlinks)
-    remember_read(found.files)  # no report or baseline is ever written over what is read
+    found = cache.discover(paths, config.exclude) if cache is not None else discover(paths, config.exclude)
+    files, notes = contain_files(found.files, paths, config.follow_external_symlinks)
+    remember_read(files)  # no report or baseline is ever written over what is read
     if skip:
-        found.files = [f for f in found.files if f == STDIN or os.path.abspath(f) not in skip]
+        files = [f for f in files if f == STDIN or os.path.abspath(f) not in skip]
+    found = replace(found, files=files)  # the cache keeps its discovery unchanged
     loaded = Loaded(notes=notes)
     total = len(found.files)
     jobs = effective_jobs(jobs, total)
     done = 0
 
-    def parse(path: str) -> SourceFile:
+    def parse(path: str, raw: bytes | None = None) -> SourceFile:
         nonlocal done
-        source = _parse_one(path, config)
+        source = _parse_one(path, config, raw)
         done += jobs  # the parent parses one chunk of ``jobs`` while workers do the others
         if progress is not None:
             progress(min(done, total), total)
@@ -116,7 +117,13 @@ def load_paths(paths: list[str], config: Config, tier: str,
     gc.disable()  # keeping every document alive makes full collections costly while loading
     try:
         files = [path for path in found.files if path != STDIN]
-        for path, source in zip(files, map_chunks(parse, files, jobs)):
+        if cache is not None:
+            from kqlint.cache_run import load_sources
+
+            sources = load_sources(files, cache, tier == CONTEXT, jobs, parse)
+        else:
+            sources = map_chunks(parse, files, jobs)
+        for path, source in zip(files, sources):
             _add_source(loaded, path, source, config, tier)
         for source in stdin_sources:
             _add_source(loaded, STDIN, source, config, tier)
@@ -139,9 +146,15 @@ def _read_stdin(config: Config) -> list[SourceFile]:
         raise InternalError("<stdin>", exc) from exc
 
 
-def _parse_one(path: str, config: Config) -> SourceFile:
+def _parse_one(path: str, config: Config, raw: bytes | None = None) -> SourceFile:
     try:
-        return load_stdin(max_size=config.max_file_size) if path == STDIN else load_file(path, display_path(path), config.max_file_size)
+        if raw is not None:  # already read (and hashed) by the cache
+            from kqlint import loader
+
+            return loader.parse_bytes(display_path(path), raw)
+        if path == STDIN:
+            return load_stdin(max_size=config.max_file_size)
+        return load_file(path, display_path(path), config.max_file_size)
     except MemoryError:
         raise  # the CLI says "out of memory" (exit 2): not a bug blamed on this file
     except Exception as exc:  # noqa: BLE001 - name the file, the CLI exits 3
@@ -150,7 +163,7 @@ def _parse_one(path: str, config: Config) -> SourceFile:
 
 def _add_source(loaded: Loaded, path: str, source: SourceFile, config: Config, tier: str) -> None:
     try:
-        objects, documents, skipped = objects_from_file(source, config.namespace, tier)
+        objects, documents, skipped = _objects_of(source, config.namespace, tier)
         if source.placeholder_hint and objects:
             objects = _without_placeholder_templates(source, objects, config)
     except MemoryError:
@@ -182,6 +195,15 @@ def context_paths(paths: list[str], context: Iterable[str], config: Config,
 
     plan = context_plan(paths, list(context) + list(config.context), automatic)
     return list(plan.paths), plan.note
+
+
+def _objects_of(source: SourceFile, namespace: str, tier: str) -> tuple[list[K8sObject], int, int]:
+    if type(source) is not SourceFile:  # a cached context file: objects read on first use
+        from kqlint.cache_entry import objects_of
+
+        return objects_of(source, namespace, tier)
+    return objects_from_file(source, namespace, tier)
+
 
 
 def external_objects(config: Config) -> list[K8sObject]:
@@ -286,23 +308,48 @@ def _guarded(rule: Rule, call: Any, where: str, errors: list[str]) -> None:
 def lint(paths: list[str], config: Config | None = None, *, context: Iterable[str] = (),
          inline_suppressions: bool = True, rules: list[Rule] | None = None,
          auto_context: bool = True, progress: Callable[[int, int], None] | None = None,
-         jobs: int = 1) -> Report:
+         jobs: int = 1, cache: Any = None) -> Report:
     """Lint ``paths`` and return the Report (the public Python API). With ``auto_context``,
     individual files (as pre-commit passes them) get their repository's manifests as context.
     ``progress(done, total)`` is called as input files are loaded (the CLI's progress bar);
-    ``jobs`` > 1 forks worker processes for parsing and per-object rules."""
+    ``jobs`` > 1 forks worker processes for parsing and per-object rules; ``cache``
+    (a kqlint.cache.FileCache) skips parsing files that did not change."""
     from kqlint.containment import contain_config
 
     config, notes = contain_config(config or Config())  # config context:/crds: outside the repository
     config, selected = prepare(config, rules)
-    inputs, found = load_paths(paths, config, INPUT, progress, jobs)
+    named, note = context_paths(paths, context, config, auto_context)
+    notes += [note] if note else []
+    if cache is None:
+        return _lint_loaded(paths, named, config, selected, inline_suppressions, progress, jobs, notes)
+    from kqlint.cache_run import cached_run
+
+    report = cached_run(cache, paths, named, config, selected, inline_suppressions,
+                        lambda: _lint_loaded(paths, named, config, selected, inline_suppressions,
+                                             progress, jobs, notes, cache))
+    _remember_reads(cache, paths, named, config)
+    return report
+
+
+def _lint_loaded(paths: list[str], named_context: list[str], config: Config, selected: list[Rule],
+                 inline_suppressions: bool, progress: Callable[[int, int], None] | None, jobs: int,
+                 notes: list[str], cache: Any = None) -> Report:
+    inputs, found = load_paths(paths, config, INPUT, progress, jobs, cache=cache)
     if found.missing:
         raise UsageError(f"path does not exist: {found.missing[0]}")
-    named, note = context_paths(paths, context, config, auto_context)
-    context_loaded = _load_context(named, config, inputs, jobs)
+    context_loaded = _load_context(named_context, config, inputs, jobs, cache)
     report = analyze(inputs, found, context_loaded.objects, config, selected, inline_suppressions, jobs)
-    notes += ([note] if note else []) + inputs.notes + context_loaded.notes
+    notes = notes + inputs.notes + context_loaded.notes
     return replace(report, notes=tuple(dict.fromkeys(notes))) if notes else report
+
+
+def _remember_reads(cache: Any, paths: list[str], named_context: list[str], config: Config) -> None:
+    """A report reused from the cache read no file this run: the writer must still refuse to
+    overwrite the inputs and context (kqlint.writer)."""
+    from kqlint.writer import remember_read
+
+    existing = [p for p in named_context if os.path.exists(p)]
+    remember_read(cache.discover(paths, config.exclude).files + cache.discover(existing, config.exclude).files)
 
 
 def prepare(config: Config | None, rules: list[Rule] | None = None) -> tuple[Config, list[Rule]]:
@@ -406,13 +453,13 @@ def _check_crds(config: Config) -> None:
         raise UsageError(str(exc)) from None
 
 
-def _load_context(paths: list[str], config: Config, inputs: Loaded, jobs: int = 1) -> Loaded:
+def _load_context(paths: list[str], config: Config, inputs: Loaded, jobs: int = 1, cache: Any = None) -> Loaded:
     if not paths:
         return Loaded()
     input_files = {s.path for s in inputs.sources}
     existing = [p for p in paths if os.path.exists(p)]
     skip = frozenset(os.path.abspath(p) for p in input_files if not p.startswith("<"))
-    loaded, _ = load_paths(existing, config, CONTEXT, jobs=jobs, skip=skip)
+    loaded, _ = load_paths(existing, config, CONTEXT, jobs=jobs, skip=skip, cache=cache)
     keep = [o for o in loaded.objects if o.file not in input_files]
     return Loaded(objects=keep, notes=loaded.notes)
 

@@ -37,3 +37,10 @@ def in_tmp_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _no_github_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
     os.environ.setdefault("NO_COLOR", "1")
+
+
+@pytest.fixture(autouse=True)
+def _private_cache_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test gets its own empty cache folder: no test reads another's cache or writes one
+    into the repository or its inputs (tests/test_cache.py sets its own)."""
+    monkeypatch.setenv("KQLINT_CACHE_DIR", str(tmp_path_factory.mktemp("kqlint-cache")))

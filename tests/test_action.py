@@ -58,6 +58,7 @@ class Runner:
         context["github.action_path"] = str(self.action_path)
         context["steps.venv.outputs.key"] = "simulated"
         context["runner.temp"] = str(self.temp)
+        context["github.workspace"] = str(self.workspace)
         results = []
         for step in action["runs"]["steps"][first:]:
             if "uses" in step:  # actions/cache: simulated as a cache miss (nothing restored)

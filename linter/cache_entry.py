@@ -1,0 +1,199 @@
+"""Cache entries: what one file's content loads to, encoded without running code on the way
+back, and the lazy context objects built from an entry (see kqlint.cache)."""
+from __future__ import annotations
+
+import io
+import pickle
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+from kqlint import loader
+from kqlint.loader import LoadProblem, SourceFile
+from kqlint.objects import INPUT, K8sObject, dig, objects_from_file
+
+MAGIC = b"KQLC\x00\x01"
+
+
+_ALLOWED = {("kqlint.loader", "Map"), ("kqlint.loader", "Seq"), ("array", "array"),
+            ("array", "_array_reconstructor")}
+
+
+class _DataUnpickler(pickle.Unpickler):
+    """Builds only plain data, Map/Seq and arrays: a planted entry runs no code."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) in _ALLOWED:
+            return super().find_class(module, name)
+        if module == "builtins" and name in ("set", "frozenset", "complex"):
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a cache entry")
+
+
+def _unpickle(data: bytes) -> Any:
+    return _DataUnpickler(io.BytesIO(data)).load()
+
+
+def _identity(obj: K8sObject) -> Any:
+    """What identifies one object without its body: the raw apiVersion, kind and metadata
+    name/generateName/namespace, as a Map K8sObject.__init__ reads exactly like the real one."""
+    data = obj.data
+    ident = loader.Map()
+    for key in ("apiVersion", "kind"):
+        if key in data:
+            ident[key] = data[key]
+    metadata = data.get("metadata")
+    if isinstance(metadata, dict):
+        meta = loader.Map()
+        for key in ("name", "generateName", "namespace"):
+            if key in metadata:
+                meta[key] = metadata[key]
+        meta.pos = ()
+        ident["metadata"] = meta
+    ident.pos = ()
+    return ident
+
+
+def encode_entry(source: SourceFile) -> bytes:
+    """Header (problems, comments, object identities) and body (documents), each compressed."""
+    objects, documents, skipped = objects_from_file(source, "default", INPUT)
+    problems = [(p.line, p.column, p.message, p.code) for p in source.problems]
+    skeletons = [(obj.doc, obj.base, _identity(obj)) for obj in objects]
+    body = zlib.compress(pickle.dumps(source.documents, protocol=5), 1)
+    head = zlib.compress(pickle.dumps((problems, source.comment_lines, skeletons, documents, skipped,
+                                       zlib.crc32(body)), protocol=5), 1)
+    return MAGIC + len(head).to_bytes(4, "big") + head + body
+
+
+@dataclass
+class Entry:
+    """One decoded entry; the documents are decompressed only when asked for."""
+
+    problems: list[tuple[int, int, str, str]]
+    comment_lines: dict[int, str]
+    skeletons: list[tuple[int, tuple[Any, ...], Any]]
+    documents_count: int
+    skipped: int
+    body: bytes
+
+    def documents(self) -> list[Any]:
+        documents = _unpickle(zlib.decompress(self.body))
+        if not isinstance(documents, list):
+            raise ValueError("cache entry body is not a list")
+        return documents
+
+    def source(self, display: str) -> SourceFile:
+        source = SourceFile(display, self.documents())
+        source.problems = [LoadProblem(display, line, col, message, code)
+                           for line, col, message, code in self.problems]
+        source.comment_lines = dict(self.comment_lines)
+        return source
+
+
+def decode_entry(blob: bytes) -> Entry:
+    """Raises on anything that is not a complete entry of this format."""
+    if not blob.startswith(MAGIC):
+        raise ValueError("not a kqlint cache entry")
+    start = len(MAGIC) + 4
+    size = int.from_bytes(blob[len(MAGIC):start], "big")
+    head = _unpickle(zlib.decompress(blob[start:start + size]))
+    problems, comments, skeletons, documents, skipped, checksum = head
+    body = blob[start + size:]
+    if zlib.crc32(body) != checksum:  # checked now: a context file's body is read much later
+        raise ValueError("damaged cache entry")
+    return Entry(list(problems), dict(comments), list(skeletons), int(documents), int(skipped), body)
+
+
+# ------------------------------------------------------------------ lazy context objects
+
+_DATA = K8sObject.__dict__["data"]
+_ROOT = K8sObject.__dict__["root"]
+
+
+class _Body:
+    """The documents of one cached file, loaded the first time one of its objects is read."""
+
+    def __init__(self, entry: Entry, objects: list["LazyObject"], path: str) -> None:
+        self.entry, self.objects, self.path = entry, objects, path
+
+    def _documents(self) -> list[Any]:
+        try:
+            return self.entry.documents()
+        except Exception:  # noqa: BLE001 - checked at lookup, so this is rare: parse the file
+            return loader.load_file(self.path, self.objects[0].file if self.objects else self.path).documents
+
+    def fill(self) -> None:
+        import gc
+
+        enabled = gc.isenabled()
+        gc.disable()  # thousands of containers at once, kept to the end of the run: as the
+        try:          # runner does after loading, freeze them instead of scanning them again
+            documents = self._documents()
+        finally:
+            if enabled:
+                gc.freeze()
+                gc.enable()
+        for obj in self.objects:
+            root = documents[obj.doc] if obj.doc < len(documents) else None
+            data = dig(root, obj.base)
+            if not isinstance(data, dict):  # the file changed under us: keep what identifies it
+                root = data = _DATA.__get__(obj)
+            _ROOT.__set__(obj, root)
+            _DATA.__set__(obj, data)
+            obj._body = None
+        self.objects = []
+
+
+class LazyObject(K8sObject):
+    """A context object from the cache: identity now, fields on first access.
+
+    Context objects only resolve references; most are never read in a pre-commit run."""
+
+    __slots__ = ("_body",)
+
+    def __init__(self, file: str, doc: int, base: tuple[Any, ...], identity: Any,
+                 default_namespace: str, source: str, body: _Body) -> None:
+        self._body = None
+        K8sObject.__init__(self, file, doc, identity, base, identity, default_namespace, source)
+        self._body = body
+
+    @property  # type: ignore[override]
+    def data(self) -> Any:
+        if self._body is not None:
+            self._body.fill()
+        return _DATA.__get__(self)
+
+    @data.setter
+    def data(self, value: Any) -> None:
+        _DATA.__set__(self, value)
+
+    @property  # type: ignore[override]
+    def root(self) -> Any:
+        if self._body is not None:
+            self._body.fill()
+        return _ROOT.__get__(self)
+
+    @root.setter
+    def root(self, value: Any) -> None:
+        _ROOT.__set__(self, value)
+
+
+class CachedSource(SourceFile):
+    """A context file served from the cache: objects built from skeletons, body on demand."""
+
+    entry: Entry
+    real_path: str
+
+    def objects(self, default_namespace: str, tier: str) -> tuple[list[K8sObject], int, int]:
+        objects: list[LazyObject] = []
+        body = _Body(self.entry, objects, self.real_path)
+        for doc, base, identity in self.entry.skeletons:
+            objects.append(LazyObject(self.path, doc, base, identity, default_namespace, tier, body))
+        return list(objects), self.entry.documents_count, self.entry.skipped
+
+
+def objects_of(source: SourceFile, default_namespace: str, tier: str) -> tuple[list[K8sObject], int, int]:
+    """``objects_from_file`` for any source, lazy for context files served from the cache."""
+    if isinstance(source, CachedSource):
+        return source.objects(default_namespace, tier)
+    return objects_from_file(source, default_namespace, tier)

@@ -1,0 +1,189 @@
+"""One run with the cache: files served from it or parsed and added to it, and whole
+reports reused when a run reads exactly the same files with the same settings and code."""
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import pickle
+import zlib
+from typing import Any, Callable
+
+from kqlint.cache import FileCache, Miss
+from kqlint.cache_entry import MAGIC, _DataUnpickler, encode_entry
+from kqlint.loader import SourceFile
+
+def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
+                 parse: Callable[[str, bytes | None], SourceFile]) -> list[SourceFile]:
+    """Every file's source, in order: hits from the cache, misses parsed (over ``jobs``
+    processes) and stored. ``parse(path, raw)`` parses one file (``raw`` None: read it)."""
+    from kqlint.discover import STDIN, display_path
+    from kqlint.parallel import map_chunks
+
+    results: list[SourceFile | None] = [None] * len(files)
+    misses: list[tuple[int, str, Miss | None]] = []
+    for position, path in enumerate(files):
+        hit = cache.lookup(path, display_path(path), lazy) if path != STDIN else None
+        if isinstance(hit, SourceFile):
+            results[position] = hit
+        else:
+            misses.append((position, path, hit))
+    if any(miss is not None for _, _, miss in misses):
+        cache.prepare_writes()
+
+    parent = os.getpid()
+
+    def parse_and_encode(item: tuple[int, str, Miss | None]) -> tuple[SourceFile | None, bytes | None]:
+        _, path, miss = item
+        if miss is None:
+            return parse(path, None), None
+        source = parse(path, miss.raw)
+        blob = _encoded(source) if cache.writable else None
+        if blob is not None and os.getpid() != parent:
+            return None, blob  # a worker: the entry is all the parent needs (pickled once, not twice)
+        return source, blob
+
+    for (position, path, miss), (source, blob) in zip(misses, map_chunks(parse_and_encode, misses, jobs)):
+        if miss is not None and blob is not None:
+            cache.add(miss.digest, blob)
+            if source is None:
+                source = cache.source_of(blob, path, display_path(path), lazy)
+        results[position] = source
+    return results  # type: ignore[return-value]
+
+
+def _encoded(source: SourceFile) -> bytes | None:
+    try:
+        return encode_entry(source)
+    except Exception:  # noqa: BLE001 - something unpicklable is just not cached
+        return None
+
+
+# ------------------------------------------------------------------ whole reports
+
+_REPORT_CLASSES = {("kqlint.model", name) for name in ("Report", "Finding", "Location", "ObjectRef",
+                                                       "Summary", "Severity")}
+MAX_REPORTS = 8  # the last few distinct runs (pre-commit on different files, whole-repo checks)
+
+
+def code_fingerprint() -> str:
+    """kqlint's own code and schemas, by name, size and mtime: a changed rule is a new key."""
+    import kqlint
+
+    digest = hashlib.blake2b(digest_size=16)
+    roots = [os.path.dirname(kqlint.__file__)]
+    try:
+        import kqlint.rules
+        import kqlint.schemas
+
+        roots += [os.path.dirname(kqlint.rules.__file__), os.path.dirname(kqlint.schemas.__file__)]
+    except ImportError:  # pragma: no cover - a broken install: no report cache then
+        return ""
+    for root in roots:
+        for folder, dirs, names in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for name in sorted(names):
+                if name.endswith((".py", ".json", ".yaml")):
+                    st = os.stat(os.path.join(folder, name))
+                    digest.update(f"{folder}/{name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+class _ReportUnpickler(_DataUnpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) in _REPORT_CLASSES:
+            return pickle.Unpickler.find_class(self, module, name)
+        return super().find_class(module, name)
+
+
+def _report_file(cache: FileCache, key: str) -> str:
+    return os.path.join(cache.folder, f"report-{key}")
+
+
+def report_key(cache: FileCache, parts: list[str], files: list[str]) -> str | None:
+    """The key of a whole run: its settings (``parts``) and every file it reads, by content.
+    None when a file cannot be keyed (stdin, outside the project): no report cache then."""
+    digest = hashlib.blake2b(digest_size=16)
+    for part in parts + [code_fingerprint(), os.getcwd()]:
+        digest.update(part.encode("utf-8", "surrogateescape") + b"\x00")
+    for path in files:
+        content = cache.digest(path)
+        if content is None:
+            return None
+        digest.update(path.encode("utf-8", "surrogateescape") + b"\x00" + content.encode() + b"\n")
+    return digest.hexdigest()
+
+
+def load_report(cache: FileCache, key: str) -> Any:
+    from kqlint.model import Report
+
+    try:
+        with open(_report_file(cache, key), "rb") as handle:
+            blob = handle.read()
+        if not blob.startswith(MAGIC):
+            return None
+        report = _ReportUnpickler(io.BytesIO(zlib.decompress(blob[len(MAGIC):]))).load()
+        return report if isinstance(report, Report) else None
+    except Exception:  # noqa: BLE001 - missing or broken: lint again
+        return None
+
+
+def store_report(cache: FileCache, key: str, report: Any) -> None:
+    if not cache.writable:
+        return
+    try:
+        blob = MAGIC + zlib.compress(pickle.dumps(report, protocol=5), 1)
+    except Exception:  # noqa: BLE001
+        return
+    cache._write(_report_file(cache, key), blob)
+    _keep_newest_reports(cache.folder)
+
+
+def _keep_newest_reports(folder: str) -> None:
+    try:
+        reports = [os.path.join(folder, n) for n in os.listdir(folder) if n.startswith("report-")]
+        reports.sort(key=lambda p: os.stat(p).st_mtime_ns, reverse=True)
+    except OSError:
+        return
+    for path in reports[MAX_REPORTS:]:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+def run_key(cache: FileCache, paths: list[str], context_paths: list[str], config: Any,
+            rules: list[Any], inline_suppressions: bool) -> str | None:
+    """The key of a whole run's report, or None when it cannot be cached safely (stdin,
+    plugins, --crd, files outside the project): then everything is linted as usual."""
+    from kqlint.discover import STDIN
+
+    if STDIN in paths or config.plugins or config.crds:
+        return None
+    if any(not getattr(rule.module, "__name__", "").startswith("kqlint.") for rule in rules):
+        return None
+    settings = repr(config)
+    if " object at 0x" in settings:
+        return None
+    found = cache.discover(paths, config.exclude)
+    if found.missing:
+        return None
+    context = cache.discover([p for p in context_paths if os.path.exists(p)], config.exclude)
+    parts = [os.path.basename(cache.folder), settings, repr(sorted(rule.code for rule in rules)),
+             repr(inline_suppressions), repr(paths), repr(context_paths),
+             repr(found.charts), repr(found.problems), repr(context.charts), repr(context.problems),
+             str(len(found.files))]
+    return report_key(cache, parts, found.files + context.files)
+
+
+def cached_run(cache: FileCache, paths: list[str], context_paths: list[str], config: Any,
+               rules: list[Any], inline_suppressions: bool, lint: Callable[[], Any]) -> Any:
+    """The report of an identical earlier run, or ``lint()``'s (then stored); index flushed."""
+    key = run_key(cache, paths, context_paths, config, rules, inline_suppressions)
+    report = load_report(cache, key) if key is not None else None
+    if report is None:
+        report = lint()
+        if key is not None and not cache.changed_during_run:  # a file changed while being read: not stored
+            store_report(cache, key, report)
+    cache.flush()
+    return report

@@ -1,0 +1,314 @@
+"""The persistent cache (.kqlint_cache): warm output byte-identical to cold and to --no-cache,
+edits/additions/deletions/renames/config changes seen, corrupt or planted entries ignored,
+concurrent runs, a cache that cannot be written, and the key covering the loader's code."""
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kqlint import cache as cache_module
+from kqlint import loader, parallel
+from kqlint.cache_entry import MAGIC
+from kqlint.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+FORMATS = ("text", "json", "sarif", "github", "junit")
+STAGED = "tenants/nlp/training/llama-pretrain.yaml"
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A git-like project (``.git`` marks its root) holding the examples, the cache at its root."""
+    project = tmp_path / "project"
+    shutil.copytree(ROOT / "examples", project)
+    (project / ".git").mkdir()
+    monkeypatch.delenv("KQLINT_CACHE_DIR", raising=False)
+    monkeypatch.chdir(project)
+    return project
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    status = main(["check", *args])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def _all_outputs(capsys: pytest.CaptureFixture[str], *args: str) -> list[tuple[int, str, str]]:
+    return [_run(capsys, *args, "--format", name) for name in FORMATS]
+
+
+def _assert_same_as_uncached(capsys: pytest.CaptureFixture[str], *args: str) -> None:
+    uncached = _all_outputs(capsys, *args, "--no-cache")
+    assert _all_outputs(capsys, *args) == uncached          # cold, or whatever the cache holds
+    assert _all_outputs(capsys, *args) == uncached          # warm: every report from the cache
+    for report in Path(".kqlint_cache").glob("*/report-*"):
+        report.unlink()
+    assert _all_outputs(capsys, *args) == uncached          # warm parse cache, rules run again
+
+
+SHAPES = {"whole repository": (".",), "pre-commit (auto context)": (STAGED, "platform/priority/priority-classes.yaml"),
+          "explicit context": ("tenants", "--context", "platform")}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_warm_output_is_byte_identical(repo: Path, capsys: pytest.CaptureFixture[str],
+                                       monkeypatch: pytest.MonkeyPatch, shape: str, jobs: str) -> None:
+    monkeypatch.setattr(parallel, "MIN_ITEMS_PER_JOB", 1)  # the examples are small: really fork
+    args = (*SHAPES[shape], "--jobs", jobs)
+    _assert_same_as_uncached(capsys, *args)
+    assert (repo / ".kqlint_cache" / ".gitignore").read_text().strip().endswith("*")
+
+
+def test_edits_additions_deletions_renames_and_config(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _assert_same_as_uncached(capsys, ".")
+    staged = repo / STAGED
+    staged.write_text(staged.read_text().replace("priorityClassName", "priorityClassName ", 1) + "\n# edited\n")
+    _assert_same_as_uncached(capsys, ".")
+    (repo / "tenants" / "new.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  bad: [\n")
+    _assert_same_as_uncached(capsys, ".")
+    os.rename(staged, repo / "tenants" / "renamed.yaml")
+    _assert_same_as_uncached(capsys, ".")
+    (repo / "platform" / "priority" / "priority-classes.yaml").unlink()
+    _assert_same_as_uncached(capsys, ".", "tenants/renamed.yaml")
+    (repo / ".kqlint.yaml").write_text("namespace: elsewhere\nignore: [KQ105]\n")
+    _assert_same_as_uncached(capsys, ".")
+    (repo / ".kqlint.yaml").write_text("max-file-size: 300\n")
+    _assert_same_as_uncached(capsys, ".")
+
+
+def test_same_size_rewrite_in_the_same_second_is_seen(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A rewrite that keeps size and mtime is still noticed (ctime, racy-clean rule)."""
+    target = repo / STAGED
+    _run(capsys, ".")
+    stat = target.stat()
+    text = target.read_text()
+    target.write_text(text.replace("gang-no-preempt", "gang-nopreempt", 1) if "gang-no-preempt" in text
+                      else text.replace("name:", "nome:", 1))
+    os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert _run(capsys, ".") == _run(capsys, ".", "--no-cache")
+
+
+def test_stat_fast_path_reads_nothing_and_still_sees_rewrites(repo: Path, capsys: pytest.CaptureFixture[str],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Unchanged stat: no file is read. A same-size rewrite with the mtime put back changes the
+    ctime (nanoseconds), so it is hashed again."""
+    monkeypatch.setattr(cache_module, "RACY_NS", -10**12)  # trust even files written just now
+    _run(capsys, ".")
+    for report in repo.glob(".kqlint_cache/*/report-*"):
+        report.unlink()
+    reads: list[str] = []
+    real = loader.read_bytes
+    monkeypatch.setattr(loader, "read_bytes", lambda path, *a: reads.append(path) or real(path, *a))
+    _run(capsys, ".")
+    assert reads == []
+    target = repo / STAGED
+    stat = target.stat()
+    text = target.read_text()
+    changed = text.replace("gang-no-preempt", "gang-nopreempt", 1).replace("name:", "nome:", 1)
+    assert len(changed) == len(text) and changed != text
+    target.write_text(changed)
+    os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert reads == [] and target.stat().st_size == stat.st_size
+    after = _run(capsys, ".")
+    assert reads  # hashed again, not trusted from the index
+    assert after == _run(capsys, ".", "--no-cache")
+
+
+def test_deleted_files_are_pruned_and_the_cache_stays_small(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _run(capsys, ".")
+    index = json.loads(next(repo.glob(".kqlint_cache/*/index.json")).read_text())
+    assert STAGED in index["files"]
+    assert all(not os.path.isabs(path) and ".." not in path for path in index["files"])
+    (repo / STAGED).unlink()
+    _run(capsys, ".")
+    index = json.loads(next(repo.glob(".kqlint_cache/*/index.json")).read_text())
+    assert STAGED not in index["files"]
+    assert len(index["entries"]) == len({record[4] for record in index["files"].values()})
+
+
+def test_files_outside_the_project_and_stdin_are_not_cached(repo: Path, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    outside = tmp_path / "outside.yaml"
+    outside.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: outside\n")
+    _run(capsys, str(outside))
+    for index in repo.glob(".kqlint_cache/*/index.json"):
+        assert "outside" not in index.read_text()
+
+
+@pytest.mark.parametrize("damage", ["truncate-pack", "garbage-pack", "garbage-index", "foreign-index",
+                                    "delete-pack", "unreadable-pack", "flip-every-body"])
+def test_damaged_cache_is_ignored_and_rebuilt(repo: Path, capsys: pytest.CaptureFixture[str], damage: str) -> None:
+    expected = _run(capsys, ".", "--no-cache", "--format", "json")
+    _run(capsys, ".", "--format", "json")
+    folder = next(repo.glob(".kqlint_cache/*/"))
+    for report in folder.glob("report-*"):
+        report.unlink()
+    pack = next(folder.glob("pack-*"))
+    index = folder / "index.json"
+    if damage == "truncate-pack":
+        pack.write_bytes(pack.read_bytes()[: pack.stat().st_size // 2])
+    elif damage == "garbage-pack":
+        pack.write_bytes(os.urandom(pack.stat().st_size))
+    elif damage == "garbage-index":
+        index.write_bytes(b"\x00{not json")
+    elif damage == "foreign-index":
+        index.write_text(json.dumps({"format": -1, "files": {}, "entries": {}}))
+    elif damage == "flip-every-body":  # the last byte of every entry: inside its compressed body
+        data = bytearray(pack.read_bytes())
+        for _, offset, length in json.loads(index.read_text())["entries"].values():
+            data[offset + length - 1] ^= 0xFF
+        pack.write_bytes(bytes(data))
+    elif damage == "delete-pack":
+        pack.unlink()
+    else:
+        pack.unlink()
+        pack.mkdir()  # open() fails even as root
+    assert _run(capsys, ".", "--format", "json") == expected
+    assert _run(capsys, ".", "--format", "json") == expected
+
+
+def test_planted_entry_cannot_run_code(repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    expected = _run(capsys, ".", "--no-cache", "--format", "json")
+    _run(capsys, ".", "--format", "json")
+    folder = next(repo.glob(".kqlint_cache/*/"))
+    for report in folder.glob("report-*"):
+        report.unlink()
+    marker = tmp_path / "pwned"
+
+    class Evil:
+        def __reduce__(self) -> tuple[object, ...]:
+            return (os.system, (f"touch {marker}",))
+
+    import zlib
+    head = zlib.compress(pickle.dumps(Evil()))
+    evil = MAGIC + len(head).to_bytes(4, "big") + head + zlib.compress(pickle.dumps(Evil()))
+    index = json.loads((folder / "index.json").read_text())
+    for pack in folder.glob("pack-*"):
+        pack.write_bytes(evil * 1000)
+    index["entries"] = {digest: [next(folder.glob("pack-*")).name, 0, len(evil)] for digest in index["entries"]}
+    (folder / "index.json").write_text(json.dumps(index))
+    assert _run(capsys, ".", "--format", "json") == expected
+    assert not marker.exists()
+
+
+def test_unwritable_cache_means_no_cache_and_one_line(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """As root chmod does not stop writes: the cache folder sits under a regular file."""
+    blocker = repo / "blocker"
+    blocker.write_text("not a folder")
+    expected = _run(capsys, ".", "--no-cache", "--format", "json")
+    status, out, err = _run(capsys, ".", "--format", "json", "--cache-dir", str(blocker / "cache"))
+    assert (status, out) == expected[:2]
+    lines = [line for line in err.splitlines() if "cache" in line]
+    assert len(lines) == 1 and lines[0].startswith("kqlint: cache disabled for this run")
+
+
+def test_full_disk_means_no_cache_and_one_line(repo: Path, capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    expected = _run(capsys, ".", "--no-cache", "--format", "json")
+
+    def full(target: str, blob: bytes) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(cache_module, "_atomic_write", full)
+    status, out, err = _run(capsys, ".", "--format", "json")
+    assert (status, out) == expected[:2]
+    assert err.count("No space left on device") == 1
+
+
+def test_concurrent_runs(repo: Path) -> None:
+    """Two cold runs at once (two hooks, two CI jobs), then a warm one: same output, intact cache."""
+    env = {k: v for k, v in os.environ.items() if k != "KQLINT_CACHE_DIR"}
+    command = [sys.executable, "-m", "kqlint", "check", ".", "--format", "json"]
+    expected = subprocess.run(command + ["--no-cache"], capture_output=True, env=env, cwd=repo).stdout
+    for _ in range(2):
+        runs = [subprocess.Popen(command + ["--jobs", str(j)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 env=env, cwd=repo) for j in (1, 2)]
+        for run in runs:
+            out, err = run.communicate(timeout=120)
+            assert out == expected and b"cache" not in err
+    assert subprocess.run(command, capture_output=True, env=env, cwd=repo).stdout == expected
+
+
+def test_cache_clean(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _run(capsys, ".")
+    assert (repo / ".kqlint_cache").is_dir()
+    assert main(["cache", "clean"]) == 0
+    assert not (repo / ".kqlint_cache").exists()
+    assert "removed" in capsys.readouterr().out
+    assert main(["cache", "clean"]) == 0
+
+
+def test_cache_clean_refuses_a_folder_that_is_not_a_cache(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "keep.yaml").write_text("a: 1\n")
+    assert main(["cache", "clean", "--cache-dir", str(precious)]) == 2
+    assert (precious / "keep.yaml").exists()
+
+
+def test_cache_dir_option_and_environment(repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    _run(capsys, ".", "--cache-dir", str(tmp_path / "by-option"))
+    monkeypatch.setenv("KQLINT_CACHE_DIR", str(tmp_path / "by-env"))
+    _run(capsys, ".")
+    _run(capsys, ".", "--no-cache")
+    assert list((tmp_path / "by-option").glob("*/pack-*")) and list((tmp_path / "by-env").glob("*/pack-*"))
+    assert not (repo / ".kqlint_cache").exists()
+
+
+def test_key_changes_with_the_loader_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No version constant to forget: any edit of loader.py (or objects.py, the cache modules)
+    is a new settings folder, so entries written by another loader are never read."""
+    before = cache_module.settings_key(loader.MAX_FILE_SIZE)
+    copy = tmp_path / "loader.py"
+    copy.write_bytes(Path(loader.__file__).read_bytes() + b"\n# a change\n")
+    monkeypatch.setattr(loader, "__file__", str(copy))
+    assert cache_module.settings_key(loader.MAX_FILE_SIZE) != before
+    monkeypatch.undo()
+    assert cache_module.settings_key(loader.MAX_FILE_SIZE) == before
+    assert cache_module.settings_key(loader.MAX_FILE_SIZE + 1) != before
+    monkeypatch.setattr(loader, "FAST_PATH", not loader.FAST_PATH)
+    assert cache_module.settings_key(loader.MAX_FILE_SIZE) != before
+
+
+def test_context_objects_are_lazy_until_read(repo: Path) -> None:
+    from kqlint.cache import FileCache
+    from kqlint.cache_entry import CachedSource, LazyObject, objects_of
+    from kqlint.loader import load_file
+
+    cache = FileCache(str(repo / ".kqlint_cache"))
+    miss = cache.lookup(STAGED, STAGED, lazy=True)
+    source = load_file(STAGED, STAGED)
+    from kqlint.cache_entry import encode_entry
+
+    cache.add(miss.digest, encode_entry(source))
+    cache.flush()
+    warm = FileCache(str(repo / ".kqlint_cache"))
+    cached = warm.lookup(STAGED, STAGED, lazy=True)
+    assert isinstance(cached, CachedSource)
+    lazy, _, _ = objects_of(cached, "default", "context")
+    eager, _, _ = objects_of(source, "default", "context")
+    assert all(isinstance(obj, LazyObject) and obj._body is not None for obj in lazy)
+    assert [o.key for o in lazy] == [o.key for o in eager]
+    assert [o.data for o in lazy] == [o.data for o in eager]
+    assert [o.location() for o in lazy] == [o.location() for o in eager]
+
+
+def test_a_file_changed_during_the_run_keeps_its_report_out_of_the_cache(
+        repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from kqlint.cache import FileCache
+
+    _run(capsys, ".")
+    cache = FileCache(str(repo / ".kqlint_cache"))
+    before = cache.digest(STAGED)
+    (repo / STAGED).write_text((repo / STAGED).read_text() + "# changed meanwhile\n")
+    miss = cache.lookup(STAGED, STAGED, lazy=False)
+    assert miss.digest != before and cache.changed_during_run
