@@ -60,7 +60,7 @@ def test_unbalanced_quotes_fail_clearly(runner: Runner) -> None:
 
 
 def test_a_cached_install_is_reused(runner: Runner) -> None:
-    results = runner.run({"paths": ".", "sarif-file": "", "python": sys.executable}, first=step_index("check") - 1)
+    results = runner.run({"paths": ".", "sarif-file": "", "python": sys.executable}, first=step_index("install"))
     install = results[0]
     assert install.returncode == 0 and "using the cached install" in install.stderr
     assert install.stdout.strip() == "kqlint 0.0.0-stub"
