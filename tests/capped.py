@@ -36,9 +36,21 @@ class Run:
                 f"{self.stdout_bytes} B, stderr {self.stderr_bytes} B: {self.stderr[:500]!r}")
 
 
-def _limits(memory: int) -> None:
-    os.setsid()
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+# A forked child inherits the peak RSS of its parent (Linux keeps it across exec), and pytest
+# grows large over a whole suite: so a small launcher process is forked instead, and it starts
+# kqlint (its own fresh child), waits for it and reports kqlint's own peak through a pipe.
+_LAUNCHER = """
+import os, resource, sys
+memory, report = int(sys.argv[1]), int(sys.argv[2])
+os.setsid()
+resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+pid = os.fork()
+if pid == 0:
+    os.close(report)
+    os.execv(sys.argv[3], sys.argv[3:])
+_, status, usage = os.wait4(pid, 0)
+os.write(report, f"{usage.ru_maxrss} {os.waitstatus_to_exitcode(status)}".encode())
+"""
 
 
 def run(args: Sequence[str], cwd: Path, *, timeout: float = 60, memory: int = MEMORY_CAP,
@@ -52,19 +64,25 @@ def run(args: Sequence[str], cwd: Path, *, timeout: float = 60, memory: int = ME
                           for suffix in (".out", ".err"))
     with open(stdout_path or out_path, "wb") as out, open(err_path, "wb") as err:
         start = time.perf_counter()
-        process = subprocess.Popen([KQLINT, *args], cwd=cwd, env=environment, stdout=out, stderr=err,
+        report_read, report_write = os.pipe()
+        process = subprocess.Popen([sys.executable, "-S", "-c", _LAUNCHER, str(memory), str(report_write), KQLINT, *args],
+                                   cwd=cwd, env=environment, stdout=out, stderr=err,
                                    stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                                   preexec_fn=lambda: _limits(memory))
+                                   pass_fds=(report_write,))
+        os.close(report_write)
         timer = threading.Timer(timeout, lambda: _kill(process.pid))
         timer.start()
         try:
             if stdin is not None:
                 _feed(process, stdin)
-            _, status, usage = os.wait4(process.pid, 0)
+            _, status, _usage = os.wait4(process.pid, 0)
         finally:
             timer.cancel()
+        with os.fdopen(report_read, "rb") as report:
+            measured = report.read().split()
+        peak_kb, code = (int(measured[0]), int(measured[1])) if len(measured) == 2 else (0, -9)  # killed
         seconds = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
+    process.returncode = code
     if process.stdin:
         process.stdin.close()
     stdout = b"" if stdout_path else out_path.read_bytes()
@@ -72,7 +90,7 @@ def run(args: Sequence[str], cwd: Path, *, timeout: float = 60, memory: int = ME
     out_path.unlink()
     err_path.unlink()
     return Run(process.returncode, stdout[:tail].decode("utf-8", "replace"), stderr[:tail].decode("utf-8", "replace"),
-               seconds, usage.ru_maxrss / 1024, len(stdout), len(stderr))
+               seconds, peak_kb / 1024, len(stdout), len(stderr))
 
 
 def _feed(process: subprocess.Popen[bytes], data: bytes) -> None:
