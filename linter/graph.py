@@ -113,6 +113,15 @@ class ObjectGraph:
             return False  # a fixed namespace, or a declared object (config, profile), resolves
         return not any(self._applied_with(namespace.file, obj.file) for obj in floating)
 
+    def applied_with(self, obj: K8sObject, other: K8sObject) -> bool:
+        """``other`` is applied to the same cluster as ``obj`` as far as the repository shows:
+        declared (config ``external``, the profile, built in), or read from the same folder or
+        unit. Independent samples in other folders of a monorepo are not (rules.md "Applied
+        together")."""
+        if not (from_manifest(obj) and from_manifest(other)):
+            return True
+        return self._applied_with(obj.file, other.file)
+
     def _applied_with(self, file: str, other: str) -> bool:
         """Two files without namespaces land in one namespace: the same folder, or one unit."""
         if file.rpartition("/")[0] == other.rpartition("/")[0]:

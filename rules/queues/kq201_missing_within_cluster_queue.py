@@ -5,7 +5,9 @@ while priorities are clearly meant to matter: the Kueue-managed workloads routed
 carry at least two distinct workload priorities (by Kueue's full fallback chain:
 WorkloadPriorityClass label, pod PriorityClass, global default, 0), or at least two
 WorkloadPriorityClasses can be resolved (inputs, `--context`, config `external`,
-profile). Points at `preemption:` when present, else at `spec:`; `related` lists one
+profile) among the objects applied with the queue: classes read from manifests count
+only from the queue's own folder or unit, since another folder of a monorepo of samples
+is never applied with it. Points at `preemption:` when present, else at `spec:`; `related` lists one
 workload per priority, or the WorkloadPriorityClasses. An explicit
 `withinClusterQueue: Never` is a deliberate choice (e.g. a queue that must never
 preempt) and does not fire.
@@ -114,7 +116,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         related = [_workload_related(unit, prio) for _, (unit, prio) in sorted(by_value.items())]
         yield ctx.finding(at=_missing_at(obj), message=message, related=related[:MAX_RELATED])
         return
-    classes = workload_priority_classes(ctx.graph)
+    # classes of other folders of a monorepo may belong to samples never applied with this queue
+    classes = [c for c in workload_priority_classes(ctx.graph) if ctx.graph.applied_with(obj, c)]
     if len(classes) >= 2:
         names = ", ".join(sorted(c.name for c in classes))
         message = (f"ClusterQueue {obj.name} does not set spec.preemption.withinClusterQueue (default Never) "
