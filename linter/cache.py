@@ -73,14 +73,14 @@ def settings_key(max_file_size: int) -> str:
     """Everything that changes what a file loads to, hashed (16 hex digits)."""
     import ruamel.yaml
 
-    from kqlint import __version__, cache_entry, objects
+    from kqlint import __version__, cache_entry, objects, platform, podspec, workloads
 
     digest = hashlib.blake2b(digest_size=8)
     for part in (str(CACHE_FORMAT), __version__, sys.version.split()[0], ruamel.yaml.__version__,
                  str(loader.FAST_PATH), str(max_file_size), str(loader.MAX_DEPTH),
                  str(loader.MAX_EXPANDED_NODES), str(loader.COL_BITS)):
         digest.update(part.encode() + b"\x00")
-    for module in (loader, objects, cache_entry, sys.modules[__name__]):
+    for module in (loader, objects, cache_entry, platform, podspec, workloads, sys.modules[__name__]):
         digest.update(_source_bytes(module))
     return digest.hexdigest()
 
