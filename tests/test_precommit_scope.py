@@ -6,14 +6,82 @@ exactly what a full run reports for that file, and what ``--no-cache`` reports."
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from kqlint.cli import main
 
-DATA = Path(__file__).resolve().parent / "data" / "precommit_scope"
+QUEUES = """\
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: gpu
+spec:
+  namespaceSelector: {}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: cpu
+spec:
+  namespaceSelector: {}
+  preemption:
+    withinClusterQueue: LowerPriority
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata:
+  name: training
+  namespace: ml
+spec:
+  clusterQueue: gpu
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata:
+  name: batch
+  namespace: ml
+spec:
+  clusterQueue: cpu
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata:
+  name: prod
+value: 1000
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata:
+  name: dev
+value: 100
+"""
+
+
+def _class(name: str, value: int) -> str:
+    return f"apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: {name}\nvalue: {value}\n"
+
+
+def _job(name: str, queue: str, workload_class: str, pod_class: str | None) -> str:
+    pod_priority = f"      priorityClassName: {pod_class}\n" if pod_class else ""
+    return (f"apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: {name}\n  namespace: ml\n  labels:\n"
+            f"    kueue.x-k8s.io/queue-name: {queue}\n    kueue.x-k8s.io/priority-class: {workload_class}\n"
+            f"spec:\n  parallelism: 4\n  template:\n    spec:\n{pod_priority}      restartPolicy: Never\n"
+            f"      containers:\n        - name: main\n          image: trainer:1\n")
+
+
+# Two ClusterQueues (gpu without withinClusterQueue), each with a prod Job and a dev Job whose
+# pods can preempt the prod Job's.
+FILES = {
+    "platform/queues.yaml": QUEUES,
+    "platform/pods-high.yaml": _class("pods-high", 5000),
+    "platform/burst.yaml": _class("burst", 10000),
+    "jobs/prod-train.yaml": _job("prod-train", "training", "prod", None),
+    "jobs/dev-sweep.yaml": _job("dev-sweep", "training", "dev", "pods-high"),
+    "jobs/cpu-prod.yaml": _job("cpu-prod", "batch", "prod", None),
+    "jobs/cpu-dev.yaml": _job("cpu-dev", "batch", "dev", "pods-high"),
+}
 
 # staged file -> the graph findings on it that need context objects
 CASES = {
@@ -26,7 +94,9 @@ CASES = {
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "project"
-    shutil.copytree(DATA, root)
+    for name, text in FILES.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
     (root / ".git").mkdir()
     monkeypatch.delenv("KQLINT_CACHE_DIR", raising=False)
     monkeypatch.chdir(root)
