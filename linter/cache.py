@@ -2,7 +2,9 @@
 
 What is cached, per file *content*: the loaded documents with their positions, the
 file-level problems (KQ001/KQ006 found while reading that file alone), the ``# kqlint:``
-comment lines and the identity of its objects (kqlint.cache_entry). Nothing that depends
+comment lines and, per object, its identity, its ``metadata.labels`` and the extended
+resources its pods request (kqlint.cache_entry: a context object answers these, Kueue
+routing and platform evidence, without its body being decoded). Nothing that depends
 on another file, on the configuration or on where the file was found: display paths and
 findings are rebuilt every run, so a warm run gives the same report as a cold one. The
 reports of the last few complete runs are kept too, keyed by everything they read
@@ -73,14 +75,14 @@ def settings_key(max_file_size: int) -> str:
     """Everything that changes what a file loads to, hashed (16 hex digits)."""
     import ruamel.yaml
 
-    from kqlint import __version__, cache_entry, objects
+    from kqlint import __version__, cache_entry, objects, platform, podspec, workloads
 
     digest = hashlib.blake2b(digest_size=8)
     for part in (str(CACHE_FORMAT), __version__, sys.version.split()[0], ruamel.yaml.__version__,
                  str(loader.FAST_PATH), str(max_file_size), str(loader.MAX_DEPTH),
                  str(loader.MAX_EXPANDED_NODES), str(loader.COL_BITS)):
         digest.update(part.encode() + b"\x00")
-    for module in (loader, objects, cache_entry, sys.modules[__name__]):
+    for module in (loader, objects, cache_entry, platform, podspec, workloads, sys.modules[__name__]):
         digest.update(_source_bytes(module))
     return digest.hexdigest()
 

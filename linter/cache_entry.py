@@ -34,9 +34,20 @@ def _unpickle(data: bytes) -> Any:
     return _DataUnpickler(io.BytesIO(data)).load()
 
 
+IDENTITY_PATHS = frozenset({("apiVersion",), ("kind",), ("metadata", "name"), ("metadata", "generateName"),
+                            ("metadata", "namespace"), ("metadata", "labels")})
+_METADATA_KEYS = ("name", "generateName", "namespace", "labels")
+
+
+def in_identity(path: tuple[Any, ...]) -> bool:
+    """``path`` reads a field the identity keeps as written (labels: also every key below)."""
+    return path[:2] in IDENTITY_PATHS or path in IDENTITY_PATHS
+
+
 def _identity(obj: K8sObject) -> Any:
     """What identifies one object without its body: the raw apiVersion, kind and metadata
-    name/generateName/namespace, as a Map K8sObject.__init__ reads exactly like the real one."""
+    name/generateName/namespace, as a Map K8sObject.__init__ reads exactly like the real one,
+    and ``metadata.labels`` as written (Kueue routing reads them: kqlint.kueue)."""
     data = obj.data
     ident = loader.Map()
     for key in ("apiVersion", "kind"):
@@ -45,7 +56,7 @@ def _identity(obj: K8sObject) -> Any:
     metadata = data.get("metadata")
     if isinstance(metadata, dict):
         meta = loader.Map()
-        for key in ("name", "generateName", "namespace"):
+        for key in _METADATA_KEYS:
             if key in metadata:
                 meta[key] = metadata[key]
         meta.pos = ()
@@ -56,9 +67,12 @@ def _identity(obj: K8sObject) -> Any:
 
 def encode_entry(source: SourceFile) -> bytes:
     """Header (problems, comments, object identities) and body (documents), each compressed."""
+    from kqlint.platform import object_requested_resources
+
     objects, documents, skipped = objects_from_file(source, "default", INPUT)
     problems = [(p.line, p.column, p.message, p.code) for p in source.problems]
-    skeletons = [(obj.doc, obj.base, _identity(obj)) for obj in objects]
+    skeletons = [(obj.doc, obj.base, _identity(obj), tuple(sorted(object_requested_resources(obj))))
+                 for obj in objects]
     body = zlib.compress(pickle.dumps(source.documents, protocol=5), 1)
     head = zlib.compress(pickle.dumps((problems, source.comment_lines, skeletons, documents, skipped,
                                        zlib.crc32(body)), protocol=5), 1)
@@ -71,7 +85,7 @@ class Entry:
 
     problems: list[tuple[int, int, str, str]]
     comment_lines: dict[int, str]
-    skeletons: list[tuple[int, tuple[Any, ...], Any]]
+    skeletons: list[tuple[int, tuple[Any, ...], Any, tuple[str, ...]]]  # doc, base, identity, requests
     documents_count: int
     skipped: int
     body: bytes
@@ -101,6 +115,9 @@ def decode_entry(blob: bytes) -> Entry:
     body = blob[start + size:]
     if zlib.crc32(body) != checksum:  # checked now: a context file's body is read much later
         raise ValueError("damaged cache entry")
+    for _, _, _, requests in skeletons:  # the per-object facts kqlint.platform reads unchecked
+        if not isinstance(requests, tuple) or not all(isinstance(name, str) for name in requests):
+            raise ValueError("damaged cache entry")
     return Entry(list(problems), dict(comments), list(skeletons), int(documents), int(skipped), body)
 
 
@@ -147,15 +164,19 @@ class _Body:
 class LazyObject(K8sObject):
     """A context object from the cache: identity now, fields on first access.
 
-    Context objects only resolve references; most are never read in a pre-commit run."""
+    Context objects only resolve references; most are never read in a pre-commit run.
+    ``known_requests``: the extended resources its pods request (kqlint.platform evidence),
+    computed from the same content when it was cached."""
 
-    __slots__ = ("_body",)
+    __slots__ = ("_body", "known_requests")
 
     def __init__(self, file: str, doc: int, base: tuple[Any, ...], identity: Any,
-                 default_namespace: str, source: str, body: _Body) -> None:
+                 default_namespace: str, source: str, body: _Body,
+                 requests: tuple[str, ...] = ()) -> None:
         self._body = None
         K8sObject.__init__(self, file, doc, identity, base, identity, default_namespace, source)
         self._body = body
+        self.known_requests = frozenset(requests)
 
     @property  # type: ignore[override]
     def data(self) -> Any:
@@ -166,6 +187,12 @@ class LazyObject(K8sObject):
     @data.setter
     def data(self, value: Any) -> None:
         _DATA.__set__(self, value)
+
+    def get(self, *path: Any, default: Any = None) -> Any:
+        """Identity fields are answered without decoding the body (they are kept as written)."""
+        if self._body is not None and in_identity(path):
+            return dig(_DATA.__get__(self), path, default)
+        return K8sObject.get(self, *path, default=default)
 
     @property  # type: ignore[override]
     def root(self) -> Any:
@@ -187,8 +214,8 @@ class CachedSource(SourceFile):
     def objects(self, default_namespace: str, tier: str) -> tuple[list[K8sObject], int, int]:
         objects: list[LazyObject] = []
         body = _Body(self.entry, objects, self.real_path)
-        for doc, base, identity in self.entry.skeletons:
-            objects.append(LazyObject(self.path, doc, base, identity, default_namespace, tier, body))
+        for doc, base, identity, requests in self.entry.skeletons:
+            objects.append(LazyObject(self.path, doc, base, identity, default_namespace, tier, body, requests))
         return list(objects), self.entry.documents_count, self.entry.skipped
 
 

@@ -17,6 +17,7 @@ INTERFACE (rules depend on it):
     local_queue(unit, graph) / cluster_queue_of(unit, graph) -> K8sObject | None
     managed_templates(obj, graph) -> [(PodTemplate, ManagedWorkload)]  # what template rules judge
     all_managed_workloads(graph) / routed_workloads(graph)   # indexed once per graph
+    workloads_routed_to(cq_name, graph) / queues_of(objects, graph)  # only what one queue needs
     within_cluster_queue(cq) -> str                   # effective, "Never" when unset (B8)
 
 A ``ManagedWorkload`` is one thing Kueue turns into Workloads: normally the whole object (its
@@ -378,15 +379,72 @@ def all_managed_workloads(graph: "ObjectGraph") -> list[ManagedWorkload]:
 
 
 def routed_workloads(graph: "ObjectGraph") -> dict[str, list[ManagedWorkload]]:
-    """ClusterQueue name -> the Kueue-managed units routed to it, built once per graph."""
+    """ClusterQueue name -> the Kueue-managed units routed to it (every queue: this reads
+    every workload; ask ``workloads_routed_to`` for the queues a finding needs)."""
     def build() -> dict[str, list[ManagedWorkload]]:
-        index: dict[str, list[ManagedWorkload]] = {}
-        for unit in all_managed_workloads(graph):
-            cq = cluster_queue_of(unit, graph)
-            if cq is not None:
-                index.setdefault(cq.name, []).append(unit)
-        return index
+        routes = _routes(graph)
+        return {name: workloads_routed_to(name, graph) for name in routes if workloads_routed_to(name, graph)}
     return graph.memo("routed_workloads", build)
+
+
+def workloads_routed_to(cluster_queue: str, graph: "ObjectGraph") -> list[ManagedWorkload]:
+    """The Kueue-managed units routed to one ClusterQueue, in graph order (as in
+    ``routed_workloads``); only the workloads that may route there are read in full."""
+    def build() -> list[ManagedWorkload]:
+        units: list[ManagedWorkload] = []
+        for obj, unit in _routes(graph).get(cluster_queue, ()):
+            if unit is not None:
+                units.append(unit)
+            else:
+                units += [u for u in managed_workloads(obj, graph) if _cluster_queue_name(u, graph) == cluster_queue]
+        return units
+    return graph.memo(("routed_to", cluster_queue), build)
+
+
+def queues_of(objects: list[K8sObject], graph: "ObjectGraph") -> list[str]:
+    """The ClusterQueues the managed units of ``objects`` are routed to, sorted."""
+    names = {_cluster_queue_name(unit, graph) for obj in objects for unit in managed_workloads(obj, graph)}
+    return sorted(name for name in names if name is not None)
+
+
+def _cluster_queue_name(unit: ManagedWorkload, graph: "ObjectGraph") -> str | None:
+    cq = cluster_queue_of(unit, graph)
+    return cq.name if cq is not None else None
+
+
+def _routes(graph: "ObjectGraph") -> dict[str, list[tuple[K8sObject, ManagedWorkload | None]]]:
+    """ClusterQueue name -> (object, unit) in graph order; unit None: the object's one unit,
+    routed from its queue-name label alone (identity and labels: a cached context object is
+    not decoded for this)."""
+    def build() -> dict[str, list[tuple[K8sObject, ManagedWorkload | None]]]:
+        index: dict[str, list[tuple[K8sObject, ManagedWorkload | None]]] = {}
+        for obj in graph.objects:
+            if obj.kind not in MANAGED_KINDS:
+                continue
+            if _integration(obj) in INTEGRATIONS:  # one unit, labels on metadata.labels
+                name = _label_route(obj, graph)
+                if name is not None:
+                    index.setdefault(name, []).append((obj, None))
+                continue
+            for unit in managed_workloads(obj, graph):
+                name = _cluster_queue_name(unit, graph)
+                if name is not None:
+                    index.setdefault(name, []).append((obj, unit))
+        return index
+    return graph.memo("routes", build)
+
+
+def _label_route(obj: K8sObject, graph: "ObjectGraph") -> str | None:
+    """``cluster_queue_of`` the one unit of a whole-object integration, without its body:
+    the same queue (explicit label, else LocalQueueDefaulting) and the same lookups."""
+    labels = obj.get("metadata", "labels")
+    queue = _label(labels, QUEUE_LABEL) if isinstance(labels, dict) else None
+    if queue is None and not has_default_local_queue(obj.namespace, graph):
+        return None  # not managed (managed_workloads gives [])
+    lq = graph.resolve("LocalQueue", queue or DEFAULT_LOCAL_QUEUE, obj.namespace, KUEUE_GROUP)
+    name = lq.get("spec", "clusterQueue") if lq is not None else None
+    cq = graph.resolve("ClusterQueue", name, group=KUEUE_GROUP)
+    return cq.name if cq is not None else None
 
 
 def managed_templates(obj: K8sObject, graph: "ObjectGraph") -> list[tuple[PodTemplate, ManagedWorkload]]:

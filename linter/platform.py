@@ -313,23 +313,35 @@ def _pod_group_schedulers(graph: "ObjectGraph") -> set[str]:
 
 
 def _requested_resources(graph: "ObjectGraph") -> set[str]:
-    """Extended resources some pod of the inputs/context requests (the nodes offer them): the
-    containers' requests and limits, and a TrainJob's ``resourcesPerNode``."""
+    """Extended resources some pod of the inputs/context requests (the nodes offer them).
+    A context object served from the cache brings its own (computed when the file was
+    cached), so its body is not decoded for this."""
+    found: set[str] = set()
+    for obj in graph.objects:
+        if obj.source in ("input", "context"):
+            known = getattr(obj, "known_requests", None)
+            found |= known if known is not None else object_requested_resources(obj, graph)
+    return found
+
+
+def object_requested_resources(obj: "K8sObject", graph: "ObjectGraph | None" = None) -> frozenset[str]:
+    """The extended resources (names with a ``/``) one object's own pod templates request or
+    limit, and a TrainJob's ``resourcesPerNode``: a fact of the object alone (a TrainJob's
+    runtime templates are the runtime's own, so ``graph`` only shares the template cache)."""
     from kqlint.podspec import containers
     from kqlint.workloads import RESOURCES_PER_NODE_PATH, has_pod_templates, own_templates
 
+    if not has_pod_templates(obj):
+        return frozenset()
+    sections = [c.resources for t in own_templates(obj, graph) for c in containers(t.spec)]
+    sections.append(obj.get(*RESOURCES_PER_NODE_PATH))
     found: set[str] = set()
-    for obj in graph.objects:
-        if obj.source not in ("input", "context") or not has_pod_templates(obj):
-            continue
-        sections = [c.resources for t in own_templates(obj, graph) for c in containers(t.spec)]
-        sections.append(obj.get(*RESOURCES_PER_NODE_PATH))
-        for resources in sections:
-            for key in ("requests", "limits"):
-                values = resources.get(key) if isinstance(resources, dict) else None
-                if isinstance(values, dict):
-                    found |= {name for name in values if isinstance(name, str) and "/" in name}
-    return found
+    for resources in sections:
+        for key in ("requests", "limits"):
+            values = resources.get(key) if isinstance(resources, dict) else None
+            if isinstance(values, dict):
+                found |= {name for name in values if isinstance(name, str) and "/" in name}
+    return frozenset(found)
 
 
 def is_nic_resource(name: str) -> bool:

@@ -115,9 +115,10 @@ Members = dict[tuple[str, str | None, str], list[tuple[PodTemplate, PodGroupRef]
 
 
 def check_graph(graph: ObjectGraph, ctx: RuleContext) -> Iterator[Finding]:
-    members = _pod_group_members(graph)
+    members: Members | None = None  # every workload's templates: read only for an input PodGroup
     for obj in graph.inputs:
         for group in [obj] if is_pod_group(obj) else [o for o in wrapped_objects(obj) if is_pod_group(o)]:
+            members = _pod_group_members(graph) if members is None else members
             yield from _pod_group(group, members.get((group.group, group.namespace, group.name), []), ctx)
         if is_pod_group(obj):
             continue

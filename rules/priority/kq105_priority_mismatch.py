@@ -173,8 +173,8 @@ from typing import Iterator
 
 from kqlint.graph import ObjectGraph
 from kqlint.kueue import (ManagedWorkload, PodProfile, WorkloadPriority, describe_pod_priority,
-                          describe_template, describe_workload_priority, pod_profile, routed_workloads,
-                          workload_priority)
+                          describe_template, describe_workload_priority, pod_profile, queues_of,
+                          workload_priority, workloads_routed_to)
 from kqlint.model import Finding, Severity
 from kqlint.objects import INPUT
 from kqlint.rule import RuleContext, RuleMeta
@@ -187,8 +187,8 @@ Ranked = tuple[int, WorkloadPriority, PodProfile]
 
 
 def check_graph(graph: ObjectGraph, ctx: RuleContext) -> Iterator[Finding]:
-    for queue, units in sorted(routed_workloads(graph).items()):
-        yield from _check_queue(queue, _ranked(units, graph), ctx)
+    for queue in queues_of(graph.inputs, graph):  # a finding needs an input workload in the queue
+        yield from _check_queue(queue, _ranked(workloads_routed_to(queue, graph), graph), ctx)
 
 
 def _ranked(units: list[ManagedWorkload], graph: ObjectGraph) -> list[Ranked]:

@@ -146,7 +146,7 @@ from typing import Iterator
 
 from kqlint.graph import ObjectGraph
 from kqlint.kueue import (KUEUE_GROUP, ManagedWorkload, PodPriority, describe_pod_priority,
-                          describe_template, is_multi_pod, pod_priority, routed_workloads)
+                          describe_template, is_multi_pod, pod_priority, workloads_routed_to)
 from kqlint.model import Finding, Location, Severity
 from kqlint.objects import INPUT
 from kqlint.rule import RuleContext, RuleMeta
@@ -157,9 +157,9 @@ META = RuleMeta(code="KQ106", slug="non-uniform-pod-priority", severity=Severity
 
 
 def check_graph(graph: ObjectGraph, ctx: RuleContext) -> Iterator[Finding]:
-    routed = routed_workloads(graph)
     for cq in graph.of_kind("ClusterQueue", KUEUE_GROUP, tiers=(INPUT,)):
-        by_value = _pod_values([u for u in routed.get(cq.name, []) if is_multi_pod(u.obj, graph)], graph)
+        units = workloads_routed_to(cq.name, graph)
+        by_value = _pod_values([u for u in units if is_multi_pod(u.obj, graph)], graph)
         if len(by_value) < 2:
             continue
         values = ", ".join(str(v) for v in sorted(by_value))

@@ -107,12 +107,14 @@ MAX_RELATED = 10
 
 
 def check_graph(graph: ObjectGraph, ctx: RuleContext) -> Iterator[Finding]:
-    gangs = _gangs_by_lowest_pod_priority(graph)
-    lowest = [profile.lowest_value for profile in gangs]
+    gangs: list[PodProfile] | None = None  # every workload read only when an input class may preempt
     for pc in graph.of_kind("PriorityClass", SCHEDULING_GROUP, tiers=(INPUT,)):
         value = class_value(pc)
         if value is None or is_builtin_class(pc) or effective_preemption_policy(pc) != PREEMPT_LOWER:
             continue
+        if gangs is None:
+            gangs = _gangs_by_lowest_pod_priority(graph)
+            lowest = [profile.lowest_value for profile in gangs]
         exposed = [gang for gang in gangs[:bisect_left(lowest, value)]  # lowest pod priority below
                    if _meets(pc, gang, graph)]
         if exposed:

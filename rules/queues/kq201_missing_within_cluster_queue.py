@@ -88,7 +88,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from kqlint.kueue import (KUEUE_GROUP, QUEUE_LABEL, ManagedWorkload, WorkloadPriority,
-                          describe_workload_priority, routed_workloads, workload_priority,
+                          describe_workload_priority, workload_priority, workloads_routed_to,
                           workload_priority_classes)
 from kqlint.model import Finding, Location, Severity
 from kqlint.objects import K8sObject
@@ -107,7 +107,7 @@ ADVICE = ("set spec.preemption.withinClusterQueue: LowerPriority so higher-prior
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     if obj.group != KUEUE_GROUP or obj.get(*WITHIN) is not None:
         return
-    by_value = _distinct_priorities(routed_workloads(ctx.graph).get(obj.name, []), ctx)
+    by_value = _distinct_priorities(workloads_routed_to(obj.name, ctx.graph), ctx)
     if len(by_value) >= 2:
         values = ", ".join(str(v) for v in sorted(by_value))
         message = (f"ClusterQueue {obj.name} does not set spec.preemption.withinClusterQueue (default Never) "
