@@ -323,14 +323,23 @@ def _managed_workloads(obj: K8sObject, graph: "ObjectGraph") -> list[ManagedWork
     if (obj.group, obj.kind) in POD_TEMPLATE_LABELLED:
         return _template_units(obj, graph)
     path = object_labels_path(obj)
-    if path is None:
+    routed = _object_local_queue(obj, path, graph) if path is not None else None
+    if routed is None:
         return []
-    labels = dig(obj.data, path)
+    queue, defaulted = routed
+    templates = tuple(ordered_templates(obj, pod_templates(obj, graph)))
+    return [ManagedWorkload(obj, templates, path, queue, defaulted)]
+
+
+def _object_local_queue(obj: K8sObject, path: tuple[Any, ...], graph: "ObjectGraph") -> tuple[str, bool] | None:
+    """(LocalQueue name, defaulted) Kueue uses for a whole object: its ``queue-name`` label at
+    ``path``, else ``default`` when that LocalQueue exists (LocalQueueDefaulting); None: not
+    managed. Reads labels only (``obj.get``: a cached context object is not decoded)."""
+    labels = obj.get(*path)
     queue = _label(labels, QUEUE_LABEL) if isinstance(labels, dict) else None
     if queue is None and not has_default_local_queue(obj.namespace, graph):
-        return []
-    templates = tuple(ordered_templates(obj, pod_templates(obj, graph)))
-    return [ManagedWorkload(obj, templates, path, queue or DEFAULT_LOCAL_QUEUE, queue is None)]
+        return None
+    return queue or DEFAULT_LOCAL_QUEUE, queue is None
 
 
 def _template_units(obj: K8sObject, graph: "ObjectGraph") -> list[ManagedWorkload]:
@@ -365,7 +374,11 @@ def local_queue(unit: ManagedWorkload, graph: "ObjectGraph") -> K8sObject | None
 
 def cluster_queue_of(unit: ManagedWorkload, graph: "ObjectGraph") -> K8sObject | None:
     """Workload -> LocalQueue (its namespace) -> ClusterQueue; None when any link is missing."""
-    lq = local_queue(unit, graph)
+    return _cluster_queue_behind(unit.queue, unit.obj.namespace, graph)
+
+
+def _cluster_queue_behind(local_queue_name: str, namespace: str | None, graph: "ObjectGraph") -> K8sObject | None:
+    lq = graph.resolve("LocalQueue", local_queue_name, namespace, KUEUE_GROUP)
     name = lq.get("spec", "clusterQueue") if lq is not None else None
     return graph.resolve("ClusterQueue", name, group=KUEUE_GROUP)
 
@@ -435,15 +448,9 @@ def _routes(graph: "ObjectGraph") -> dict[str, list[tuple[K8sObject, ManagedWork
 
 
 def _label_route(obj: K8sObject, graph: "ObjectGraph") -> str | None:
-    """``cluster_queue_of`` the one unit of a whole-object integration, without its body:
-    the same queue (explicit label, else LocalQueueDefaulting) and the same lookups."""
-    labels = obj.get("metadata", "labels")
-    queue = _label(labels, QUEUE_LABEL) if isinstance(labels, dict) else None
-    if queue is None and not has_default_local_queue(obj.namespace, graph):
-        return None  # not managed (managed_workloads gives [])
-    lq = graph.resolve("LocalQueue", queue or DEFAULT_LOCAL_QUEUE, obj.namespace, KUEUE_GROUP)
-    name = lq.get("spec", "clusterQueue") if lq is not None else None
-    cq = graph.resolve("ClusterQueue", name, group=KUEUE_GROUP)
+    """``cluster_queue_of`` the one unit of a whole-object integration, from its labels alone."""
+    routed = _object_local_queue(obj, ("metadata", "labels"), graph)
+    cq = _cluster_queue_behind(routed[0], obj.namespace, graph) if routed is not None else None
     return cq.name if cq is not None else None
 
 
