@@ -31,7 +31,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
+
+from kqlint.objects import dig
+from kqlint.podspec import containers, resource_list
 
 if TYPE_CHECKING:
     from kqlint.graph import ObjectGraph
@@ -276,35 +279,21 @@ def _kueue_configuration(graph: "ObjectGraph") -> tuple["K8sObject", frozenset[s
 
         source = parse_bytes(obj.file, text.encode("utf-8"))
         document = source.documents[0] if source.documents and not source.problems else None
-        frameworks = _dig(document, ("integrations", "frameworks"))
+        frameworks = dig(document, ("integrations", "frameworks"))
         if isinstance(frameworks, list):
             return obj, frozenset(str(f) for f in frameworks if isinstance(f, str))
     return None
-
-
-def _dig(node: Any, path: tuple[str, ...]) -> Any:
-    for step in path:
-        node = node.get(step) if isinstance(node, dict) else None
-    return node
 
 
 def _kueue_image_version(graph: "ObjectGraph") -> tuple[tuple[int, int], str] | None:
     for obj in graph.of_kind("Deployment", "apps"):
         if "kueue" not in obj.name:
             continue
-        for container in _containers(obj.get("spec", "template", "spec")):
-            match = _KUEUE_IMAGE.search(str(container.get("image") or ""))
+        for container in containers(obj.get("spec", "template", "spec")):
+            match = _KUEUE_IMAGE.search(str(container.data.get("image") or ""))
             if match:
                 return (int(match.group(1)), int(match.group(2))), f"image of {obj.display()} ({obj.file})"
     return None
-
-
-def _containers(spec: Any) -> Iterable[dict[str, Any]]:
-    if not isinstance(spec, dict):
-        return []
-    items = [c for key in ("containers", "initContainers") for c in (spec.get(key) or [])
-             if isinstance(spec.get(key), list)]
-    return [c for c in items if isinstance(c, dict)]
 
 
 def _pod_group_schedulers(graph: "ObjectGraph") -> set[str]:
@@ -328,7 +317,6 @@ def object_requested_resources(obj: "K8sObject", graph: "ObjectGraph | None" = N
     """The extended resources (names with a ``/``) one object's own pod templates request or
     limit, and a TrainJob's ``resourcesPerNode``: a fact of the object alone (a TrainJob's
     runtime templates are the runtime's own, so ``graph`` only shares the template cache)."""
-    from kqlint.podspec import containers
     from kqlint.workloads import RESOURCES_PER_NODE_PATH, has_pod_templates, own_templates
 
     if not has_pod_templates(obj):
@@ -338,9 +326,7 @@ def object_requested_resources(obj: "K8sObject", graph: "ObjectGraph | None" = N
     found: set[str] = set()
     for resources in sections:
         for key in ("requests", "limits"):
-            values = resources.get(key) if isinstance(resources, dict) else None
-            if isinstance(values, dict):
-                found |= {name for name in values if isinstance(name, str) and "/" in name}
+            found |= {name for name in resource_list(resources, key) if isinstance(name, str) and "/" in name}
     return frozenset(found)
 
 
