@@ -232,9 +232,7 @@ def check(
         report = _lint(targets_paths, config, tuple(context or ()), not no_inline_suppressions, lint_rules,
                        progress=not quiet, jobs=jobs,
                        cache=_open_cache(no_cache, cache_dir, config, targets_paths))
-    preflight.report_empty(report, targets_paths, _err)
-    for note in report.notes if not quiet else ():
-        _err(f"kqlint: note: {note}")
+    _report_stderr_lines(report, targets_paths, quiet)
     report = _apply_baseline(report, baseline, write_baseline, quiet)
     _write_reports(report, targets, color=color_on, quiet=quiet, statistics=statistics,
                    rules=rules, fail_on=fail, report_suppressed=report_suppressed)
@@ -257,6 +255,18 @@ def _warn_if_slow_parser() -> None:
     if not FAST_PATH:
         _err("kqlint: warning: ruamel.yaml's C extension (ruamel.yaml.clib) is missing; parsing falls "
              "back to pure Python, about 10x slower: pip install 'ruamel.yaml[oldlibyaml]'")
+
+
+def _report_stderr_lines(report: Any, paths: list[str], quiet: bool) -> None:
+    """What the run says beside its report: warnings (misspelt directives, nothing to lint),
+    then notes (no project root, paths skipped for safety) unless ``--quiet``."""
+    from kqlint import preflight
+
+    for line in report.warnings:
+        _err(line)
+    preflight.report_empty(report, paths, _err)
+    for note in () if quiet else report.notes:
+        _err(f"kqlint: note: {note}")
 
 
 def _open_cache(no_cache: bool, cache_dir: Optional[str], config: Any, paths: list[str]) -> Any:

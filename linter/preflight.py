@@ -43,8 +43,6 @@ def check(paths: list[str], config: Any, context: Iterable[str], warn: Callable[
 
 
 def report_empty(report: Any, paths: list[str], warn: Callable[[str], None]) -> None:
-    for line in getattr(report, "warnings", ()):
-        warn(line)
     if report.summary.files == 0 and not report.findings:
         named = " ".join(terminal_safe(p) for p in paths)
         warn(f"kqlint: warning: nothing to lint: no .yaml, .yml or .json files in {named} "
