@@ -169,10 +169,13 @@ def platform_of(graph: "ObjectGraph") -> Platform:
 
 # ------------------------------------------------------------------ building
 
-def build_platform(settings: Any, profile: str | None, graph: "ObjectGraph") -> Platform:
-    """config ``platform:`` settings, then the profile, then evidence in ``graph``."""
+def build_platform(settings: Any, profile: str | None, graph: "ObjectGraph",
+                   requests: dict[int, frozenset[str]] | None = None) -> Platform:
+    """config ``platform:`` settings, then the profile, then evidence in ``graph``.
+    ``requests`` memoises each object's requested resources for a run that builds several
+    graphs over the same objects (one per unit, kqlint.scope)."""
     layers = [_from_settings(settings if isinstance(settings, dict) else {}),
-              _from_profile(profile), _from_evidence(graph)]
+              _from_profile(profile), _from_evidence(graph, {} if requests is None else requests)]
     return _merge(layers)
 
 
@@ -243,7 +246,7 @@ def parse_version(value: Any) -> tuple[int, int] | None:
 
 # ------------------------------------------------------------------ evidence
 
-def _from_evidence(graph: "ObjectGraph") -> Platform:
+def _from_evidence(graph: "ObjectGraph", requests: dict[int, frozenset[str]]) -> Platform:
     facts: dict[str, Any] = {}
     sources: dict[str, str] = {}
     configuration = _kueue_configuration(graph)
@@ -258,7 +261,7 @@ def _from_evidence(graph: "ObjectGraph") -> Platform:
     if schedulers:
         facts["gang_schedulers"] = frozenset(schedulers)
         sources["gang-schedulers"] = "PodGroups in the inputs/context"
-    requested = _requested_resources(graph)
+    requested = _requested_resources(graph, requests)
     facts["requested"] = frozenset(requested)
     nics = {name for name in requested if is_nic_resource(name)}
     if nics:
@@ -301,15 +304,19 @@ def _pod_group_schedulers(graph: "ObjectGraph") -> set[str]:
             if obj.group in POD_GROUP_SCHEDULERS and obj.source in ("input", "context")}
 
 
-def _requested_resources(graph: "ObjectGraph") -> set[str]:
+def _requested_resources(graph: "ObjectGraph", memo: dict[int, frozenset[str]]) -> set[str]:
     """Extended resources some pod of the inputs/context requests (the nodes offer them).
     A context object served from the cache brings its own (computed when the file was
-    cached), so its body is not decoded for this."""
+    cached), so its body is not decoded for this; others are computed once per run."""
     found: set[str] = set()
     for obj in graph.objects:
         if obj.source in ("input", "context"):
             known = getattr(obj, "known_requests", None)
-            found |= known if known is not None else object_requested_resources(obj, graph)
+            if known is None:
+                known = memo.get(id(obj))
+                if known is None:
+                    known = memo[id(obj)] = object_requested_resources(obj, graph)
+            found |= known
     return found
 
 

@@ -367,7 +367,8 @@ def prepare(config: Config | None, rules: list[Rule] | None = None) -> tuple[Con
     return config, select_rules(rules, config)
 
 
-def build_graph(inputs: Loaded, context_objects: list[K8sObject], config: Config) -> ObjectGraph:
+def build_graph(inputs: Loaded, context_objects: list[K8sObject], config: Config,
+                requests: dict[int, frozenset[str]] | None = None) -> ObjectGraph:
     """Inputs, then context, then config ``external``, then the profile's objects."""
     graph = ObjectGraph(inputs.objects + context_objects)
     graph.kustomize_dirs = frozenset(source.path.rpartition("/")[0] for source in inputs.sources
@@ -376,7 +377,7 @@ def build_graph(inputs: Loaded, context_objects: list[K8sObject], config: Config
     graph.add(_profile_objects(config, graph))
     from kqlint.platform import build_platform
 
-    graph.platform = build_platform(config.platform, config.profile, graph)  # type: ignore[attr-defined]
+    graph.platform = build_platform(config.platform, config.profile, graph, requests)  # type: ignore[attr-defined]
     return graph
 
 
@@ -391,8 +392,9 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
     by_code = {rule.code: rule for rule in selected}
     findings = _engine_findings(inputs, found, by_code)
     platform_lines: dict[str, None] = {}  # the platform model of every graph, in order, once
+    requests: dict[int, frozenset[str]] = {}  # platform evidence per object, shared by the parts
     for part in partitions(inputs, context_objects, config, scope):  # units applied on their own
-        graph = build_graph(part.loaded, part.context, config)
+        graph = build_graph(part.loaded, part.context, config, requests)
         platform_lines.update(dict.fromkeys(_platform_lines(graph)))
         graph.unit, graph.elsewhere = part.unit, part.elsewhere
         graph.kustomize_dirs |= part.kustomize_dirs
