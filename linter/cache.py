@@ -45,8 +45,9 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from kqlint import loader
 from kqlint.cache_entry import CachedSource, Entry, decode_entry
@@ -74,7 +75,6 @@ def _source_bytes(module: Any) -> bytes:
 def settings_key(max_file_size: int) -> str:
     """Everything that changes what a file loads to, hashed (16 hex digits)."""
     import ruamel.yaml
-
     from kqlint import __version__, cache_entry, objects, platform, podspec, workloads
 
     digest = hashlib.blake2b(digest_size=8)
@@ -234,7 +234,7 @@ class FileCache:
         if entry is not None:
             try:
                 return self._source(entry, path, display, lazy)
-            except Exception:  # noqa: BLE001 - a corrupt body is a miss
+            except Exception:
                 pass
         if raw is None:  # trusted the stat, but the entry is gone: read the file now
             hashed = self._hash(path, rel, st)
@@ -261,7 +261,7 @@ class FileCache:
             if data is None or offset + length > len(data):
                 return None
             return decode_entry(data[offset:offset + length])
-        except Exception:  # noqa: BLE001 - missing, unreadable, corrupt, foreign: rebuild it
+        except Exception:
             return None
 
     def _pack(self, name: str) -> bytes | None:
@@ -397,7 +397,7 @@ class FileCache:
                        if isinstance(v, list) and len(v) == 3 and isinstance(v[0], str)
                        and "/" not in v[0] and isinstance(v[1], int) and isinstance(v[2], int)}
             return files, entries
-        except Exception:  # noqa: BLE001 - no index or a broken one: every file is hashed again
+        except Exception:
             return {}, {}
 
 
@@ -465,6 +465,6 @@ def open_cache(directory: str | None, max_file_size: int) -> FileCache | None:
     """The cache of this run (``directory`` or the default), or None when it cannot be used."""
     try:
         return FileCache(os.path.abspath(directory) if directory else default_cache_dir(), max_file_size)
-    except Exception as exc:  # noqa: BLE001 - a cache problem never stops a lint run
+    except Exception as exc:
         _stderr(f"kqlint: cache disabled for this run: {type(exc).__name__}: {exc}")
         return None

@@ -130,13 +130,13 @@ _ROOT = K8sObject.__dict__["root"]
 class _Body:
     """The documents of one cached file, loaded the first time one of its objects is read."""
 
-    def __init__(self, entry: Entry, objects: list["LazyObject"], path: str) -> None:
+    def __init__(self, entry: Entry, objects: list[LazyObject], path: str) -> None:
         self.entry, self.objects, self.path = entry, objects, path
 
     def _documents(self) -> list[Any]:
         try:
             return self.entry.documents()
-        except Exception:  # noqa: BLE001 - checked at lookup, so this is rare: parse the file
+        except Exception:
             return loader.load_file(self.path, self.objects[0].file if self.objects else self.path).documents
 
     def fill(self) -> None:

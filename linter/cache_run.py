@@ -7,11 +7,13 @@ import io
 import os
 import pickle
 import zlib
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from kqlint.cache import FileCache, Miss
 from kqlint.cache_entry import MAGIC, _DataUnpickler, encode_entry
 from kqlint.loader import SourceFile
+
 
 def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
                  parse: Callable[[str, bytes | None], SourceFile]) -> list[SourceFile]:
@@ -55,7 +57,7 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
 def _encoded(source: SourceFile) -> bytes | None:
     try:
         return encode_entry(source)
-    except Exception:  # noqa: BLE001 - something unpicklable is just not cached
+    except Exception:
         return None
 
 
@@ -124,7 +126,7 @@ def load_report(cache: FileCache, key: str) -> Any:
             return None
         report = _ReportUnpickler(io.BytesIO(zlib.decompress(blob[len(MAGIC):]))).load()
         return report if isinstance(report, Report) else None
-    except Exception:  # noqa: BLE001 - missing or broken: lint again
+    except Exception:
         return None
 
 
@@ -133,7 +135,7 @@ def store_report(cache: FileCache, key: str, report: Any) -> None:
         return
     try:
         blob = MAGIC + zlib.compress(pickle.dumps(report, protocol=5), 1)
-    except Exception:  # noqa: BLE001
+    except Exception:
         return
     cache._write(_report_file(cache, key), blob)
     _keep_newest_reports(cache.folder)

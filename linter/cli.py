@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, List, Optional
+from typing import Any
 
 import typer
-
 from kqlint import __version__
 
 GRAPH_FORMATS = ("tree", "dot", "mermaid", "json")
@@ -60,7 +59,7 @@ def _root(version: bool = typer.Option(False, "--version", "-V", callback=_versi
 
 # ------------------------------------------------------------------ helpers
 
-def _load_config(config_file: Optional[str], no_config: bool = False, allow_plugins: bool = False) -> Any:
+def _load_config(config_file: str | None, no_config: bool = False, allow_plugins: bool = False) -> Any:
     from kqlint.config import Config, ConfigError, discover_config, load_config
     from kqlint.trust import PluginsNotAllowed, require_plugin_opt_in
 
@@ -75,7 +74,7 @@ def _load_config(config_file: Optional[str], no_config: bool = False, allow_plug
         config = load_config(path)
     except ConfigError:
         raise
-    except Exception as exc:  # noqa: BLE001 - a bug while reading the config: name it, exit 3
+    except Exception as exc:
         raise Crash(path or "the default configuration", exc) from exc
     try:
         require_plugin_opt_in(config, allow_plugins)
@@ -89,11 +88,11 @@ def _allow_plugins_option() -> Any:
                         help="Import the `plugins:` the configuration names (Python code; also KQLINT_ALLOW_PLUGINS=1).")
 
 
-def _split(values: Optional[List[str]]) -> tuple[str, ...]:
+def _split(values: list[str] | None) -> tuple[str, ...]:
     return tuple(part.strip() for value in values or () for part in value.split(",") if part.strip())
 
 
-def _use_color(no_color: bool, choice: Optional[str] = None) -> bool:
+def _use_color(no_color: bool, choice: str | None = None) -> bool:
     from kqlint.output import OutputError, use_color
 
     try:
@@ -102,7 +101,7 @@ def _use_color(no_color: bool, choice: Optional[str] = None) -> bool:
         raise Exit(2, f"kqlint: {exc}") from None
 
 
-def _targets(formats: list[str], outputs: list[str], default_style: Optional[str] = None) -> list[tuple[str, str]]:
+def _targets(formats: list[str], outputs: list[str], default_style: str | None = None) -> list[tuple[str, str]]:
     """Pair ``--format``/``--output`` by position (kqlint.output decides the rest)."""
     from kqlint.output import OutputError, targets
 
@@ -112,7 +111,7 @@ def _targets(formats: list[str], outputs: list[str], default_style: Optional[str
         raise Exit(2, f"kqlint: {exc}") from None
 
 
-def _fail_on(value: Optional[str], config: Any) -> Any:
+def _fail_on(value: str | None, config: Any) -> Any:
     from kqlint.config import parse_fail_on
 
     if value is None:
@@ -126,40 +125,40 @@ def _fail_on(value: Optional[str], config: Any) -> Any:
 
 @app.command()
 def check(
-    paths: Optional[List[str]] = typer.Argument(None, metavar="PATH",
+    paths: list[str] | None = typer.Argument(None, metavar="PATH",
                                                 help="Files and folders to lint (default: .); - reads one YAML stream from stdin."),
-    format: Optional[List[str]] = typer.Option(None, "--format", "-f", metavar="FORMAT",
+    format: list[str] | None = typer.Option(None, "--format", "-f", metavar="FORMAT",
                                                help="text (default), concise, json, sarif, github, junit or gitlab; "
                                                     "repeatable, pairs with --output."),
-    output_format: Optional[str] = typer.Option(None, "--output-format", metavar="FORMAT",
+    output_format: str | None = typer.Option(None, "--output-format", metavar="FORMAT",
                                                 help="full (the text report) or concise (one finding per line), "
                                                      "or any --format; config: output-format."),
-    output: Optional[List[str]] = typer.Option(None, "--output", "-o", metavar="FILE",
+    output: list[str] | None = typer.Option(None, "--output", "-o", metavar="FILE",
                                                help="Write the report of the matching --format here (- for stdout); "
                                                     "without --format the file name picks it (.json, .sarif, .xml, .txt)."),
-    select: Optional[List[str]] = typer.Option(None, "--select", metavar="CODES",
+    select: list[str] | None = typer.Option(None, "--select", metavar="CODES",
                                                help="Only these rules: comma-separated codes, slugs or prefixes (KQ1)."),
-    ignore: Optional[List[str]] = typer.Option(None, "--ignore", metavar="CODES",
+    ignore: list[str] | None = typer.Option(None, "--ignore", metavar="CODES",
                                                help="Skip these rules: comma-separated codes, slugs or prefixes."),
-    fail_on: Optional[str] = typer.Option(None, "--fail-on", metavar="SEVERITY",
+    fail_on: str | None = typer.Option(None, "--fail-on", metavar="SEVERITY",
                                           help="Lowest severity that exits 1: error, warning (default), info or never."),
-    config_file: Optional[str] = typer.Option(None, "--config", metavar="FILE",
+    config_file: str | None = typer.Option(None, "--config", metavar="FILE",
                                               help="Use this config file instead of discovery."),
     no_config: bool = typer.Option(False, "--no-config", help="Ignore discovered configuration files."),
-    profile: Optional[str] = typer.Option(None, "--profile", metavar="NAME", help="Enable a built-in platform profile."),
-    namespace: Optional[str] = typer.Option(None, "--namespace", metavar="NS",
+    profile: str | None = typer.Option(None, "--profile", metavar="NAME", help="Enable a built-in platform profile."),
+    namespace: str | None = typer.Option(None, "--namespace", metavar="NS",
                                             help="Namespace for namespaced objects that set none (default: default)."),
-    context: Optional[List[str]] = typer.Option(None, "--context", metavar="PATH",
+    context: list[str] | None = typer.Option(None, "--context", metavar="PATH",
                                                 help="Files/folders loaded only to resolve references; repeatable."),
-    exclude: Optional[List[str]] = typer.Option(None, "--exclude", metavar="GLOB",
+    exclude: list[str] | None = typer.Option(None, "--exclude", metavar="GLOB",
                                                 help="Skip paths matching this glob; repeatable."),
-    stdin_filename: Optional[str] = typer.Option(None, "--stdin-filename", metavar="PATH",
+    stdin_filename: str | None = typer.Option(None, "--stdin-filename", metavar="PATH",
                                                  help="Report findings read from stdin (-) against this path; Helm "
                                                       "`# Source:` comments name each document's template otherwise."),
-    kustomize: Optional[List[str]] = typer.Option(None, "--kustomize", metavar="DIR",
+    kustomize: list[str] | None = typer.Option(None, "--kustomize", metavar="DIR",
                                                   help="Lint this kustomization as `kubectl kustomize DIR` renders it, "
                                                        "findings mapped back to source files; repeatable."),
-    crd: Optional[List[str]] = typer.Option(None, "--crd", metavar="PATH",
+    crd: list[str] | None = typer.Option(None, "--crd", metavar="PATH",
                                             help="CRD file or folder whose schemas KQ002 validates against "
                                                  "(the versions your cluster runs); repeatable."),
     no_inline_suppressions: bool = typer.Option(False, "--no-inline-suppressions",
@@ -168,25 +167,25 @@ def check(
                                            help="Also list suppressed findings, with their justification (json, sarif)."),
     report_unused_suppressions: bool = typer.Option(False, "--report-unused-suppressions",
                                                     help="Report suppressions that silenced nothing (info KQ000)."),
-    baseline: Optional[str] = typer.Option(None, "--baseline", metavar="FILE",
+    baseline: str | None = typer.Option(None, "--baseline", metavar="FILE",
                                            help="Report only findings that are not in this baseline file."),
-    write_baseline: Optional[str] = typer.Option(None, "--write-baseline", metavar="FILE",
+    write_baseline: str | None = typer.Option(None, "--write-baseline", metavar="FILE",
                                                  help="Write the current findings to this baseline file "
                                                       "(YAML; JSON when it ends in .json)."),
     no_color: bool = typer.Option(False, "--no-color", help="No colors (also when NO_COLOR is set or stdout is not a terminal)."),
-    color: Optional[str] = typer.Option(None, "--color", metavar="WHEN",
+    color: str | None = typer.Option(None, "--color", metavar="WHEN",
                                         help="auto (default: a terminal, unless NO_COLOR; FORCE_COLOR forces it), "
                                              "always or never."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing when there are no findings."),
     statistics: bool = typer.Option(False, "--statistics", help="Per-rule counts at the end of the text report."),
-    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", metavar="N",
+    jobs: int | None = typer.Option(None, "--jobs", "-j", metavar="N",
                                        help="Worker processes for parsing and rules (default: the number of CPUs)."),
     allow_plugins: bool = _allow_plugins_option(),
     follow_external_symlinks: bool = typer.Option(
         False, "--follow-external-symlinks",
         help="Also read files (and config context:/crds: paths) that resolve outside the repository."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the cache of parsed files."),
-    cache_dir: Optional[str] = typer.Option(None, "--cache-dir", metavar="DIR", envvar="KQLINT_CACHE_DIR",
+    cache_dir: str | None = typer.Option(None, "--cache-dir", metavar="DIR", envvar="KQLINT_CACHE_DIR",
                                             help="Cache folder (default: .kqlint_cache in the project root; "
                                                  "also KQLINT_CACHE_DIR)."),
 ) -> None:
@@ -269,7 +268,7 @@ def _report_stderr_lines(report: Any, paths: list[str], quiet: bool) -> None:
         _err(f"kqlint: note: {note}")
 
 
-def _open_cache(no_cache: bool, cache_dir: Optional[str], config: Any, paths: list[str]) -> Any:
+def _open_cache(no_cache: bool, cache_dir: str | None, config: Any, paths: list[str]) -> Any:
     if no_cache or paths == [STDOUT]:
         return None
     from kqlint.cache import open_cache
@@ -278,7 +277,7 @@ def _open_cache(no_cache: bool, cache_dir: Optional[str], config: Any, paths: li
 
 
 def _lint(paths: list[str], config: Any, context: tuple[str, ...], inline: bool, rules: list[Any],
-          progress: bool = False, jobs: Optional[int] = None, cache: Any = None) -> Any:
+          progress: bool = False, jobs: int | None = None, cache: Any = None) -> Any:
     from kqlint.config import ConfigError
     from kqlint.parallel import default_jobs
     from kqlint.progress import LoadProgress
@@ -291,11 +290,11 @@ def _lint(paths: list[str], config: Any, context: tuple[str, ...], inline: bool,
                         progress=bar if progress else None, jobs=jobs or default_jobs(), cache=cache)
     except (UsageError, ConfigError, RegistryError, InternalError, Exit):
         raise
-    except Exception as exc:  # noqa: BLE001 - named after what was being linted, then exit 3
+    except Exception as exc:
         raise Crash(", ".join(paths), exc) from exc
 
 
-def _apply_baseline(report: Any, baseline_file: Optional[str], write_file: Optional[str], quiet: bool) -> Any:
+def _apply_baseline(report: Any, baseline_file: str | None, write_file: str | None, quiet: bool) -> Any:
     """``--write-baseline``: accept every current finding; ``--baseline``: drop accepted ones."""
     if not baseline_file and not write_file:
         return report
@@ -326,12 +325,12 @@ def _write_reports(report: Any, targets: list[tuple[str, str]], *, color: bool, 
         try:
             text = render(name, report, color=on_terminal and color, quiet=quiet, statistics=statistics,
                           wrap=width, **options)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             raise Crash(f"the {name} report", exc) from exc
         _emit(text, target)
 
 
-def _emit(text: str, target: Optional[str]) -> None:
+def _emit(text: str, target: str | None) -> None:
     """stdout (None or ``-``) or a file, through the one safe writer (OutputError: exit 2)."""
     from kqlint.writer import write_file, write_stdout
 
@@ -346,10 +345,10 @@ def _emit(text: str, target: Optional[str]) -> None:
 @app.command()
 def rules(
     format: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help="text, json or markdown."),
-    config_file: Optional[str] = typer.Option(None, "--config", metavar="FILE",
+    config_file: str | None = typer.Option(None, "--config", metavar="FILE",
                                               help="Config file (adds plugin and custom rules)."),
     no_config: bool = typer.Option(False, "--no-config", help="Ignore discovered configuration files."),
-    color: Optional[str] = typer.Option(None, "--color", metavar="WHEN", help="auto (default), always or never."),
+    color: str | None = typer.Option(None, "--color", metavar="WHEN", help="auto (default), always or never."),
     allow_plugins: bool = _allow_plugins_option(),
 ) -> None:
     """List every rule: code, slug, default severity, enabled by default, summary. When a
@@ -372,10 +371,10 @@ def rules(
 @app.command()
 def explain(
     rule: str = typer.Argument(..., metavar="RULE", help="A rule code (KQ101) or slug (pod-preemption-enabled)."),
-    config_file: Optional[str] = typer.Option(None, "--config", metavar="FILE",
+    config_file: str | None = typer.Option(None, "--config", metavar="FILE",
                                               help="Config file (adds plugin and custom rules)."),
     no_config: bool = typer.Option(False, "--no-config", help="Ignore discovered configuration files."),
-    color: Optional[str] = typer.Option(None, "--color", metavar="WHEN", help="auto (default), always or never."),
+    color: str | None = typer.Option(None, "--color", metavar="WHEN", help="auto (default), always or never."),
     allow_plugins: bool = _allow_plugins_option(),
 ) -> None:
     """Show a rule's full documentation: what, why, bad and good examples, fix, suppression.
@@ -395,17 +394,17 @@ def explain(
 
 @app.command()
 def query(
-    expression: Optional[str] = typer.Argument(None, metavar="EXPR",
+    expression: str | None = typer.Argument(None, metavar="EXPR",
                                                help="A JMESPath expression, as in a custom rule's when/assert."),
-    paths: Optional[List[str]] = typer.Argument(None, metavar="PATH", help="Files and folders (default: .)."),
-    rule: Optional[str] = typer.Option(None, "--rule", metavar="CODE",
+    paths: list[str] | None = typer.Argument(None, metavar="PATH", help="Files and folders (default: .)."),
+    rule: str | None = typer.Option(None, "--rule", metavar="CODE",
                                        help="Evaluate this configured custom rule (match, when, assert) instead; "
                                             "then every argument is a PATH."),
     format: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help="text or json (EXPR only)."),
-    config_file: Optional[str] = typer.Option(None, "--config", metavar="FILE",
+    config_file: str | None = typer.Option(None, "--config", metavar="FILE",
                                               help="Use this config file instead of discovery."),
     no_config: bool = typer.Option(False, "--no-config", help="Ignore discovered configuration files."),
-    namespace: Optional[str] = typer.Option(None, "--namespace", metavar="NS",
+    namespace: str | None = typer.Option(None, "--namespace", metavar="NS",
                                             help="Namespace for namespaced objects that set none (default: default)."),
 ) -> None:
     """Show what a JMESPath expression (or a custom rule) returns for each object of the
@@ -433,18 +432,18 @@ def query(
 
 @app.command()
 def graph(
-    paths: Optional[List[str]] = typer.Argument(None, metavar="PATH", help="Files and folders (default: .); - reads stdin."),
+    paths: list[str] | None = typer.Argument(None, metavar="PATH", help="Files and folders (default: .); - reads stdin."),
     format: str = typer.Option("tree", "--format", "-f", metavar="FORMAT", help="tree (default), dot, mermaid or json."),
-    output: Optional[str] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the graph here."),
+    output: str | None = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the graph here."),
     with_findings: bool = typer.Option(False, "--with-findings", help="Lint too, and mark the findings on their objects."),
-    config_file: Optional[str] = typer.Option(None, "--config", metavar="FILE",
+    config_file: str | None = typer.Option(None, "--config", metavar="FILE",
                                               help="Use this config file instead of discovery."),
-    profile: Optional[str] = typer.Option(None, "--profile", metavar="NAME", help="Enable a built-in platform profile."),
-    namespace: Optional[str] = typer.Option(None, "--namespace", metavar="NS",
+    profile: str | None = typer.Option(None, "--profile", metavar="NAME", help="Enable a built-in platform profile."),
+    namespace: str | None = typer.Option(None, "--namespace", metavar="NS",
                                             help="Namespace for namespaced objects that set none (default: default)."),
-    context: Optional[List[str]] = typer.Option(None, "--context", metavar="PATH",
+    context: list[str] | None = typer.Option(None, "--context", metavar="PATH",
                                                 help="Files/folders loaded only to resolve references; repeatable."),
-    exclude: Optional[List[str]] = typer.Option(None, "--exclude", metavar="GLOB", help="Skip paths matching this glob."),
+    exclude: list[str] | None = typer.Option(None, "--exclude", metavar="GLOB", help="Skip paths matching this glob."),
     no_color: bool = typer.Option(False, "--no-color", help="No colors in the tree."),
     allow_plugins: bool = _allow_plugins_option(),
 ) -> None:
@@ -482,7 +481,7 @@ app.add_typer(cache_app, name="cache")
 
 
 @cache_app.command("clean")
-def cache_clean(cache_dir: Optional[str] = typer.Option(None, "--cache-dir", metavar="DIR", envvar="KQLINT_CACHE_DIR",
+def cache_clean(cache_dir: str | None = typer.Option(None, "--cache-dir", metavar="DIR", envvar="KQLINT_CACHE_DIR",
                                                         help="Cache folder (default: .kqlint_cache in the project root).")
                 ) -> None:
     """Remove the cache folder."""
@@ -498,7 +497,7 @@ def cache_clean(cache_dir: Optional[str] = typer.Option(None, "--cache-dir", met
 
 # ------------------------------------------------------------------ entry point
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """Run the CLI and return the exit status (0/1/2/3). Never raises, never prints a traceback."""
     args = list(sys.argv[1:] if argv is None else argv)
     from kqlint.interrupts import install
@@ -510,7 +509,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 0
     except SystemExit as exc:  # typer/click finish with sys.exit (usage errors: 2)
         return _system_exit_code(exc.code)
-    except BaseException as exc:  # noqa: BLE001 - the one boundary that keeps tracebacks from users
+    except BaseException as exc:
         return _handle(exc)
     finally:
         restore_signals()

@@ -26,8 +26,9 @@ import os
 import re
 import types
 import typing
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from kqlint.model import Severity
 
@@ -90,7 +91,7 @@ class Config:
     platform: dict[str, Any] = field(default_factory=dict)
     origin: ConfigOrigin | None = field(default=None, compare=False, repr=False)
 
-    def with_overrides(self, **changes: Any) -> "Config":
+    def with_overrides(self, **changes: Any) -> Config:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
 
@@ -141,7 +142,6 @@ def load_config(path: str | None) -> Config:
 
 def _read(path: str) -> tuple[dict[str, Any], ConfigOrigin]:
     from kqlint.discover import display_path
-
     from kqlint.writer import remember_read
 
     shown = display_path(path)
@@ -447,7 +447,7 @@ def _toml_position(text: str, path: tuple[Any, ...]) -> tuple[int, int]:
 
 # ------------------------------------------------------------------ rule names and options
 
-def check_rule_names(config: Config, rules: Iterable["Rule"]) -> Config:
+def check_rule_names(config: Config, rules: Iterable[Rule]) -> Config:
     """Check every rule name and option in ``config`` against ``rules``; return the config
     with ``severity`` and ``rules`` keyed by rule code (slugs resolved)."""
     rules = list(rules)
@@ -469,19 +469,19 @@ def check_rule_names(config: Config, rules: Iterable["Rule"]) -> Config:
     return replace(config, severity=severity, rules=options)
 
 
-def _selects(rule: "Rule", pattern: str) -> bool:
+def _selects(rule: Rule, pattern: str) -> bool:
     text = pattern.strip()
     return bool(text) and (text.lower() == rule.slug or rule.code.upper().startswith(text.upper()))
 
 
-def _exact(config: Config, key: str, name: str, rules: list["Rule"]) -> "Rule":
+def _exact(config: Config, key: str, name: str, rules: list[Rule]) -> Rule:
     for rule in rules:
         if rule.code.upper() == name.strip().upper() or rule.slug == name.strip().lower():
             return rule
     raise _name_error(config, key, name, rules, f"unknown rule {name!r}")
 
 
-def _name_error(config: Config, key: str, name: str, rules: list["Rule"], message: str) -> ConfigError:
+def _name_error(config: Config, key: str, name: str, rules: list[Rule], message: str) -> ConfigError:
     hint = _suggest(name, [r.code for r in rules] + [r.slug for r in rules]) if rules else ""
     hint = hint if "did you mean" in hint else (" (`kqlint rules` lists them)" if rules else "")
     origin, data = config.origin, config.origin.data if config.origin else None
@@ -506,7 +506,7 @@ def _from_file(config: Config, path: tuple[Any, ...], value: Any) -> bool:
     return value is None or node == value
 
 
-def _check_options(config: Config, name: str, rule: "Rule", values: dict[str, Any] | None) -> None:
+def _check_options(config: Config, name: str, rule: Rule, values: dict[str, Any] | None) -> None:
     if not values:
         return
     if rule.options_type is None:
@@ -523,7 +523,7 @@ def options_schema(options_type: type) -> dict[str, Any]:
     (field ``foo_bar`` is the key ``foo-bar``; tuple fields are lists)."""
     try:
         hints = typing.get_type_hints(options_type)
-    except Exception:  # noqa: BLE001 - unresolvable annotations: accept any value
+    except Exception:
         hints = {}
     properties = {f.name.replace("_", "-"): _type_schema(hints.get(f.name, Any))
                   for f in dataclasses.fields(options_type)}

@@ -18,8 +18,9 @@ Paths the person running kqlint names on the command line (``--context``, ``--cr
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any, Iterable
+from typing import Any
 
 FOLLOW_FLAG = "--follow-external-symlinks"
 

@@ -22,7 +22,8 @@ What the API server does and the JSON Schema says (see ``schemas/README.md``):
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 CRD_GROUP = "apiextensions.k8s.io"
 STRING_MAP: dict[str, Any] = {"type": "object", "additionalProperties": {"type": "string"}}

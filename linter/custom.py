@@ -39,8 +39,9 @@ from __future__ import annotations
 
 import fnmatch
 import types
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 from kqlint.model import Location, Severity
 from kqlint.rule import Rule, RuleContext, RuleMeta
@@ -134,17 +135,16 @@ class CustomRuleSpec:
     summary: str
     description: str
 
-    def applies_to(self, obj: "K8sObject") -> bool:
+    def applies_to(self, obj: K8sObject) -> bool:
         if self.kinds is not None and obj.kind not in self.kinds:
             return False
         return not self.api_versions or any(fnmatch.fnmatchcase(obj.api_version, p) for p in self.api_versions)
 
 
-def _search(spec: "CustomRuleSpec", key: str, data: Any, obj: "K8sObject") -> tuple[Any, str | None]:
+def _search(spec: CustomRuleSpec, key: str, data: Any, obj: K8sObject) -> tuple[Any, str | None]:
     """Evaluate ``spec``'s ``when``/``assert`` on ``data`` within the budget
     (kqlint.jmespath_budget): over it, the whole run stops with a configuration error."""
     from jmespath.exceptions import JMESPathError
-
     from kqlint.jmespath_budget import BudgetExceeded, _Over, search
 
     compiled = spec.when if key == "when" else spec.assertion
@@ -165,7 +165,7 @@ def _short(text: str) -> str:
     return shorten(text, 80)
 
 
-def _location(spec: CustomRuleSpec, obj: "K8sObject") -> Location:
+def _location(spec: CustomRuleSpec, obj: K8sObject) -> Location:
     path = field_path(spec.assertion)
     if path and obj.has(path[0]):
         return obj.at(*path)  # the deepest existing node of the asserted path
@@ -173,7 +173,7 @@ def _location(spec: CustomRuleSpec, obj: "K8sObject") -> Location:
 
 
 def _make_check(spec: CustomRuleSpec) -> Any:
-    def check(obj: "K8sObject", ctx: RuleContext) -> Iterator[Any]:
+    def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Any]:
         if not spec.applies_to(obj):
             return
         data = plain(obj.data)

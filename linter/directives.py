@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from kqlint.sanitize import terminal_safe
 
@@ -46,5 +46,5 @@ def all_problems(sources: Iterable[object]) -> tuple[str, ...]:
     for source in sources:
         comments = getattr(source, "comment_lines", None)
         if comments:
-            found.extend(problems(getattr(source, "path"), comments))
+            found.extend(problems(source.path, comments))
     return tuple(found)

@@ -4,8 +4,8 @@ Explicitly named files are read whatever their name; directory symlinks are not 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 ALWAYS_SKIPPED_DIRS = frozenset({"node_modules", "__pycache__"})

@@ -100,11 +100,10 @@ def rules_table(config: Any = None, color: bool = False, width: int | None = Non
     values, with the default in parentheses where they differ."""
     import io
 
-    from rich.console import Console
     from kqlint.sanitize import markup_safe as escape
-    from rich.table import Table
-
     from kqlint.sanitize import terminal_safe
+    from rich.console import Console
+    from rich.table import Table
 
     rows = rule_rows(config, effective)
     if width is not None and width < 120:

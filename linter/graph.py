@@ -7,7 +7,8 @@ objects are reported on; the other tiers exist to resolve references.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Callable, Iterable, Iterator, TypeVar
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeVar
 
 from kqlint.loader import Map
 from kqlint.objects import CONTEXT, EXTERNAL, INPUT, PROFILE, ApplyTimeNamespace, K8sObject

@@ -23,17 +23,34 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
-from kqlint.kueue import (KUEUE_GROUP, SCHEDULING_GROUP, global_default_class, local_queue,
-                          managed_workloads, resolve_priority_class, resolve_workload_priority_class)
+from kqlint.kueue import (
+    KUEUE_GROUP,
+    SCHEDULING_GROUP,
+    global_default_class,
+    local_queue,
+    managed_workloads,
+    resolve_priority_class,
+    resolve_workload_priority_class,
+)
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.platform import platform_of
-from kqlint.workloads import (RUNTIME_KINDS, TRAINER_GROUP, has_pod_templates, is_pod_group, is_workload,
-                              operator_pod_group_names, own_templates, pod_group_refs, training_runtime,
-                              wrapped_objects)
+from kqlint.workloads import (
+    RUNTIME_KINDS,
+    TRAINER_GROUP,
+    has_pod_templates,
+    is_pod_group,
+    is_workload,
+    operator_pod_group_names,
+    own_templates,
+    pod_group_refs,
+    training_runtime,
+    wrapped_objects,
+)
 
 FORMATS = ("tree", "dot", "mermaid", "json")
 HIERARCHY = ("queue", "cluster-queue", "cohort", "parent-cohort")
@@ -500,8 +517,8 @@ def _tree_sections(graph: Graph) -> tuple[dict[str, list[Node]], dict[str, list[
 
 
 def to_tree(graph: Graph, color: bool = False, width: int = 120) -> str:
-    from rich.console import Console
     from kqlint.sanitize import markup_safe as escape
+    from rich.console import Console
     from rich.tree import Tree
 
     children, attributes, sections = _tree_sections(graph)

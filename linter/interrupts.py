@@ -4,7 +4,8 @@ kqlint.parallel), no traceback."""
 from __future__ import annotations
 
 import signal
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 EXIT_CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
 if hasattr(signal, "SIGHUP"):

@@ -40,8 +40,7 @@ from typing import TYPE_CHECKING, Any
 from kqlint.graph import BUILTIN_PRIORITY_CLASSES
 from kqlint.model import Location
 from kqlint.objects import K8sObject, dig
-from kqlint.workloads import (RUNTIME_KINDS, TRAINER_GROUP, PodTemplate, pod_templates, total_pods,
-                              training_runtime)
+from kqlint.workloads import RUNTIME_KINDS, TRAINER_GROUP, PodTemplate, pod_templates, total_pods, training_runtime
 
 if TYPE_CHECKING:
     from kqlint.graph import ObjectGraph
@@ -183,25 +182,25 @@ def is_builtin_class(pc: K8sObject) -> bool:
         bool(pc.get("globalDefault") is True) == spec["globalDefault"]
 
 
-def resolve_priority_class(name: Any, graph: "ObjectGraph") -> K8sObject | None:
+def resolve_priority_class(name: Any, graph: ObjectGraph) -> K8sObject | None:
     return graph.resolve("PriorityClass", name, group=SCHEDULING_GROUP)
 
 
-def resolve_workload_priority_class(name: Any, graph: "ObjectGraph") -> K8sObject | None:
+def resolve_workload_priority_class(name: Any, graph: ObjectGraph) -> K8sObject | None:
     return graph.resolve("WorkloadPriorityClass", name, group=KUEUE_GROUP)
 
 
-def priority_classes(graph: "ObjectGraph") -> list[K8sObject]:
+def priority_classes(graph: ObjectGraph) -> list[K8sObject]:
     """Every PriorityClass of the cluster, one per name (the best tier)."""
     return graph.memo("priority_classes", lambda: _distinct(graph, "PriorityClass", SCHEDULING_GROUP))
 
 
-def workload_priority_classes(graph: "ObjectGraph") -> list[K8sObject]:
+def workload_priority_classes(graph: ObjectGraph) -> list[K8sObject]:
     return graph.memo("workload_priority_classes",
                    lambda: _distinct(graph, "WorkloadPriorityClass", KUEUE_GROUP))
 
 
-def _distinct(graph: "ObjectGraph", kind: str, group: str) -> list[K8sObject]:
+def _distinct(graph: ObjectGraph, kind: str, group: str) -> list[K8sObject]:
     chosen: dict[str, K8sObject] = {}
     for obj in graph.of_kind(kind, group):  # inputs first: the first one per name wins
         if obj.name and obj.name not in chosen:
@@ -209,11 +208,11 @@ def _distinct(graph: "ObjectGraph", kind: str, group: str) -> list[K8sObject]:
     return list(chosen.values())
 
 
-def global_defaults(graph: "ObjectGraph") -> list[K8sObject]:
+def global_defaults(graph: ObjectGraph) -> list[K8sObject]:
     return [pc for pc in priority_classes(graph) if is_global_default(pc)]
 
 
-def global_default_class(graph: "ObjectGraph") -> K8sObject | None:
+def global_default_class(graph: ObjectGraph) -> K8sObject | None:
     """The class pods without ``priorityClassName`` get: with several defaults, the lowest value."""
     def build() -> K8sObject | None:
         defaults = [pc for pc in global_defaults(graph) if class_value(pc) is not None]
@@ -228,7 +227,7 @@ def class_location(pc: K8sObject, field: str = "value") -> Location:
 
 # ------------------------------------------------------------------ pod priority
 
-def pod_priority(template: PodTemplate, graph: "ObjectGraph") -> PodPriority:
+def pod_priority(template: PodTemplate, graph: ObjectGraph) -> PodPriority:
     """Pod priority of a template: its class; no class -> the global default, else 0 (A3)."""
     name = template.priority_class_name
     if name is not None:
@@ -240,7 +239,7 @@ def pod_priority(template: PodTemplate, graph: "ObjectGraph") -> PodPriority:
     return PodPriority(0, PREEMPT_LOWER, None, None, "none")
 
 
-def _named_pod_priority(name: str, graph: "ObjectGraph") -> PodPriority:
+def _named_pod_priority(name: str, graph: ObjectGraph) -> PodPriority:
     pc = resolve_priority_class(name, graph)
     value = class_value(pc)
     if pc is None or value is None:
@@ -248,7 +247,7 @@ def _named_pod_priority(name: str, graph: "ObjectGraph") -> PodPriority:
     return PodPriority(value, effective_preemption_policy(pc), name, pc, "named")
 
 
-def resolved_pod_priorities(templates: Any, graph: "ObjectGraph") -> list[tuple[PodTemplate, PodPriority]]:
+def resolved_pod_priorities(templates: Any, graph: ObjectGraph) -> list[tuple[PodTemplate, PodPriority]]:
     """(template, priority) for written templates whose priority can be resolved."""
     pairs = [(t, pod_priority(t, graph)) for t in templates if not t.generated]
     return [(t, p) for t, p in pairs if p.resolved]
@@ -258,7 +257,7 @@ def resolved_pod_priorities(templates: Any, graph: "ObjectGraph") -> list[tuple[
 class PodProfile:
     """The pod priorities of one managed unit's written templates, summarised."""
 
-    unit: "ManagedWorkload"
+    unit: ManagedWorkload
     lowest: tuple[PodTemplate, PodPriority]               # the template with the lowest pod priority
     preemptor: tuple[PodTemplate, PodPriority] | None     # the highest one that can preempt
 
@@ -267,7 +266,7 @@ class PodProfile:
         return self.lowest[1].value or 0
 
 
-def pod_profile(unit: "ManagedWorkload", graph: "ObjectGraph") -> PodProfile | None:
+def pod_profile(unit: ManagedWorkload, graph: ObjectGraph) -> PodProfile | None:
     """None when the unit has no written template, or one whose class cannot be resolved
     (its pods are never created: nothing to compare)."""
     pairs = [(t, pod_priority(t, graph)) for t in unit.written_templates]
@@ -302,12 +301,12 @@ def queue_name(obj: K8sObject) -> str | None:
     return _label(labels, QUEUE_LABEL) if isinstance(labels, dict) else None
 
 
-def has_default_local_queue(namespace: str | None, graph: "ObjectGraph") -> bool:
+def has_default_local_queue(namespace: str | None, graph: ObjectGraph) -> bool:
     return namespace is not None and graph.resolve(
         "LocalQueue", DEFAULT_LOCAL_QUEUE, namespace, KUEUE_GROUP) is not None
 
 
-def managed_workloads(obj: K8sObject, graph: "ObjectGraph") -> list[ManagedWorkload]:
+def managed_workloads(obj: K8sObject, graph: ObjectGraph) -> list[ManagedWorkload]:
     """The Kueue-managed units of ``obj`` (explicit queue-name, or LocalQueueDefaulting);
     memoised per graph, since several rules ask for every object."""
     memo: dict[int, tuple[K8sObject, list[ManagedWorkload]]] = graph.memo("units_by_object", dict)
@@ -317,7 +316,7 @@ def managed_workloads(obj: K8sObject, graph: "ObjectGraph") -> list[ManagedWorkl
     return hit[1]
 
 
-def _managed_workloads(obj: K8sObject, graph: "ObjectGraph") -> list[ManagedWorkload]:
+def _managed_workloads(obj: K8sObject, graph: ObjectGraph) -> list[ManagedWorkload]:
     if obj.kind not in MANAGED_KINDS:
         return []
     if (obj.group, obj.kind) in POD_TEMPLATE_LABELLED:
@@ -331,7 +330,7 @@ def _managed_workloads(obj: K8sObject, graph: "ObjectGraph") -> list[ManagedWork
     return [ManagedWorkload(obj, templates, path, queue, defaulted)]
 
 
-def _object_local_queue(obj: K8sObject, path: tuple[Any, ...], graph: "ObjectGraph") -> tuple[str, bool] | None:
+def _object_local_queue(obj: K8sObject, path: tuple[Any, ...], graph: ObjectGraph) -> tuple[str, bool] | None:
     """(LocalQueue name, defaulted) Kueue uses for a whole object: its ``queue-name`` label at
     ``path``, else ``default`` when that LocalQueue exists (LocalQueueDefaulting); None: not
     managed. Reads labels only (``obj.get``: a cached context object is not decoded)."""
@@ -342,7 +341,7 @@ def _object_local_queue(obj: K8sObject, path: tuple[Any, ...], graph: "ObjectGra
     return queue or DEFAULT_LOCAL_QUEUE, queue is None
 
 
-def _template_units(obj: K8sObject, graph: "ObjectGraph") -> list[ManagedWorkload]:
+def _template_units(obj: K8sObject, graph: ObjectGraph) -> list[ManagedWorkload]:
     units = []
     defaulted = has_default_local_queue(obj.namespace, graph)
     for template in pod_templates(obj, graph):
@@ -364,26 +363,26 @@ def ordered_templates(obj: K8sObject, templates: list[PodTemplate]) -> list[PodT
     return sorted(templates, key=lambda t: rank.get(t.role, len(order)))
 
 
-def is_kueue_managed(obj: K8sObject, graph: "ObjectGraph") -> bool:
+def is_kueue_managed(obj: K8sObject, graph: ObjectGraph) -> bool:
     return bool(managed_workloads(obj, graph))
 
 
-def local_queue(unit: ManagedWorkload, graph: "ObjectGraph") -> K8sObject | None:
+def local_queue(unit: ManagedWorkload, graph: ObjectGraph) -> K8sObject | None:
     return graph.resolve("LocalQueue", unit.queue, unit.obj.namespace, KUEUE_GROUP)
 
 
-def cluster_queue_of(unit: ManagedWorkload, graph: "ObjectGraph") -> K8sObject | None:
+def cluster_queue_of(unit: ManagedWorkload, graph: ObjectGraph) -> K8sObject | None:
     """Workload -> LocalQueue (its namespace) -> ClusterQueue; None when any link is missing."""
     return _cluster_queue_behind(unit.queue, unit.obj.namespace, graph)
 
 
-def _cluster_queue_behind(local_queue_name: str, namespace: str | None, graph: "ObjectGraph") -> K8sObject | None:
+def _cluster_queue_behind(local_queue_name: str, namespace: str | None, graph: ObjectGraph) -> K8sObject | None:
     lq = graph.resolve("LocalQueue", local_queue_name, namespace, KUEUE_GROUP)
     name = lq.get("spec", "clusterQueue") if lq is not None else None
     return graph.resolve("ClusterQueue", name, group=KUEUE_GROUP)
 
 
-def all_managed_workloads(graph: "ObjectGraph") -> list[ManagedWorkload]:
+def all_managed_workloads(graph: ObjectGraph) -> list[ManagedWorkload]:
     """Every Kueue-managed unit of the graph (every tier), built once per graph."""
     def build() -> list[ManagedWorkload]:
         return [unit for obj in graph.objects if obj.kind in MANAGED_KINDS
@@ -391,7 +390,7 @@ def all_managed_workloads(graph: "ObjectGraph") -> list[ManagedWorkload]:
     return graph.memo("managed_workloads", build)
 
 
-def routed_workloads(graph: "ObjectGraph") -> dict[str, list[ManagedWorkload]]:
+def routed_workloads(graph: ObjectGraph) -> dict[str, list[ManagedWorkload]]:
     """ClusterQueue name -> the Kueue-managed units routed to it (every queue: this reads
     every workload; ask ``workloads_routed_to`` for the queues a finding needs)."""
     def build() -> dict[str, list[ManagedWorkload]]:
@@ -400,7 +399,7 @@ def routed_workloads(graph: "ObjectGraph") -> dict[str, list[ManagedWorkload]]:
     return graph.memo("routed_workloads", build)
 
 
-def workloads_routed_to(cluster_queue: str, graph: "ObjectGraph") -> list[ManagedWorkload]:
+def workloads_routed_to(cluster_queue: str, graph: ObjectGraph) -> list[ManagedWorkload]:
     """The Kueue-managed units routed to one ClusterQueue, in graph order (as in
     ``routed_workloads``); only the workloads that may route there are read in full."""
     def build() -> list[ManagedWorkload]:
@@ -414,18 +413,18 @@ def workloads_routed_to(cluster_queue: str, graph: "ObjectGraph") -> list[Manage
     return graph.memo(("routed_to", cluster_queue), build)
 
 
-def queues_of(objects: list[K8sObject], graph: "ObjectGraph") -> list[str]:
+def queues_of(objects: list[K8sObject], graph: ObjectGraph) -> list[str]:
     """The ClusterQueues the managed units of ``objects`` are routed to, sorted."""
     names = {_cluster_queue_name(unit, graph) for obj in objects for unit in managed_workloads(obj, graph)}
     return sorted(name for name in names if name is not None)
 
 
-def _cluster_queue_name(unit: ManagedWorkload, graph: "ObjectGraph") -> str | None:
+def _cluster_queue_name(unit: ManagedWorkload, graph: ObjectGraph) -> str | None:
     cq = cluster_queue_of(unit, graph)
     return cq.name if cq is not None else None
 
 
-def _routes(graph: "ObjectGraph") -> dict[str, list[tuple[K8sObject, ManagedWorkload | None]]]:
+def _routes(graph: ObjectGraph) -> dict[str, list[tuple[K8sObject, ManagedWorkload | None]]]:
     """ClusterQueue name -> (object, unit) in graph order; unit None: the object's one unit,
     routed from its queue-name label alone (identity and labels: a cached context object is
     not decoded for this)."""
@@ -447,14 +446,14 @@ def _routes(graph: "ObjectGraph") -> dict[str, list[tuple[K8sObject, ManagedWork
     return graph.memo("routes", build)
 
 
-def _label_route(obj: K8sObject, graph: "ObjectGraph") -> str | None:
+def _label_route(obj: K8sObject, graph: ObjectGraph) -> str | None:
     """``cluster_queue_of`` the one unit of a whole-object integration, from its labels alone."""
     routed = _object_local_queue(obj, ("metadata", "labels"), graph)
     cq = _cluster_queue_behind(routed[0], obj.namespace, graph) if routed is not None else None
     return cq.name if cq is not None else None
 
 
-def managed_templates(obj: K8sObject, graph: "ObjectGraph") -> list[tuple[PodTemplate, ManagedWorkload]]:
+def managed_templates(obj: K8sObject, graph: ObjectGraph) -> list[tuple[PodTemplate, ManagedWorkload]]:
     """Templates written in ``obj`` that run in a Kueue-managed workload, each once, with the
     (first) unit it runs in. A TrainingRuntime's templates run in the managed TrainJobs that use
     it: they are judged on the runtime, once, not on every TrainJob."""
@@ -472,7 +471,7 @@ def managed_templates(obj: K8sObject, graph: "ObjectGraph") -> list[tuple[PodTem
     return found
 
 
-def trainjobs_using(runtime: K8sObject, graph: "ObjectGraph") -> list[K8sObject]:
+def trainjobs_using(runtime: K8sObject, graph: ObjectGraph) -> list[K8sObject]:
     """TrainJobs (every tier) whose ``runtimeRef`` resolves to ``runtime``; indexed once per graph."""
     def build() -> dict[int, list[K8sObject]]:
         index: dict[int, list[K8sObject]] = {}
@@ -491,7 +490,7 @@ def within_cluster_queue(cq: K8sObject) -> str:
 
 # ------------------------------------------------------------------ workload priority
 
-def workload_priority(target: K8sObject | ManagedWorkload, graph: "ObjectGraph") -> WorkloadPriority:
+def workload_priority(target: K8sObject | ManagedWorkload, graph: ObjectGraph) -> WorkloadPriority:
     """B12: the WorkloadPriorityClass label; else the pod PriorityClass (Kubeflow: runPolicy
     first); else the global default; else 0. A class that cannot be resolved stops the chain
     (Kueue creates no Workload), so the result is unresolved rather than a guess."""
@@ -511,7 +510,7 @@ def workload_priority(target: K8sObject | ManagedWorkload, graph: "ObjectGraph")
     return WorkloadPriority(0, "none")
 
 
-def _whole_object_unit(obj: K8sObject, graph: "ObjectGraph") -> ManagedWorkload:
+def _whole_object_unit(obj: K8sObject, graph: ObjectGraph) -> ManagedWorkload:
     units = managed_workloads(obj, graph)
     if len(units) == 1:
         return units[0]
@@ -519,7 +518,7 @@ def _whole_object_unit(obj: K8sObject, graph: "ObjectGraph") -> ManagedWorkload:
     return ManagedWorkload(obj, templates, object_labels_path(obj), "", False)
 
 
-def _wpc_priority(unit: ManagedWorkload, name: str, graph: "ObjectGraph") -> WorkloadPriority:
+def _wpc_priority(unit: ManagedWorkload, name: str, graph: ObjectGraph) -> WorkloadPriority:
     wpc = resolve_workload_priority_class(name, graph)
     value = class_value(wpc)
     return WorkloadPriority(value, "workload-priority-class", name, wpc, unit.label_at(PRIORITY_LABEL),
@@ -542,7 +541,7 @@ def _pod_class_choice(unit: ManagedWorkload) -> tuple[str, Location] | None:
 
 # ------------------------------------------------------------------ sizes
 
-def is_multi_pod(obj: K8sObject, graph: "ObjectGraph") -> bool:
+def is_multi_pod(obj: K8sObject, graph: ObjectGraph) -> bool:
     """More than one pod in total (rules.md Terms); a plain Pod counts its pod group."""
     if obj.group == "" and obj.kind == "Pod":
         count = obj.annotations.get(POD_GROUP_TOTAL)

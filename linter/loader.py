@@ -13,11 +13,23 @@ import os
 import re
 import sys
 import warnings
-from dataclasses import dataclass, field
 from array import array as _Positions  # 8 bytes per position instead of a tuple of int objects
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from sys import intern as _intern
-from typing import Any, Iterator
+from typing import Any
 
+from kqlint.goyaml import (
+    MERGE_KEY,
+    DecodeError,
+    json_key,
+    json_number_problem,
+    may_not_be_string,
+    resolve_plain,
+    resolve_tagged,
+)
+from kqlint.objectmeta import metadata_problem
+from kqlint.placeholders import may_hold_placeholders
 from ruamel.yaml.composer import Composer
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
@@ -26,11 +38,6 @@ from ruamel.yaml.reader import Reader
 from ruamel.yaml.resolver import VersionedResolver
 from ruamel.yaml.scanner import Scanner
 from ruamel.yaml.tag import Tag
-
-from kqlint.objectmeta import metadata_problem
-from kqlint.placeholders import may_hold_placeholders
-from kqlint.goyaml import (MERGE_KEY, DecodeError, json_key, json_number_problem, may_not_be_string,
-                           resolve_plain, resolve_tagged)
 
 try:  # the C extension; absent on installs without ruamel.yaml.clib
     from ruamel.yaml.main import CParser as _CParser

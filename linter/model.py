@@ -16,7 +16,7 @@ class Severity(IntEnum):
         return self.name.lower()
 
     @classmethod
-    def parse(cls, text: str) -> "Severity":
+    def parse(cls, text: str) -> Severity:
         return cls[text.strip().upper()]
 
 
@@ -54,7 +54,7 @@ class Location:
     obj: ObjectRef | None = None
     message: str = ""
 
-    def with_message(self, message: str) -> "Location":
+    def with_message(self, message: str) -> Location:
         return Location(self.file, self.line, self.column, self.path, self.obj, message)
 
     def sort_key(self) -> tuple[str, int, int]:

@@ -28,10 +28,21 @@ from typing import TYPE_CHECKING, Any
 
 from kqlint.objects import dig, split_api_version
 from kqlint.podspec import effective_resources, resource_list
-from kqlint.workloads import (KAI_BATCH_MIN_MEMBER_ANNOTATION, KUBEFLOW_GROUP, KUBEFLOW_REPLICA_KEYS,
-                              RUNTIME_KINDS, TRAINER_GROUP, VOLCANO_JOB, VOLCANO_MIN_MEMBER_ANNOTATION,
-                              PodTemplate, as_count, llm_group_size, pod_group_refs,
-                              pod_owner_annotations, total_pods)
+from kqlint.workloads import (
+    KAI_BATCH_MIN_MEMBER_ANNOTATION,
+    KUBEFLOW_GROUP,
+    KUBEFLOW_REPLICA_KEYS,
+    RUNTIME_KINDS,
+    TRAINER_GROUP,
+    VOLCANO_JOB,
+    VOLCANO_MIN_MEMBER_ANNOTATION,
+    PodTemplate,
+    as_count,
+    llm_group_size,
+    pod_group_refs,
+    pod_owner_annotations,
+    total_pods,
+)
 
 if TYPE_CHECKING:
     from kqlint.graph import ObjectGraph
@@ -53,7 +64,7 @@ OTHER_FABRIC_PREFIXES = ("rdma/", "networking.gke.io.networks/")
 GKE_NETWORK_ANNOTATIONS = ("networking.gke.io/interfaces", "networking.gke.io/default-interface")
 
 
-def spans_nodes(template: PodTemplate, graph: "ObjectGraph") -> bool:
+def spans_nodes(template: PodTemplate, graph: ObjectGraph) -> bool:
     """Whether the template's pods are part of one job across nodes (see the module doc)."""
     owner = template.owner
     kind = (owner.group, owner.kind)
@@ -75,7 +86,7 @@ def spans_nodes(template: PodTemplate, graph: "ObjectGraph") -> bool:
     return False
 
 
-def joins_gang(template: PodTemplate, owner: "K8sObject") -> bool:
+def joins_gang(template: PodTemplate, owner: K8sObject) -> bool:
     """The template's pods join a gang of several pods (a named PodGroup, or a gang size > 1)."""
     return bool(pod_group_refs(template)) or _gang_size(pod_owner_annotations(owner)) > 1
 
@@ -89,7 +100,7 @@ def _gang_size(annotations: Any) -> int:
     return max((int(text) for text in sizes if text.isdigit()), default=0)
 
 
-def _wrapped_spans_nodes(template: PodTemplate, graph: "ObjectGraph") -> bool:
+def _wrapped_spans_nodes(template: PodTemplate, graph: ObjectGraph) -> bool:
     """An AppWrapper component judged as the kind it wraps (``spec.components[i].template``)."""
     path = template.path
     if len(path) < 4 or path[:2] != ("spec", "components"):

@@ -1,7 +1,8 @@
 """K8sObject: identity, read-only access to fields, and ``at(path)`` positions."""
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from kqlint.loader import Map, SourceFile, is_k8s_object, position  # is_k8s_object: re-exported
 from kqlint.model import Location, ObjectRef
@@ -43,7 +44,7 @@ class ApplyTimeNamespace(str):
 
     file: str = ""
 
-    def __new__(cls, value: str, file: str = "") -> "ApplyTimeNamespace":
+    def __new__(cls, value: str, file: str = "") -> ApplyTimeNamespace:
         made = super().__new__(cls, value)
         made.file = file
         return made

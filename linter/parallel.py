@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from typing import Any, Callable, Sequence, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 _T = TypeVar("_T")
 _R = TypeVar("_R")

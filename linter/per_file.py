@@ -13,8 +13,9 @@ win over ``severity``; a later glob wins over an earlier one.
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any, Iterable
+from typing import Any
 
 from kqlint.model import Finding
 

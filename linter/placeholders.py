@@ -17,7 +17,8 @@ skipped, as Helm templates are.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Iterator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from kqlint.loader import LoadProblem, SourceFile
@@ -44,8 +45,8 @@ def is_placeholder(value: Any) -> bool:
     return isinstance(value, str) and (_LEADING_ENVSUBST.match(value) is not None or TOKEN.match(value) is not None)
 
 
-def unrendered_placeholders(source: "SourceFile", objects: list[Any],
-                            crds: tuple[str, ...]) -> "LoadProblem | None":
+def unrendered_placeholders(source: SourceFile, objects: list[Any],
+                            crds: tuple[str, ...]) -> LoadProblem | None:
     """One KQ006 for the file when an object holds a placeholder where the API expects
     another type (the first one in the file), else None."""
     from kqlint.loader import LoadProblem

@@ -159,7 +159,7 @@ class Platform:
 UNKNOWN = Platform()
 
 
-def platform_of(graph: "ObjectGraph") -> Platform:
+def platform_of(graph: ObjectGraph) -> Platform:
     """The platform model of a run; without one attached (a bare graph), evidence only."""
     attached = getattr(graph, "platform", None)
     if isinstance(attached, Platform):
@@ -169,7 +169,7 @@ def platform_of(graph: "ObjectGraph") -> Platform:
 
 # ------------------------------------------------------------------ building
 
-def build_platform(settings: Any, profile: str | None, graph: "ObjectGraph",
+def build_platform(settings: Any, profile: str | None, graph: ObjectGraph,
                    requests: dict[int, frozenset[str]] | None = None) -> Platform:
     """config ``platform:`` settings, then the profile, then evidence in ``graph``.
     ``requests`` memoises each object's requested resources for a run that builds several
@@ -246,7 +246,7 @@ def parse_version(value: Any) -> tuple[int, int] | None:
 
 # ------------------------------------------------------------------ evidence
 
-def _from_evidence(graph: "ObjectGraph", requests: dict[int, frozenset[str]]) -> Platform:
+def _from_evidence(graph: ObjectGraph, requests: dict[int, frozenset[str]]) -> Platform:
     facts: dict[str, Any] = {}
     sources: dict[str, str] = {}
     configuration = _kueue_configuration(graph)
@@ -270,7 +270,7 @@ def _from_evidence(graph: "ObjectGraph", requests: dict[int, frozenset[str]]) ->
     return Platform(**facts, sources=sources)
 
 
-def _kueue_configuration(graph: "ObjectGraph") -> tuple["K8sObject", frozenset[str]] | None:
+def _kueue_configuration(graph: ObjectGraph) -> tuple[K8sObject, frozenset[str]] | None:
     """``integrations.frameworks`` of the Kueue Configuration in a kueue-manager-config ConfigMap."""
     for obj in graph.of_kind("ConfigMap", ""):
         if not obj.name.endswith(KUEUE_CONFIG_MAP):
@@ -288,7 +288,7 @@ def _kueue_configuration(graph: "ObjectGraph") -> tuple["K8sObject", frozenset[s
     return None
 
 
-def _kueue_image_version(graph: "ObjectGraph") -> tuple[tuple[int, int], str] | None:
+def _kueue_image_version(graph: ObjectGraph) -> tuple[tuple[int, int], str] | None:
     for obj in graph.of_kind("Deployment", "apps"):
         if "kueue" not in obj.name:
             continue
@@ -299,12 +299,12 @@ def _kueue_image_version(graph: "ObjectGraph") -> tuple[tuple[int, int], str] | 
     return None
 
 
-def _pod_group_schedulers(graph: "ObjectGraph") -> set[str]:
+def _pod_group_schedulers(graph: ObjectGraph) -> set[str]:
     return {POD_GROUP_SCHEDULERS[obj.group] for obj in graph.of_kind("PodGroup")
             if obj.group in POD_GROUP_SCHEDULERS and obj.source in ("input", "context")}
 
 
-def _requested_resources(graph: "ObjectGraph", memo: dict[int, frozenset[str]]) -> set[str]:
+def _requested_resources(graph: ObjectGraph, memo: dict[int, frozenset[str]]) -> set[str]:
     """Extended resources some pod of the inputs/context requests (the nodes offer them).
     A context object served from the cache brings its own (computed when the file was
     cached), so its body is not decoded for this; others are computed once per run."""
@@ -320,7 +320,7 @@ def _requested_resources(graph: "ObjectGraph", memo: dict[int, frozenset[str]]) 
     return found
 
 
-def object_requested_resources(obj: "K8sObject", graph: "ObjectGraph | None" = None) -> frozenset[str]:
+def object_requested_resources(obj: K8sObject, graph: ObjectGraph | None = None) -> frozenset[str]:
     """The extended resources (names with a ``/``) one object's own pod templates request or
     limit, and a TrainJob's ``resourcesPerNode``: a fact of the object alone (a TrainJob's
     runtime templates are the runtime's own, so ``graph`` only shares the template cache)."""

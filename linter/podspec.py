@@ -14,8 +14,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from kqlint.workloads import (RESOURCES_PER_NODE_PATH, TRAINER_GROUP, TRAINER_NODE_CONTAINER,
-                              PodTemplate, resources_per_node)
+from kqlint.workloads import (
+    RESOURCES_PER_NODE_PATH,
+    TRAINER_GROUP,
+    TRAINER_NODE_CONTAINER,
+    PodTemplate,
+    resources_per_node,
+)
 
 if TYPE_CHECKING:
     from kqlint.objects import K8sObject
@@ -200,7 +205,7 @@ def format_quantity(value: Any) -> str:
 
 # ------------------------------------------------------------------ TrainJob
 
-def per_node_resources_path(obj: "K8sObject") -> tuple[str, ...] | None:
+def per_node_resources_path(obj: K8sObject) -> tuple[str, ...] | None:
     """Where a TrainJob keeps ``resourcesPerNode``; None for every other kind."""
     if (obj.group, obj.kind) == (TRAINER_GROUP, "TrainJob"):
         return RESOURCES_PER_NODE_PATH

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from kqlint.sanitize import terminal_safe
 

@@ -19,7 +19,7 @@ PROFILES: dict[str, str] = {
 }
 
 
-def profile_objects(name: str, graph: "ObjectGraph", config: Any) -> list["K8sObject"]:
+def profile_objects(name: str, graph: ObjectGraph, config: Any) -> list[K8sObject]:
     """The objects profile ``name`` declares for this graph; an unknown name is a config error."""
     from kqlint.config import ConfigError
 

@@ -53,7 +53,7 @@ class LoadProgress:
             self.bar.stop()
             self.bar = None
 
-    def __enter__(self) -> "LoadProgress":
+    def __enter__(self) -> LoadProgress:
         return self
 
     def __exit__(self, *_: Any) -> None:

@@ -16,8 +16,9 @@ Unparseable quantities are skipped, never raised on.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any
 
 from kqlint.podspec import Container, effective_resources, parse_quantity, resource_list
 from kqlint.workloads import PodTemplate

@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import inspect
+from collections.abc import Iterable
 from types import ModuleType
-from typing import Iterable
 
 from kqlint.rule import Rule, RuleMeta
 

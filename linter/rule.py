@@ -8,9 +8,10 @@ suppression and output.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Iterable, Literal, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from kqlint.model import Finding, Location, ObjectRef, Severity
 
@@ -50,10 +51,10 @@ class Rule:
     def slug(self) -> str:
         return self.meta.slug
 
-    def check(self, obj: "K8sObject", ctx: "RuleContext") -> Iterable[Any]:
+    def check(self, obj: K8sObject, ctx: RuleContext) -> Iterable[Any]:
         return self.module.check(obj, ctx) if self.module is not None else ()  # type: ignore[no-any-return]
 
-    def check_graph(self, graph: "ObjectGraph", ctx: "RuleContext") -> Iterable[Any]:
+    def check_graph(self, graph: ObjectGraph, ctx: RuleContext) -> Iterable[Any]:
         return self.module.check_graph(graph, ctx) if self.module is not None else ()  # type: ignore[no-any-return]
 
     def default_options(self) -> Any:
@@ -63,7 +64,7 @@ class Rule:
 class RuleContext:
     """Handed to a rule: the graph, the rule's options, and ``finding()``."""
 
-    def __init__(self, rule: Rule, graph: "ObjectGraph", options: Any, config: Any = None) -> None:
+    def __init__(self, rule: Rule, graph: ObjectGraph, options: Any, config: Any = None) -> None:
         self.rule = rule
         self.graph = graph
         self.options = options

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import gc
 import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from kqlint.config import Config, ConfigError, check_rule_names
 from kqlint.discover import STDIN, Discovery, discover, display_path
@@ -14,7 +15,6 @@ from kqlint.model import Finding, Location, Report, Severity, Summary
 from kqlint.objects import CONTEXT, EXTERNAL, INPUT, K8sObject, objects_from_file
 from kqlint.rule import Rule, RuleContext, options_from_mapping
 from kqlint.suppress import SuppressionIndex, apply
-
 
 KUSTOMIZATION_FILES = frozenset({"kustomization.yaml", "kustomization.yml"})
 
@@ -142,7 +142,7 @@ def _read_stdin(config: Config) -> list[SourceFile]:
         return read_stdin(config)
     except EmptyStdin as exc:
         raise UsageError(str(exc)) from None
-    except Exception as exc:  # noqa: BLE001 - name the input, the CLI exits 3
+    except Exception as exc:
         raise InternalError("<stdin>", exc) from exc
 
 
@@ -157,7 +157,7 @@ def _parse_one(path: str, config: Config, raw: bytes | None = None) -> SourceFil
         return load_file(path, display_path(path), config.max_file_size)
     except MemoryError:
         raise  # the CLI says "out of memory" (exit 2): not a bug blamed on this file
-    except Exception as exc:  # noqa: BLE001 - name the file, the CLI exits 3
+    except Exception as exc:
         raise InternalError(display_path(path), exc) from exc
 
 
@@ -168,7 +168,7 @@ def _add_source(loaded: Loaded, path: str, source: SourceFile, config: Config, t
             objects = _without_placeholder_templates(source, objects, config)
     except MemoryError:
         raise
-    except Exception as exc:  # noqa: BLE001 - name the file, the CLI exits 3
+    except Exception as exc:
         raise InternalError(display_path(path), exc) from exc
     loaded.sources.append(source)
     loaded.objects.extend(objects)
@@ -294,7 +294,7 @@ def _guarded(rule: Rule, call: Any, where: str, errors: list[str]) -> None:
                 pass
     except (ConfigError, MemoryError):
         raise  # a custom rule over its budget (exit 2), or out of memory: not a bug in one rule
-    except Exception as exc:  # noqa: BLE001 - a buggy rule must never stop the run
+    except Exception as exc:
         prefix = f"internal error in rule {rule.code} ({rule.slug}"
         if any(line.startswith(prefix) for line in errors):
             return  # one line per broken rule (the first file it failed on), not one per object

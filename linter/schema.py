@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable, Iterator, Optional
+from typing import Any
 
 from kqlint.crd import crd_versions, is_crd, to_schema
 
 UNKNOWN_FIELD, WRONG_TYPE, NOT_IN_ENUM = "unknown-field", "wrong-type", "not-in-enum"
-Check = Callable[[Any], Optional[list["_Problem"]]]
+Check = Callable[[Any], list["_Problem"] | None]
 _TYPE_NAMES = {"string": "a string", "integer": "an integer", "number": "a number",
                "boolean": "a boolean", "object": "a mapping", "array": "a list"}
 

@@ -13,9 +13,10 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from kqlint.discover import STDIN, display_path, inputs_folder, project_root
 
@@ -109,7 +110,7 @@ def _parse_kustomization(path: str, folder: str, max_file_size: int) -> Kustomiz
     found = Kustomization(folder)
     try:
         source = load_file(path, display_path(path), max_file_size)
-    except Exception:  # noqa: BLE001 - an unreadable kustomization only loses the fragment check
+    except Exception:
         return found
     document = next((d for d in source.documents if isinstance(d, dict)), None)
     if document is None:

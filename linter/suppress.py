@@ -22,8 +22,9 @@ unused-suppression report (KQ000).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable
+from typing import Any
 
 from kqlint.model import Finding
 

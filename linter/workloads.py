@@ -40,8 +40,9 @@ Decisions where the reference leaves room (documented here, tested in test_workl
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from kqlint.objects import dig, mapping_at
 
@@ -101,18 +102,18 @@ MAX_INT32 = 2147483647
 
 @dataclass(frozen=True)
 class PodTemplate:
-    owner: "K8sObject"            # the object whose file holds the template (a TrainJob's runtime!)
+    owner: K8sObject            # the object whose file holds the template (a TrainJob's runtime!)
     role: str                     # "Master", "Worker", "replicatedJobs[workers]", "leader", "worker", ...
     path: tuple[Any, ...]         # path in ``owner`` to the PodTemplateSpec (or the bare PodSpec)
     spec_path: tuple[Any, ...]    # path in ``owner`` to the PodSpec
     meta_path: tuple[Any, ...] | None  # path in ``owner`` to pod metadata (labels/annotations), None if none
     pods: int                     # pods this template yields at once (replicas etc. applied)
     generated: bool = False       # operator-generated (not written in the manifest): counts only
-    via: "K8sObject | None" = None  # the workload running the pods when it is not the owner (TrainJob)
+    via: K8sObject | None = None  # the workload running the pods when it is not the owner (TrainJob)
     trainer_step: bool = False    # a TrainJob runtime's trainer step (`resourcesPerNode` applies)
 
     @property
-    def workload(self) -> "K8sObject":
+    def workload(self) -> K8sObject:
         """The object whose pods these are (the TrainJob for a runtime's template)."""
         return self.via if self.via is not None else self.owner
 
@@ -213,13 +214,13 @@ def job_pods(job_spec: Any) -> int:
     return parallelism
 
 
-def _full(owner: "K8sObject", role: str, path: tuple[Any, ...], pods: int,
+def _full(owner: K8sObject, role: str, path: tuple[Any, ...], pods: int,
           generated: bool = False) -> PodTemplate:
     """A PodTemplateSpec (metadata + spec) at ``path``."""
     return PodTemplate(owner, role, path, path + ("spec",), path + ("metadata",), pods, generated)
 
 
-def _bare(owner: "K8sObject", role: str, path: tuple[Any, ...], meta: tuple[Any, ...] | None,
+def _bare(owner: K8sObject, role: str, path: tuple[Any, ...], meta: tuple[Any, ...] | None,
           pods: int) -> PodTemplate:
     """A bare PodSpec at ``path`` with its pod metadata (if any) at ``meta``."""
     return PodTemplate(owner, role, path, path, meta, pods)
@@ -232,33 +233,33 @@ Extractor = Callable[["K8sObject", tuple[Any, ...], dict[str, Any], "ObjectGraph
                      list[PodTemplate]]
 
 
-def _pod(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def _pod(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
     return [_full(owner, "pod", base, 1)]
 
 
-def _job(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def _job(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
     return [_full(owner, "template", base + ("spec", "template"), job_pods(mapping_at(data, ("spec",))))]
 
 
-def _cronjob(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def _cronjob(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
     job_spec = mapping_at(data, ("spec", "jobTemplate", "spec"))
     return [_full(owner, "template", base + ("spec", "jobTemplate", "spec", "template"), job_pods(job_spec))]
 
 
-def _replicated(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def _replicated(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
     pods = as_count(dig(data, ("spec", "replicas")), 1)
     return [_full(owner, "template", base + ("spec", "template"), pods)]
 
 
-def _daemonset(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def _daemonset(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
     return [_full(owner, "template", base + ("spec", "template"), 1)]
 
 
-def _jobset(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def _jobset(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
     return _replicated_jobs(owner, base + ("spec",), mapping_at(data, ("spec",)))
 
 
-def _replicated_jobs(owner: "K8sObject", base: tuple[Any, ...], jobset_spec: dict[str, Any]
+def _replicated_jobs(owner: K8sObject, base: tuple[Any, ...], jobset_spec: dict[str, Any]
                      ) -> list[PodTemplate]:
     """Templates of a JobSet spec at ``base`` (``replicas`` × Job pods per replicatedJob)."""
     found = []
@@ -269,7 +270,7 @@ def _replicated_jobs(owner: "K8sObject", base: tuple[Any, ...], jobset_spec: dic
     return found
 
 
-def _kubeflow(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def _kubeflow(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
     return [_full(owner, spec.role, spec.path + ("template",), spec.replicas)
             for spec in _replica_specs(str(data.get("kind") or ""), data, base)]
 
@@ -288,7 +289,7 @@ def _replica_specs(kind: str, data: dict[str, Any], base: tuple[Any, ...]) -> li
     return found
 
 
-def _lws(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def _lws(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
     spec = mapping_at(data, ("spec",))
     groups = as_count(spec.get("replicas"), 1)
     size = max(as_count(dig(spec, ("leaderWorkerTemplate", "size")), 1), 1)
@@ -309,7 +310,7 @@ def llm_group_size(parallelism: Any) -> int:
     return pipeline if pipeline > 0 else 1
 
 
-def _llm_part(owner: "K8sObject", spec_path: tuple[Any, ...], part: dict[str, Any],
+def _llm_part(owner: K8sObject, spec_path: tuple[Any, ...], part: dict[str, Any],
               prefix: str) -> list[PodTemplate]:
     """One decode or prefill workload: a Deployment (template) or an LWS (template + worker).
     Its pod labels/annotations are the part's own ``labels``/``annotations`` (meta = the part)."""
@@ -324,7 +325,7 @@ def _llm_part(owner: "K8sObject", spec_path: tuple[Any, ...], part: dict[str, An
     return found + [_bare(owner, f"{prefix}worker", spec_path + ("worker",), meta, worker_pods)]
 
 
-def _llmisvc(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def _llmisvc(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
     spec = mapping_at(data, ("spec",))
     found = _llm_part(owner, base + ("spec",), spec, "")
     prefill = spec.get("prefill")
@@ -341,7 +342,7 @@ def _dgd_pods(component: dict[str, Any]) -> int:
     return replicas
 
 
-def _dgd(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def _dgd(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
     found = []
     services = dig(data, ("spec", "services"))
     for name, svc in (services.items() if isinstance(services, dict) else ()):
@@ -365,7 +366,7 @@ def ray_group_pods(group: Any) -> int:
     return replicas * max(as_count(group.get("numOfHosts"), 1), 1)
 
 
-def _ray_cluster_spec(owner: "K8sObject", base: tuple[Any, ...], spec: dict[str, Any]) -> list[PodTemplate]:
+def _ray_cluster_spec(owner: K8sObject, base: tuple[Any, ...], spec: dict[str, Any]) -> list[PodTemplate]:
     found = []
     if isinstance(spec.get("headGroupSpec"), dict):
         found.append(_full(owner, "head", base + ("headGroupSpec", "template"), 1))
@@ -375,15 +376,15 @@ def _ray_cluster_spec(owner: "K8sObject", base: tuple[Any, ...], spec: dict[str,
     return found
 
 
-def _raycluster(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def _raycluster(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
     return _ray_cluster_spec(owner, base + ("spec",), mapping_at(data, ("spec",)))
 
 
-def _rayservice(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def _rayservice(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
     return _ray_cluster_spec(owner, base + ("spec", "rayClusterConfig"), mapping_at(data, ("spec", "rayClusterConfig")))
 
 
-def _rayjob(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def _rayjob(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
     spec = mapping_at(data, ("spec",))
     found: list[PodTemplate] = []
     if not spec.get("clusterSelector"):
@@ -394,7 +395,7 @@ def _rayjob(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any], gra
     return found
 
 
-def _volcano_job(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def _volcano_job(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
     return [_full(owner, f"tasks[{_name(task, index)}]", base + ("spec", "tasks", index, "template"),
                   as_count(task.get("replicas"), 0))
             for index, task in _items(data, ("spec", "tasks"))]
@@ -413,7 +414,7 @@ def parse_podset_path(text: Any) -> tuple[Any, ...] | None:
     return tuple(steps) if steps and steps[0] == "template" else None
 
 
-def _appwrapper(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def _appwrapper(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
     found = []
     for index, comp in _items(data, ("spec", "components")):
         cbase = base + ("spec", "components", index)
@@ -424,7 +425,7 @@ def _appwrapper(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any],
     return found
 
 
-def _podsets(owner: "K8sObject", cbase: tuple[Any, ...], comp: dict[str, Any]) -> list[PodTemplate]:
+def _podsets(owner: K8sObject, cbase: tuple[Any, ...], comp: dict[str, Any]) -> list[PodTemplate]:
     found = []
     for index, podset in _items(comp, ("podSets",)):
         path = parse_podset_path(podset.get("path"))
@@ -434,7 +435,7 @@ def _podsets(owner: "K8sObject", cbase: tuple[Any, ...], comp: dict[str, Any]) -
     return found
 
 
-def _inferred(owner: "K8sObject", cbase: tuple[Any, ...], comp: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def _inferred(owner: K8sObject, cbase: tuple[Any, ...], comp: dict[str, Any], graph: Any) -> list[PodTemplate]:
     inner = comp.get("template")
     if not isinstance(inner, dict):
         return []
@@ -447,7 +448,7 @@ def _inferred(owner: "K8sObject", cbase: tuple[Any, ...], comp: dict[str, Any], 
 
 
 # ---------------------------------------------------------------- Trainer v2
-def training_runtime(trainjob: "K8sObject", graph: "ObjectGraph | None") -> "K8sObject | None":
+def training_runtime(trainjob: K8sObject, graph: ObjectGraph | None) -> K8sObject | None:
     """The (Cluster)TrainingRuntime a TrainJob's ``spec.runtimeRef`` names, if resolvable."""
     ref = trainjob.get("spec", "runtimeRef")
     if graph is None or not isinstance(ref, dict):
@@ -473,8 +474,8 @@ def _trainer_step_pods(rjob: dict[str, Any], ml_policy: Any, num_nodes: int | No
     return num_nodes
 
 
-def _runtime_templates(runtime: "K8sObject", num_nodes: int | None = None,
-                       via: "K8sObject | None" = None) -> list[PodTemplate]:
+def _runtime_templates(runtime: K8sObject, num_nodes: int | None = None,
+                       via: K8sObject | None = None) -> list[PodTemplate]:
     ml_policy = runtime.get("spec", "mlPolicy")
     base = ("spec", "template", "spec")
     found = []
@@ -487,18 +488,18 @@ def _runtime_templates(runtime: "K8sObject", num_nodes: int | None = None,
     return found
 
 
-def _runtime(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def _runtime(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
     return _runtime_templates(owner) if not base else []
 
 
-def _trainjob(owner: "K8sObject", base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def _trainjob(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
     runtime = training_runtime(owner, graph) if not base else None
     if runtime is None:
         return []
     return _runtime_templates(runtime, trainer_num_nodes(owner), via=owner)
 
 
-def trainer_num_nodes(trainjob: "K8sObject") -> int | None:
+def trainer_num_nodes(trainjob: K8sObject) -> int | None:
     """A TrainJob's ``spec.trainer.numNodes``: the trainer step's pod count, overriding the
     runtime's ``mlPolicy.numNodes`` (known even when the runtime is not); None when unset."""
     value = trainjob.get("spec", "trainer", "numNodes")
@@ -545,7 +546,7 @@ _APPWRAPPER_INFERRED = {key: _EXTRACTORS[key] for key in (
 _TEMPLATE_HOLDERS = {(TRAINER_GROUP, kind) for kind in RUNTIME_KINDS}
 
 
-def pod_templates(obj: "K8sObject", graph: "ObjectGraph | None" = None) -> list[PodTemplate]:
+def pod_templates(obj: K8sObject, graph: ObjectGraph | None = None) -> list[PodTemplate]:
     extractor = _EXTRACTORS.get((obj.group, obj.kind))
     if extractor is None or not isinstance(obj.data, dict):
         return []
@@ -558,29 +559,29 @@ def pod_templates(obj: "K8sObject", graph: "ObjectGraph | None" = None) -> list[
     return list(cached)
 
 
-def own_templates(obj: "K8sObject", graph: "ObjectGraph | None" = None) -> list[PodTemplate]:
+def own_templates(obj: K8sObject, graph: ObjectGraph | None = None) -> list[PodTemplate]:
     return [t for t in pod_templates(obj, graph) if t.owner is obj and not t.generated]
 
 
-def total_pods(obj: "K8sObject", graph: "ObjectGraph | None" = None) -> int:
+def total_pods(obj: K8sObject, graph: ObjectGraph | None = None) -> int:
     return sum(t.pods for t in pod_templates(obj, graph))
 
 
-def is_workload(obj: "K8sObject") -> bool:
+def is_workload(obj: K8sObject) -> bool:
     key = (obj.group, obj.kind)
     return key in _EXTRACTORS and key not in _TEMPLATE_HOLDERS
 
 
-def has_pod_templates(obj: "K8sObject") -> bool:
+def has_pod_templates(obj: K8sObject) -> bool:
     return (obj.group, obj.kind) in _EXTRACTORS
 
 
 # ---------------------------------------------------------------- gang helpers
-def is_kubeflow_job(obj: "K8sObject") -> bool:
+def is_kubeflow_job(obj: K8sObject) -> bool:
     return obj.group == KUBEFLOW_GROUP and obj.kind in KUBEFLOW_REPLICA_KEYS
 
 
-def replica_specs(obj: "K8sObject") -> list[ReplicaSpec]:
+def replica_specs(obj: K8sObject) -> list[ReplicaSpec]:
     """Kubeflow replica specs by role, with the raw ``replicas`` value; [] for other kinds."""
     if not is_kubeflow_job(obj):
         return []
@@ -639,11 +640,11 @@ def pod_group_refs(template: PodTemplate) -> list[PodGroupRef]:
     return found
 
 
-def is_pod_group(obj: "K8sObject") -> bool:
+def is_pod_group(obj: K8sObject) -> bool:
     return (obj.group, obj.kind) in (VOLCANO_PODGROUP, KAI_PODGROUP, COSCHEDULING_PODGROUP)
 
 
-def wrapped_objects(obj: "K8sObject") -> list["K8sObject"]:
+def wrapped_objects(obj: K8sObject) -> list[K8sObject]:
     """The objects an AppWrapper wraps (``spec.components[].template``), as objects of their own
     in the AppWrapper's namespace and file (positions point into the AppWrapper); [] otherwise."""
     if (obj.group, obj.kind) != APPWRAPPER:
@@ -683,7 +684,7 @@ def effective_scheduler_name(template: PodTemplate) -> str | None:
     return DEFAULT_SCHEDULER
 
 
-def operator_pod_group_names(obj: "K8sObject") -> frozenset[str]:
+def operator_pod_group_names(obj: K8sObject) -> frozenset[str]:
     """PodGroup names an operator creates for ``obj`` under its own name (training-operator and
     Trainer's volcano plugin name the group after the job; so did older Volcano Job controllers).
     A template annotation naming one of these resolves at run time."""
@@ -692,14 +693,14 @@ def operator_pod_group_names(obj: "K8sObject") -> frozenset[str]:
     return frozenset()
 
 
-def pod_owner_meta_path(obj: "K8sObject") -> tuple[Any, ...]:
+def pod_owner_meta_path(obj: K8sObject) -> tuple[Any, ...]:
     """Where the metadata of the pods' direct owner lives (a CronJob's Job: its jobTemplate)."""
     if (obj.group, obj.kind) == ("batch", "CronJob"):
         return ("spec", "jobTemplate", "metadata")
     return ("metadata",)
 
 
-def pod_owner_annotations(obj: "K8sObject") -> dict[str, Any]:
+def pod_owner_annotations(obj: K8sObject) -> dict[str, Any]:
     value = obj.get(*pod_owner_meta_path(obj), "annotations")
     return value if isinstance(value, dict) else {}
 
@@ -714,7 +715,7 @@ class MinMemberSite:
     job: str                      # "" (a Job), " jobTemplate" (CronJob), " replicatedJobs[name]" (JobSet)
 
 
-def batch_min_member_sites(obj: "K8sObject") -> list[MinMemberSite]:
+def batch_min_member_sites(obj: K8sObject) -> list[MinMemberSite]:
     """Every ``kai.scheduler/batch-min-member`` that sets a Job's gang size: on a Job, a
     CronJob's jobTemplate, or a JobSet replicatedJob's Job template (the JobSet-level one
     counts replicatedJobs, not pods, and is left out)."""
@@ -769,7 +770,7 @@ def _meta_markers(meta: dict[str, Any], at: Callable[..., Any], in_object: bool)
     return found
 
 
-def gang_markers(obj: "K8sObject", graph: "ObjectGraph | None" = None,
+def gang_markers(obj: K8sObject, graph: ObjectGraph | None = None,
                  volcano_names: tuple[str, ...] = VOLCANO_SCHEDULER_NAMES,
                  kai_names: tuple[str, ...] = KAI_SCHEDULER_NAMES) -> list[GangMarker]:
     """Every Volcano or KAI marker of a workload: the workload's own labels/annotations (and a
@@ -793,7 +794,7 @@ def gang_markers(obj: "K8sObject", graph: "ObjectGraph | None" = None,
     return list(unique.values())
 
 
-def volcano_tasks(obj: "K8sObject") -> list[tuple[int, dict[str, Any]]]:
+def volcano_tasks(obj: K8sObject) -> list[tuple[int, dict[str, Any]]]:
     """(index, task) for every mapping in a Volcano Job's ``spec.tasks``; [] for other kinds."""
     if (obj.group, obj.kind) != VOLCANO_JOB:
         return []

@@ -23,7 +23,7 @@ import os
 import stat
 import sys
 import tempfile
-from typing import Iterable
+from collections.abc import Iterable
 
 _READ: dict[str, None] = {}  # every file this run reads, absolute (stat'ed only when a report would replace a file)
 DEVICE_PREFIX = "/dev/"

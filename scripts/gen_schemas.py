@@ -26,7 +26,7 @@ from kqlint.crd import crd_versions, is_crd, to_schema
 from kqlint.loader import load_file
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import handwritten_schemas as hand  # noqa: E402
+import handwritten_schemas as hand
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus"

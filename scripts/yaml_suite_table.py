@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from kqlint.loader import parse_bytes  # noqa: E402
-from kubectl_oracle import _run, as_json  # noqa: E402
+from kqlint.loader import parse_bytes
+from kubectl_oracle import _run, as_json
 
 WRAP = b"apiVersion: v1\nkind: KqlintProbe\n"
 

@@ -6,16 +6,15 @@ unchanged main branch, to see each attack test fail there)."""
 from __future__ import annotations
 
 import os
-import resource
 import signal
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 KQLINT = os.environ.get("KQLINT_UNDER_TEST") or str(Path(sys.executable).with_name("kqlint"))
 MEMORY_CAP = 1536 * 1024 * 1024  # RLIMIT_AS of every run (virtual memory, per process)

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from kqlint.config import Config, load_config
 from kqlint.model import Report
@@ -78,7 +78,7 @@ def found_related(report: Report) -> set[tuple[str, int, int, str]]:
 REPORT_SCHEMA = Path(__file__).resolve().parent.parent / "schemas" / "report.schema.json"
 
 
-def validate_json_report(report: "str | bytes | dict[str, object]") -> dict[str, object]:
+def validate_json_report(report: str | bytes | dict[str, object]) -> dict[str, object]:
     """Validate a ``--format json`` report (text or parsed) against schemas/report.schema.json,
     plus what a schema cannot say: counts agree and findings are sorted. Returns the dict."""
     import json

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from ci_helpers import EXAMPLES, ROOT, validate_sarif
 
 pytestmark = pytest.mark.slow

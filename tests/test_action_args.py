@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from ci_helpers import ROOT
 from test_action import Runner, load_action, step_index
 

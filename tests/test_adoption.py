@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import os
 import re
 import shutil
 import sys
@@ -15,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from ci_helpers import cli
 from helpers import chdir
 from kqlint.cli import main

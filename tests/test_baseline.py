@@ -8,7 +8,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from ci_helpers import EXAMPLES, check_golden, cli
 from kqlint import baseline
 from kqlint.model import Finding, Location, ObjectRef, Report, Severity

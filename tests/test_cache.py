@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from kqlint import cache as cache_module
 from kqlint import loader, parallel
 from kqlint.cache_entry import MAGIC

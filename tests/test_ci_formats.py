@@ -5,7 +5,6 @@ real regions, stable fingerprints, suppressions with justifications, determinism
 --format/--output pairs and lazy imports."""
 from __future__ import annotations
 
-import copy
 import json
 import os
 import re
@@ -16,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from ci_helpers import EXAMPLES, check_golden, cli, parse_junit, sarif_requires_schema, validate_sarif
 from kqlint.explain import available_rules, explain_text
 from kqlint.model import Finding, Location, ObjectRef, Report, Severity, Summary

@@ -12,7 +12,6 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-
 from helpers import validate_json_report
 from kqlint import __version__
 from kqlint.cli import BUG_HINT, main

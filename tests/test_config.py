@@ -5,19 +5,24 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
 
 import pytest
-
+from helpers import chdir
 from kqlint.cli import main
-from kqlint.config import (Config, ConfigError, check_rule_names, config_from_mapping, config_schema,
-                           discover_config, load_config, options_schema)
+from kqlint.config import (
+    Config,
+    ConfigError,
+    check_rule_names,
+    config_from_mapping,
+    config_schema,
+    discover_config,
+    load_config,
+    options_schema,
+)
 from kqlint.model import Finding, Location, Severity
 from kqlint.registry import all_rules
 from kqlint.rule import Rule, RuleMeta, option_names
 from kqlint.runner import _with_severity, select_rules
-
-from helpers import chdir
 
 CONFIG_FIXTURES = Path(__file__).parent / "fixtures" / "config"
 INVALID = sorted((CONFIG_FIXTURES / "invalid").glob("*.yaml"))
@@ -37,7 +42,7 @@ class SchedulerOptions:
     kai_scheduler_names: tuple[str, ...] = ("kai-scheduler",)
     max_pods: int = 8
     strict: bool = False
-    label: Optional[str] = None
+    label: str | None = None
 
 
 def fake_rule(code: str, slug: str, options: type | None = None, *, enabled: bool = True,

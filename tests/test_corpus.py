@@ -17,7 +17,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, shared_dir
 from helpers import chdir
 from kqlint.config import Config

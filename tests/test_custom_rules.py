@@ -6,14 +6,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
+from helpers import chdir
 from kqlint.cli import main
 from kqlint.config import Config, ConfigError, load_config
 from kqlint.custom import compile_expression, custom_rule, custom_rules, field_path, truthy
 from kqlint.model import Report, Severity
 from kqlint.runner import lint
-
-from helpers import chdir
 
 GPU_RULE = {
     "code": "X001", "slug": "gpu-jobs-need-team-label", "severity": "warning",
@@ -276,10 +274,10 @@ def test_expressions_compile_once(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(jmespath, "compile", lambda text: calls.append(text) or original(text))
     rule = custom_rule(GPU_RULE)
     assert len(calls) == 2
+    from kqlint.graph import ObjectGraph
     from kqlint.loader import parse_bytes
     from kqlint.objects import objects_from_file
     from kqlint.rule import RuleContext
-    from kqlint.graph import ObjectGraph
 
     objects, _, _ = objects_from_file(parse_bytes("m.yaml", MANIFESTS.encode()), "default")
     ctx = RuleContext(rule, ObjectGraph(objects), None)

@@ -6,8 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-
-from kqlint.discover import STDIN, chart_of, discover, display_path, is_excluded, repository_root
+from kqlint.discover import STDIN, chart_of, discover, display_path, repository_root
 
 
 def touch(root: Path, *names: str) -> None:

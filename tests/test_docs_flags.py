@@ -8,7 +8,6 @@ import re
 from pathlib import Path
 
 import typer
-
 from kqlint.cli import app
 
 ROOT = Path(__file__).resolve().parent.parent

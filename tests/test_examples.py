@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from helpers import EXPECT_RE, MARK_RE, RELATED_RE, chdir
 from kqlint.cli import main
 from kqlint.registry import all_rules

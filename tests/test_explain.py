@@ -9,11 +9,20 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from kqlint.cli import main
-from kqlint.explain import (README_END, README_START, README_UPDATE_COMMAND, available_rules, explain_text,
-                            readme_rules_table, readme_with_rules_table, rule_rows, rules_json, rules_markdown,
-                            rules_table)
+from kqlint.explain import (
+    README_END,
+    README_START,
+    README_UPDATE_COMMAND,
+    available_rules,
+    explain_text,
+    readme_rules_table,
+    readme_with_rules_table,
+    rule_rows,
+    rules_json,
+    rules_markdown,
+    rules_table,
+)
 from kqlint.registry import builtin_rules
 from kqlint.rule import DOC_HEADINGS
 

@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from kqlint.config import Config
 from kqlint.runner import lint
 

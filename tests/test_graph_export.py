@@ -11,7 +11,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from ci_helpers import EXAMPLES, GOLDEN, check_golden, cli
 
 EDGE_CASES = GOLDEN / "graph"

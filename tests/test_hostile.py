@@ -11,7 +11,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from helpers import chdir
 from kqlint.cli import main
 from kqlint.config import Config

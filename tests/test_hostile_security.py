@@ -13,7 +13,6 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from capped import run
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import SHARED, shared_dir
 from kqlint.loader import load_file
 from kqlint.objects import objects_from_file

@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 
 import pytest
-
 from kqlint import kueue
 from kqlint.graph import ObjectGraph, declared_object
 from kqlint.loader import parse_bytes

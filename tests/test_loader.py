@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import shared_dir
 from kqlint.config import Config
 from kqlint.loader import Map, Seq, iter_paths, load_file, parse_bytes, position, unpack
@@ -397,7 +396,7 @@ def _ruamel_documents(data: bytes) -> list[Any] | None:
 
     try:
         return list(YAML(typ="rt").load_all(data))
-    except Exception:  # noqa: BLE001 - files ruamel refuses (duplicate keys, tags) are not compared
+    except Exception:
         return None
 
 

@@ -12,7 +12,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from helpers import validate_json_report
 from kqlint import __version__
 

@@ -6,7 +6,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from helpers import chdir
 from kqlint import parallel
 from kqlint.cli import main

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from ci_helpers import cli
 from helpers import chdir
 from kqlint.config import Config, ConfigError, config_from_mapping

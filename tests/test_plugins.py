@@ -8,17 +8,15 @@ import importlib.metadata
 import json
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
-
+from helpers import chdir
 from kqlint.cli import main
 from kqlint.config import Config, ConfigError, load_config
 from kqlint.registry import ENTRY_POINT_GROUP, RegistryError, all_rules, plugin_rules
 from kqlint.runner import lint
-
-from helpers import chdir
 
 NAME_RULE = '''
 """

@@ -7,12 +7,12 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
-
 from kqlint.config import Config
 from kqlint.model import Severity
 from kqlint.rule import Rule, RuleMeta

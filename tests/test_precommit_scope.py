@@ -9,7 +9,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from kqlint.cli import main
 
 QUEUES = """\
@@ -128,10 +127,9 @@ def test_restricted_run_reports_what_the_full_run_reports(project: Path, capsys:
 
 def test_workloads_routed_to_matches_the_whole_index(project: Path) -> None:
     from kqlint.config import Config
-    from kqlint.kueue import (all_managed_workloads, cluster_queue_of, queues_of, routed_workloads,
-                              workloads_routed_to)
+    from kqlint.kueue import all_managed_workloads, cluster_queue_of, queues_of, routed_workloads, workloads_routed_to
     from kqlint.objects import CONTEXT, INPUT
-    from kqlint.runner import Loaded, build_graph, load_paths
+    from kqlint.runner import build_graph, load_paths
 
     inputs, _ = load_paths(["jobs/prod-train.yaml"], Config(), INPUT)
     context, _ = load_paths(["platform", "jobs"], Config(), CONTEXT, skip=frozenset({str(project / "jobs/prod-train.yaml")}))

@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from kqlint.progress import THRESHOLD, LoadProgress
 
 CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{i}\n  namespace: default\ndata:\n  k: v\n"

@@ -9,7 +9,6 @@ import shlex
 from pathlib import Path
 
 import pytest
-
 from ci_helpers import ROOT, cli
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -158,7 +157,6 @@ def test_readme_pre_commit_config_runs_with_a_real_rev(tmp_path: Path) -> None:
     import sys
 
     from ruamel.yaml import YAML
-
     from test_precommit import GIT_ENV, JOB, PRIORITY_CLASS, make_repo
 
     if shutil.which("git") is None:

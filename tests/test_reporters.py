@@ -7,7 +7,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from helpers import chdir, validate_json_report
 from kqlint.config import Config
 from kqlint.model import Finding, Location, ObjectRef, Report, Severity, Summary

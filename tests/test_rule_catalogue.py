@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from conftest import shared_dir
 from kqlint.config import Config
 from kqlint.explain import explain_text

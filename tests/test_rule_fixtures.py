@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from helpers import RELATED_RE, found, found_related, lint_case, markers
 
 RULE_FIXTURES = Path(__file__).parent / "fixtures" / "rules"

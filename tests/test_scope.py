@@ -14,7 +14,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from helpers import chdir
 from kqlint.cli import main
 from kqlint.config import Config, discover_config

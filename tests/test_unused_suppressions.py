@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from ci_helpers import cli, validate_sarif
 
 PRIORITY = """\

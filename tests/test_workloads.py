@@ -9,9 +9,20 @@ from kqlint.graph import ObjectGraph
 from kqlint.loader import parse_bytes
 from kqlint.objects import K8sObject, objects_from_file
 from kqlint.workloads import (
-    KUBEFLOW_MIN_AVAILABLE_PATH, PodTemplate, gang_family, has_pod_templates, is_workload,
-    llm_group_size, own_templates, parse_podset_path, pod_group_refs, pod_templates,
-    replica_specs, resources_per_node, total_pods, training_runtime,
+    KUBEFLOW_MIN_AVAILABLE_PATH,
+    PodTemplate,
+    gang_family,
+    has_pod_templates,
+    is_workload,
+    llm_group_size,
+    own_templates,
+    parse_podset_path,
+    pod_group_refs,
+    pod_templates,
+    replica_specs,
+    resources_per_node,
+    total_pods,
+    training_runtime,
 )
 
 

@@ -21,7 +21,8 @@ import hashlib
 import json
 import os
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 from urllib.parse import quote
 
 from kqlint import __version__
@@ -145,8 +146,8 @@ def pseudo_note(file: str) -> str:
     return f"in {file}"
 
 
-def _result(finding: Finding, fingerprint: str, index: dict[str, int], artifacts: "_Artifacts",
-            sources: "_Sources") -> dict[str, Any]:
+def _result(finding: Finding, fingerprint: str, index: dict[str, int], artifacts: _Artifacts,
+            sources: _Sources) -> dict[str, Any]:
     location: dict[str, Any] = {}
     if not is_pseudo(finding.location.file):
         location["physicalLocation"] = _physical(finding.location, artifacts, sources)
@@ -169,7 +170,7 @@ def _result(finding: Finding, fingerprint: str, index: dict[str, int], artifacts
     return result
 
 
-def _related(number: int, related: Location, artifacts: "_Artifacts", sources: "_Sources") -> dict[str, Any]:
+def _related(number: int, related: Location, artifacts: _Artifacts, sources: _Sources) -> dict[str, Any]:
     text = related.message or "related location"
     if is_pseudo(related.file):
         return {"id": number, "message": {"text": f"{text} ({pseudo_note(related.file)})"}}
@@ -185,7 +186,7 @@ def _result_order(result: dict[str, Any]) -> tuple[Any, ...]:
             result["ruleId"], result["message"]["text"], "suppressions" in result)
 
 
-def _physical(location: Location, artifacts: "_Artifacts", sources: "_Sources") -> dict[str, Any]:
+def _physical(location: Location, artifacts: _Artifacts, sources: _Sources) -> dict[str, Any]:
     region: dict[str, Any] = {"startLine": location.line, "startColumn": location.column}
     end = sources.token_end(location.file, location.line, location.column)
     if end is not None:

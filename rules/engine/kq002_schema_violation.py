@@ -70,14 +70,23 @@ your cluster runs a different version of the operator, pass its CRDs with `--crd
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 from weakref import WeakKeyDictionary
 
 from kqlint.model import Finding, Location, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
-from kqlint.schema import (NOT_IN_ENUM, UNKNOWN_FIELD, SchemaCatalog, Violation, catalog,
-                           describe_expected, describe_type, dotted)
+from kqlint.schema import (
+    NOT_IN_ENUM,
+    UNKNOWN_FIELD,
+    SchemaCatalog,
+    Violation,
+    catalog,
+    describe_expected,
+    describe_type,
+    dotted,
+)
 
 META = RuleMeta(code="KQ002", slug="schema-violation", severity=Severity.ERROR,
                 summary="an object violates its kind's schema: unknown field, wrong type, or value "
@@ -87,7 +96,7 @@ MAX_SHOWN_CHOICES = 8
 
 
 # One catalog per run (per RuleContext): finding the --crd files is not repeated per object.
-_RUN_CATALOGS: "WeakKeyDictionary[RuleContext, SchemaCatalog]" = WeakKeyDictionary()
+_RUN_CATALOGS: WeakKeyDictionary[RuleContext, SchemaCatalog] = WeakKeyDictionary()
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:

@@ -63,7 +63,8 @@ applied as a whole as units (`units: ["."]` for a repository that is one platfor
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Any, Hashable, Iterator
+from collections.abc import Hashable, Iterator
+from typing import Any
 
 from kqlint.graph import ObjectGraph, from_manifest
 from kqlint.model import Finding, Severity

@@ -68,7 +68,8 @@ give every pod-group member both the group-name label and the total-count annota
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject

@@ -69,7 +69,7 @@ Move to the served version and its field names: Kueue `v1beta2` (`cohortName`,
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject

@@ -93,17 +93,31 @@ make that explicit with an elastic policy.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from kqlint.graph import ObjectGraph
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
 from kqlint.workloads import (
-    KUBEFLOW_MIN_AVAILABLE_PATH, SCHEDULER_TITLES, VOLCANO_JOB, VOLCANO_JOB_MIN_AVAILABLE_PATH, PodGroupRef,
-    PodTemplate, as_count, wrapped_objects,
-    batch_min_member_sites, is_kubeflow_job, is_pod_group, is_workload, pod_group_refs,
-    pod_templates, replica_specs, total_pods, volcano_tasks,
+    KUBEFLOW_MIN_AVAILABLE_PATH,
+    SCHEDULER_TITLES,
+    VOLCANO_JOB,
+    VOLCANO_JOB_MIN_AVAILABLE_PATH,
+    PodGroupRef,
+    PodTemplate,
+    as_count,
+    batch_min_member_sites,
+    is_kubeflow_job,
+    is_pod_group,
+    is_workload,
+    pod_group_refs,
+    pod_templates,
+    replica_specs,
+    total_pods,
+    volcano_tasks,
+    wrapped_objects,
 )
 
 META = RuleMeta(code="KQ301", slug="min-member-mismatch", severity=Severity.ERROR,

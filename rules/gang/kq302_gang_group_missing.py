@@ -74,17 +74,30 @@ with `scheduling.k8s.io/group-name: <podgroup>`, or annotate the owner with
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
 from kqlint.workloads import (
-    COSCHEDULING_POD_GROUP_LABEL, COSCHEDULING_SCHEDULER_NAMES, KAI_BATCH_MIN_MEMBER_ANNOTATION, KAI_POD_GROUP_ANNOTATION, KAI_SCHEDULER_NAMES,
-    KAI_SKIP_PODGROUPER_ANNOTATION, VOLCANO_GROUP_ANNOTATION, VOLCANO_LEGACY_GROUP_ANNOTATION,
-    VOLCANO_MIN_MEMBER_ANNOTATION, VOLCANO_SCHEDULER_NAMES, PodTemplate, gang_family,
-    own_templates, pod_owner_annotations, pod_owner_meta_path, total_pods, wrapped_objects,
+    COSCHEDULING_POD_GROUP_LABEL,
+    COSCHEDULING_SCHEDULER_NAMES,
+    KAI_BATCH_MIN_MEMBER_ANNOTATION,
+    KAI_POD_GROUP_ANNOTATION,
+    KAI_SCHEDULER_NAMES,
+    KAI_SKIP_PODGROUPER_ANNOTATION,
+    VOLCANO_GROUP_ANNOTATION,
+    VOLCANO_LEGACY_GROUP_ANNOTATION,
+    VOLCANO_MIN_MEMBER_ANNOTATION,
+    VOLCANO_SCHEDULER_NAMES,
+    PodTemplate,
+    gang_family,
+    own_templates,
+    pod_owner_annotations,
+    pod_owner_meta_path,
+    total_pods,
+    wrapped_objects,
 )
 
 META = RuleMeta(code="KQ302", slug="gang-group-missing", severity=Severity.ERROR,

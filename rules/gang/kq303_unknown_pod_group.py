@@ -75,14 +75,19 @@ for coscheduling `apiVersion: scheduling.x-k8s.io/v1alpha1`).
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from kqlint.model import Finding, Location, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
 from kqlint.rules.queues._refs import resolve_pod_group
 from kqlint.workloads import (
-    SCHEDULER_TITLES, PodGroupRef, is_workload, operator_pod_group_names, own_templates, pod_group_refs,
+    SCHEDULER_TITLES,
+    PodGroupRef,
+    is_workload,
+    operator_pod_group_names,
+    own_templates,
+    pod_group_refs,
 )
 
 META = RuleMeta(code="KQ303", slug="unknown-pod-group", severity=Severity.ERROR,

@@ -69,15 +69,22 @@ only that scheduler's labels and annotations.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
 from kqlint.workloads import (
-    KAI_SCHEDULER_NAMES, VOLCANO_SCHEDULER_NAMES, GangMarker, PodTemplate, effective_scheduler_name,
-    gang_markers, has_pod_templates, is_kubeflow_job, own_templates,
+    KAI_SCHEDULER_NAMES,
+    VOLCANO_SCHEDULER_NAMES,
+    GangMarker,
+    PodTemplate,
+    effective_scheduler_name,
+    gang_markers,
+    has_pod_templates,
+    is_kubeflow_job,
+    own_templates,
 )
 
 META = RuleMeta(code="KQ304", slug="mixed-gang-schedulers", severity=Severity.ERROR,

@@ -65,7 +65,7 @@ the `prefill` ones when present), or in none of them.
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject

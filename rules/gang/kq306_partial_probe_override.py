@@ -78,12 +78,11 @@ probe apply. To drop a preset's probe, set it to `null`.
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from kqlint.model import Finding, Location, Severity
 from kqlint.objects import K8sObject
-from kqlint.podspec import (PROBE_HANDLERS, Container, containers, handlerless_probes,
-                            probe_fields)
+from kqlint.podspec import PROBE_HANDLERS, Container, containers, handlerless_probes, probe_fields
 from kqlint.rule import RuleContext, RuleMeta
 from kqlint.workloads import PodTemplate, own_templates
 

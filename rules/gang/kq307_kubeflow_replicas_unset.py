@@ -63,14 +63,18 @@ replica type you do not want.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
 from kqlint.workloads import (
-    KAI_SCHEDULER_NAMES, KUBEFLOW_REPLICA_KEYS, is_kubeflow_job, own_templates, replica_specs,
+    KAI_SCHEDULER_NAMES,
+    KUBEFLOW_REPLICA_KEYS,
+    is_kubeflow_job,
+    own_templates,
+    replica_specs,
 )
 
 META = RuleMeta(code="KQ307", slug="kubeflow-replicas-unset", severity=Severity.WARNING,

@@ -23,14 +23,15 @@ def profile_data() -> dict[str, Any]:
     return parse_bytes("profile.yaml", raw).documents[0]
 
 
-def tenant_namespaces(graph: "ObjectGraph") -> list[str]:
+def tenant_namespaces(graph: ObjectGraph) -> list[str]:
     names = {obj.namespace for obj in graph.inputs if obj.kind == "LocalQueue" and obj.namespace}
     names |= {obj.name for obj in graph.inputs if obj.kind == "Namespace" and obj.group == "" and obj.name}
     return sorted(names)
 
 
-def declared_objects(graph: "ObjectGraph", config: Any) -> list["K8sObject"]:
-    from kqlint.graph import PROFILE as TIER, declared_object
+def declared_objects(graph: ObjectGraph, config: Any) -> list[K8sObject]:
+    from kqlint.graph import PROFILE as TIER
+    from kqlint.graph import declared_object
 
     data = profile_data()
     file = f"<profile {PROFILE}>"
@@ -45,7 +46,7 @@ def declared_objects(graph: "ObjectGraph", config: Any) -> list["K8sObject"]:
     return objects
 
 
-def _custom_classes(graph: "ObjectGraph") -> list["K8sObject"]:
+def _custom_classes(graph: ObjectGraph) -> list[K8sObject]:
     """The platform creates a WorkloadPriorityClass twin for every CustomWorkloadPriorityClass."""
     return [obj for obj in graph.of_kind(CUSTOM_WPC[1], CUSTOM_WPC[0])
             if isinstance(obj.get("spec", "value"), int) and obj.name]

@@ -2,7 +2,8 @@
 its pod templates'), so a rule can look for a label or annotation "anywhere"."""
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from kqlint.objects import K8sObject
 from kqlint.workloads import pod_templates

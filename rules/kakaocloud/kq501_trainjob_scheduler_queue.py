@@ -44,7 +44,7 @@ only. The runtime picks the scheduler and the gang policy.
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject

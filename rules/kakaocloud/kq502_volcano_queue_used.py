@@ -39,7 +39,7 @@ Delete the queue annotation/label and `spec.queue`; Kueue's LocalQueue
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject

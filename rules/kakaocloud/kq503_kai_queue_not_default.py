@@ -64,7 +64,7 @@ Use `kai.scheduler/queue: default-queue` (or leave the label out).
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject

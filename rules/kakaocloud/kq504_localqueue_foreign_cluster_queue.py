@@ -34,7 +34,7 @@ Set `spec.clusterQueue` to the LocalQueue's namespace (recreate it: the field is
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject

@@ -40,7 +40,7 @@ WorkloadPriorityClass uses; put the same name in the workload's
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject

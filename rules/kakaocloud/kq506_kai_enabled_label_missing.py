@@ -54,7 +54,7 @@ Add `kai.scheduler/enabled: "true"` to the pod template's labels.
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject

@@ -39,7 +39,7 @@ Set `reclaimWithinCohort: Never` (or leave it unset: that is the default).
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject

@@ -46,7 +46,7 @@ Use `schedulerName: volcano-scheduler`.
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject

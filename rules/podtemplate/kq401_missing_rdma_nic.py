@@ -114,19 +114,36 @@ GPUs. If your cluster names the resource differently, set it in the config:
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from kqlint.model import Finding, Location, Severity
 from kqlint.multinode import is_other_fabric, other_fabric, spans_nodes
 from kqlint.objects import K8sObject
 from kqlint.platform import platform_of
-from kqlint.podspec import (GPU_RESOURCE, Container, asks_for, asks_for_some, containers,
-                            effective_resources, per_node_resources_path, resource_list,
-                            sets_resources, template_label)
+from kqlint.podspec import (
+    GPU_RESOURCE,
+    Container,
+    asks_for,
+    asks_for_some,
+    containers,
+    effective_resources,
+    per_node_resources_path,
+    resource_list,
+    sets_resources,
+    template_label,
+)
 from kqlint.rule import RuleContext, RuleMeta
-from kqlint.workloads import (TRAINER_NODE_CONTAINER, PodTemplate, own_templates, pod_templates,
-                              resources_per_node, total_pods, trainer_num_nodes)
+from kqlint.workloads import (
+    TRAINER_NODE_CONTAINER,
+    PodTemplate,
+    own_templates,
+    pod_templates,
+    resources_per_node,
+    total_pods,
+    trainer_num_nodes,
+)
 
 META = RuleMeta(code="KQ401", slug="missing-rdma-nic", severity=Severity.WARNING,
                 summary="a GPU pod of a job across nodes does not ask for the RDMA NIC the platform offers")

@@ -62,12 +62,19 @@ the probe.
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from kqlint.model import Finding, Location, Severity
 from kqlint.objects import K8sObject
-from kqlint.podspec import (PROBE_HANDLERS, Container, containers, handlerless_probes,
-                            operator_defaulted, probe_fields, template_label)
+from kqlint.podspec import (
+    PROBE_HANDLERS,
+    Container,
+    containers,
+    handlerless_probes,
+    operator_defaulted,
+    probe_fields,
+    template_label,
+)
 from kqlint.rule import RuleContext, RuleMeta
 from kqlint.workloads import PodTemplate, own_templates
 

@@ -67,15 +67,23 @@ then defaults to the limit, which is what the Kubernetes docs recommend for GPUs
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from kqlint.model import Finding, Location, Severity
 from kqlint.objects import K8sObject
-from kqlint.podspec import (containers, format_quantity, overcommit_forbidden, parse_quantity,
-                            operator_defaulted, per_node_resources_path, resource_list,
-                            template_label)
+from kqlint.podspec import (
+    containers,
+    format_quantity,
+    operator_defaulted,
+    overcommit_forbidden,
+    parse_quantity,
+    per_node_resources_path,
+    resource_list,
+    template_label,
+)
 from kqlint.rule import RuleContext, RuleMeta
 from kqlint.workloads import PodTemplate, own_templates
 

@@ -95,10 +95,17 @@ not protect them from being preempted (see KQ107).
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
-from kqlint.kueue import (MANAGED_KINDS, class_location, describe_pod_priority, describe_template,
-                          is_multi_pod, managed_templates, pod_priority)
+from kqlint.kueue import (
+    MANAGED_KINDS,
+    class_location,
+    describe_pod_priority,
+    describe_template,
+    is_multi_pod,
+    managed_templates,
+    pod_priority,
+)
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta

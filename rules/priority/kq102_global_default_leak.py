@@ -83,10 +83,18 @@ class with `preemptionPolicy: Never`, and rank workloads with a WorkloadPriority
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
-from kqlint.kueue import (MANAGED_KINDS, PREEMPT_LOWER, class_location, class_value, describe_template,
-                          effective_preemption_policy, global_default_class, managed_templates)
+from kqlint.kueue import (
+    MANAGED_KINDS,
+    PREEMPT_LOWER,
+    class_location,
+    class_value,
+    describe_template,
+    effective_preemption_policy,
+    global_default_class,
+    managed_templates,
+)
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta

@@ -51,7 +51,7 @@ one) and set the others to `false`; give workloads that need another class an ex
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from kqlint.graph import ObjectGraph
 from kqlint.kueue import class_location, class_value, global_defaults

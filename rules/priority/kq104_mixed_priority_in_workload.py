@@ -97,10 +97,15 @@ WorkloadPriorityClass (`kueue.x-k8s.io/priority-class` label) instead.
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
-from kqlint.kueue import (PodPriority, describe_pod_priority, describe_template, ordered_templates,
-                          resolved_pod_priorities)
+from kqlint.kueue import (
+    PodPriority,
+    describe_pod_priority,
+    describe_template,
+    ordered_templates,
+    resolved_pod_priorities,
+)
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta

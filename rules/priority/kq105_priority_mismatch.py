@@ -168,13 +168,22 @@ workload's pods preempt at a higher pod priority).
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from itertools import groupby
-from typing import Iterator
 
 from kqlint.graph import ObjectGraph
-from kqlint.kueue import (ManagedWorkload, PodProfile, WorkloadPriority, describe_pod_priority,
-                          describe_template, describe_workload_priority, pod_profile, queues_of,
-                          workload_priority, workloads_routed_to)
+from kqlint.kueue import (
+    ManagedWorkload,
+    PodProfile,
+    WorkloadPriority,
+    describe_pod_priority,
+    describe_template,
+    describe_workload_priority,
+    pod_profile,
+    queues_of,
+    workload_priority,
+    workloads_routed_to,
+)
 from kqlint.model import Finding, Severity
 from kqlint.objects import INPUT
 from kqlint.rule import RuleContext, RuleMeta

@@ -142,11 +142,19 @@ queue, and express which job matters more with WorkloadPriorityClasses.
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from kqlint.graph import ObjectGraph
-from kqlint.kueue import (KUEUE_GROUP, ManagedWorkload, PodPriority, describe_pod_priority,
-                          describe_template, is_multi_pod, pod_priority, workloads_routed_to)
+from kqlint.kueue import (
+    KUEUE_GROUP,
+    ManagedWorkload,
+    PodPriority,
+    describe_pod_priority,
+    describe_template,
+    is_multi_pod,
+    pod_priority,
+    workloads_routed_to,
+)
 from kqlint.model import Finding, Location, Severity
 from kqlint.objects import INPUT
 from kqlint.rule import RuleContext, RuleMeta

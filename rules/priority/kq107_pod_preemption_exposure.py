@@ -90,12 +90,22 @@ or raise the gangs' pod priority to at least this value.
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import Iterator
+from collections.abc import Iterator
 
 from kqlint.graph import ObjectGraph
-from kqlint.kueue import (PREEMPT_LOWER, SCHEDULING_GROUP, PodProfile, all_managed_workloads, class_value,
-                          describe_pod_priority, describe_template, effective_preemption_policy,
-                          is_builtin_class, is_multi_pod, pod_profile)
+from kqlint.kueue import (
+    PREEMPT_LOWER,
+    SCHEDULING_GROUP,
+    PodProfile,
+    all_managed_workloads,
+    class_value,
+    describe_pod_priority,
+    describe_template,
+    effective_preemption_policy,
+    is_builtin_class,
+    is_multi_pod,
+    pod_profile,
+)
 from kqlint.model import Finding, Location, Severity
 from kqlint.objects import INPUT, K8sObject
 from kqlint.rule import RuleContext, RuleMeta

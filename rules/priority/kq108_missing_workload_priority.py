@@ -99,11 +99,18 @@ on purpose.
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
-from kqlint.kueue import (MANAGED_KINDS, NEVER, PRIORITY_LABEL, cluster_queue_of,
-                          describe_workload_priority, managed_workloads, within_cluster_queue,
-                          workload_priority)
+from kqlint.kueue import (
+    MANAGED_KINDS,
+    NEVER,
+    PRIORITY_LABEL,
+    cluster_queue_of,
+    describe_workload_priority,
+    managed_workloads,
+    within_cluster_queue,
+    workload_priority,
+)
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta

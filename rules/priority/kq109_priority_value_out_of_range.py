@@ -42,7 +42,7 @@ to use a built-in class, name it in `priorityClassName` instead of redefining it
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from kqlint.graph import BUILTIN_PRIORITY_CLASSES
 from kqlint.kueue import HIGHEST_USER_PRIORITY, SCHEDULING_GROUP, class_value, is_global_default

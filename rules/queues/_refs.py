@@ -8,9 +8,10 @@ pod sets of one Kueue Workload and what a ClusterQueue covers. Resolution itself
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Iterable
+from typing import Any
 
 from kqlint.graph import ObjectGraph
 from kqlint.kueue import KUEUE_GROUP, ManagedWorkload
@@ -18,8 +19,17 @@ from kqlint.model import Location
 from kqlint.objects import CONTEXT, INPUT, K8sObject
 from kqlint.podspec import effective_resources, parse_quantity, resource_list
 from kqlint.quantity import Requests, pod_requests, requirement_requests
-from kqlint.workloads import (APPWRAPPER, RESOURCES_PER_NODE_PATH, PodGroupRef, PodTemplate, as_count,
-                              is_pod_group, resources_per_node, trainer_num_nodes, wrapped_objects)
+from kqlint.workloads import (
+    APPWRAPPER,
+    RESOURCES_PER_NODE_PATH,
+    PodGroupRef,
+    PodTemplate,
+    as_count,
+    is_pod_group,
+    resources_per_node,
+    trainer_num_nodes,
+    wrapped_objects,
+)
 
 LOOKED_IN = "the inputs, --context, config `external` or the profile"
 
@@ -89,7 +99,7 @@ class PodSet:
 
 
 def pod_sets(unit: ManagedWorkload, graph: ObjectGraph,
-             config: "ResourceConfig | None" = None) -> list[PodSet]:
+             config: ResourceConfig | None = None) -> list[PodSet]:
     """The pod sets of ``unit`` (the smallest admissible shape: a Job's partial admission),
     with the requests per pod after Kueue's resource configuration (``config``). Each pod of a
     Deployment or DynamoGraphDeployment and each LeaderWorkerSet group is a Workload of its
@@ -122,7 +132,7 @@ def _requests(template: PodTemplate, graph: ObjectGraph) -> Requests:
     return found
 
 
-def _trainer_step_only(trainjob: K8sObject, config: "ResourceConfig | None") -> list[PodSet]:
+def _trainer_step_only(trainjob: K8sObject, config: ResourceConfig | None) -> list[PodSet]:
     """A TrainJob whose runtime cannot be read (a platform's ClusterTrainingRuntime): its
     trainer step is still ``numNodes`` pods whose `node` container gets ``resourcesPerNode``,
     a lower bound on what the Workload asks for."""

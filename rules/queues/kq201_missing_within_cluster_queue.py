@@ -85,11 +85,18 @@ queue. If the queue must never preempt, write `withinClusterQueue: Never` explic
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
-from kqlint.kueue import (KUEUE_GROUP, QUEUE_LABEL, ManagedWorkload, WorkloadPriority,
-                          describe_workload_priority, workload_priority, workloads_routed_to,
-                          workload_priority_classes)
+from kqlint.kueue import (
+    KUEUE_GROUP,
+    QUEUE_LABEL,
+    ManagedWorkload,
+    WorkloadPriority,
+    describe_workload_priority,
+    workload_priority,
+    workload_priority_classes,
+    workloads_routed_to,
+)
 from kqlint.model import Finding, Location, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta

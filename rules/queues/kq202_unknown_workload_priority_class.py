@@ -71,10 +71,9 @@ the platform's `profile`.
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
-from kqlint.kueue import (PRIORITY_LABEL, managed_workloads, resolve_priority_class,
-                          resolve_workload_priority_class)
+from kqlint.kueue import PRIORITY_LABEL, managed_workloads, resolve_priority_class, resolve_workload_priority_class
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta

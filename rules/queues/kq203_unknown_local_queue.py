@@ -72,7 +72,7 @@ elsewhere, pass them with `--context` or declare them under
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from kqlint.kueue import QUEUE_LABEL, local_queue, managed_workloads
 from kqlint.model import Finding, Severity

@@ -56,7 +56,7 @@ manifests with `--context` or declare it under `external: {ClusterQueue: [{name:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject

@@ -84,7 +84,7 @@ value: ...}]}` in `.kqlint.yaml`.
 """
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from kqlint.graph import ObjectGraph
 from kqlint.kueue import is_kueue_managed, trainjobs_using

@@ -60,7 +60,8 @@ under `external: {ResourceFlavor: [{name: ...}]}` in `.kqlint.yaml`.
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject

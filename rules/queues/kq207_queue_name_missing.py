@@ -68,11 +68,18 @@ priority label.
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from kqlint.graph import ObjectGraph
-from kqlint.kueue import (KUEUE_GROUP, POD_TEMPLATE_LABELLED, PRIORITY_LABEL, QUEUE_LABEL,
-                          has_default_local_queue, object_labels_path)
+from kqlint.kueue import (
+    KUEUE_GROUP,
+    POD_TEMPLATE_LABELLED,
+    PRIORITY_LABEL,
+    QUEUE_LABEL,
+    has_default_local_queue,
+    object_labels_path,
+)
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta

@@ -85,8 +85,9 @@ replicated Jobs'). For a DynamoGraphDeployment, put them on every component's
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from kqlint.graph import ObjectGraph
 from kqlint.kueue import INTEGRATIONS, POD_TEMPLATE_LABELLED, PRIORITY_LABEL, QUEUE_LABEL

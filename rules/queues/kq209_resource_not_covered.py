@@ -124,16 +124,25 @@ kqlint counts what Kueue counts:
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from kqlint.kueue import QUEUE_LABEL, ManagedWorkload, managed_workloads
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.quantity import format_amount
 from kqlint.rule import RuleContext, RuleMeta
-from kqlint.rules.queues._refs import (PodSet, cluster_queue_candidates, covered_resources, pod_set_text,
-                                       pod_sets, quota_known, request_location, resource_config)
+from kqlint.rules.queues._refs import (
+    PodSet,
+    cluster_queue_candidates,
+    covered_resources,
+    pod_set_text,
+    pod_sets,
+    quota_known,
+    request_location,
+    resource_config,
+)
 
 META = RuleMeta(code="KQ209", slug="resource-not-covered", severity=Severity.ERROR,
                 summary="a Kueue-managed workload requests a resource its ClusterQueue does not cover")

@@ -126,9 +126,10 @@ transforms resources, mirror it in the options `exclude-resource-prefixes` and
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Iterator
+from typing import Any
 
 from kqlint.graph import ObjectGraph, from_manifest
 from kqlint.kueue import QUEUE_LABEL, ManagedWorkload, managed_workloads
@@ -137,10 +138,21 @@ from kqlint.objects import K8sObject
 from kqlint.podspec import parse_quantity
 from kqlint.quantity import format_amount
 from kqlint.rule import RuleContext, RuleMeta
-from kqlint.rules.queues._refs import (KUEUE_GROUP, PodSet, cluster_queue_candidates,
-                                       cluster_queues_by_cohort, cohort_name, count_location,
-                                       covered_resources, maps, pod_set_text, pod_sets, quota_known,
-                                       request_location, resource_config)
+from kqlint.rules.queues._refs import (
+    KUEUE_GROUP,
+    PodSet,
+    cluster_queue_candidates,
+    cluster_queues_by_cohort,
+    cohort_name,
+    count_location,
+    covered_resources,
+    maps,
+    pod_set_text,
+    pod_sets,
+    quota_known,
+    request_location,
+    resource_config,
+)
 
 META = RuleMeta(code="KQ210", slug="exceeds-quota", severity=Severity.ERROR,
                 summary="a Kueue-managed workload needs more than its ClusterQueue can ever provide")

@@ -80,7 +80,8 @@ Namespace objects.
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from kqlint.graph import ObjectGraph
 from kqlint.model import Finding, Severity
