@@ -45,7 +45,7 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
             return None, blob  # a worker: the entry is all the parent needs (pickled once, not twice)
         return source, blob
 
-    for (position, path, miss), (source, blob) in zip(misses, map_chunks(parse_and_encode, misses, jobs)):
+    for (position, path, miss), (source, blob) in zip(misses, map_chunks(parse_and_encode, misses, jobs), strict=True):
         if miss is not None and blob is not None:
             cache.add(miss.digest, blob)
             if source is None:

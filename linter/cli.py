@@ -17,7 +17,8 @@ GRAPH_FORMATS = ("tree", "dot", "mermaid", "json")
 RULES_FORMATS = ("text", "json", "markdown")
 FAIL_ON = ("error", "warning", "info", "never")
 STDOUT = "-"
-BUG_HINT = "this is a bug in kqlint: please report it at https://github.com/kqlint/kqlint/issues with the file that triggers it"
+BUG_HINT = ("this is a bug in kqlint: please report it at https://github.com/kqlint/kqlint/issues "
+            "with the file that triggers it")
 
 app = typer.Typer(add_completion=True, no_args_is_help=True, rich_markup_mode=None,
                   help="Lint Kubernetes manifests for Kueue and gang-scheduling mistakes.",
@@ -85,7 +86,8 @@ def _load_config(config_file: str | None, no_config: bool = False, allow_plugins
 
 def _allow_plugins_option() -> Any:
     return typer.Option(False, "--allow-plugins",
-                        help="Import the `plugins:` the configuration names (Python code; also KQLINT_ALLOW_PLUGINS=1).")
+                        help="Import the `plugins:` the configuration names "
+                             "(Python code; also KQLINT_ALLOW_PLUGINS=1).")
 
 
 def _split(values: list[str] | None) -> tuple[str, ...]:
@@ -126,7 +128,8 @@ def _fail_on(value: str | None, config: Any) -> Any:
 @app.command()
 def check(
     paths: list[str] | None = typer.Argument(None, metavar="PATH",
-                                                help="Files and folders to lint (default: .); - reads one YAML stream from stdin."),
+                                                help="Files and folders to lint (default: .); "
+                                                     "- reads one YAML stream from stdin."),
     format: list[str] | None = typer.Option(None, "--format", "-f", metavar="FORMAT",
                                                help="text (default), concise, json, sarif, github, junit or gitlab; "
                                                     "repeatable, pairs with --output."),
@@ -135,13 +138,16 @@ def check(
                                                      "or any --format; config: output-format."),
     output: list[str] | None = typer.Option(None, "--output", "-o", metavar="FILE",
                                                help="Write the report of the matching --format here (- for stdout); "
-                                                    "without --format the file name picks it (.json, .sarif, .xml, .txt)."),
+                                                    "without --format the file name picks it "
+                                                    "(.json, .sarif, .xml, .txt)."),
     select: list[str] | None = typer.Option(None, "--select", metavar="CODES",
-                                               help="Only these rules: comma-separated codes, slugs or prefixes (KQ1)."),
+                                               help="Only these rules: comma-separated codes, slugs "
+                                                    "or prefixes (KQ1)."),
     ignore: list[str] | None = typer.Option(None, "--ignore", metavar="CODES",
                                                help="Skip these rules: comma-separated codes, slugs or prefixes."),
     fail_on: str | None = typer.Option(None, "--fail-on", metavar="SEVERITY",
-                                          help="Lowest severity that exits 1: error, warning (default), info or never."),
+                                          help="Lowest severity that exits 1: error, warning (default), "
+                                               "info or never."),
     config_file: str | None = typer.Option(None, "--config", metavar="FILE",
                                               help="Use this config file instead of discovery."),
     no_config: bool = typer.Option(False, "--no-config", help="Ignore discovered configuration files."),
@@ -164,7 +170,8 @@ def check(
     no_inline_suppressions: bool = typer.Option(False, "--no-inline-suppressions",
                                                 help="Ignore annotation and comment suppressions."),
     report_suppressed: bool = typer.Option(False, "--report-suppressed",
-                                           help="Also list suppressed findings, with their justification (json, sarif)."),
+                                           help="Also list suppressed findings, with their justification "
+                                                "(json, sarif)."),
     report_unused_suppressions: bool = typer.Option(False, "--report-unused-suppressions",
                                                     help="Report suppressions that silenced nothing (info KQ000)."),
     baseline: str | None = typer.Option(None, "--baseline", metavar="FILE",
@@ -172,7 +179,8 @@ def check(
     write_baseline: str | None = typer.Option(None, "--write-baseline", metavar="FILE",
                                                  help="Write the current findings to this baseline file "
                                                       "(YAML; JSON when it ends in .json)."),
-    no_color: bool = typer.Option(False, "--no-color", help="No colors (also when NO_COLOR is set or stdout is not a terminal)."),
+    no_color: bool = typer.Option(False, "--no-color",
+                                  help="No colors (also when NO_COLOR is set or stdout is not a terminal)."),
     color: str | None = typer.Option(None, "--color", metavar="WHEN",
                                         help="auto (default: a terminal, unless NO_COLOR; FORCE_COLOR forces it), "
                                              "always or never."),
@@ -432,10 +440,13 @@ def query(
 
 @app.command()
 def graph(
-    paths: list[str] | None = typer.Argument(None, metavar="PATH", help="Files and folders (default: .); - reads stdin."),
-    format: str = typer.Option("tree", "--format", "-f", metavar="FORMAT", help="tree (default), dot, mermaid or json."),
+    paths: list[str] | None = typer.Argument(None, metavar="PATH",
+                                             help="Files and folders (default: .); - reads stdin."),
+    format: str = typer.Option("tree", "--format", "-f", metavar="FORMAT",
+                               help="tree (default), dot, mermaid or json."),
     output: str | None = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the graph here."),
-    with_findings: bool = typer.Option(False, "--with-findings", help="Lint too, and mark the findings on their objects."),
+    with_findings: bool = typer.Option(False, "--with-findings",
+                                       help="Lint too, and mark the findings on their objects."),
     config_file: str | None = typer.Option(None, "--config", metavar="FILE",
                                               help="Use this config file instead of discovery."),
     profile: str | None = typer.Option(None, "--profile", metavar="NAME", help="Enable a built-in platform profile."),
@@ -481,9 +492,9 @@ app.add_typer(cache_app, name="cache")
 
 
 @cache_app.command("clean")
-def cache_clean(cache_dir: str | None = typer.Option(None, "--cache-dir", metavar="DIR", envvar="KQLINT_CACHE_DIR",
-                                                        help="Cache folder (default: .kqlint_cache in the project root).")
-                ) -> None:
+def cache_clean(cache_dir: str | None = typer.Option(
+        None, "--cache-dir", metavar="DIR", envvar="KQLINT_CACHE_DIR",
+        help="Cache folder (default: .kqlint_cache in the project root).")) -> None:
     """Remove the cache folder."""
     from kqlint.cache import clean, default_cache_dir
 

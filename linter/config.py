@@ -2,7 +2,8 @@
 
 Discovery (cli.md "Configuration"): from the current directory upwards, in each folder
 ``.kqlint.yaml``, then ``.kqlint.yml``, then ``[tool.kqlint]`` in ``pyproject.toml``; the
-first hit wins, and the search stops at the repository root (the folder holding ``.git``). Validation happens in two steps, each ending in one ``ConfigError``
+first hit wins, and the search stops at the repository root (the folder holding ``.git``).
+Validation happens in two steps, each ending in one ``ConfigError``
 ``file:line:col: key: message`` (exit 2):
 
 1. ``load_config``: the file against ``schemas/config.schema.json`` (JSON Schema 2020-12),
@@ -223,7 +224,8 @@ def config_from_mapping(data: dict[str, Any], path: str, origin: ConfigOrigin | 
         custom_rules=tuple(data.get("custom-rules") or ()),
         max_file_size=data.get("max-file-size") or DEFAULT_MAX_FILE_SIZE,
         output_format=data.get("output-format"),
-        per_file_ignores={str(glob): tuple(codes or ()) for glob, codes in (data.get("per-file-ignores") or {}).items()},
+        per_file_ignores={str(glob): tuple(codes or ())
+                          for glob, codes in (data.get("per-file-ignores") or {}).items()},
         per_file_severity={str(glob): {str(code): Severity.parse(level) for code, level in (levels or {}).items()}
                            for glob, levels in (data.get("per-file-severity") or {}).items()},
         platform=dict(data.get("platform") or {}),

@@ -90,7 +90,8 @@ def crd_schemas(corpus: Path) -> list[tuple[str, str, dict[str, Any], dict[str, 
     return found
 
 
-def handwritten(from_crds: list[tuple[str, str, dict[str, Any], dict[str, Any]]]) -> list[tuple[str, str, dict[str, Any], dict[str, Any]]]:
+def handwritten(from_crds: list[tuple[str, str, dict[str, Any], dict[str, Any]]]
+                ) -> list[tuple[str, str, dict[str, Any], dict[str, Any]]]:
     entries = []
     core = {"hand-written": "scripts/handwritten_schemas.py", "reference": hand.K8S_REFERENCE}
     for (api_version, kind), schema in sorted(hand.core_kinds().items()):

@@ -23,7 +23,7 @@ from kqlint.crd import CONTAINER_ENUMS, INT_OR_STRING, OBJECT_META, POD_SPEC_ENU
 
 Schema = dict[str, Any]
 S: Schema = {"type": "string"}
-I: Schema = {"type": "integer"}
+INT: Schema = {"type": "integer"}
 N: Schema = {"type": "number"}
 B: Schema = {"type": "boolean"}
 OBJ: Schema = {"type": "object"}
@@ -63,9 +63,9 @@ def _probe() -> Schema:
         "httpGet": closed({"path": S, "port": INT_OR_STRING, "host": S, "scheme": enum(["HTTP", "HTTPS"]),
                            "httpHeaders": array_of(closed({"name": S, "value": S}))}),
         "tcpSocket": closed({"port": INT_OR_STRING, "host": S}),
-        "grpc": closed({"port": I, "service": S}),
-        "initialDelaySeconds": I, "periodSeconds": I, "timeoutSeconds": I,
-        "successThreshold": I, "failureThreshold": I, "terminationGracePeriodSeconds": I,
+        "grpc": closed({"port": INT, "service": S}),
+        "initialDelaySeconds": INT, "periodSeconds": INT, "timeoutSeconds": INT,
+        "successThreshold": INT, "failureThreshold": INT, "terminationGracePeriodSeconds": INT,
     })
 
 
@@ -79,7 +79,7 @@ def container() -> Schema:
         "name": S, "image": S, "imagePullPolicy": enum(CONTAINER_ENUMS["imagePullPolicy"]),
         "command": array_of(S), "args": array_of(S), "workingDir": S,
         "env": array_of(closed({"name": S, "value": S, "valueFrom": OBJ})), "envFrom": array_of(OBJ),
-        "ports": array_of(closed({"containerPort": I, "hostPort": I, "hostIP": S, "name": S,
+        "ports": array_of(closed({"containerPort": INT, "hostPort": INT, "hostIP": S, "name": S,
                                   "protocol": enum(PORT_ENUMS["protocol"])})),
         "resources": _resources(), "resizePolicy": array_of(OBJ),
         "livenessProbe": _probe(), "readinessProbe": _probe(), "startupProbe": _probe(),
@@ -93,13 +93,13 @@ def pod_spec() -> Schema:
     return closed({
         "containers": array_of(container()), "initContainers": array_of(container()),
         "ephemeralContainers": array_of(OBJ),
-        "priorityClassName": S, "priority": I, "schedulerName": S, "terminationGracePeriodSeconds": I,
+        "priorityClassName": S, "priority": INT, "schedulerName": S, "terminationGracePeriodSeconds": INT,
         "preemptionPolicy": enum(POD_SPEC_ENUMS["preemptionPolicy"]),
         "restartPolicy": enum(POD_SPEC_ENUMS["restartPolicy"]),
         "dnsPolicy": enum(POD_SPEC_ENUMS["dnsPolicy"]),
-        "activeDeadlineSeconds": I, "nodeSelector": map_of(S), "nodeName": S, "affinity": OBJ,
+        "activeDeadlineSeconds": INT, "nodeSelector": map_of(S), "nodeName": S, "affinity": OBJ,
         "tolerations": array_of(closed({"key": S, "operator": S, "value": S, "effect": S,
-                                        "tolerationSeconds": I})),
+                                        "tolerationSeconds": INT})),
         "topologySpreadConstraints": array_of(OBJ), "volumes": array_of(OBJ),
         "serviceAccountName": S, "serviceAccount": S, "automountServiceAccountToken": B,
         "hostNetwork": B, "hostPID": B, "hostIPC": B, "hostUsers": B, "shareProcessNamespace": B,
@@ -118,10 +118,10 @@ def pod_template() -> Schema:
 
 def job_spec() -> Schema:
     return closed({
-        "template": pod_template(), "parallelism": I, "completions": I, "activeDeadlineSeconds": I,
-        "backoffLimit": I, "backoffLimitPerIndex": I, "maxFailedIndexes": I,
+        "template": pod_template(), "parallelism": INT, "completions": INT, "activeDeadlineSeconds": INT,
+        "backoffLimit": INT, "backoffLimitPerIndex": INT, "maxFailedIndexes": INT,
         "completionMode": enum(["NonIndexed", "Indexed"]), "suspend": B, "selector": OBJ,
-        "manualSelector": B, "ttlSecondsAfterFinished": I, "podFailurePolicy": OBJ,
+        "manualSelector": B, "ttlSecondsAfterFinished": INT, "podFailurePolicy": OBJ,
         "podReplacementPolicy": enum(["TerminatingOrFailed", "Failed"]), "successPolicy": OBJ,
         "managedBy": S,
     })
@@ -129,28 +129,28 @@ def job_spec() -> Schema:
 
 def core_kinds() -> dict[tuple[str, str], Schema]:
     template = pod_template()
-    workload = {"replicas": I, "selector": OBJ, "template": template, "minReadySeconds": I}
+    workload = {"replicas": INT, "selector": OBJ, "template": template, "minReadySeconds": INT}
     return {
         ("v1", "Pod"): root({"spec": pod_spec()}),
         ("batch/v1", "Job"): root({"spec": job_spec()}),
         ("batch/v1", "CronJob"): root({"spec": closed({
-            "schedule": S, "timeZone": S, "startingDeadlineSeconds": I, "suspend": B,
+            "schedule": S, "timeZone": S, "startingDeadlineSeconds": INT, "suspend": B,
             "concurrencyPolicy": enum(["Allow", "Forbid", "Replace"]),
             "jobTemplate": closed({"metadata": OBJECT_META, "spec": job_spec()}),
-            "successfulJobsHistoryLimit": I, "failedJobsHistoryLimit": I})}),
+            "successfulJobsHistoryLimit": INT, "failedJobsHistoryLimit": INT})}),
         ("apps/v1", "Deployment"): root({"spec": closed({
-            **workload, "revisionHistoryLimit": I, "paused": B, "progressDeadlineSeconds": I,
+            **workload, "revisionHistoryLimit": INT, "paused": B, "progressDeadlineSeconds": INT,
             "strategy": closed({"type": enum(["Recreate", "RollingUpdate"]), "rollingUpdate": OBJ})})}),
         ("apps/v1", "StatefulSet"): root({"spec": closed({
             **workload, "serviceName": S, "volumeClaimTemplates": array_of(OBJ), "updateStrategy": OBJ,
-            "podManagementPolicy": enum(["OrderedReady", "Parallel"]), "revisionHistoryLimit": I,
+            "podManagementPolicy": enum(["OrderedReady", "Parallel"]), "revisionHistoryLimit": INT,
             "persistentVolumeClaimRetentionPolicy": OBJ, "ordinals": OBJ})}),
         ("apps/v1", "ReplicaSet"): root({"spec": closed(workload)}),
         ("apps/v1", "DaemonSet"): root({"spec": closed({
-            "selector": OBJ, "template": template, "updateStrategy": OBJ, "minReadySeconds": I,
-            "revisionHistoryLimit": I})}),
+            "selector": OBJ, "template": template, "updateStrategy": OBJ, "minReadySeconds": INT,
+            "revisionHistoryLimit": INT})}),
         ("scheduling.k8s.io/v1", "PriorityClass"): root({
-            "value": I, "globalDefault": B, "description": S,
+            "value": INT, "globalDefault": B, "description": S,
             "preemptionPolicy": enum(POD_SPEC_ENUMS["preemptionPolicy"])}),
     }
 
@@ -161,10 +161,10 @@ def ray_cluster_spec() -> Schema:
     head = closed({"template": pod_template(), "headService": OBJ, "enableIngress": B,
                    "ingressOptions": OBJ, "resources": map_of(S), "labels": map_of(S),
                    "rayStartParams": map_of(S), "serviceType": S})
-    worker = closed({"suspend": B, "groupName": S, "replicas": I, "minReplicas": I, "maxReplicas": I,
-                     "idleTimeoutSeconds": I, "priority": I, "resources": map_of(S), "labels": map_of(S),
+    worker = closed({"suspend": B, "groupName": S, "replicas": INT, "minReplicas": INT, "maxReplicas": INT,
+                     "idleTimeoutSeconds": INT, "priority": INT, "resources": map_of(S), "labels": map_of(S),
                      "rayStartParams": map_of(S), "template": pod_template(), "scaleStrategy": OBJ,
-                     "numOfHosts": I})
+                     "numOfHosts": INT})
     return closed({
         "headGroupSpec": head, "workerGroupSpecs": array_of(worker), "rayVersion": S,
         "enableInTreeAutoscaling": B, "autoscalerOptions": OBJ, "headServiceAnnotations": map_of(S),
@@ -175,12 +175,12 @@ def ray_cluster_spec() -> Schema:
 
 def ray_kinds() -> dict[tuple[str, str], Schema]:
     job = closed({
-        "activeDeadlineSeconds": I, "backoffLimit": I, "rayClusterSpec": ray_cluster_spec(),
+        "activeDeadlineSeconds": INT, "backoffLimit": INT, "rayClusterSpec": ray_cluster_spec(),
         "submitterPodTemplate": pod_template(), "metadata": map_of(S), "clusterSelector": map_of(S),
         "submitterConfig": OBJ, "managedBy": S, "deletionPolicy": ANY, "deletionStrategy": OBJ,
-        "submitterFinishedTimeoutSeconds": I, "runtimeEnvYAML": S, "jobId": S, "submissionMode": S,
+        "submitterFinishedTimeoutSeconds": INT, "runtimeEnvYAML": S, "jobId": S, "submissionMode": S,
         "entrypointResources": S, "entrypoint": S, "entrypointNumCpus": N, "entrypointNumGpus": N,
-        "ttlSecondsAfterFinished": I, "shutdownAfterJobFinishes": B,
+        "ttlSecondsAfterFinished": INT, "shutdownAfterJobFinishes": B,
         "suspend": B, "schedule": S,
     })
     return {("ray.io/v1", "RayCluster"): root({"spec": ray_cluster_spec()}),
@@ -194,13 +194,13 @@ def kubeflow_v1_kinds(pytorchjob: Schema) -> dict[tuple[str, str], Schema]:
     spec = pytorchjob["properties"]["spec"]["properties"]
     run_policy = copy.deepcopy(spec["runPolicy"])
     replicas = map_of(copy.deepcopy(spec["pytorchReplicaSpecs"]["additionalProperties"]))
-    elastic = closed({"minReplicas": I, "maxReplicas": I, "maxRestarts": I, "metrics": array_of(OBJ)})
+    elastic = closed({"minReplicas": INT, "maxReplicas": INT, "maxRestarts": INT, "metrics": array_of(OBJ)})
     specs = {
         "TFJob": {"tfReplicaSpecs": replicas, "successPolicy": S, "enableDynamicWorker": B},
         "XGBoostJob": {"xgbReplicaSpecs": replicas},
         "PaddleJob": {"paddleReplicaSpecs": replicas, "elasticPolicy": elastic},
         "JAXJob": {"jaxReplicaSpecs": replicas},
-        "MPIJob": {"mpiReplicaSpecs": replicas, "slotsPerWorker": I, "cleanPodPolicy": S, "mainContainer": S},
+        "MPIJob": {"mpiReplicaSpecs": replicas, "slotsPerWorker": INT, "cleanPodPolicy": S, "mainContainer": S},
     }
     return {("kubeflow.org/v1", kind): root({"spec": closed({"runPolicy": run_policy, **fields})})
             for kind, fields in specs.items()}

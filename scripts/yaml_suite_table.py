@@ -52,12 +52,12 @@ def suite_view(case: Path) -> tuple[str, list | None]:
 
 def wrapped(data: bytes) -> bytes | None:
     """The case as (part of) a Kubernetes-shaped document, or None when it cannot be."""
-    lines = [l for l in data.split(b"\n") if l.strip() and not l.lstrip().startswith(b"#")]
-    if not lines or any(l.startswith((b"---", b"...", b"%")) for l in data.split(b"\n")):
+    lines = [line for line in data.split(b"\n") if line.strip() and not line.lstrip().startswith(b"#")]
+    if not lines or any(line.startswith((b"---", b"...", b"%")) for line in data.split(b"\n")):
         return None
     if re.match(rb"[A-Za-z0-9_\"'][^\n]*:( |$)", lines[0]):
         return WRAP + data
-    return WRAP + b"value:\n" + b"".join(b"  " + l + b"\n" for l in data.rstrip(b"\n").split(b"\n"))
+    return WRAP + b"value:\n" + b"".join(b"  " + line + b"\n" for line in data.rstrip(b"\n").split(b"\n"))
 
 
 def unwrap(obj: dict, value_key: bool) -> object:
@@ -86,7 +86,8 @@ def kubectl_view(text: bytes, workdir: Path) -> tuple[str, object]:
 NOTES = {
     "565N": "`!!binary`: kubectl decodes the base64 (bytes as UTF-8 text), so does kqlint; the suite keeps the text",
     "652Z": "libyaml (both parsers) reads `?foo` in a flow mapping as an explicit key `foo`",
-    "HM87/01": "libyaml (both parsers) reads `[?x]` as a single-pair mapping `{x: null}` (measured: kubectl gives the same)",
+    "HM87/01": ("libyaml (both parsers) reads `[?x]` as a single-pair mapping `{x: null}` "
+                "(measured: kubectl gives the same)"),
     "C4HZ": ("kubectl refuses `--- !shape` (content after `---`; KQ001 in a Kubernetes object); kqlint reads "
              "the key `y` as the boolean true (JSON key `true`) as go-yaml does; the suite reads the string `y`"),
     "6ZKB": ("`...` then `%YAML 1.2` inside one `---` chunk: kubectl refuses; in a Kubernetes object kqlint "
@@ -94,10 +95,12 @@ NOTES = {
     "9DXL": ("`...` then `%YAML 1.2` inside one `---` chunk: kubectl refuses; in a Kubernetes object kqlint "
              "reports KQ001 for the directive too"),
     "Y2GN": "libyaml ends the anchor name at `:`: the value is `:chor value` (measured: kubectl gives the same)",
-    "S4JQ": "known difference: `! 12` (non-specific tag) is the string \"12\" for kubectl; ruamel.yaml.clib hands kqlint no sign of the `!`, so kqlint reads 12",
+    "S4JQ": ("known difference: `! 12` (non-specific tag) is the string \"12\" for kubectl; "
+             "ruamel.yaml.clib hands kqlint no sign of the `!`, so kqlint reads 12"),
     "3UYS": "known difference: `\\/` is a YAML 1.2 escape go-yaml lacks; kubectl refuses, kqlint reads the slash",
     "HRE5": "known difference: go-yaml accepts the non-standard escape `\\'`, ruamel's libyaml refuses it (KQ001)",
-    "DK95/03": "a first line holding only a tab: ruamel's libyaml refuses it at the start of a stream; after the wrapping lines both read it",
+    "DK95/03": ("a first line holding only a tab: ruamel's libyaml refuses it at the start of a stream; "
+                "after the wrapping lines both read it"),
 }
 
 

@@ -64,8 +64,8 @@ def run(args: Sequence[str], cwd: Path, *, timeout: float = 60, memory: int = ME
     with open(stdout_path or out_path, "wb") as out, open(err_path, "wb") as err:
         start = time.perf_counter()
         report_read, report_write = os.pipe()
-        process = subprocess.Popen([sys.executable, "-S", "-c", _LAUNCHER, str(memory), str(report_write), KQLINT, *args],
-                                   cwd=cwd, env=environment, stdout=out, stderr=err,
+        command = [sys.executable, "-S", "-c", _LAUNCHER, str(memory), str(report_write), KQLINT, *args]
+        process = subprocess.Popen(command, cwd=cwd, env=environment, stdout=out, stderr=err,
                                    stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
                                    pass_fds=(report_write,))
         os.close(report_write)

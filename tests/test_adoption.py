@@ -305,7 +305,8 @@ def test_select_of_a_profile_rule_without_its_profile_warns(repo: Path) -> None:
 
 
 def test_misspelt_suppression_directive_warns(repo: Path) -> None:
-    (repo / "job.yaml").write_text(JOB.replace("priorityClassName: high", "priorityClassName: high  # kqlint: ignroe[KQ101]"))
+    misspelt = JOB.replace("priorityClassName: high", "priorityClassName: high  # kqlint: ignroe[KQ101]")
+    (repo / "job.yaml").write_text(misspelt)
     code, out, err = cli("check", ".", "-f", "concise", cwd=repo)
     assert code == 1 and "KQ101" in out
     assert "job.yaml:12:32: unknown kqlint directive `# kqlint: ignroe[KQ101]` suppresses nothing; did you mean" in err
@@ -313,7 +314,8 @@ def test_misspelt_suppression_directive_warns(repo: Path) -> None:
 
 def test_json_summary_counts(repo: Path) -> None:
     (repo / "values.yaml").write_text("replicas: 3\n")
-    (repo / "job.yaml").write_text(JOB.replace("priorityClassName: high", "priorityClassName: high  # kqlint: ignore[KQ101]"))
+    suppressed = JOB.replace("priorityClassName: high", "priorityClassName: high  # kqlint: ignore[KQ101]")
+    (repo / "job.yaml").write_text(suppressed)
     cli("check", ".", "--write-baseline", "base.yaml", "--select", "KQ203", cwd=repo)
     code, out, _ = cli("check", ".", "-f", "json", "--baseline", "base.yaml", cwd=repo)
     data = json.loads(out)

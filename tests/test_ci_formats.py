@@ -152,7 +152,8 @@ def test_sarif_fingerprint_ignores_line_but_not_object_or_path() -> None:
     other_path = Finding("KQ101", "pod-preemption-enabled", Severity.ERROR, "m",
                          Location("a.yaml", 10, 9, ("spec", "x"), JOB), JOB)
     other_obj = Finding("KQ101", "pod-preemption-enabled", Severity.ERROR, "m",
-                        Location("a.yaml", 10, 9, ("spec", "template"), JOB), ObjectRef("batch/v1", "Job", "x", "train"))
+                        Location("a.yaml", 10, 9, ("spec", "template"), JOB),
+                        ObjectRef("batch/v1", "Job", "x", "train"))
     assert fingerprint(base) == fingerprint(moved)
     assert fingerprint(base) != fingerprint(other_path) != fingerprint(other_obj)
 

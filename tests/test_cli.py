@@ -307,7 +307,8 @@ def test_stdin(tree: Path) -> None:
 
 def test_stdin_absent_is_a_usage_error(tree: Path) -> None:
     result = subprocess.run([sys.executable, "-c",
-                             "import sys; sys.stdin = None\nfrom kqlint.cli import main\nsys.exit(main(['check', '-']))"],
+                             "import sys; sys.stdin = None\n"
+                             "from kqlint.cli import main\nsys.exit(main(['check', '-']))"],
                             cwd=tree, capture_output=True, timeout=60, check=False)
     assert result.returncode == 2 and b"no stdin" in result.stderr
 

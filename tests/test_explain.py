@@ -57,7 +57,7 @@ def test_explain_unknown_rule() -> None:
 def test_rule_rows_follow_the_registry() -> None:
     rows = rule_rows()
     assert [r["code"] for r in rows] == [r.code for r in RULES] == sorted(r.code for r in RULES)
-    for row, rule in zip(rows, RULES):
+    for row, rule in zip(rows, RULES, strict=True):
         assert row == {"code": rule.code, "slug": rule.slug, "severity": rule.meta.severity.label,
                        "enabled": rule.meta.enabled and rule.meta.profile is None,
                        "profile": rule.meta.profile, "summary": rule.meta.summary}
@@ -79,7 +79,7 @@ def test_rules_markdown() -> None:
     lines = text.splitlines()
     assert lines[:2] == ["| code | slug | severity | enabled | summary |", "| --- | --- | --- | --- | --- |"]
     assert len(lines) == 2 + len(RULES)
-    for line, rule in zip(lines[2:], RULES):
+    for line, rule in zip(lines[2:], RULES, strict=True):
         assert line.startswith(f"| {rule.code} | `{rule.slug}` | {rule.meta.severity.label} | ")
         assert line.count(" | ") - line.count("\\|") == 4  # pipes in summaries are escaped
 

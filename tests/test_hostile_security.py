@@ -477,7 +477,8 @@ def test_pre_commit_passes_file_names_as_paths(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("fmt", ["tree", "dot", "mermaid", "json"])
 def test_graph_output_cannot_drive_a_terminal_or_ci(tree: Path, fmt: str) -> None:
-    (tree / "job.yaml").write_text(HOSTILE.replace("      priorityClassName", "      schedulerName: x\n      priorityClassName"))
+    with_scheduler = HOSTILE.replace("      priorityClassName", "      schedulerName: x\n      priorityClassName")
+    (tree / "job.yaml").write_text(with_scheduler)
     result = run(["graph", ".", "-f", fmt], tree)
     assert result.code == 0 and "evil" in result.stdout, result
     _assert_harmless(result.stdout)

@@ -53,7 +53,7 @@ def _disagreements(files: list[Path]) -> list[str]:
         if len(decoded.objects) != len(objects):
             found.append(f"{file}: kubectl reads {len(decoded.objects)} objects, kqlint {len(objects)}")
             continue
-        for index, (mine, its) in enumerate(zip(objects, decoded.objects)):
+        for index, (mine, its) in enumerate(zip(objects, decoded.objects, strict=True)):
             if as_json(mine) != as_json(without_probe(its, mine)):
                 found.append(f"{file}: object {index} differs from kubectl's")
     return found

@@ -310,7 +310,8 @@ def test_workload_priority_classes_resolve_in_every_tier() -> None:
 
 def test_runtime_templates_judged_once_for_several_trainjobs() -> None:
     trainjob = ("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n  name: {name}\n"
-                "  namespace: ml\n  labels: {{kueue.x-k8s.io/queue-name: q}}\nspec: {{runtimeRef: {{name: rt}}}}\n---\n")
+                "  namespace: ml\n  labels: {{kueue.x-k8s.io/queue-name: q}}\n"
+                "spec: {{runtimeRef: {{name: rt}}}}\n---\n")
     g = graph(trainjob.format(name="a") + trainjob.format(name="b") + """
 apiVersion: trainer.kubeflow.org/v1alpha1
 kind: ClusterTrainingRuntime

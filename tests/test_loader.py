@@ -115,7 +115,8 @@ def test_helm_chart_is_one_kq006_at_chart_yaml(loader_tree: Path) -> None:
     direct = lint_here(["chart/templates/job.yaml", "chart/templates/sub/cm.yaml"])
     assert findings(report) == [("chart/Chart.yaml", 1, 1, "KQ006")]
     [finding] = report.findings
-    assert "2 unrendered template file(s)" in finding.message and "helm template chart | kqlint check -" in finding.message
+    assert "2 unrendered template file(s)" in finding.message
+    assert "helm template chart | kqlint check -" in finding.message
     assert report.summary.files == 2  # Chart.yaml, values.yaml
     assert findings(direct) == [("chart/Chart.yaml", 1, 1, "KQ006")]  # as pre-commit passes them
 
@@ -320,7 +321,8 @@ def test_bom_utf16_and_crlf_keep_positions() -> None:
 
 
 def test_crlf_error_positions(in_tmp_cwd: Path) -> None:
-    (in_tmp_cwd / "crlf.yaml").write_bytes(b"apiVersion: v1\r\nkind: ConfigMap\r\nmetadata:\r\n  name: [x\r\n  a: b\r\n")
+    (in_tmp_cwd / "crlf.yaml").write_bytes(
+        b"apiVersion: v1\r\nkind: ConfigMap\r\nmetadata:\r\n  name: [x\r\n  a: b\r\n")
     (in_tmp_cwd / "lf.yaml").write_bytes(b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [x\n  a: b\n")
     report = lint_here(["."])
     assert [f[1:] for f in findings(report)] == [(5, 4, "KQ001"), (5, 4, "KQ001")]
@@ -409,7 +411,7 @@ def _assert_positions_match(files: list[Path]) -> int:
         if source.problems or theirs is None:
             continue
         assert len(theirs) == len(source.documents), file
-        for ours_doc, their_doc in zip(source.documents, theirs):
+        for ours_doc, their_doc in zip(source.documents, theirs, strict=True):
             found: list[Any] = []
             total += _compare_with_ruamel(ours_doc, their_doc, (), found)
             mismatches += [(file.name, *m) for m in found]
@@ -493,7 +495,8 @@ def test_go_template_read_as_a_flow_mapping_is_kq006_only_in_manifests() -> None
 
 
 @pytest.mark.parametrize("name,data,says", [
-    ("job.yaml", CONFIGMAP + b"extra: {a: 1, a: 2, b: 1, b: 2}\n", "1 more repeated key(s) in this mapping): `kubectl apply` rejects"),
+    ("job.yaml", CONFIGMAP + b"extra: {a: 1, a: 2, b: 1, b: 2}\n",
+     "1 more repeated key(s) in this mapping): `kubectl apply` rejects"),
     ("kustomization.yaml", b"namePrefix: a-\nnamePrefix: b-\n", "kustomize reads a kustomization with the last value"),
     ("values-prod.yaml", b"replicas: 1\nreplicas: 2\n", "Helm reads values files with the last value"),
 ])

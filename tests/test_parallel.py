@@ -44,5 +44,6 @@ def test_warns_once_when_the_c_parser_is_missing(tmp_path: Path, monkeypatch: py
 
 
 def test_yaml_1_1_scalars_like_kubernetes() -> None:
-    doc = parse_bytes("s.yaml", b"a: yes\nb: on\nc: off\nd: 0755\ne: '0755'\nf: 1_000\ng: ~\nh: 2024-01-02\n").documents[0]
+    data = b"a: yes\nb: on\nc: off\nd: 0755\ne: '0755'\nf: 1_000\ng: ~\nh: 2024-01-02\n"
+    doc = parse_bytes("s.yaml", data).documents[0]
     assert doc == {"a": True, "b": True, "c": False, "d": 493, "e": "0755", "f": 1000, "g": None, "h": "2024-01-02"}

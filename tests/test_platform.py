@@ -205,7 +205,8 @@ def test_kai_installed_by_configuration_resolves_its_classes_everywhere(tmp_path
 
 
 def test_kq005_advice_names_the_version_that_serves_v1beta2(tmp_path: Path) -> None:
-    lq = "apiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\nmetadata: {name: q, namespace: ml}\nspec: {clusterQueue: cq}\n"
+    lq = ("apiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\nmetadata: {name: q, namespace: ml}\n"
+          "spec: {clusterQueue: cq}\n")
     message, = _messages(tmp_path, "KQ005", {"lq.yaml": lq})
     assert "which Kueue serves from 0.15" in message
     assert _messages(tmp_path, "KQ005", {"lq.yaml": lq}, Config(platform={"kueue": {"version": "0.13"}})) == []

@@ -132,7 +132,8 @@ def test_workloads_routed_to_matches_the_whole_index(project: Path) -> None:
     from kqlint.runner import build_graph, load_paths
 
     inputs, _ = load_paths(["jobs/prod-train.yaml"], Config(), INPUT)
-    context, _ = load_paths(["platform", "jobs"], Config(), CONTEXT, skip=frozenset({str(project / "jobs/prod-train.yaml")}))
+    context, _ = load_paths(["platform", "jobs"], Config(), CONTEXT,
+                            skip=frozenset({str(project / "jobs/prod-train.yaml")}))
     graph = build_graph(inputs, context.objects, Config())
     assert queues_of(graph.inputs, graph) == ["gpu"]
     restricted = {name: workloads_routed_to(name, graph) for name in ("gpu", "cpu", "missing")}

@@ -133,7 +133,7 @@ def test_github_commands_round_trip() -> None:
     lines = render("github", report).splitlines()
     assert len(lines) == len(report.findings)
     pattern = re.compile(r"^::(error|warning|notice) file=([^,:]*),line=(\d+),col=(\d+),title=([^,:]*)::(.*)$")
-    for line, finding in zip(lines, report.findings):
+    for line, finding in zip(lines, report.findings, strict=True):
         match = pattern.match(line)
         assert match, line
         level, file, row, col, title, data = match.groups()

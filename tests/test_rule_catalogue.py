@@ -84,7 +84,8 @@ def test_rule_matches_rules_md(rule: Rule) -> None:
     assert rule.slug == row.slug, f"{rule.code}: slug {rule.slug!r}, rules.md says {row.slug!r}"
     assert rule.meta.severity is row.severity, (
         f"{rule.code}: default severity {rule.meta.severity.label}, rules.md says {row.severity.label}")
-    assert rule.meta.profile == row.profile, f"{rule.code}: profile {rule.meta.profile!r}, rules.md says {row.profile!r}"
+    assert rule.meta.profile == row.profile, (
+        f"{rule.code}: profile {rule.meta.profile!r}, rules.md says {row.profile!r}")
 
 
 # ------------------------------------------------------------------ registry and module files
@@ -158,7 +159,7 @@ def doc_sections(rule: Rule) -> dict[str, str]:
         f"{rule.code}: docstring headings {headings}, expected exactly {list(DOC_HEADINGS)} in order")
     parts = HEADING_RE.split(doc)  # [preamble, heading, body, heading, body, ...]
     assert not parts[0].strip(), f"{rule.code}: text before `## What it catches`"
-    return dict(zip(parts[1::2], parts[2::2]))
+    return dict(zip(parts[1::2], parts[2::2], strict=True))
 
 
 def yaml_example(rule: Rule, heading: str) -> str:

@@ -348,7 +348,8 @@ def test_crd_versions_layouts_and_lists() -> None:
 def test_conversion_keeps_crd_semantics() -> None:
     schema = to_schema({"type": "object", "properties": {"spec": {"type": "object", "properties": {
         "q": {"x-kubernetes-int-or-string": True, "anyOf": [{"type": "integer"}, {"type": "string"}]},
-        "open": {"type": "object", "x-kubernetes-preserve-unknown-fields": True, "properties": {"a": {"type": "string"}}},
+        "open": {"type": "object", "x-kubernetes-preserve-unknown-fields": True,
+                 "properties": {"a": {"type": "string"}}},
         "embedded": {"type": "object", "x-kubernetes-embedded-resource": True,
                      "x-kubernetes-preserve-unknown-fields": True},
         "template": {"type": "object", "properties": {"metadata": {"type": "object", "properties": {
@@ -389,7 +390,8 @@ def test_index_lists_every_schema_file_with_its_source() -> None:
                 ("kubeflow.org/v1", "TFJob"), ("kubeflow.org/v2beta1", "MPIJob"),
                 ("trainer.kubeflow.org/v1alpha1", "TrainJob"), ("trainer.kubeflow.org/v1alpha1", "TrainingRuntime"),
                 ("trainer.kubeflow.org/v1alpha1", "ClusterTrainingRuntime"),
-                ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"), ("serving.kserve.io/v1alpha2", "LLMInferenceService"),
+                ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"),
+                ("serving.kserve.io/v1alpha2", "LLMInferenceService"),
                 ("nvidia.com/v1alpha1", "DynamoGraphDeployment"), ("ray.io/v1", "RayJob"), ("ray.io/v1", "RayCluster"),
                 ("v1", "Pod"), ("batch/v1", "Job"), ("apps/v1", "Deployment"), ("apps/v1", "StatefulSet")}
     assert expected <= {(v, k) for v, by_kind in index.items() for k in by_kind}

@@ -103,7 +103,8 @@ def test_severity_override_and_explicit_silencing(repo: Path) -> None:
     assert code == 1 and {f["severity"] for f in data["findings"]} == {"warning"}  # type: ignore[union-attr]
     jobs = repo / "jobs.yaml"
     jobs.write_text(JOBS.replace("      priorityClassName: gpu-gang   # kqlint: ignore[KQ205]",
-                                 "      # kqlint: ignore[KQ000]\n      priorityClassName: gpu-gang   # kqlint: ignore[KQ205]"))
+                                 "      # kqlint: ignore[KQ000]\n"
+                                 "      priorityClassName: gpu-gang   # kqlint: ignore[KQ205]"))
     code, found, data = _codes(repo, "--report-unused-suppressions", "--report-suppressed")
     assert [(c, line) for c, line, _ in found] == [("KQ205", 11), ("KQ000", 23), ("KQ000", 28)]
     # the count matches the list (issue 13); suppressed ones are counted apart as well

@@ -612,18 +612,23 @@ WRONG_TYPES = [
     "apiVersion: batch/v1\nkind: Job\nmetadata: {name: a}\nspec: {parallelism: '4', completions: true, template: 3}\n",
     "apiVersion: batch/v1\nkind: Job\nmetadata: {name: a}\nspec: [1, 2]\n",
     "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec: {replicas: -2, template: []}\n",
-    "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: a}\nspec: {replicatedJobs: [1, {replicas: x}]}\n",
+    "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: a}\n"
+    "spec: {replicatedJobs: [1, {replicas: x}]}\n",
     "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: a}\nspec: {pytorchReplicaSpecs: [1]}\n",
-    "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: a}\nspec: {tfReplicaSpecs: {Worker: 3, PS: {replicas: x}}}\n",
-    "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata: {name: a}\nspec: {leaderWorkerTemplate: 5}\n",
+    "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: a}\n"
+    "spec: {tfReplicaSpecs: {Worker: 3, PS: {replicas: x}}}\n",
+    "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata: {name: a}\n"
+    "spec: {leaderWorkerTemplate: 5}\n",
     "apiVersion: serving.kserve.io/v1alpha2\nkind: LLMInferenceService\nmetadata: {name: a}\n"
     "spec: {worker: {}, parallelism: [], prefill: 3}\n",
     "apiVersion: nvidia.com/v1alpha1\nkind: DynamoGraphDeployment\nmetadata: {name: a}\n"
     "spec: {services: [1], components: {a: b}}\n",
     "apiVersion: nvidia.com/v1beta1\nkind: DynamoGraphDeployment\nmetadata: {name: a}\n"
     "spec: {services: {x: 1, y: {multinode: 3}}, components: [1, {multinode: {nodeCount: x}}]}\n",
-    "apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: a}\nspec: {rayClusterSpec: {workerGroupSpecs: 3}, submissionMode: 5}\n",
-    "apiVersion: ray.io/v1\nkind: RayCluster\nmetadata: {name: a}\nspec: {workerGroupSpecs: [{replicas: x, numOfHosts: 0}]}\n",
+    "apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: a}\n"
+    "spec: {rayClusterSpec: {workerGroupSpecs: 3}, submissionMode: 5}\n",
+    "apiVersion: ray.io/v1\nkind: RayCluster\nmetadata: {name: a}\n"
+    "spec: {workerGroupSpecs: [{replicas: x, numOfHosts: 0}]}\n",
     "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: a}\nspec: {tasks: {a: 1}}\n",
     "apiVersion: workload.codeflare.dev/v1beta2\nkind: AppWrapper\nmetadata: {name: a}\n"
     "spec: {components: [{podSets: [{path: 3}, 4]}, {template: {apiVersion: 3, kind: []}}]}\n",

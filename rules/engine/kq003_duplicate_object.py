@@ -139,7 +139,8 @@ def _collides(obj: K8sObject, seen: Counter[Hashable], graph: ObjectGraph, many_
         return False
     if fixed:
         others = seen[("uf", unit, folder)] + seen[("ux", unit)] - seen[("ufx", unit, folder)]
-        same = seen[("ufh", unit, folder, content)] + seen[("uxh", unit, content)] - seen[("ufxh", unit, folder, content)]
+        same = (seen[("ufh", unit, folder, content)] + seen[("uxh", unit, content)]
+                - seen[("ufxh", unit, folder, content)])
     else:
         others, same = seen[("uf", unit, folder)], seen[("ufh", unit, folder, content)]
     return others - same > 0

@@ -146,7 +146,7 @@ def _flavor_matches_covered(obj: K8sObject, ctx: RuleContext, g: int, f: int, fl
                      "same number of resources as the coveredResources`); list one entry per covered resource"),
             related=[(obj.at("spec", "resourceGroups", g, "coveredResources"), "coveredResources")])
         return
-    for i, (resource, expected) in enumerate(zip(resources, covered)):
+    for i, (resource, expected) in enumerate(zip(resources, covered, strict=True)):
         name = resource.get("name") if isinstance(resource, dict) else None
         if name != expected:
             yield ctx.finding(

@@ -5,8 +5,9 @@ or no longer served (error):
 - Kueue `kueue.x-k8s.io/v1beta1` (deprecated since Kueue 0.16; `v1beta2` is the storage
   version, served from Kueue 0.15). A Kueue version older than 0.15 in the platform model
   (`platform: {kueue: {version: "0.14"}}`, or the Kueue manager's image tag) silences this
-  advice, and a `v1beta2` object is then an error (not served). The message names the `v1beta2` spelling of fields the object uses
-  (`spec.cohort` → `spec.cohortName`, `spec.admissionChecks` →
+  advice, and a `v1beta2` object is then an error (not served). The message names the
+  `v1beta2` spelling of fields the object uses (`spec.cohort` → `spec.cohortName`,
+  `spec.admissionChecks` →
   `spec.admissionChecksStrategy.admissionChecks[].name`).
 - ClusterQueue `flavorFungibility` values `Borrow` / `Preempt` (deprecated aliases in
   `v1beta1`, removed in `v1beta2`: error there).

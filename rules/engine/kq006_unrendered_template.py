@@ -32,8 +32,8 @@ metadata:
 
 ## How to fix
 Render the chart and lint the result: `helm template my-release ./chart | kqlint check -`
-(or `kustomize build overlay | kqlint check -`, `envsubst < job.yaml | kqlint check -`). Exclude chart folders with `--exclude`
-if you lint the rendered output elsewhere.
+(or `kustomize build overlay | kqlint check -`, `envsubst < job.yaml | kqlint check -`).
+Exclude chart folders with `--exclude` if you lint the rendered output elsewhere.
 """
 from kqlint.model import Severity
 from kqlint.rule import RuleMeta

@@ -52,4 +52,5 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             at=obj.at_value("spec", "clusterQueue"),
             message=(f"{obj.display()}: spec.clusterQueue `{target}` is not the tenant's own ClusterQueue "
                      f"`{obj.namespace}`; on this platform a ClusterQueue admits only its own namespace, so "
-                     f"nothing behind this LocalQueue is ever admitted: recreate it with clusterQueue: {obj.namespace}"))
+                     "nothing behind this LocalQueue is ever admitted: recreate it with "
+                     f"clusterQueue: {obj.namespace}"))

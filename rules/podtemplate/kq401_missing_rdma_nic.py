@@ -237,10 +237,12 @@ def _trainjob(obj: K8sObject, path: tuple[str, ...], nic: str, pods: int,
         if gpu is None:
             continue
         if _from_per_node(template, gpu):
-            yield ctx.finding(at=obj.at(*path), message=_per_node_message(obj, template, nic, pods) + _offered(nic, ctx),
+            yield ctx.finding(at=obj.at(*path),
+                              message=_per_node_message(obj, template, nic, pods) + _offered(nic, ctx),
                               related=_dropped(template, nic))
         elif not _reported_by_runtime(template, nic, ctx):
-            yield ctx.finding(at=obj.at(*path), message=_runtime_message(obj, template, gpu, nic, pods) + _offered(nic, ctx),
+            yield ctx.finding(at=obj.at(*path),
+                              message=_runtime_message(obj, template, gpu, nic, pods) + _offered(nic, ctx),
                               related=_where(template, gpu, "the runtime's GPU container"))
 
 
