@@ -123,7 +123,7 @@ def load_paths(paths: list[str], config: Config, tier: str,
             sources = load_sources(files, cache, tier == CONTEXT, jobs, parse)
         else:
             sources = map_chunks(parse, files, jobs)
-        for path, source in zip(files, sources):
+        for path, source in zip(files, sources, strict=True):
             _add_source(loaded, path, source, config, tier)
         for source in stdin_sources:
             _add_source(loaded, STDIN, source, config, tier)
@@ -264,7 +264,7 @@ def run_rules(rules: list[Rule], graph: ObjectGraph, config: Config, errors: lis
         failed: list[str] = []
         for rule, ctx in object_rules:
             if rule.meta.kinds is None or obj.kind in rule.meta.kinds:
-                _guarded(rule, lambda: rule.check(obj, ctx), obj.file, failed)
+                _guarded(rule, lambda rule=rule, ctx=ctx: rule.check(obj, ctx), obj.file, failed)
                 found.extend(ctx.findings)
                 ctx.findings.clear()
         return found, failed

@@ -427,7 +427,7 @@ def _appwrapper(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], g
 
 def _podsets(owner: K8sObject, cbase: tuple[Any, ...], comp: dict[str, Any]) -> list[PodTemplate]:
     found = []
-    for index, podset in _items(comp, ("podSets",)):
+    for _, podset in _items(comp, ("podSets",)):
         path = parse_podset_path(podset.get("path"))
         if path is not None:
             found.append(_full(owner, f"components[{cbase[-1]}].{podset['path']}", cbase + path,

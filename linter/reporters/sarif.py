@@ -126,7 +126,8 @@ def _ordinals(findings: list[Finding]) -> list[tuple[Finding, str]]:
 
     result = []
     for finding, key, ordinal in occurrences(findings):
-        digest = hashlib.sha256("|".join((key.code, key.object, key.path, key.file)).encode("utf-8", "surrogateescape")).hexdigest()
+        identity = "|".join((key.code, key.object, key.path, key.file)).encode("utf-8", "surrogateescape")
+        digest = hashlib.sha256(identity).hexdigest()
         result.append((finding, f"{digest[:32]}:{ordinal}"))
     return result
 

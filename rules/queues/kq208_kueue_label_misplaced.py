@@ -197,7 +197,8 @@ def _job_effect(kind: str, pod: str | None) -> str:
 
 
 def _grouped_effect(kind: str, pod: str | None) -> str:
-    unit = "a StatefulSet is one pod-group Workload" if kind == "StatefulSet" else "each LeaderWorkerSet group is one Workload"
+    unit = ("a StatefulSet is one pod-group Workload" if kind == "StatefulSet"
+            else "each LeaderWorkerSet group is one Workload")
     alone = (f"makes each pod its own Workload, so the {kind} loses all-or-nothing admission ({unit} "
              f"when the label is on its own metadata)")
     ignored = f"the labels are ignored and the {kind} runs outside the quota"

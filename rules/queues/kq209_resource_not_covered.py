@@ -119,7 +119,8 @@ ClusterQueue covers it, or drop the request. If your Kueue Configuration exclude
 transforms resources (`resources.excludeResourcePrefixes`, `resources.transformations`, e.g.
 HAMi's `nvidia.com/gpucores` → `nvidia.com/total-gpucores`), mirror it in `.kqlint.yaml` so
 kqlint counts what Kueue counts:
-`rules: {KQ209: {exclude-resource-prefixes: [...], transformations: [{input: ..., strategy: Replace, multiplyBy: ..., outputs: {...}}]}}`
+`rules: {KQ209: {exclude-resource-prefixes: [...],
+transformations: [{input: ..., strategy: Replace, multiplyBy: ..., outputs: {...}}]}}`
 (KQ210 takes the same options).
 """
 from __future__ import annotations
