@@ -25,6 +25,7 @@ import functools
 import json
 import os
 import re
+import sys
 import types
 import typing
 from collections.abc import Iterable
@@ -165,10 +166,10 @@ def _read(path: str) -> tuple[dict[str, Any], ConfigOrigin]:
 
 
 def _read_toml_section(path: str, shown: str) -> tuple[dict[str, Any], ConfigOrigin]:
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ImportError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
+    else:
+        import tomli as tomllib
     from kqlint.bounded import ReadRefused, read_file
 
     try:
@@ -511,12 +512,12 @@ def _from_file(config: Config, path: tuple[Any, ...], value: Any) -> bool:
 def _check_options(config: Config, name: str, rule: Rule, values: dict[str, Any] | None) -> None:
     if not values:
         return
+    origin = config.origin if _from_file(config, ("rules", name), None) else None
     if rule.options_type is None:
         key = next(iter(values))
         message = f"{rule.code} ({rule.slug}) has no options, but `{key}` is given"
-        where = config.origin.where(("rules", name, key)) + ": " if _from_file(config, ("rules", name), None) else ""
+        where = origin.where(("rules", name, key)) + ": " if origin is not None else ""
         raise ConfigError(f"{where}rules.{name}: {message}")
-    origin = config.origin if _from_file(config, ("rules", name), None) else None
     _validate_schema(values, options_schema(rule.options_type), origin, ("rules", name))
 
 

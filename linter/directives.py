@@ -7,6 +7,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable
+from typing import Protocol
 
 from kqlint.sanitize import terminal_safe
 
@@ -41,10 +42,16 @@ def _explain(word: str, written: str) -> str:
     return f"unknown kqlint directive `{written}` suppresses nothing; {hint}"
 
 
-def all_problems(sources: Iterable[object]) -> tuple[str, ...]:
+class CommentedSource(Protocol):
+    """What this module reads of a loaded file (the loader's ``SourceFile``)."""
+
+    path: str
+    comment_lines: dict[int, str]
+
+
+def all_problems(sources: Iterable[CommentedSource]) -> tuple[str, ...]:
     found: list[str] = []
     for source in sources:
-        comments = getattr(source, "comment_lines", None)
-        if comments:
-            found.extend(problems(source.path, comments))
+        if source.comment_lines:
+            found.extend(problems(source.path, source.comment_lines))
     return tuple(found)

@@ -47,9 +47,8 @@ def install() -> Callable[[], None]:
 
 
 def exit_code_and_message(exc: BaseException) -> tuple[int, str]:
-    signum = exc.signum if isinstance(exc, Terminated) else signal.SIGINT
-    name = signal.Signals(signum).name
-    what = "interrupted (Ctrl-C)" if signum == signal.SIGINT else f"terminated by {name}"
+    signum = signal.Signals(exc.signum if isinstance(exc, Terminated) else signal.SIGINT)
+    what = "interrupted (Ctrl-C)" if signum == signal.SIGINT else f"terminated by {signum.name}"
     return EXIT_CODES.get(signum, 128 + int(signum)), f"kqlint: {what}; every worker stopped"
 
 

@@ -15,9 +15,12 @@ A rule that goes over its budget raises :class:`BudgetExceeded`, a configuration
 from __future__ import annotations
 
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from kqlint.config import ConfigError
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
 
 MAX_STEPS = 1_000_000
 MAX_SECONDS = 2.0
@@ -80,14 +83,17 @@ def _functions_class() -> Any:
         return cls
     from jmespath import functions
 
+    # jmespath ships no type hints; typed here so the decorated methods keep their signatures.
+    signature: Callable[..., Callable[[_Method], _Method]] = functions.signature
+
     class BudgetFunctions(functions.Functions):  # type: ignore[misc]
-        @functions.signature({"types": []})
+        @signature({"types": []})
         def _func_to_string(self, arg: Any) -> Any:
             if not isinstance(arg, str) and json_size(arg, MAX_STRING) > MAX_STRING:
                 raise _Over(f"to_string() of a value over {MAX_STRING} characters")
             return super()._func_to_string(arg)
 
-        @functions.signature({"types": ["string"]}, {"types": ["array-string"]})
+        @signature({"types": ["string"]}, {"types": ["array-string"]})
         def _func_join(self, separator: str, array: list[str]) -> Any:
             if sum(len(item) for item in array) + len(separator) * len(array) > MAX_STRING:
                 raise _Over(f"join() of more than {MAX_STRING} characters")

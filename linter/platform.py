@@ -194,13 +194,14 @@ def _merge(layers: list[Platform]) -> Platform:
         if not result.template_labels and layer.template_labels:
             result = replace(result, template_labels=layer.template_labels)
             sources["pod-template-labels"] = layer.sources.get("pod-template-labels", "")
+    merged: dict[str, frozenset[str]] = {}
     for key, attr in (("gang-schedulers", "gang_schedulers"), ("nic-resources", "nic_resources")):
         chosen = [config] if key in config.sources else rest  # a configured list replaces the others
-        values = frozenset().union(*(getattr(layer, attr) for layer in chosen))
-        result = replace(result, **{attr: values})
+        merged[attr] = frozenset().union(*(getattr(layer, attr) for layer in chosen))
         where = [layer.sources[key] for layer in chosen if key in layer.sources and getattr(layer, attr)]
         if where or key in config.sources:
             sources[key] = "; ".join(where) or config.sources[key]
+    result = replace(result, gang_schedulers=merged["gang_schedulers"], nic_resources=merged["nic_resources"])
     if "nic-resources" not in config.sources:
         result = replace(result, requested=frozenset().union(*(layer.requested for layer in rest)))
     return replace(result, sources={k: v for k, v in sources.items() if v})
@@ -208,7 +209,8 @@ def _merge(layers: list[Platform]) -> Platform:
 
 def _from_settings(settings: dict[str, Any], where: str = "configuration `platform:`") -> Platform:
     """The facts a ``platform:`` mapping sets (the config's, or a profile's ``platform:``)."""
-    kueue = settings.get("kueue") if isinstance(settings.get("kueue"), dict) else {}
+    written = settings.get("kueue")
+    kueue: dict[str, Any] = written if isinstance(written, dict) else {}
     facts: dict[str, Any] = {}
     sources: dict[str, str] = {}
     version = parse_version(kueue.get("version"))

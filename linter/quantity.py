@@ -55,7 +55,7 @@ def _maximum(left: Mapping[str, Fraction], right: Mapping[str, Fraction]) -> Req
 
 
 def _is_init(container: Container) -> bool:
-    return container.path[0] == "initContainers"
+    return container.path[:1] == ("initContainers",)
 
 
 def combine(spec: Mapping[str, Any], containers: list[tuple[Container, Any]]) -> Requests:

@@ -20,7 +20,8 @@ def profile_data() -> dict[str, Any]:
     from kqlint.loader import parse_bytes
 
     raw = resources.files(__name__).joinpath("profile.yaml").read_bytes()
-    return parse_bytes("profile.yaml", raw).documents[0]
+    profile: dict[str, Any] = parse_bytes("profile.yaml", raw).documents[0]
+    return profile
 
 
 def tenant_namespaces(graph: ObjectGraph) -> list[str]:
