@@ -3,20 +3,20 @@ JUnit validation."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-import pytest
 from helpers import chdir
 from kqlint.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 GOLDEN = ROOT / "tests" / "fixtures" / "golden"
-SARIF_SCHEMA = ROOT.parent / "shared" / "schemas" / "sarif-schema-2.1.0.json"
+SARIF_SCHEMA = ROOT / "tests" / "data" / "sarif-2.1.0.json"  # OASIS SARIF 2.1.0, see tests/data/README.md
 
 
 def cli(*args: str, cwd: Path) -> tuple[int, str, str]:
@@ -37,18 +37,22 @@ def check_golden(name: str, text: str, update: bool) -> None:
     assert text == expected, f"{name} differs from its golden file; if intended: pytest --update-golden"
 
 
+@functools.lru_cache(maxsize=1)
+def _sarif_validator() -> Any:
+    import jsonschema
+
+    schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
+    validator = jsonschema.validators.validator_for(schema)
+    validator.check_schema(schema)
+    return validator(schema)
+
+
 def validate_sarif(text: str) -> dict[str, Any]:
     """Parse a SARIF log and validate it against the official SARIF 2.1.0 schema (a
-    draft-04 schema) when ../shared/schemas holds it; plus what the schema cannot say."""
-    data = json.loads(text)
-    if SARIF_SCHEMA.is_file():
-        import jsonschema
-
-        schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
-        validator = jsonschema.validators.validator_for(schema)
-        validator.check_schema(schema)
-        errors = sorted(validator(schema).iter_errors(data), key=lambda e: list(e.path))
-        assert not errors, [f"{list(e.path)}: {e.message}" for e in errors[:5]]
+    draft-04 schema, vendored in tests/data); plus what the schema cannot say."""
+    data: dict[str, Any] = json.loads(text)
+    errors = sorted(_sarif_validator().iter_errors(data), key=lambda e: list(e.path))
+    assert not errors, [f"{list(e.path)}: {e.message}" for e in errors[:5]]
     run = data["runs"][0]
     rule_ids = [rule["id"] for rule in run["tool"]["driver"]["rules"]]
     assert rule_ids == sorted(set(rule_ids))
@@ -61,12 +65,7 @@ def validate_sarif(text: str) -> dict[str, Any]:
         region = physical["region"]
         assert region["startLine"] >= 1 and region["startColumn"] >= 1
         assert result["partialFingerprints"]["kqlint/v1"]
-    return data  # type: ignore[no-any-return]
-
-
-def sarif_requires_schema() -> None:
-    if not SARIF_SCHEMA.is_file():
-        pytest.skip("../shared/schemas/sarif-schema-2.1.0.json is not present (only in the kqlint workspace)")
+    return data
 
 
 def parse_junit(text: str) -> ET.Element:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ci_helpers import EXAMPLES, check_golden, cli, parse_junit, sarif_requires_schema, validate_sarif
+from ci_helpers import EXAMPLES, check_golden, cli, parse_junit, validate_sarif
 from kqlint.explain import available_rules, explain_text
 from kqlint.model import Finding, Location, ObjectRef, Report, Severity, Summary
 from kqlint.reporters import render
@@ -59,9 +59,15 @@ def test_new_formats_are_byte_identical_across_runs(fmt: str) -> None:
 # ------------------------------------------------------------------ SARIF
 
 def test_examples_sarif_validates_against_the_official_schema() -> None:
-    sarif_requires_schema()
     data = validate_sarif(_example_report("sarif")[1])
     assert data["version"] == "2.1.0" and data["$schema"].endswith("sarif-schema-2.1.0.json")
+
+
+def test_the_vendored_sarif_schema_rejects_a_result_without_a_message() -> None:
+    data = json.loads(_example_report("sarif")[1])
+    del data["runs"][0]["results"][0]["message"]
+    with pytest.raises(AssertionError, match="'message' is a required property"):
+        validate_sarif(json.dumps(data))
 
 
 def test_sarif_rules_carry_every_rule_with_the_explain_text() -> None:
@@ -168,7 +174,6 @@ def _suppression_tree(root: Path) -> Path:
 
 
 def test_suppressed_findings_with_report_suppressed(in_tmp_cwd: Path) -> None:
-    sarif_requires_schema()
     tree = _suppression_tree(in_tmp_cwd)
     code, out, _ = cli("check", ".", "-f", "sarif", "--select", "KQ205", cwd=tree)
     assert code == 0 and json.loads(out)["runs"][0]["results"] == []
@@ -184,7 +189,6 @@ def test_suppressed_findings_with_report_suppressed(in_tmp_cwd: Path) -> None:
 
 
 def test_sarif_edge_cases_validate() -> None:
-    sarif_requires_schema()
     outside = Location("/elsewhere/x y.yaml", 2, 3, (), JOB, "related, outside the cwd")
     findings = (
         Finding("KQ001", "invalid-yaml", Severity.ERROR, "bad", Location("<stdin>", 1, 1)),
