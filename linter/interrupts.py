@@ -7,7 +7,7 @@ import signal
 from collections.abc import Callable
 from typing import Any
 
-EXIT_CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
+EXIT_CODES: dict[signal.Signals, int] = {signal.SIGINT: 130, signal.SIGTERM: 143}
 if hasattr(signal, "SIGHUP"):
     EXIT_CODES[signal.SIGHUP] = 129
 

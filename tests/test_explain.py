@@ -136,7 +136,8 @@ def _quick_start_commands() -> list[str]:
 def test_readme_quick_start_is_two_commands() -> None:
     assert _quick_start_commands() == [
         "python3 -m venv .venv && .venv/bin/pip install . && .venv/bin/kqlint check examples/",
-        "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/pytest",
+        "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/ruff check "
+        "&& .venv/bin/python scripts/typecheck.py && .venv/bin/pytest",
     ]
 
 
