@@ -164,7 +164,7 @@ def overcommit_forbidden(name: Any) -> bool:
 
 # ------------------------------------------------------------------ quantities
 
-_QUANTITY_RE = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+))(.*)$")
+_QUANTITY_RE = re.compile(r"^([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+))(.*)$")
 _SUFFIXES: dict[str, Fraction] = {
     "": Fraction(1), "n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000),
     "k": Fraction(10**3), "M": Fraction(10**6), "G": Fraction(10**9), "T": Fraction(10**12),
@@ -172,7 +172,7 @@ _SUFFIXES: dict[str, Fraction] = {
     "Ki": Fraction(2**10), "Mi": Fraction(2**20), "Gi": Fraction(2**30), "Ti": Fraction(2**40),
     "Pi": Fraction(2**50), "Ei": Fraction(2**60),
 }
-_EXPONENT_RE = re.compile(r"^[eE]([+-]?\d+)$")
+_EXPONENT_RE = re.compile(r"^[eE]([+-]?[0-9]+)$")
 
 
 def parse_quantity(value: Any) -> Fraction | None:
