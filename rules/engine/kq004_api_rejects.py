@@ -57,6 +57,11 @@ spec:
       - name: nvidia.com/gpu
         nominalQuota: 8
         lendingLimit: 4
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata:
+  name: a100
 ```
 
 ## How to fix

@@ -36,6 +36,14 @@ metadata:
 spec:
   runtimeRef:
     name: torch-distributed
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata:
+  name: training
+  namespace: team-a
+spec:
+  clusterQueue: team-a
 ```
 
 ## How to fix

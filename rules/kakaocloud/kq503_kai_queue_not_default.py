@@ -42,6 +42,7 @@ metadata:
   namespace: team-a
   labels:
     kueue.x-k8s.io/queue-name: training
+    kueue.x-k8s.io/priority-class: normal
   annotations:
     kai.scheduler/batch-min-member: "2"
 spec:
@@ -57,6 +58,14 @@ spec:
       containers:
       - name: main
         image: busybox:1.36
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata:
+  name: training
+  namespace: team-a
+spec:
+  clusterQueue: team-a
 ```
 
 ## How to fix

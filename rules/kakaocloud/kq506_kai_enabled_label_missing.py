@@ -36,6 +36,7 @@ metadata:
   namespace: team-a
   labels:
     kueue.x-k8s.io/queue-name: training
+    kueue.x-k8s.io/priority-class: normal
 spec:
   template:
     metadata:
@@ -47,6 +48,14 @@ spec:
       containers:
       - name: main
         image: busybox:1.36
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata:
+  name: training
+  namespace: team-a
+spec:
+  clusterQueue: team-a
 ```
 
 ## How to fix

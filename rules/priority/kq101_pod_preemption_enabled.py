@@ -84,6 +84,27 @@ spec:
           containers:
             - name: pytorch
               image: bert:1
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata:
+  name: training
+  namespace: ml
+spec:
+  clusterQueue: gpu
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: gpu
+spec:
+  namespaceSelector: {}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata:
+  name: high
+value: 1000
 ```
 
 ## How to fix

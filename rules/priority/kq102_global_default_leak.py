@@ -49,6 +49,7 @@ metadata:
   name: cluster-default
 value: 1000
 globalDefault: true
+preemptionPolicy: Never
 ---
 apiVersion: scheduling.k8s.io/v1
 kind: PriorityClass
@@ -73,6 +74,21 @@ spec:
       containers:
         - name: main
           image: trainer:1.0
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata:
+  name: training
+  namespace: ml
+spec:
+  clusterQueue: gpu
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: gpu
+spec:
+  namespaceSelector: {}
 ```
 
 ## How to fix

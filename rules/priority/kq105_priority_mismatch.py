@@ -114,6 +114,8 @@ metadata:
   name: gpu
 spec:
   namespaceSelector: {}
+  preemption:
+    withinClusterQueue: LowerPriority
 ---
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: LocalQueue

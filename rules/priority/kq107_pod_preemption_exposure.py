@@ -80,6 +80,21 @@ spec:
       containers:
         - name: main
           image: trainer:1
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata:
+  name: training
+  namespace: ml
+spec:
+  clusterQueue: gpu
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: gpu
+spec:
+  namespaceSelector: {}
 ```
 
 ## How to fix

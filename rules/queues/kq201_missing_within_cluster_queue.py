@@ -76,6 +76,11 @@ spec:
           resources:
             - name: nvidia.com/gpu
               nominalQuota: 8
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata:
+  name: a100
 ```
 
 ## How to fix

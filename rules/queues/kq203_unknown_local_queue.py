@@ -63,6 +63,13 @@ spec:
       containers:
       - name: main
         image: busybox
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: shared
+spec:
+  namespaceSelector: {}
 ```
 
 ## How to fix

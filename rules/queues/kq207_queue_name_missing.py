@@ -59,6 +59,19 @@ spec:
       containers:
       - name: main
         image: busybox
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: team-a
+spec:
+  namespaceSelector: {}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata:
+  name: high
+value: 1000
 ```
 
 ## How to fix

@@ -76,6 +76,21 @@ spec:
       containers:
       - name: main
         image: busybox
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata:
+  name: training
+  namespace: team-a
+spec:
+  clusterQueue: gpu
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: gpu
+spec:
+  namespaceSelector: {}
 ```
 
 ## How to fix

@@ -110,6 +110,16 @@ spec:
         resources:
           limits:
             nvidia.com/gpu: 1
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata:
+  name: default
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata:
+  name: a100
 ```
 
 ## How to fix

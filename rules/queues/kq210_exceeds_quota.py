@@ -115,6 +115,11 @@ spec:
         resources:
           limits:
             nvidia.com/gpu: 8     # 2 pods x 8 = 16: exactly the quota
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata:
+  name: h100
 ```
 
 ## How to fix

@@ -70,6 +70,11 @@ metadata:
   namespace: research
 spec:
   clusterQueue: research
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata:
+  name: default
 ```
 
 ## How to fix
