@@ -30,6 +30,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from kqlint.errors import ConfigError
 from kqlint.model import Severity
 
 if TYPE_CHECKING:
@@ -39,10 +40,6 @@ CONFIG_NAMES = (".kqlint.yaml", ".kqlint.yml")
 DEFAULT_MAX_FILE_SIZE = 16 * 1024 * 1024
 _TOOL_SECTION_RE = re.compile(rb"^[ \t]*\[\[?[ \t]*tool[ \t]*\.[ \t]*\"?kqlint\"?[ \t]*[\].]", re.M)
 _TOML_ERROR_RE = re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)\s*$")
-
-
-class ConfigError(Exception):
-    """A configuration problem: reported as one line (file:line:col: message), exit 2."""
 
 
 @dataclass(frozen=True)

@@ -189,7 +189,7 @@ def _make_check(spec: CustomRuleSpec) -> Any:
 
 
 def _error(index: int, key: str, message: str) -> Exception:
-    from kqlint.config import ConfigError
+    from kqlint.errors import ConfigError
 
     return ConfigError(f"custom-rules[{index}].{key}: {message}")
 

@@ -284,7 +284,8 @@ def load(paths: list[str], config: Any, context: tuple[str, ...] = (),
     """The ObjectGraph of ``paths`` (plus context, external and profile objects), and the
     findings of a lint run over the same loaded files when asked (stdin is read once)."""
     from kqlint.objects import INPUT
-    from kqlint.runner import UsageError, _load_context, analyze, build_graph, context_paths, load_paths, prepare
+    from kqlint.errors import UsageError
+    from kqlint.runner import _load_context, analyze, build_graph, context_paths, load_paths, prepare
     from kqlint.scope import visible_context
 
     config, selected = prepare(config)

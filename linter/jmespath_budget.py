@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from kqlint.config import ConfigError
+from kqlint.errors import ConfigError
 
 MAX_STEPS = 1_000_000
 MAX_SECONDS = 2.0

@@ -155,7 +155,8 @@ def lint_overlays(directories: list[str], config: Any, context: tuple[str, ...],
                   rules: list[Any], paths: list[str] | None = None) -> Report:
     from kqlint.discover import Discovery
     from kqlint.objects import INPUT
-    from kqlint.runner import Loaded, UsageError, _add_source, _load_context, analyze, load_paths, prepare
+    from kqlint.errors import UsageError
+    from kqlint.runner import Loaded, _add_source, _load_context, analyze, load_paths, prepare
 
     config, selected = prepare(config, rules)
     inputs, found = (load_paths(paths, config, INPUT) if paths else (Loaded(), Discovery()))

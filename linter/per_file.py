@@ -51,7 +51,7 @@ def apply(findings: Iterable[Finding], config: Any) -> list[Finding]:
 
 def check_names(config: Any, rules: list[Any]) -> None:
     """Every code in per-file settings names a rule (ConfigError otherwise, exit 2)."""
-    from kqlint.config import ConfigError
+    from kqlint.errors import ConfigError
 
     for key, table in (("per-file-ignores", config.per_file_ignores), ("per-file-severity", config.per_file_severity)):
         for glob, names in table.items():

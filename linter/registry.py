@@ -8,6 +8,7 @@ import inspect
 from collections.abc import Iterable
 from types import ModuleType
 
+from kqlint.errors import RegistryError
 from kqlint.rule import Rule, RuleMeta
 
 # One module per rule, by family (the code's hundreds digit). Keep sorted by code.
@@ -60,10 +61,6 @@ BUILTIN_RULE_MODULES: tuple[str, ...] = (
 )
 
 ENTRY_POINT_GROUP = "kqlint.rules"
-
-
-class RegistryError(Exception):
-    """A plugin or rule module that cannot be used (config error, exit 2)."""
 
 
 def rule_from_module(module: ModuleType) -> Rule:

@@ -7,8 +7,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from kqlint.config import Config, ConfigError, check_rule_names
+from kqlint.config import Config, check_rule_names
 from kqlint.discover import STDIN, Discovery, discover, display_path
+from kqlint.errors import ConfigError, CrdError, InternalError, UsageError
 from kqlint.graph import ObjectGraph, declared_object
 from kqlint.loader import SourceFile, load_file, load_stdin
 from kqlint.model import Finding, Location, Report, Severity, Summary
@@ -17,26 +18,6 @@ from kqlint.rule import Rule, RuleContext, options_from_mapping
 from kqlint.suppress import SuppressionIndex, apply
 
 KUSTOMIZATION_FILES = frozenset({"kustomization.yaml", "kustomization.yml"})
-
-
-class UsageError(Exception):
-    """Bad paths or flags: one line, exit 2."""
-
-
-class InternalError(Exception):
-    """A bug in kqlint while processing ``file``: the CLI prints one line and exits 3."""
-
-    def __init__(self, file: str, error: BaseException) -> None:
-        super().__init__(f"{type(error).__name__}: {error}")
-        self.file = file
-
-
-@dataclass
-class RunOptions:
-    paths: list[str]
-    config: Config = field(default_factory=Config)
-    context: tuple[str, ...] = ()
-    inline_suppressions: bool = True
 
 
 @dataclass
@@ -447,7 +428,7 @@ def _check_crds(config: Config) -> None:
     """A bad ``--crd`` path is a usage error (exit 2), found before anything is linted."""
     if not config.crds:
         return
-    from kqlint.schema import CrdError, catalog
+    from kqlint.schema import catalog
 
     try:
         catalog(config.crds)

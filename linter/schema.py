@@ -21,15 +21,12 @@ from functools import lru_cache
 from typing import Any
 
 from kqlint.crd import crd_versions, is_crd, to_schema
+from kqlint.errors import CrdError
 
 UNKNOWN_FIELD, WRONG_TYPE, NOT_IN_ENUM = "unknown-field", "wrong-type", "not-in-enum"
 Check = Callable[[Any], list["_Problem"] | None]
 _TYPE_NAMES = {"string": "a string", "integer": "an integer", "number": "a number",
                "boolean": "a boolean", "object": "a mapping", "array": "a list"}
-
-
-class CrdError(Exception):
-    """A ``--crd`` path that is missing, unparsable or holds no CRD (a usage error, exit 2)."""
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 from helpers import chdir
 from kqlint.cli import main
-from kqlint.config import Config, ConfigError, load_config
+from kqlint.config import Config, load_config
 from kqlint.custom import compile_expression, custom_rule, custom_rules, field_path, truthy
+from kqlint.errors import ConfigError
 from kqlint.model import Report, Severity
 from kqlint.runner import lint
 
@@ -259,7 +260,7 @@ def test_bad_entries_are_config_errors(change: dict[str, Any], message: str) -> 
 
 
 def test_clash_with_a_builtin_slug_is_an_error(tmp_path: Path) -> None:
-    from kqlint.registry import RegistryError
+    from kqlint.errors import RegistryError
 
     (tmp_path / "m.yaml").write_text("a: 1\n", encoding="utf-8")
     with chdir(tmp_path), pytest.raises(RegistryError, match="clashes with KQ001"):

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 from helpers import chdir
 from kqlint.cli import main
-from kqlint.config import Config, ConfigError, load_config
-from kqlint.registry import ENTRY_POINT_GROUP, RegistryError, all_rules, plugin_rules
+from kqlint.config import Config, load_config
+from kqlint.errors import ConfigError, RegistryError
+from kqlint.registry import ENTRY_POINT_GROUP, all_rules, plugin_rules
 from kqlint.runner import lint
 
 NAME_RULE = '''
