@@ -183,7 +183,7 @@ def check(
                                                  "also KQLINT_CACHE_DIR)."),
 ) -> None:
     """Lint files and folders (default: the current directory)."""
-    from kqlint.explain import available_rules
+    from kqlint.registry import load_rules
     from kqlint.runner import exit_status
 
     config = _load_config(config_file, no_config, allow_plugins)
@@ -191,7 +191,7 @@ def check(
     color_on = _use_color(no_color, color)
     targets = _targets(list(format or []) + ([output_format] if output_format else []), list(output or []),
                        config.output_format)
-    rules = available_rules(config)
+    rules = load_rules(config)
     config = config.with_overrides(
         select=_split(select) or None, ignore=(config.ignore + _split(ignore)) or None,
         profile=profile, namespace=namespace, exclude=(config.exclude + tuple(exclude or ())) or None,
@@ -200,9 +200,9 @@ def check(
     _check_excludes(config.exclude)
     lint_rules = rules  # `rules` stay as registered: reports describe their defaults
     if report_unused_suppressions:
-        from kqlint.suppress_audit import enable
+        from kqlint.registry import enable
 
-        lint_rules, config = enable(rules, config)
+        lint_rules, config = enable(rules, config, "KQ000")
     targets_paths = list(paths or ["."])
     if STDOUT in targets_paths and sys.stdin is None:
         raise Exit(2, "kqlint: `-` reads stdin, but there is no stdin")

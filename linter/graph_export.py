@@ -283,8 +283,8 @@ def load(paths: list[str], config: Any, context: tuple[str, ...] = (),
          with_findings: bool = False) -> tuple[Any, tuple[Finding, ...]]:
     """The ObjectGraph of ``paths`` (plus context, external and profile objects), and the
     findings of a lint run over the same loaded files when asked (stdin is read once)."""
-    from kqlint.objects import INPUT
     from kqlint.errors import UsageError
+    from kqlint.objects import INPUT
     from kqlint.runner import _load_context, analyze, build_graph, context_paths, load_paths, prepare
     from kqlint.scope import visible_context
 

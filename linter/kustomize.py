@@ -154,8 +154,8 @@ class _Mapper:
 def lint_overlays(directories: list[str], config: Any, context: tuple[str, ...], inline: bool,
                   rules: list[Any], paths: list[str] | None = None) -> Report:
     from kqlint.discover import Discovery
-    from kqlint.objects import INPUT
     from kqlint.errors import UsageError
+    from kqlint.objects import INPUT
     from kqlint.runner import Loaded, _add_source, _load_context, analyze, load_paths, prepare
 
     config, selected = prepare(config, rules)

@@ -5,6 +5,7 @@ import gc
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 from kqlint.config import Config, check_rule_names
@@ -12,10 +13,11 @@ from kqlint.discover import STDIN, Discovery, discover, display_path
 from kqlint.errors import ConfigError, CrdError, InternalError, UsageError
 from kqlint.graph import ObjectGraph, declared_object
 from kqlint.loader import SourceFile, load_file, load_stdin
-from kqlint.model import Finding, Location, Report, Severity, Summary
+from kqlint.model import Finding, Report, Severity, Summary
 from kqlint.objects import CONTEXT, EXTERNAL, INPUT, K8sObject, objects_from_file
-from kqlint.rule import Rule, RuleContext, options_from_mapping
-from kqlint.suppress import SuppressionIndex, apply
+from kqlint.registry import RuleSet, names, selects
+from kqlint.rule import Rule, RuleContext, Run, Sources, SuppressionAudit, options_from_mapping
+from kqlint.suppress import Suppression, SuppressionIndex, apply
 
 KUSTOMIZATION_FILES = frozenset({"kustomization.yaml", "kustomization.yml"})
 
@@ -31,35 +33,21 @@ class Loaded:
 
 # ------------------------------------------------------------------ rule selection
 
-def _matches(rule: Rule, patterns: Iterable[str]) -> bool:
-    for pattern in patterns:
-        text = pattern.strip()
-        if not text:
-            continue
-        if text.lower() == rule.slug or rule.code.upper().startswith(text.upper()):
-            return True
-    return False
+def select_rules(rules: Iterable[Rule], config: Config) -> RuleSet:
+    """The rules ``config`` turns on (profile, ``select``, ``ignore``), remembering ``rules``."""
+    loaded = RuleSet.of(rules)
+    return loaded.selected(rule for rule in loaded if _enabled(rule, config))
 
 
-def select_rules(rules: list[Rule], config: Config) -> list[Rule]:
-    chosen = []
-    for rule in rules:
-        meta = rule.meta
-        if meta.profile is not None and meta.profile != config.profile:
-            continue
-        enabled = meta.enabled or meta.profile is not None
-        if config.select:
-            enabled = _matches(rule, config.select) and (meta.enabled or meta.profile is not None
-                                                         or _explicitly_named(rule, config.select))
-        if _matches(rule, config.ignore):
-            enabled = False
-        if enabled:
-            chosen.append(rule)
-    return chosen
-
-
-def _explicitly_named(rule: Rule, patterns: Iterable[str]) -> bool:
-    return any(p.strip().upper() == rule.code or p.strip().lower() == rule.slug for p in patterns)
+def _enabled(rule: Rule, config: Config) -> bool:
+    meta = rule.meta
+    if meta.profile is not None and meta.profile != config.profile:
+        return False
+    enabled = meta.enabled or meta.profile is not None
+    if config.select:  # a rule off by default runs when selected by its own code or slug
+        enabled = any(selects(rule, p) for p in config.select) and \
+            (enabled or any(names(rule, p) for p in config.select))
+    return enabled and not any(selects(rule, p) for p in config.ignore)
 
 
 # ------------------------------------------------------------------ loading
@@ -194,32 +182,6 @@ def external_objects(config: Config) -> list[K8sObject]:
             if isinstance(entry, dict)]
 
 
-# ------------------------------------------------------------------ engine findings
-
-def _engine_findings(loaded: Loaded, found: Discovery, rules: dict[str, Rule]) -> list[Finding]:
-    findings = []
-    for source in loaded.sources:
-        for problem in source.problems:
-            rule = rules.get(problem.code)
-            if rule is not None:
-                location = Location(problem.file, problem.line, problem.column)
-                findings.append(Finding(rule.code, rule.slug, rule.meta.severity, problem.message, location))
-    kq001, kq006 = rules.get("KQ001"), rules.get("KQ006")
-    for path, message in found.problems:
-        if kq001 is not None:
-            findings.append(Finding(kq001.code, kq001.slug, kq001.meta.severity, message,
-                                    Location(display_path(path), 1, 1)))
-    for chart, templates in sorted(found.charts.items()):
-        if kq006 is not None:
-            chart_dir = display_path(os.path.dirname(chart))
-            message = (f"Helm chart {chart_dir}: {len(templates)} unrendered template file(s) under "
-                       f"templates/ skipped; lint the rendered output instead: "
-                       f"`helm template {chart_dir} | kqlint check -`")
-            findings.append(Finding(kq006.code, kq006.slug, kq006.meta.severity, message,
-                                    Location(display_path(chart), 1, 1)))
-    return findings
-
-
 # ------------------------------------------------------------------ rules
 
 def _rule_options(rule: Rule, config: Config) -> Any:
@@ -228,26 +190,38 @@ def _rule_options(rule: Rule, config: Config) -> Any:
     return options_from_mapping(rule.options_type, config.rules.get(rule.code, {}))
 
 
+def prepare_rules(rules: RuleSet, config: Config, errors: list[str]) -> tuple[list[Rule], dict[str, Any]]:
+    """Each rule's per-run setup (``prepare(run)``, its ``ctx.state``); a rule whose setup
+    fails is one internal-error line and does not run."""
+    run = Run(config, rules.loaded, rules)
+    ready, states = [], {}
+    for rule in rules:
+        failed = len(errors)
+        state = _guarded(rule, lambda rule=rule: rule.prepare(run), "the run's setup", errors, collect=False)
+        if len(errors) == failed:
+            ready.append(rule)
+            states[rule.code] = state
+    return ready, states
+
+
 def run_rules(rules: list[Rule], graph: ObjectGraph, config: Config, errors: list[str],
-              jobs: int = 1) -> list[Finding]:
-    """Graph rules in this process; per-object rules over the inputs, split over ``jobs``."""
+              jobs: int = 1, states: dict[str, Any] | None = None) -> list[Finding]:
+    """Graph rules in this process; per-object rules over the inputs, split over ``jobs``.
+    The findings are what the rules yield."""
     findings: list[Finding] = []
-    active = [r for r in rules if r.meta.scope != "engine"]
-    contexts = {r.code: RuleContext(r, graph, _rule_options(r, config), config) for r in active}
-    for rule in active:
+    contexts = {r.code: _context(r, graph, config, states) for r in rules if r.meta.scope != "engine"}
+    for rule in rules:
         if rule.meta.scope == "graph":
-            _guarded(rule, lambda rule=rule: rule.check_graph(graph, contexts[rule.code]), "the object graph", errors)
-            findings.extend(contexts[rule.code].findings)
-    object_rules = [(r, contexts[r.code]) for r in active if r.meta.scope == "object"]
+            findings += _guarded(rule, lambda rule=rule: rule.check_graph(graph, contexts[rule.code]),
+                                 "the object graph", errors)
+    object_rules = [(r, contexts[r.code]) for r in rules if r.meta.scope == "object"]
 
     def check_object(obj: K8sObject) -> tuple[list[Finding], list[str]]:
         found: list[Finding] = []
         failed: list[str] = []
         for rule, ctx in object_rules:
-            if rule.meta.kinds is None or obj.kind in rule.meta.kinds:
-                _guarded(rule, lambda: rule.check(obj, ctx), obj.file, failed)
-                found.extend(ctx.findings)
-                ctx.findings.clear()
+            if _visits(rule, obj):
+                found += _guarded(rule, partial(rule.check, obj, ctx), obj.file, failed)
         return found, failed
 
     from kqlint.parallel import map_chunks
@@ -259,6 +233,15 @@ def run_rules(rules: list[Rule], graph: ObjectGraph, config: Config, errors: lis
     return findings
 
 
+def _context(rule: Rule, graph: ObjectGraph, config: Config, states: dict[str, Any] | None) -> RuleContext:
+    return RuleContext(rule, graph, _rule_options(rule, config), (states or {}).get(rule.code))
+
+
+def _visits(rule: Rule, obj: K8sObject) -> bool:
+    kinds = rule.meta.kinds
+    return kinds is None or obj.kind in kinds
+
+
 def _guarded_error(line: str, errors: list[str]) -> None:
     """Keep one line per broken rule: the first object (in input order) it failed on."""
     prefix = line.split(")", 1)[0]
@@ -266,22 +249,24 @@ def _guarded_error(line: str, errors: list[str]) -> None:
         errors.append(line)
 
 
-def _guarded(rule: Rule, call: Any, where: str, errors: list[str]) -> None:
-    """The error boundary around one rule call: a crash becomes one line, other rules go on."""
+def _guarded(rule: Rule, call: Callable[[], Any], where: str, errors: list[str], collect: bool = True) -> Any:
+    """The error boundary around one rule call: a crash becomes one line, other rules go on.
+    Returns the findings the call yields, also those yielded before a crash (``collect``),
+    or what the call returns."""
+    found: list[Finding] = []
     try:
-        result = call()
-        if result is not None:
-            for _ in result:  # rules may be generators; findings are collected via ctx
-                pass
+        if not collect:
+            return call()
+        found.extend(call())
+        return found
     except (ConfigError, MemoryError):
         raise  # a custom rule over its budget (exit 2), or out of memory: not a bug in one rule
     except Exception as exc:
         prefix = f"internal error in rule {rule.code} ({rule.slug}"
-        if any(line.startswith(prefix) for line in errors):
-            return  # one line per broken rule (the first file it failed on), not one per object
-        module = getattr(rule.module, "__name__", "kqlint")
-        origin = "" if module.startswith("kqlint.") else f", plugin module {module}"
-        errors.append(f"{prefix}{origin}) while checking {where}: {type(exc).__name__}: {exc}")
+        if not any(line.startswith(prefix) for line in errors):  # one line per broken rule, not per object
+            origin = "" if rule.origin.startswith("kqlint.") else f", plugin module {rule.origin}"
+            errors.append(f"{prefix}{origin}) while checking {where}: {type(exc).__name__}: {exc}")
+        return found if collect else None
 
 
 # ------------------------------------------------------------------ run
@@ -333,19 +318,19 @@ def _remember_reads(cache: Any, paths: list[str], named_context: list[str], conf
     remember_read(cache.discover(paths, config.exclude).files + cache.discover(existing, config.exclude).files)
 
 
-def prepare(config: Config | None, rules: list[Rule] | None = None) -> tuple[Config, list[Rule]]:
-    """The checked config and the rules it selects (ConfigError/UsageError: exit 2)."""
-    from kqlint.registry import all_rules
+def prepare(config: Config | None, rules: Iterable[Rule] | None = None) -> tuple[Config, RuleSet]:
+    """The checked config and the rules it selects (ConfigError/UsageError: exit 2);
+    ``rules`` default to every rule the config loads (kqlint.registry.load_rules)."""
+    from kqlint.registry import load_rules
 
     config = config or Config()
-    if rules is None:
-        rules = all_rules(config.plugins, _custom_rules(config))
-    config = check_rule_names(config, rules)  # unknown rule names/options: ConfigError (exit 2)
+    loaded = load_rules(config) if rules is None else RuleSet.of(rules)
+    config = check_rule_names(config, loaded)  # unknown rule names/options: ConfigError (exit 2)
     from kqlint import per_file
 
-    per_file.check_names(config, rules)
+    per_file.check_names(config, loaded)
     _check_crds(config)
-    return config, select_rules(rules, config)
+    return config, select_rules(loaded, config)
 
 
 def build_graph(inputs: Loaded, context_objects: list[K8sObject], config: Config,
@@ -363,15 +348,15 @@ def build_graph(inputs: Loaded, context_objects: list[K8sObject], config: Config
 
 
 def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], config: Config,
-            selected: list[Rule], inline_suppressions: bool = True, jobs: int = 1) -> Report:
+            selected: Iterable[Rule], inline_suppressions: bool = True, jobs: int = 1) -> Report:
     """Run the selected rules over loaded inputs (plus context objects) and build the Report."""
     from kqlint.scope import partitions, scope_of, with_routes, without_fragments
 
     scope = scope_of(inputs.objects + context_objects, config)
     inputs, context_objects = without_fragments(inputs, context_objects, scope)
     errors: list[str] = []
-    by_code = {rule.code: rule for rule in selected}
-    findings = _engine_findings(inputs, found, by_code)
+    rules, states = prepare_rules(RuleSet.of(selected), config, errors)
+    findings: list[Finding] = []
     platform_lines: dict[str, None] = {}  # the platform model of every graph, in order, once
     requests: dict[int, frozenset[str]] = {}  # platform evidence per object, shared by the parts
     for part in partitions(inputs, context_objects, config, scope):  # units applied on their own
@@ -381,21 +366,25 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
         graph.kustomize_dirs |= part.kustomize_dirs
         graph.applied_together, graph.unit_of = scope.declared_unit, scope.unit_of
         files = {obj.file for obj in part.loaded.objects}
-        found_here = [f for f in run_rules(selected, graph, config, errors, jobs) if f.location.file in files]
+        found_here = [f for f in run_rules(rules, graph, config, errors, jobs, states) if f.location.file in files]
         findings += with_routes(found_here, graph)
     input_files = {source.path for source in inputs.sources}
-    findings = [f for f in findings if f.location.file in input_files or f.code in ("KQ001", "KQ006")]
+    findings = [f for f in findings if f.location.file in input_files]
+    findings += _engine_hook(rules, states, config, errors, "the input files",
+                             lambda rule, ctx: rule.check_sources(_sources(inputs, found), ctx))
     findings = [_with_severity(f, config) for f in findings]
     from kqlint import per_file
 
     findings = per_file.apply(findings, config)
     index = _suppressions(inputs, inline_suppressions)
     reported, suppressed = apply(findings, index)
-    if "KQ000" in by_code:  # unused suppressions: judged once every other rule has run
-        from kqlint.suppress_audit import unused_suppressions
-
-        unused, hidden = unused_suppressions(index, selected, inputs.objects, config)
-        reported, suppressed = reported + unused, suppressed + hidden
+    audit = SuppressionAudit(index, inputs.objects)  # judged once every other finding is known
+    for rule in rules:
+        unused = _engine_hook([rule], states, config, errors, "the suppressions",
+                              lambda rule, ctx: rule.check_suppressions(audit, ctx))
+        if unused:  # silenced only by suppressions naming the rule: `all` cannot hide itself
+            more, hidden = apply([_with_severity(f, config) for f in unused], _naming(index, rule))
+            reported, suppressed = reported + more, suppressed + hidden
     summary = Summary(files=len(inputs.sources), documents=inputs.documents,
                       objects=len(inputs.objects), skipped_documents=inputs.skipped)
     from kqlint.directives import all_problems
@@ -405,6 +394,27 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
                   files=tuple(sorted({source.path for source in inputs.sources})),
                   warnings=all_problems(inputs.sources) if inline_suppressions else (),
                   platform=tuple(platform_lines))
+
+
+def _sources(inputs: Loaded, found: Discovery) -> Sources:
+    return Sources(inputs.sources, found.problems, found.charts)
+
+
+def _engine_hook(rules: list[Rule], states: dict[str, Any], config: Config, errors: list[str], where: str,
+                 hook: Callable[[Rule, RuleContext], Iterable[Finding]]) -> list[Finding]:
+    """What the engine rules among ``rules`` yield from ``hook`` (check_sources, check_suppressions)."""
+    graph = ObjectGraph([])
+    return [finding for rule in rules if rule.meta.scope == "engine"
+            for finding in _guarded(rule, lambda rule=rule: hook(rule, _context(rule, graph, config, states)),
+                                    where, errors)]
+
+
+def _naming(index: SuppressionIndex, rule: Rule) -> SuppressionIndex:
+    """The suppressions of ``index`` that name ``rule`` (same lookup structure)."""
+    def pick(groups: dict[Any, list[Suppression]]) -> dict[Any, list[Suppression]]:
+        return {key: [s for s in group if rule.code.upper() in s.names or rule.slug in s.names]
+                for key, group in groups.items()}
+    return SuppressionIndex(pick(index.by_object), pick(index.by_line), pick(index.by_file))
 
 
 def _platform_lines(graph: ObjectGraph) -> tuple[str, ...]:
@@ -450,14 +460,6 @@ def _load_context(paths: list[str], config: Config, inputs: Loaded, jobs: int = 
 def _with_severity(finding: Finding, config: Config) -> Finding:
     override = config.severity.get(finding.code) or config.severity.get(finding.slug)
     return replace(finding, severity=override) if override is not None else finding
-
-
-def _custom_rules(config: Config) -> list[Rule]:
-    if not config.custom_rules:
-        return []
-    from kqlint.custom import custom_rules
-
-    return custom_rules(config.custom_rules)
 
 
 def _profile_objects(config: Config, graph: ObjectGraph) -> list[K8sObject]:

@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 from ci_helpers import EXAMPLES, check_golden, cli, parse_junit, sarif_requires_schema, validate_sarif
-from kqlint.explain import available_rules, explain_text
+from kqlint.explain import explain_text
 from kqlint.model import Finding, Location, ObjectRef, Report, Severity, Summary
+from kqlint.registry import load_rules
 from kqlint.reporters import render
 from kqlint.reporters.sarif import sarif_log, token_end
 
@@ -67,7 +68,7 @@ def test_examples_sarif_validates_against_the_official_schema() -> None:
 def test_sarif_rules_carry_every_rule_with_the_explain_text() -> None:
     data = json.loads(_example_report("sarif")[1])
     rules = {rule["id"]: rule for rule in data["runs"][0]["tool"]["driver"]["rules"]}
-    registry = available_rules()
+    registry = load_rules()
     assert sorted(rules) == [rule.code for rule in registry]
     for rule in registry:
         descriptor = rules[rule.code]
