@@ -37,7 +37,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from kqlint import kinds as K
 from kqlint.graph import BUILTIN_PRIORITY_CLASSES
+from kqlint.kinds import KUEUE_GROUP as KUEUE_GROUP  # re-exported
+from kqlint.kinds import SCHEDULING_GROUP as SCHEDULING_GROUP
 from kqlint.model import Location
 from kqlint.objects import K8sObject, dig
 from kqlint.workloads import RUNTIME_KINDS, TRAINER_GROUP, PodTemplate, pod_templates, total_pods, training_runtime
@@ -48,30 +51,26 @@ if TYPE_CHECKING:
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
 POD_GROUP_TOTAL = "kueue.x-k8s.io/pod-group-total-count"
-KUEUE_GROUP = "kueue.x-k8s.io"
-SCHEDULING_GROUP = "scheduling.k8s.io"
 PREEMPT_LOWER = "PreemptLowerPriority"
 NEVER = "Never"
 DEFAULT_LOCAL_QUEUE = "default"          # LocalQueueDefaulting (B13, GA since v0.17)
 HIGHEST_USER_PRIORITY = 1_000_000_000    # A1
 
 # Kinds Kueue integrates; it reads queue-name/priority-class from their own metadata.labels (B13).
-INTEGRATIONS: frozenset[tuple[str, str]] = frozenset({
-    ("batch", "Job"), ("jobset.x-k8s.io", "JobSet"),
-    ("kubeflow.org", "PyTorchJob"), ("kubeflow.org", "TFJob"), ("kubeflow.org", "XGBoostJob"),
-    ("kubeflow.org", "PaddleJob"), ("kubeflow.org", "JAXJob"), ("kubeflow.org", "MPIJob"),
-    ("trainer.kubeflow.org", "TrainJob"), ("ray.io", "RayJob"), ("ray.io", "RayCluster"),
-    ("ray.io", "RayService"), ("workload.codeflare.dev", "AppWrapper"), ("", "Pod"),
-    ("apps", "Deployment"), ("apps", "StatefulSet"), ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"),
+INTEGRATIONS: frozenset[K.GroupKind] = frozenset({
+    K.JOB, K.JOBSET, *K.KUBEFLOW_JOBS, K.TRAINJOB, K.RAYJOB, K.RAYCLUSTER, K.RAYSERVICE,
+    K.APPWRAPPER, K.POD, K.DEPLOYMENT, K.STATEFULSET, K.LWS,
 })
 # A CronJob's runs are Jobs whose own labels come from spec.jobTemplate.metadata.labels.
-CRONJOB = ("batch", "CronJob")
+CRONJOB = K.CRONJOB
 # Not an integration: its pods go through the pod integration, labels on each pod template.
-POD_TEMPLATE_LABELLED: frozenset[tuple[str, str]] = frozenset({("nvidia.com", "DynamoGraphDeployment")})
+POD_TEMPLATE_LABELLED: frozenset[K.GroupKind] = frozenset({K.DGD})
 # Kind names whose objects (or, for TrainingRuntimes, their TrainJobs) Kueue may manage:
 # per-object rules list them in META.kinds; the helpers below check the API group too.
 MANAGED_KINDS: frozenset[str] = frozenset(
     {kind for _, kind in INTEGRATIONS | POD_TEMPLATE_LABELLED} | {CRONJOB[1], *RUNTIME_KINDS})
+# The same as (group, kind) pairs, for scopes that match the API group too.
+MANAGED: frozenset[K.GroupKind] = frozenset(INTEGRATIONS | POD_TEMPLATE_LABELLED | {CRONJOB, *K.RUNTIMES})
 
 # JobWithPriorityClass integrations (B12): runPolicy.schedulingPolicy.priorityClass first, then
 # the replica templates in the operator's fixed order (not the order written in the file).
@@ -142,7 +141,7 @@ class ManagedWorkload:
         return self.obj.at(*self.labels_path, key)
 
     def display(self) -> str:
-        if self.obj.group == "nvidia.com" and len(self.templates) == 1:
+        if self.obj.group == K.NVIDIA_GROUP and len(self.templates) == 1:
             return f"{self.obj.display()} ({self.templates[0].role})"
         return self.obj.display()
 
@@ -356,7 +355,7 @@ def _template_units(obj: K8sObject, graph: ObjectGraph) -> list[ManagedWorkload]
 
 def ordered_templates(obj: K8sObject, templates: list[PodTemplate]) -> list[PodTemplate]:
     """Kubeflow jobs: the operator's replica-type order (B12), not the file's."""
-    order = KUBEFLOW_ROLE_ORDER.get(obj.kind) if obj.group == "kubeflow.org" else None
+    order = KUBEFLOW_ROLE_ORDER.get(obj.kind) if obj.group == K.KUBEFLOW_GROUP else None
     if order is None:
         return templates
     rank = {role: index for index, role in enumerate(order)}
@@ -528,7 +527,7 @@ def _wpc_priority(unit: ManagedWorkload, name: str, graph: ObjectGraph) -> Workl
 def _pod_class_choice(unit: ManagedWorkload) -> tuple[str, Location] | None:
     """The PriorityClass name Kueue takes for the Workload, and where it is written."""
     obj = unit.obj
-    if obj.group == "kubeflow.org" and obj.kind in KUBEFLOW_ROLE_ORDER:
+    if obj.group == K.KUBEFLOW_GROUP and obj.kind in KUBEFLOW_ROLE_ORDER:
         value = obj.get(*RUN_POLICY_CLASS)
         if isinstance(value, str) and value:
             return value, obj.at(*RUN_POLICY_CLASS)

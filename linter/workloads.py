@@ -44,6 +44,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from kqlint import kinds as K
+from kqlint.kinds import (  # re-exported: rules import these names from here
+    APPWRAPPER as APPWRAPPER,
+    COSCHEDULING_PODGROUP as COSCHEDULING_PODGROUP,
+    KAI_PODGROUP as KAI_PODGROUP,
+    KUBEFLOW_GROUP as KUBEFLOW_GROUP,
+    TRAINER_GROUP as TRAINER_GROUP,
+    VOLCANO_JOB as VOLCANO_JOB,
+    VOLCANO_PODGROUP as VOLCANO_PODGROUP,
+)
 from kqlint.objects import dig, mapping_at
 
 if TYPE_CHECKING:
@@ -75,14 +85,7 @@ VOLCANO_SCHEDULER_NAMES: tuple[str, ...] = ("volcano", "volcano-scheduler")
 KAI_SCHEDULER_NAMES: tuple[str, ...] = ("kai-scheduler",)
 COSCHEDULING_SCHEDULER_NAMES: tuple[str, ...] = ("scheduler-plugins-scheduler",)  # KQ302 option default
 
-VOLCANO_PODGROUP = ("scheduling.volcano.sh", "PodGroup")
-KAI_PODGROUP = ("scheduling.run.ai", "PodGroup")
-COSCHEDULING_PODGROUP = ("scheduling.x-k8s.io", "PodGroup")   # v1alpha1, spec.minMember
-APPWRAPPER = ("workload.codeflare.dev", "AppWrapper")
-VOLCANO_JOB = ("batch.volcano.sh", "Job")
-KUBEFLOW_GROUP = "kubeflow.org"
-TRAINER_GROUP = "trainer.kubeflow.org"
-RUNTIME_KINDS = ("ClusterTrainingRuntime", "TrainingRuntime")
+RUNTIME_KINDS = tuple(runtime.kind for runtime in K.RUNTIMES)
 TRAINER_ANCESTOR_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step"
 TRAINER_NODE_CONTAINER = "node"          # the container `resourcesPerNode` applies to
 RESOURCES_PER_NODE_PATH = ("spec", "trainer", "resourcesPerNode")
@@ -517,33 +520,31 @@ def resources_per_node(template: PodTemplate) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- the kind table
 _EXTRACTORS: dict[tuple[str, str], Extractor] = {
-    ("", "Pod"): _pod,
-    ("batch", "Job"): _job,
-    ("batch", "CronJob"): _cronjob,
-    ("apps", "Deployment"): _replicated,
-    ("apps", "StatefulSet"): _replicated,
-    ("apps", "ReplicaSet"): _replicated,
-    ("apps", "DaemonSet"): _daemonset,
-    ("jobset.x-k8s.io", "JobSet"): _jobset,
+    K.POD: _pod,
+    K.JOB: _job,
+    K.CRONJOB: _cronjob,
+    K.DEPLOYMENT: _replicated,
+    K.STATEFULSET: _replicated,
+    K.REPLICASET: _replicated,
+    K.DAEMONSET: _daemonset,
+    K.JOBSET: _jobset,
     **{(KUBEFLOW_GROUP, kind): _kubeflow for kind in KUBEFLOW_REPLICA_KEYS},
-    (TRAINER_GROUP, "TrainJob"): _trainjob,
-    (TRAINER_GROUP, "TrainingRuntime"): _runtime,
-    (TRAINER_GROUP, "ClusterTrainingRuntime"): _runtime,
-    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"): _lws,
-    ("serving.kserve.io", "LLMInferenceService"): _llmisvc,
-    ("nvidia.com", "DynamoGraphDeployment"): _dgd,
-    ("ray.io", "RayCluster"): _raycluster,
-    ("ray.io", "RayJob"): _rayjob,
-    ("ray.io", "RayService"): _rayservice,
+    K.TRAINJOB: _trainjob,
+    K.TRAINING_RUNTIME: _runtime,
+    K.CLUSTER_TRAINING_RUNTIME: _runtime,
+    K.LWS: _lws,
+    K.LLMISVC: _llmisvc,
+    K.DGD: _dgd,
+    K.RAYCLUSTER: _raycluster,
+    K.RAYJOB: _rayjob,
+    K.RAYSERVICE: _rayservice,
     VOLCANO_JOB: _volcano_job,
-    ("workload.codeflare.dev", "AppWrapper"): _appwrapper,
+    K.APPWRAPPER: _appwrapper,
 }
 # Kinds AppWrapper infers pod sets for when `podSets` is omitted (workloads.md section 11).
-_APPWRAPPER_INFERRED = {key: _EXTRACTORS[key] for key in (
-    ("", "Pod"), ("apps", "Deployment"), ("apps", "StatefulSet"), ("batch", "Job"),
-    ("jobset.x-k8s.io", "JobSet"), (KUBEFLOW_GROUP, "PyTorchJob"), ("ray.io", "RayCluster"),
-    ("ray.io", "RayJob"))}
-_TEMPLATE_HOLDERS = {(TRAINER_GROUP, kind) for kind in RUNTIME_KINDS}
+_APPWRAPPER_INFERRED: dict[tuple[str, str], Extractor] = {key: _EXTRACTORS[key] for key in (
+    K.POD, K.DEPLOYMENT, K.STATEFULSET, K.JOB, K.JOBSET, K.PYTORCHJOB, K.RAYCLUSTER, K.RAYJOB)}
+_TEMPLATE_HOLDERS = set(K.RUNTIMES)
 
 
 def pod_templates(obj: K8sObject, graph: ObjectGraph | None = None) -> list[PodTemplate]:
@@ -665,8 +666,7 @@ def wrapped_objects(obj: K8sObject) -> list[K8sObject]:
 # unset name there means "the operator decides", not default-scheduler.
 OPERATOR_SETS_SCHEDULER = frozenset(
     {(KUBEFLOW_GROUP, kind) for kind in KUBEFLOW_REPLICA_KEYS}
-    | {("ray.io", "RayCluster"), ("ray.io", "RayJob"), ("ray.io", "RayService"),
-       ("nvidia.com", "DynamoGraphDeployment")})
+    | {K.RAYCLUSTER, K.RAYJOB, K.RAYSERVICE, K.DGD})
 
 
 def effective_scheduler_name(template: PodTemplate) -> str | None:
@@ -688,14 +688,14 @@ def operator_pod_group_names(obj: K8sObject) -> frozenset[str]:
     """PodGroup names an operator creates for ``obj`` under its own name (training-operator and
     Trainer's volcano plugin name the group after the job; so did older Volcano Job controllers).
     A template annotation naming one of these resolves at run time."""
-    if is_kubeflow_job(obj) or (obj.group, obj.kind) in ((TRAINER_GROUP, "TrainJob"), VOLCANO_JOB):
+    if is_kubeflow_job(obj) or (obj.group, obj.kind) in (K.TRAINJOB, VOLCANO_JOB):
         return frozenset({obj.name})
     return frozenset()
 
 
 def pod_owner_meta_path(obj: K8sObject) -> tuple[Any, ...]:
     """Where the metadata of the pods' direct owner lives (a CronJob's Job: its jobTemplate)."""
-    if (obj.group, obj.kind) == ("batch", "CronJob"):
+    if K.CRONJOB.of(obj):
         return ("spec", "jobTemplate", "metadata")
     return ("metadata",)
 
@@ -722,11 +722,11 @@ def batch_min_member_sites(obj: K8sObject) -> list[MinMemberSite]:
     key = KAI_BATCH_MIN_MEMBER_ANNOTATION
     kind = (obj.group, obj.kind)
     sites: list[tuple[tuple[Any, ...], tuple[Any, ...], str]] = []
-    if kind == ("batch", "Job"):
+    if kind == K.JOB:
         sites = [(("metadata", "annotations"), ("spec",), "")]
-    elif kind == ("batch", "CronJob"):
+    elif kind == K.CRONJOB:
         sites = [(("spec", "jobTemplate", "metadata", "annotations"), ("spec", "jobTemplate", "spec"), " jobTemplate")]
-    elif kind == ("jobset.x-k8s.io", "JobSet"):
+    elif kind == K.JOBSET:
         sites = [(("spec", "replicatedJobs", i, "template", "metadata", "annotations"),
                   ("spec", "replicatedJobs", i, "template", "spec"), f" replicatedJobs[{_name(rj, i)}]")
                  for i, rj in _items(obj.data, ("spec", "replicatedJobs"))]

@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from kqlint import kinds as K
 from kqlint.graph import ObjectGraph
-from kqlint.kueue import KUEUE_GROUP, ManagedWorkload
+from kqlint.kinds import KUEUE_GROUP
+from kqlint.kueue import ManagedWorkload
 from kqlint.model import Location
 from kqlint.objects import CONTEXT, INPUT, K8sObject
 from kqlint.podspec import effective_resources, parse_quantity, resource_list
@@ -71,11 +73,7 @@ def wrapped_pod_groups(graph: ObjectGraph) -> dict[tuple[str, str | None, str], 
 
 # Integrations where every pod becomes its own Workload (kueue.md B13): Deployment pods, plain
 # Pods, and the pods of a DynamoGraphDeployment (pod integration).
-SINGLE_POD_WORKLOADS = frozenset({("apps", "Deployment"), ("", "Pod"),
-                                  ("nvidia.com", "DynamoGraphDeployment")})
-LWS = ("leaderworkerset.x-k8s.io", "LeaderWorkerSet")
-JOB = ("batch", "Job")
-TRAINJOB = ("trainer.kubeflow.org", "TrainJob")
+SINGLE_POD_WORKLOADS = frozenset({K.DEPLOYMENT, K.POD, K.DGD})
 JOB_MIN_PARALLELISM = "kueue.x-k8s.io/job-min-parallelism"  # partial admission (workloads.md 1)
 
 
@@ -106,17 +104,17 @@ def pod_sets(unit: ManagedWorkload, graph: ObjectGraph,
     own (``count``); ``replicas`` keeps the whole object's pods."""
     obj = unit.obj
     kind = (obj.group, obj.kind)
-    if kind == TRAINJOB and not unit.templates:
+    if kind == K.TRAINJOB and not unit.templates:
         return _trainer_step_only(obj, config)
     found = []
     for template in unit.templates:
         count = replicas = template.pods
         if kind in SINGLE_POD_WORKLOADS:
             count = min(count, 1)
-        elif kind == LWS:  # one Workload per group (workloads.md 5)
+        elif kind == K.LWS:  # one Workload per group (workloads.md 5)
             groups = as_count(obj.get("spec", "replicas"), 1)
             count = count // groups if groups else 0
-        elif kind == JOB:
+        elif kind == K.JOB:
             count = replicas = min(count, _min_parallelism(obj, count))
         per_pod = _requests(template, graph)
         found.append(PodSet(template, count, config.apply(per_pod) if config else per_pod, replicas))

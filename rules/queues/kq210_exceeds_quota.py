@@ -132,6 +132,7 @@ from fractions import Fraction
 from typing import Any
 
 from kqlint.graph import ObjectGraph, from_manifest
+from kqlint.kinds import KUEUE_GROUP
 from kqlint.kueue import QUEUE_LABEL, ManagedWorkload, managed_workloads
 from kqlint.model import Finding, Location, Severity
 from kqlint.objects import K8sObject
@@ -139,7 +140,6 @@ from kqlint.podspec import parse_quantity
 from kqlint.quantity import format_amount
 from kqlint.rule import RuleContext, RuleMeta
 from kqlint.rules.queues._refs import (
-    KUEUE_GROUP,
     PodSet,
     cluster_queue_candidates,
     cluster_queues_by_cohort,
