@@ -45,16 +45,30 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from kqlint import kinds as K
+from kqlint.fields import count, indexed_mappings, integer, text, text_or
 from kqlint.kinds import (  # re-exported: rules import these names from here
     APPWRAPPER as APPWRAPPER,
+)
+from kqlint.kinds import (
     COSCHEDULING_PODGROUP as COSCHEDULING_PODGROUP,
+)
+from kqlint.kinds import (
     KAI_PODGROUP as KAI_PODGROUP,
+)
+from kqlint.kinds import (
     KUBEFLOW_GROUP as KUBEFLOW_GROUP,
+)
+from kqlint.kinds import (
     TRAINER_GROUP as TRAINER_GROUP,
+)
+from kqlint.kinds import (
     VOLCANO_JOB as VOLCANO_JOB,
+)
+from kqlint.kinds import (
     VOLCANO_PODGROUP as VOLCANO_PODGROUP,
 )
 from kqlint.objects import dig, mapping_at
+from kqlint.wording import owner_template
 
 if TYPE_CHECKING:
     from kqlint.graph import ObjectGraph
@@ -101,6 +115,7 @@ KUBEFLOW_REPLICA_KEYS = {
 # Replica types whose `replicas` defaults to something other than 1 (MPIJob Worker: 0).
 _REPLICA_DEFAULTS = {("MPIJob", "Worker"): 0}
 MAX_INT32 = 2147483647
+as_count = count  # the name callers use
 
 
 @dataclass(frozen=True)
@@ -144,13 +159,11 @@ class PodTemplate:
 
     @property
     def priority_class_name(self) -> str | None:
-        value = self.spec.get("priorityClassName")
-        return value if isinstance(value, str) and value else None
+        return text(self.spec.get("priorityClassName"))
 
     @property
     def scheduler_name(self) -> str:
-        value = self.spec.get("schedulerName")
-        return value if isinstance(value, str) and value else DEFAULT_SCHEDULER
+        return text_or(self.spec.get("schedulerName"), DEFAULT_SCHEDULER)
 
     @property
     def containers(self) -> list[tuple[int, dict[str, Any]]]:
@@ -170,9 +183,7 @@ class PodTemplate:
 
     def describe(self) -> str:
         """``PyTorchJob ns/name template Worker`` (``Job ns/name pod template``) for messages."""
-        if self.role in ("template", "pod"):
-            return f"{self.owner.display()} pod template"
-        return f"{self.owner.display()} template {self.role}"
+        return owner_template(self)
 
 
 @dataclass(frozen=True)
@@ -187,32 +198,20 @@ class ReplicaSpec:
 
 
 # ---------------------------------------------------------------- small readers
-def as_count(value: Any, default: int) -> int:
-    """A non-negative int from a field that may hold anything; ``default`` otherwise."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        return default
-    return max(value, 0)
-
-
 def _items(node: Any, path: tuple[Any, ...]) -> Iterator[tuple[int, dict[str, Any]]]:
-    value = dig(node, path)
-    if isinstance(value, list):
-        for index, item in enumerate(value):
-            if isinstance(item, dict):
-                yield index, item
+    return indexed_mappings(dig(node, path))
 
 
 def _name(item: dict[str, Any], fallback: Any, key: str = "name") -> str:
-    value = item.get(key)
-    return value if isinstance(value, str) and value else str(fallback)
+    return text_or(item.get(key), str(fallback))
 
 
 def job_pods(job_spec: Any) -> int:
     """Pods a Job runs at once: parallelism (1), lowered to completions when smaller."""
     spec = job_spec if isinstance(job_spec, dict) else {}
     parallelism = as_count(spec.get("parallelism"), 1)
-    completions = spec.get("completions")
-    if isinstance(completions, int) and not isinstance(completions, bool):
+    completions = integer(spec.get("completions"))
+    if completions is not None:
         return min(parallelism, max(completions, 0))
     return parallelism
 
@@ -505,8 +504,8 @@ def _trainjob(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], gra
 def trainer_num_nodes(trainjob: K8sObject) -> int | None:
     """A TrainJob's ``spec.trainer.numNodes``: the trainer step's pod count, overriding the
     runtime's ``mlPolicy.numNodes`` (known even when the runtime is not); None when unset."""
-    value = trainjob.get("spec", "trainer", "numNodes")
-    return max(value, 0) if isinstance(value, int) and not isinstance(value, bool) else None
+    value = integer(trainjob.get("spec", "trainer", "numNodes"))
+    return max(value, 0) if value is not None else None
 
 
 def resources_per_node(template: PodTemplate) -> dict[str, Any]:
@@ -635,14 +634,14 @@ def pod_group_refs(template: PodTemplate) -> list[PodGroupRef]:
     found = []
     for row in POD_GROUP_REFERENCES:
         section = template.labels if row.where == "labels" else template.annotations
-        value = section.get(row.key)
-        if isinstance(value, str) and value:
+        value = text(section.get(row.key))
+        if value is not None:
             found.append(PodGroupRef(row.family, row.key, value, row.group, row.where))
     return found
 
 
 def is_pod_group(obj: K8sObject) -> bool:
-    return (obj.group, obj.kind) in (VOLCANO_PODGROUP, KAI_PODGROUP, COSCHEDULING_PODGROUP)
+    return (obj.group, obj.kind) in K.POD_GROUPS
 
 
 def wrapped_objects(obj: K8sObject) -> list[K8sObject]:
@@ -672,13 +671,12 @@ OPERATOR_SETS_SCHEDULER = frozenset(
 def effective_scheduler_name(template: PodTemplate) -> str | None:
     """The scheduler the template's pods go to; None when the operator decides (see above).
     A Volcano Job fills empty task templates from ``spec.schedulerName`` (default ``volcano``)."""
-    written = template.spec.get("schedulerName")
-    if isinstance(written, str) and written:
+    written = text(template.spec.get("schedulerName"))
+    if written is not None:
         return written
     owner = template.owner
     if (owner.group, owner.kind) == VOLCANO_JOB:
-        job_level = owner.get("spec", "schedulerName")
-        return job_level if isinstance(job_level, str) and job_level else "volcano"
+        return text_or(owner.get("spec", "schedulerName"), "volcano")
     if (owner.group, owner.kind) in OPERATOR_SETS_SCHEDULER:
         return None
     return DEFAULT_SCHEDULER

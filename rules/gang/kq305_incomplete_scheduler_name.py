@@ -67,6 +67,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.fields import text
 from kqlint.kinds import KSERVE_GROUP
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
@@ -98,4 +99,4 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _has_name(value: object) -> bool:
-    return isinstance(value, str) and bool(value)
+    return text(value) is not None

@@ -78,7 +78,7 @@ from kqlint.kueue import PRIORITY_LABEL, managed_workloads, resolve_priority_cla
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
-from kqlint.rules.queues._refs import LOOKED_IN, did_you_mean
+from kqlint.wording import LOOKED_IN, did_you_mean
 
 META = RuleMeta(code="KQ202", slug="unknown-workload-priority-class", severity=Severity.ERROR,
                 summary="a kueue.x-k8s.io/priority-class label names a WorkloadPriorityClass that cannot "

@@ -93,7 +93,7 @@ from kqlint.model import Finding, Location, Severity
 from kqlint.objects import K8sObject
 from kqlint.platform import INSTALLED_PRIORITY_CLASSES, platform_of
 from kqlint.rule import RuleContext, RuleMeta
-from kqlint.rules.queues._refs import LOOKED_IN, did_you_mean, template_text
+from kqlint.wording import LOOKED_IN, did_you_mean, template_text
 from kqlint.workloads import KAI_PODGROUP, KAI_SCHEDULER_NAMES, PodTemplate, own_templates
 
 META = RuleMeta(code="KQ205", slug="unknown-priority-class", severity=Severity.ERROR,

@@ -96,7 +96,7 @@ from kqlint.model import Finding, Location, Severity
 from kqlint.objects import K8sObject
 from kqlint.platform import Platform, platform_of
 from kqlint.rule import RuleContext, RuleMeta
-from kqlint.rules.queues._refs import template_text
+from kqlint.wording import template_text
 from kqlint.workloads import own_templates
 
 META = RuleMeta(code="KQ208", slug="kueue-label-misplaced", severity=Severity.ERROR,
