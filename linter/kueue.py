@@ -37,9 +37,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from kqlint import kinds as K
+from kqlint.fields import integer, text, text_or
 from kqlint.graph import BUILTIN_PRIORITY_CLASSES
+from kqlint.kinds import KUEUE_GROUP as KUEUE_GROUP  # re-exported
+from kqlint.kinds import SCHEDULING_GROUP as SCHEDULING_GROUP
 from kqlint.model import Location
 from kqlint.objects import K8sObject, dig
+from kqlint.wording import describe_pod_priority as describe_pod_priority  # re-exported
+from kqlint.wording import describe_template as describe_template
+from kqlint.wording import describe_workload_priority as describe_workload_priority
 from kqlint.workloads import RUNTIME_KINDS, TRAINER_GROUP, PodTemplate, pod_templates, total_pods, training_runtime
 
 if TYPE_CHECKING:
@@ -48,30 +55,26 @@ if TYPE_CHECKING:
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
 POD_GROUP_TOTAL = "kueue.x-k8s.io/pod-group-total-count"
-KUEUE_GROUP = "kueue.x-k8s.io"
-SCHEDULING_GROUP = "scheduling.k8s.io"
 PREEMPT_LOWER = "PreemptLowerPriority"
 NEVER = "Never"
 DEFAULT_LOCAL_QUEUE = "default"          # LocalQueueDefaulting (B13, GA since v0.17)
 HIGHEST_USER_PRIORITY = 1_000_000_000    # A1
 
 # Kinds Kueue integrates; it reads queue-name/priority-class from their own metadata.labels (B13).
-INTEGRATIONS: frozenset[tuple[str, str]] = frozenset({
-    ("batch", "Job"), ("jobset.x-k8s.io", "JobSet"),
-    ("kubeflow.org", "PyTorchJob"), ("kubeflow.org", "TFJob"), ("kubeflow.org", "XGBoostJob"),
-    ("kubeflow.org", "PaddleJob"), ("kubeflow.org", "JAXJob"), ("kubeflow.org", "MPIJob"),
-    ("trainer.kubeflow.org", "TrainJob"), ("ray.io", "RayJob"), ("ray.io", "RayCluster"),
-    ("ray.io", "RayService"), ("workload.codeflare.dev", "AppWrapper"), ("", "Pod"),
-    ("apps", "Deployment"), ("apps", "StatefulSet"), ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"),
+INTEGRATIONS: frozenset[K.GroupKind] = frozenset({
+    K.JOB, K.JOBSET, *K.KUBEFLOW_JOBS, K.TRAINJOB, K.RAYJOB, K.RAYCLUSTER, K.RAYSERVICE,
+    K.APPWRAPPER, K.POD, K.DEPLOYMENT, K.STATEFULSET, K.LWS,
 })
 # A CronJob's runs are Jobs whose own labels come from spec.jobTemplate.metadata.labels.
-CRONJOB = ("batch", "CronJob")
+CRONJOB = K.CRONJOB
 # Not an integration: its pods go through the pod integration, labels on each pod template.
-POD_TEMPLATE_LABELLED: frozenset[tuple[str, str]] = frozenset({("nvidia.com", "DynamoGraphDeployment")})
+POD_TEMPLATE_LABELLED: frozenset[K.GroupKind] = frozenset({K.DGD})
 # Kind names whose objects (or, for TrainingRuntimes, their TrainJobs) Kueue may manage:
 # per-object rules list them in META.kinds; the helpers below check the API group too.
 MANAGED_KINDS: frozenset[str] = frozenset(
     {kind for _, kind in INTEGRATIONS | POD_TEMPLATE_LABELLED} | {CRONJOB[1], *RUNTIME_KINDS})
+# The same as (group, kind) pairs, for scopes that match the API group too.
+MANAGED: frozenset[K.GroupKind] = frozenset(INTEGRATIONS | POD_TEMPLATE_LABELLED | {CRONJOB, *K.RUNTIMES})
 
 # JobWithPriorityClass integrations (B12): runPolicy.schedulingPolicy.priorityClass first, then
 # the replica templates in the operator's fixed order (not the order written in the file).
@@ -142,33 +145,23 @@ class ManagedWorkload:
         return self.obj.at(*self.labels_path, key)
 
     def display(self) -> str:
-        if self.obj.group == "nvidia.com" and len(self.templates) == 1:
+        if self.obj.group == K.NVIDIA_GROUP and len(self.templates) == 1:
             return f"{self.obj.display()} ({self.templates[0].role})"
         return self.obj.display()
 
     def priority_label(self) -> str | None:
-        return _label(self.labels, PRIORITY_LABEL)
+        return text(self.labels.get(PRIORITY_LABEL))
 
 
 # ------------------------------------------------------------------ PriorityClass facts
 
-def _label(labels: dict[str, Any], key: str) -> str | None:
-    value = labels.get(key)
-    return value if isinstance(value, str) and value else None
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def class_value(pc: K8sObject | None) -> int | None:
     """``value`` of a PriorityClass or WorkloadPriorityClass (top-level field), if an int."""
-    return _int(pc.get("value")) if pc is not None else None
+    return integer(pc.get("value")) if pc is not None else None
 
 
 def effective_preemption_policy(pc: K8sObject) -> str:
-    value = pc.get("preemptionPolicy")
-    return value if isinstance(value, str) and value else PREEMPT_LOWER
+    return text_or(pc.get("preemptionPolicy"), PREEMPT_LOWER)
 
 
 def is_global_default(pc: K8sObject) -> bool:
@@ -298,7 +291,7 @@ def queue_name(obj: K8sObject) -> str | None:
     """The explicit ``queue-name`` where Kueue reads it for the whole object (B13)."""
     path = object_labels_path(obj)
     labels = dig(obj.data, path) if path is not None else None
-    return _label(labels, QUEUE_LABEL) if isinstance(labels, dict) else None
+    return text(labels.get(QUEUE_LABEL)) if isinstance(labels, dict) else None
 
 
 def has_default_local_queue(namespace: str | None, graph: ObjectGraph) -> bool:
@@ -335,7 +328,7 @@ def _object_local_queue(obj: K8sObject, path: tuple[Any, ...], graph: ObjectGrap
     ``path``, else ``default`` when that LocalQueue exists (LocalQueueDefaulting); None: not
     managed. Reads labels only (``obj.get``: a cached context object is not decoded)."""
     labels = obj.get(*path)
-    queue = _label(labels, QUEUE_LABEL) if isinstance(labels, dict) else None
+    queue = text(labels.get(QUEUE_LABEL)) if isinstance(labels, dict) else None
     if queue is None and not has_default_local_queue(obj.namespace, graph):
         return None
     return queue or DEFAULT_LOCAL_QUEUE, queue is None
@@ -348,7 +341,7 @@ def _template_units(obj: K8sObject, graph: ObjectGraph) -> list[ManagedWorkload]
         if template.generated or template.meta_path is None and not defaulted:
             continue
         path = template.meta_path + ("labels",) if template.meta_path is not None else None
-        queue = _label(template.labels, QUEUE_LABEL)
+        queue = text(template.labels.get(QUEUE_LABEL))
         if queue is not None or defaulted:
             units.append(ManagedWorkload(obj, (template,), path, queue or DEFAULT_LOCAL_QUEUE, queue is None))
     return units
@@ -356,7 +349,7 @@ def _template_units(obj: K8sObject, graph: ObjectGraph) -> list[ManagedWorkload]
 
 def ordered_templates(obj: K8sObject, templates: list[PodTemplate]) -> list[PodTemplate]:
     """Kubeflow jobs: the operator's replica-type order (B12), not the file's."""
-    order = KUBEFLOW_ROLE_ORDER.get(obj.kind) if obj.group == "kubeflow.org" else None
+    order = KUBEFLOW_ROLE_ORDER.get(obj.kind) if obj.group == K.KUBEFLOW_GROUP else None
     if order is None:
         return templates
     rank = {role: index for index, role in enumerate(order)}
@@ -484,8 +477,7 @@ def trainjobs_using(runtime: K8sObject, graph: ObjectGraph) -> list[K8sObject]:
 
 
 def within_cluster_queue(cq: K8sObject) -> str:
-    value = cq.get("spec", "preemption", "withinClusterQueue")
-    return value if isinstance(value, str) and value else NEVER
+    return text_or(cq.get("spec", "preemption", "withinClusterQueue"), NEVER)
 
 
 # ------------------------------------------------------------------ workload priority
@@ -528,9 +520,9 @@ def _wpc_priority(unit: ManagedWorkload, name: str, graph: ObjectGraph) -> Workl
 def _pod_class_choice(unit: ManagedWorkload) -> tuple[str, Location] | None:
     """The PriorityClass name Kueue takes for the Workload, and where it is written."""
     obj = unit.obj
-    if obj.group == "kubeflow.org" and obj.kind in KUBEFLOW_ROLE_ORDER:
-        value = obj.get(*RUN_POLICY_CLASS)
-        if isinstance(value, str) and value:
+    if obj.group == K.KUBEFLOW_GROUP and obj.kind in KUBEFLOW_ROLE_ORDER:
+        value = text(obj.get(*RUN_POLICY_CLASS))
+        if value is not None:
             return value, obj.at(*RUN_POLICY_CLASS)
     for template in unit.templates:
         name = template.priority_class_name
@@ -550,39 +542,3 @@ def is_multi_pod(obj: K8sObject, graph: ObjectGraph) -> bool:
         except ValueError:
             return False
     return total_pods(obj, graph) > 1
-
-
-# ------------------------------------------------------------------ wording
-
-
-def describe_pod_priority(priority: PodPriority) -> str:
-    if priority.source == "named":
-        return f"PriorityClass {priority.class_name} (value {priority.value}, {priority.policy})"
-    if priority.source == "global-default":
-        return (f"the global default PriorityClass {priority.class_name} "
-                f"(value {priority.value}, {priority.policy})")
-    return "no PriorityClass (priority 0, PreemptLowerPriority)"
-
-
-def describe_workload_priority(priority: WorkloadPriority) -> str:
-    if priority.source == "workload-priority-class":
-        return f"WorkloadPriorityClass {priority.class_name} ({priority.value})"
-    if priority.source == "priority-class":
-        return f"pod PriorityClass {priority.class_name} ({priority.value})"
-    if priority.source == "global-default":
-        return f"the global default PriorityClass {priority.class_name} ({priority.value})"
-    return "0 (no priority class anywhere)"
-
-
-def describe_template(template: PodTemplate, unit: ManagedWorkload | None = None) -> str:
-    """``PyTorchJob ns/x template Worker``; a runtime's template also names the TrainJob."""
-    owner = template.owner.display()
-    if template.role == "pod":
-        text = owner
-    elif template.role == "template":
-        text = f"{owner} pod template"
-    else:
-        text = f"{owner} pod template {template.role}"
-    if unit is not None and unit.obj is not template.owner:
-        text += f" (run by {unit.obj.display()})"
-    return text

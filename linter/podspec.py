@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from kqlint.wording import template_label as template_label  # re-exported
 from kqlint.workloads import (
     RESOURCES_PER_NODE_PATH,
     TRAINER_GROUP,
@@ -63,15 +64,6 @@ def containers(spec: Any) -> list[Container]:
         if isinstance(spec.get(key), dict):
             found.append(Container((key,), spec[key]))
     return found
-
-
-def template_label(template: PodTemplate) -> str:
-    """``pod template Worker`` for messages (``the pod template`` when the kind has only one)."""
-    if template.role == "pod":
-        return "the pod"
-    if template.role == "template":
-        return "the pod template"
-    return f"pod template {template.role}"
 
 
 # Kinds whose operator builds a default container and merges the written one onto it, so a

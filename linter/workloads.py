@@ -44,7 +44,31 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from kqlint import kinds as K
+from kqlint.fields import count, indexed_mappings, integer, text, text_or
+from kqlint.kinds import (  # re-exported: rules import these names from here
+    APPWRAPPER as APPWRAPPER,
+)
+from kqlint.kinds import (
+    COSCHEDULING_PODGROUP as COSCHEDULING_PODGROUP,
+)
+from kqlint.kinds import (
+    KAI_PODGROUP as KAI_PODGROUP,
+)
+from kqlint.kinds import (
+    KUBEFLOW_GROUP as KUBEFLOW_GROUP,
+)
+from kqlint.kinds import (
+    TRAINER_GROUP as TRAINER_GROUP,
+)
+from kqlint.kinds import (
+    VOLCANO_JOB as VOLCANO_JOB,
+)
+from kqlint.kinds import (
+    VOLCANO_PODGROUP as VOLCANO_PODGROUP,
+)
 from kqlint.objects import dig, mapping_at
+from kqlint.wording import owner_template
 
 if TYPE_CHECKING:
     from kqlint.graph import ObjectGraph
@@ -75,14 +99,7 @@ VOLCANO_SCHEDULER_NAMES: tuple[str, ...] = ("volcano", "volcano-scheduler")
 KAI_SCHEDULER_NAMES: tuple[str, ...] = ("kai-scheduler",)
 COSCHEDULING_SCHEDULER_NAMES: tuple[str, ...] = ("scheduler-plugins-scheduler",)  # KQ302 option default
 
-VOLCANO_PODGROUP = ("scheduling.volcano.sh", "PodGroup")
-KAI_PODGROUP = ("scheduling.run.ai", "PodGroup")
-COSCHEDULING_PODGROUP = ("scheduling.x-k8s.io", "PodGroup")   # v1alpha1, spec.minMember
-APPWRAPPER = ("workload.codeflare.dev", "AppWrapper")
-VOLCANO_JOB = ("batch.volcano.sh", "Job")
-KUBEFLOW_GROUP = "kubeflow.org"
-TRAINER_GROUP = "trainer.kubeflow.org"
-RUNTIME_KINDS = ("ClusterTrainingRuntime", "TrainingRuntime")
+RUNTIME_KINDS = tuple(runtime.kind for runtime in K.RUNTIMES)
 TRAINER_ANCESTOR_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step"
 TRAINER_NODE_CONTAINER = "node"          # the container `resourcesPerNode` applies to
 RESOURCES_PER_NODE_PATH = ("spec", "trainer", "resourcesPerNode")
@@ -98,6 +115,7 @@ KUBEFLOW_REPLICA_KEYS = {
 # Replica types whose `replicas` defaults to something other than 1 (MPIJob Worker: 0).
 _REPLICA_DEFAULTS = {("MPIJob", "Worker"): 0}
 MAX_INT32 = 2147483647
+as_count = count  # the name callers use
 
 
 @dataclass(frozen=True)
@@ -141,13 +159,11 @@ class PodTemplate:
 
     @property
     def priority_class_name(self) -> str | None:
-        value = self.spec.get("priorityClassName")
-        return value if isinstance(value, str) and value else None
+        return text(self.spec.get("priorityClassName"))
 
     @property
     def scheduler_name(self) -> str:
-        value = self.spec.get("schedulerName")
-        return value if isinstance(value, str) and value else DEFAULT_SCHEDULER
+        return text_or(self.spec.get("schedulerName"), DEFAULT_SCHEDULER)
 
     @property
     def containers(self) -> list[tuple[int, dict[str, Any]]]:
@@ -167,9 +183,7 @@ class PodTemplate:
 
     def describe(self) -> str:
         """``PyTorchJob ns/name template Worker`` (``Job ns/name pod template``) for messages."""
-        if self.role in ("template", "pod"):
-            return f"{self.owner.display()} pod template"
-        return f"{self.owner.display()} template {self.role}"
+        return owner_template(self)
 
 
 @dataclass(frozen=True)
@@ -184,32 +198,20 @@ class ReplicaSpec:
 
 
 # ---------------------------------------------------------------- small readers
-def as_count(value: Any, default: int) -> int:
-    """A non-negative int from a field that may hold anything; ``default`` otherwise."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        return default
-    return max(value, 0)
-
-
 def _items(node: Any, path: tuple[Any, ...]) -> Iterator[tuple[int, dict[str, Any]]]:
-    value = dig(node, path)
-    if isinstance(value, list):
-        for index, item in enumerate(value):
-            if isinstance(item, dict):
-                yield index, item
+    return indexed_mappings(dig(node, path))
 
 
 def _name(item: dict[str, Any], fallback: Any, key: str = "name") -> str:
-    value = item.get(key)
-    return value if isinstance(value, str) and value else str(fallback)
+    return text_or(item.get(key), str(fallback))
 
 
 def job_pods(job_spec: Any) -> int:
     """Pods a Job runs at once: parallelism (1), lowered to completions when smaller."""
     spec = job_spec if isinstance(job_spec, dict) else {}
     parallelism = as_count(spec.get("parallelism"), 1)
-    completions = spec.get("completions")
-    if isinstance(completions, int) and not isinstance(completions, bool):
+    completions = integer(spec.get("completions"))
+    if completions is not None:
         return min(parallelism, max(completions, 0))
     return parallelism
 
@@ -502,8 +504,8 @@ def _trainjob(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], gra
 def trainer_num_nodes(trainjob: K8sObject) -> int | None:
     """A TrainJob's ``spec.trainer.numNodes``: the trainer step's pod count, overriding the
     runtime's ``mlPolicy.numNodes`` (known even when the runtime is not); None when unset."""
-    value = trainjob.get("spec", "trainer", "numNodes")
-    return max(value, 0) if isinstance(value, int) and not isinstance(value, bool) else None
+    value = integer(trainjob.get("spec", "trainer", "numNodes"))
+    return max(value, 0) if value is not None else None
 
 
 def resources_per_node(template: PodTemplate) -> dict[str, Any]:
@@ -517,33 +519,31 @@ def resources_per_node(template: PodTemplate) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- the kind table
 _EXTRACTORS: dict[tuple[str, str], Extractor] = {
-    ("", "Pod"): _pod,
-    ("batch", "Job"): _job,
-    ("batch", "CronJob"): _cronjob,
-    ("apps", "Deployment"): _replicated,
-    ("apps", "StatefulSet"): _replicated,
-    ("apps", "ReplicaSet"): _replicated,
-    ("apps", "DaemonSet"): _daemonset,
-    ("jobset.x-k8s.io", "JobSet"): _jobset,
+    K.POD: _pod,
+    K.JOB: _job,
+    K.CRONJOB: _cronjob,
+    K.DEPLOYMENT: _replicated,
+    K.STATEFULSET: _replicated,
+    K.REPLICASET: _replicated,
+    K.DAEMONSET: _daemonset,
+    K.JOBSET: _jobset,
     **{(KUBEFLOW_GROUP, kind): _kubeflow for kind in KUBEFLOW_REPLICA_KEYS},
-    (TRAINER_GROUP, "TrainJob"): _trainjob,
-    (TRAINER_GROUP, "TrainingRuntime"): _runtime,
-    (TRAINER_GROUP, "ClusterTrainingRuntime"): _runtime,
-    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"): _lws,
-    ("serving.kserve.io", "LLMInferenceService"): _llmisvc,
-    ("nvidia.com", "DynamoGraphDeployment"): _dgd,
-    ("ray.io", "RayCluster"): _raycluster,
-    ("ray.io", "RayJob"): _rayjob,
-    ("ray.io", "RayService"): _rayservice,
+    K.TRAINJOB: _trainjob,
+    K.TRAINING_RUNTIME: _runtime,
+    K.CLUSTER_TRAINING_RUNTIME: _runtime,
+    K.LWS: _lws,
+    K.LLMISVC: _llmisvc,
+    K.DGD: _dgd,
+    K.RAYCLUSTER: _raycluster,
+    K.RAYJOB: _rayjob,
+    K.RAYSERVICE: _rayservice,
     VOLCANO_JOB: _volcano_job,
-    ("workload.codeflare.dev", "AppWrapper"): _appwrapper,
+    K.APPWRAPPER: _appwrapper,
 }
 # Kinds AppWrapper infers pod sets for when `podSets` is omitted (workloads.md section 11).
-_APPWRAPPER_INFERRED = {key: _EXTRACTORS[key] for key in (
-    ("", "Pod"), ("apps", "Deployment"), ("apps", "StatefulSet"), ("batch", "Job"),
-    ("jobset.x-k8s.io", "JobSet"), (KUBEFLOW_GROUP, "PyTorchJob"), ("ray.io", "RayCluster"),
-    ("ray.io", "RayJob"))}
-_TEMPLATE_HOLDERS = {(TRAINER_GROUP, kind) for kind in RUNTIME_KINDS}
+_APPWRAPPER_INFERRED: dict[tuple[str, str], Extractor] = {key: _EXTRACTORS[key] for key in (
+    K.POD, K.DEPLOYMENT, K.STATEFULSET, K.JOB, K.JOBSET, K.PYTORCHJOB, K.RAYCLUSTER, K.RAYJOB)}
+_TEMPLATE_HOLDERS = set(K.RUNTIMES)
 
 
 def pod_templates(obj: K8sObject, graph: ObjectGraph | None = None) -> list[PodTemplate]:
@@ -634,14 +634,14 @@ def pod_group_refs(template: PodTemplate) -> list[PodGroupRef]:
     found = []
     for row in POD_GROUP_REFERENCES:
         section = template.labels if row.where == "labels" else template.annotations
-        value = section.get(row.key)
-        if isinstance(value, str) and value:
+        value = text(section.get(row.key))
+        if value is not None:
             found.append(PodGroupRef(row.family, row.key, value, row.group, row.where))
     return found
 
 
 def is_pod_group(obj: K8sObject) -> bool:
-    return (obj.group, obj.kind) in (VOLCANO_PODGROUP, KAI_PODGROUP, COSCHEDULING_PODGROUP)
+    return (obj.group, obj.kind) in K.POD_GROUPS
 
 
 def wrapped_objects(obj: K8sObject) -> list[K8sObject]:
@@ -665,20 +665,18 @@ def wrapped_objects(obj: K8sObject) -> list[K8sObject]:
 # unset name there means "the operator decides", not default-scheduler.
 OPERATOR_SETS_SCHEDULER = frozenset(
     {(KUBEFLOW_GROUP, kind) for kind in KUBEFLOW_REPLICA_KEYS}
-    | {("ray.io", "RayCluster"), ("ray.io", "RayJob"), ("ray.io", "RayService"),
-       ("nvidia.com", "DynamoGraphDeployment")})
+    | {K.RAYCLUSTER, K.RAYJOB, K.RAYSERVICE, K.DGD})
 
 
 def effective_scheduler_name(template: PodTemplate) -> str | None:
     """The scheduler the template's pods go to; None when the operator decides (see above).
     A Volcano Job fills empty task templates from ``spec.schedulerName`` (default ``volcano``)."""
-    written = template.spec.get("schedulerName")
-    if isinstance(written, str) and written:
+    written = text(template.spec.get("schedulerName"))
+    if written is not None:
         return written
     owner = template.owner
     if (owner.group, owner.kind) == VOLCANO_JOB:
-        job_level = owner.get("spec", "schedulerName")
-        return job_level if isinstance(job_level, str) and job_level else "volcano"
+        return text_or(owner.get("spec", "schedulerName"), "volcano")
     if (owner.group, owner.kind) in OPERATOR_SETS_SCHEDULER:
         return None
     return DEFAULT_SCHEDULER
@@ -688,14 +686,14 @@ def operator_pod_group_names(obj: K8sObject) -> frozenset[str]:
     """PodGroup names an operator creates for ``obj`` under its own name (training-operator and
     Trainer's volcano plugin name the group after the job; so did older Volcano Job controllers).
     A template annotation naming one of these resolves at run time."""
-    if is_kubeflow_job(obj) or (obj.group, obj.kind) in ((TRAINER_GROUP, "TrainJob"), VOLCANO_JOB):
+    if is_kubeflow_job(obj) or (obj.group, obj.kind) in (K.TRAINJOB, VOLCANO_JOB):
         return frozenset({obj.name})
     return frozenset()
 
 
 def pod_owner_meta_path(obj: K8sObject) -> tuple[Any, ...]:
     """Where the metadata of the pods' direct owner lives (a CronJob's Job: its jobTemplate)."""
-    if (obj.group, obj.kind) == ("batch", "CronJob"):
+    if K.CRONJOB.of(obj):
         return ("spec", "jobTemplate", "metadata")
     return ("metadata",)
 
@@ -722,11 +720,11 @@ def batch_min_member_sites(obj: K8sObject) -> list[MinMemberSite]:
     key = KAI_BATCH_MIN_MEMBER_ANNOTATION
     kind = (obj.group, obj.kind)
     sites: list[tuple[tuple[Any, ...], tuple[Any, ...], str]] = []
-    if kind == ("batch", "Job"):
+    if kind == K.JOB:
         sites = [(("metadata", "annotations"), ("spec",), "")]
-    elif kind == ("batch", "CronJob"):
+    elif kind == K.CRONJOB:
         sites = [(("spec", "jobTemplate", "metadata", "annotations"), ("spec", "jobTemplate", "spec"), " jobTemplate")]
-    elif kind == ("jobset.x-k8s.io", "JobSet"):
+    elif kind == K.JOBSET:
         sites = [(("spec", "replicatedJobs", i, "template", "metadata", "annotations"),
                   ("spec", "replicatedJobs", i, "template", "spec"), f" replicatedJobs[{_name(rj, i)}]")
                  for i, rj in _items(obj.data, ("spec", "replicatedJobs"))]

@@ -71,6 +71,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from kqlint.kinds import KUEUE_GROUP, POD
+from kqlint.kueue import POD_GROUP_TOTAL
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.podspec import parse_quantity
@@ -80,13 +82,12 @@ from kqlint.workloads import pod_templates
 META = RuleMeta(code="KQ004", slug="api-rejects", severity=Severity.ERROR,
                 summary="the API server or Kueue's webhook would refuse the object at apply time")
 
-KUEUE = "kueue.x-k8s.io"
 GROUP_NAME_LABEL = "kueue.x-k8s.io/pod-group-name"
-TOTAL_COUNT_ANNOTATION = "kueue.x-k8s.io/pod-group-total-count"
+TOTAL_COUNT_ANNOTATION = POD_GROUP_TOTAL
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    if obj.kind == "ClusterQueue" and obj.group == KUEUE:
+    if obj.kind == "ClusterQueue" and obj.group == KUEUE_GROUP:
         yield from _resource_groups(obj, ctx)
         yield from _limits(obj, ctx)
         yield from _preemption(obj, ctx)
@@ -212,7 +213,7 @@ def _preemption(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
 # ------------------------------------------------------------------ pod groups
 
 def _pod_groups(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    if obj.kind == "Pod" and obj.group == "":
+    if POD.of(obj):
         yield from _pod_group_member(obj, ctx, ("metadata",), obj.labels, obj.annotations)
         return
     for template in pod_templates(obj, ctx.graph):

@@ -80,6 +80,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.kinds import KSERVE_GROUP
 from kqlint.model import Finding, Location, Severity
 from kqlint.objects import K8sObject
 from kqlint.podspec import PROBE_HANDLERS, Container, containers, handlerless_probes, probe_fields
@@ -90,7 +91,6 @@ META = RuleMeta(code="KQ306", slug="partial-probe-override", severity=Severity.E
                 summary="an LLMInferenceService overlay sets a probe without a handler",
                 kinds=frozenset({"LLMInferenceService"}))
 
-KSERVE_GROUP = "serving.kserve.io"
 # The overlays KServe merges onto its presets, each with the worker that makes its pods a gang.
 OVERLAYS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("spec", "template"): ("spec", "worker"),

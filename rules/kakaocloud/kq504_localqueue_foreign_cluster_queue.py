@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.kinds import KUEUE_GROUP
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
@@ -47,7 +48,7 @@ META = RuleMeta(code="KQ504", slug="localqueue-foreign-cluster-queue", severity=
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     target = obj.get("spec", "clusterQueue")
-    if obj.group == "kueue.x-k8s.io" and isinstance(target, str) and target != obj.namespace:
+    if obj.group == KUEUE_GROUP and isinstance(target, str) and target != obj.namespace:
         yield ctx.finding(
             at=obj.at_value("spec", "clusterQueue"),
             message=(f"{obj.display()}: spec.clusterQueue `{target}` is not the tenant's own ClusterQueue "

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.kinds import KUEUE_GROUP
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
@@ -52,7 +53,7 @@ META = RuleMeta(code="KQ507", slug="cross-tenant-reclaim", severity=Severity.ERR
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     value = obj.get("spec", "preemption", "reclaimWithinCohort")
-    if obj.group == "kueue.x-k8s.io" and value is not None and value != "Never":
+    if obj.group == KUEUE_GROUP and value is not None and value != "Never":
         yield ctx.finding(
             at=obj.at_value("spec", "preemption", "reclaimWithinCohort"),
             message=(f"{obj.display()}: reclaimWithinCohort {value} lets this queue evict other tenants' "

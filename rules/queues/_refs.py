@@ -7,14 +7,15 @@ pod sets of one Kueue Workload and what a ClusterQueue covers. Resolution itself
 """
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from kqlint import kinds as K
+from kqlint.fields import above_one, mappings, text
 from kqlint.graph import ObjectGraph
-from kqlint.kueue import KUEUE_GROUP, ManagedWorkload
+from kqlint.kinds import KUEUE_GROUP
+from kqlint.kueue import ManagedWorkload
 from kqlint.model import Location
 from kqlint.objects import CONTEXT, INPUT, K8sObject
 from kqlint.podspec import effective_resources, parse_quantity, resource_list
@@ -30,19 +31,6 @@ from kqlint.workloads import (
     trainer_num_nodes,
     wrapped_objects,
 )
-
-LOOKED_IN = "the inputs, --context, config `external` or the profile"
-
-
-def did_you_mean(name: str, kind: str, graph: ObjectGraph, group: str | None = None,
-                 namespace: str | None = None, extra: Iterable[str] = ()) -> str:
-    """`` (did you mean `x`?)`` for the closest known name of ``kind`` (or of ``extra``: names
-    the platform model knows exist), else ``""``."""
-    names = sorted({obj.name for obj in graph.of_kind(kind, group)
-                    if namespace is None or obj.namespace in (None, namespace)} | set(extra))
-    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
-    return f" (did you mean `{close[0]}`?)" if close else ""
-
 
 # ------------------------------------------------------------------ PodGroups (KQ301, KQ303, graph)
 
@@ -71,11 +59,7 @@ def wrapped_pod_groups(graph: ObjectGraph) -> dict[tuple[str, str | None, str], 
 
 # Integrations where every pod becomes its own Workload (kueue.md B13): Deployment pods, plain
 # Pods, and the pods of a DynamoGraphDeployment (pod integration).
-SINGLE_POD_WORKLOADS = frozenset({("apps", "Deployment"), ("", "Pod"),
-                                  ("nvidia.com", "DynamoGraphDeployment")})
-LWS = ("leaderworkerset.x-k8s.io", "LeaderWorkerSet")
-JOB = ("batch", "Job")
-TRAINJOB = ("trainer.kubeflow.org", "TrainJob")
+SINGLE_POD_WORKLOADS = frozenset({K.DEPLOYMENT, K.POD, K.DGD})
 JOB_MIN_PARALLELISM = "kueue.x-k8s.io/job-min-parallelism"  # partial admission (workloads.md 1)
 
 
@@ -106,17 +90,17 @@ def pod_sets(unit: ManagedWorkload, graph: ObjectGraph,
     own (``count``); ``replicas`` keeps the whole object's pods."""
     obj = unit.obj
     kind = (obj.group, obj.kind)
-    if kind == TRAINJOB and not unit.templates:
+    if kind == K.TRAINJOB and not unit.templates:
         return _trainer_step_only(obj, config)
     found = []
     for template in unit.templates:
         count = replicas = template.pods
         if kind in SINGLE_POD_WORKLOADS:
             count = min(count, 1)
-        elif kind == LWS:  # one Workload per group (workloads.md 5)
+        elif kind == K.LWS:  # one Workload per group (workloads.md 5)
             groups = as_count(obj.get("spec", "replicas"), 1)
             count = count // groups if groups else 0
-        elif kind == JOB:
+        elif kind == K.JOB:
             count = replicas = min(count, _min_parallelism(obj, count))
         per_pod = _requests(template, graph)
         found.append(PodSet(template, count, config.apply(per_pod) if config else per_pod, replicas))
@@ -248,8 +232,7 @@ def cluster_queues_by_cohort(graph: ObjectGraph) -> dict[str, list[K8sObject]]:
 
 
 def cohort_name(cq: K8sObject) -> str | None:
-    value = cq.get("spec", "cohortName") or cq.get("spec", "cohort")  # v1beta2, v1beta1
-    return value if isinstance(value, str) and value else None
+    return text(cq.get("spec", "cohortName") or cq.get("spec", "cohort"))  # v1beta2, v1beta1
 
 
 def quota_known(cq: K8sObject) -> bool:
@@ -261,17 +244,12 @@ def quota_known(cq: K8sObject) -> bool:
 def covered_resources(cq: K8sObject) -> set[str]:
     """Every resource name the ClusterQueue's resource groups cover."""
     covered: set[str] = set()
-    for group in maps(cq.get("spec", "resourceGroups")):
+    for group in mappings(cq.get("spec", "resourceGroups")):
         names = group.get("coveredResources")
         covered |= {n for n in names if isinstance(n, str)} if isinstance(names, list) else set()
-        for flavor in maps(group.get("flavors")):
-            covered |= {r["name"] for r in maps(flavor.get("resources")) if isinstance(r.get("name"), str)}
+        for flavor in mappings(group.get("flavors")):
+            covered |= {r["name"] for r in mappings(flavor.get("resources")) if isinstance(r.get("name"), str)}
     return covered
-
-
-def maps(value: object) -> list[dict[str, Any]]:
-    """The mappings in a list field ([] when it is not a list)."""
-    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
 def request_location(obj: K8sObject, pod_set: PodSet, resource: str) -> Location | None:
@@ -303,30 +281,15 @@ def count_location(obj: K8sObject, pod_set: PodSet, whole: bool = False) -> Loca
     template = pod_set.template
     if (pod_set.all_pods if whole else pod_set.count) <= 1:
         return None
-    if whole and pod_set.all_pods != pod_set.count and _above_one(obj.get("spec", "replicas")):
+    if whole and pod_set.all_pods != pod_set.count and above_one(obj.get("spec", "replicas")):
         return obj.at("spec", "replicas")
-    if template.via is obj and _above_one(obj.get("spec", "trainer", "numNodes")):
+    if template.via is obj and above_one(obj.get("spec", "trainer", "numNodes")):
         return obj.at("spec", "trainer", "numNodes")
     if template.owner is not obj:
         return None
     for depth in range(1, 4):  # the template's parent, then the enclosing specs
         parent = template.path[:-depth]
         for key in COUNT_KEYS:
-            if _above_one(obj.get(*parent, key)):
+            if above_one(obj.get(*parent, key)):
                 return obj.at(*parent, key)
     return None
-
-
-def _above_one(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value > 1
-
-
-def template_text(template: PodTemplate) -> str:
-    """``pod template Worker`` (``pod template`` for kinds with a single one)."""
-    role = template.role
-    return "pod template" if role in ("template", "pod") else f"pod template {role}"
-
-
-def pod_set_text(pod_set: PodSet) -> str:
-    role = pod_set.template.role
-    return "the pod set" if role in ("template", "pod") else f"pod set {role}"

@@ -58,10 +58,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.kinds import KUEUE_GROUP
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
-from kqlint.rules.queues._refs import KUEUE_GROUP, LOOKED_IN, did_you_mean
+from kqlint.wording import LOOKED_IN, did_you_mean
 
 META = RuleMeta(code="KQ204", slug="unknown-cluster-queue", severity=Severity.ERROR,
                 summary="a LocalQueue's spec.clusterQueue names a ClusterQueue that cannot be resolved",

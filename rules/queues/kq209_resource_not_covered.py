@@ -137,12 +137,12 @@ from kqlint.rules.queues._refs import (
     PodSet,
     cluster_queue_candidates,
     covered_resources,
-    pod_set_text,
     pod_sets,
     quota_known,
     request_location,
     resource_config,
 )
+from kqlint.wording import pod_set_text
 
 META = RuleMeta(code="KQ209", slug="resource-not-covered", severity=Severity.ERROR,
                 summary="a Kueue-managed workload requests a resource its ClusterQueue does not cover")
@@ -178,7 +178,7 @@ def _finding(ctx: RuleContext, unit: ManagedWorkload, cq: K8sObject,
     obj = unit.obj
     covered = covered_resources(cq)
     names = sorted({r for _, r in missing})
-    details = "; ".join(f"{pod_set_text(ps)} requests {r} {format_amount(ps.per_pod[r])} per pod"
+    details = "; ".join(f"{pod_set_text(ps.template)} requests {r} {format_amount(ps.per_pod[r])} per pod"
                         for ps, r in missing)
     spots = [loc for ps, r in missing if (loc := request_location(obj, ps, r)) is not None]
     covers = ", ".join(sorted(covered)) or "nothing"

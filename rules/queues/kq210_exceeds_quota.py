@@ -131,7 +131,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from kqlint.fields import mappings
 from kqlint.graph import ObjectGraph, from_manifest
+from kqlint.kinds import KUEUE_GROUP
 from kqlint.kueue import QUEUE_LABEL, ManagedWorkload, managed_workloads
 from kqlint.model import Finding, Location, Severity
 from kqlint.objects import K8sObject
@@ -139,20 +141,18 @@ from kqlint.podspec import parse_quantity
 from kqlint.quantity import format_amount
 from kqlint.rule import RuleContext, RuleMeta
 from kqlint.rules.queues._refs import (
-    KUEUE_GROUP,
     PodSet,
     cluster_queue_candidates,
     cluster_queues_by_cohort,
     cohort_name,
     count_location,
     covered_resources,
-    maps,
-    pod_set_text,
     pod_sets,
     quota_known,
     request_location,
     resource_config,
 )
+from kqlint.wording import pod_set_text
 
 META = RuleMeta(code="KQ210", slug="exceeds-quota", severity=Severity.ERROR,
                 summary="a Kueue-managed workload needs more than its ClusterQueue can ever provide")
@@ -232,11 +232,11 @@ def _cohort_tree_open(name: str, graph: ObjectGraph) -> bool:
 # ------------------------------------------------------------------ capacity
 
 def _quota_entry(cq: K8sObject, flavor: str, resource: str) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
-    for g, group in enumerate(maps(cq.get("spec", "resourceGroups"))):
-        for f, entry in enumerate(maps(group.get("flavors"))):
+    for g, group in enumerate(mappings(cq.get("spec", "resourceGroups"))):
+        for f, entry in enumerate(mappings(group.get("flavors"))):
             if entry.get("name") != flavor:
                 continue
-            for r, quota in enumerate(maps(entry.get("resources"))):
+            for r, quota in enumerate(mappings(entry.get("resources"))):
                 if quota.get("name") == resource:
                     return ("spec", "resourceGroups", g, "flavors", f, "resources", r), quota
     return None
@@ -244,10 +244,10 @@ def _quota_entry(cq: K8sObject, flavor: str, resource: str) -> tuple[tuple[Any, 
 
 def _flavors_for(cq: K8sObject, resource: str) -> list[str]:
     """Flavor names of the (first) resource group that covers ``resource``."""
-    for group in maps(cq.get("spec", "resourceGroups")):
+    for group in mappings(cq.get("spec", "resourceGroups")):
         covered = group.get("coveredResources")
         if isinstance(covered, list) and resource in covered:
-            return [f["name"] for f in maps(group.get("flavors")) if isinstance(f.get("name"), str)]
+            return [f["name"] for f in mappings(group.get("flavors")) if isinstance(f.get("name"), str)]
     return []
 
 
@@ -342,7 +342,7 @@ def _whole_text(sets: list[PodSet], resource: str, whole: Fraction, limit: Fract
 def _pod_set_text(ps: PodSet, resource: str, largest: Capacity) -> str:
     per_pod = "1" if resource == PODS else format_amount(ps.per_pod.get(resource, Fraction(0)))
     pods = f"{ps.count} pod{'s' if ps.count != 1 else ''}"
-    return (f"{pod_set_text(ps)} needs {resource} {format_amount(_total(ps, resource))} ({pods} x {per_pod}), "
+    return (f"{pod_set_text(ps.template)} needs {resource} {format_amount(_total(ps, resource))} ({pods} x {per_pod}), "
             f"more than the largest single-flavor capacity {format_amount(largest.amount)} "
             f"(flavor {largest.flavor}: {largest.how})")
 
