@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from kqlint.kinds import GroupKind
 from kqlint.model import Finding, Location, ObjectRef, Severity
 
 if TYPE_CHECKING:
@@ -44,7 +45,9 @@ class RuleMeta:
     slug: str
     severity: Severity
     summary: str
-    kinds: frozenset[str] | None = None       # per-object rules: kinds to visit (None = all)
+    # per-object rules: the (group, kind) identities to visit, kqlint.kinds constants (None:
+    # every object); a bare kind name (custom rules, older plugins) is that kind in any group
+    kinds: frozenset[GroupKind | str] | None = None
     scope: Scope = "object"
     enabled: bool = True                      # enabled by default
     profile: str | None = None                # only with this profile active

@@ -214,13 +214,14 @@ def run_rules(rules: list[Rule], graph: ObjectGraph, config: Config, errors: lis
         if rule.meta.scope == "graph":
             findings += _guarded(rule, lambda rule=rule: rule.check_graph(graph, contexts[rule.code]),
                                  "the object graph", errors)
-    object_rules = [(r, contexts[r.code]) for r in rules if r.meta.scope == "object"]
+    object_rules = [(r, contexts[r.code], _scope(r)) for r in rules if r.meta.scope == "object"]
 
     def check_object(obj: K8sObject) -> tuple[list[Finding], list[str]]:
         found: list[Finding] = []
         failed: list[str] = []
-        for rule, ctx in object_rules:
-            if _visits(rule, obj):
+        identity = (obj.group, obj.kind)
+        for rule, ctx, scope in object_rules:
+            if scope is None or identity in scope[0] or obj.kind in scope[1]:
                 found += _guarded(rule, partial(rule.check, obj, ctx), obj.file, failed)
         return found, failed
 
@@ -237,9 +238,14 @@ def _context(rule: Rule, graph: ObjectGraph, config: Config, states: dict[str, A
     return RuleContext(rule, graph, _rule_options(rule, config), (states or {}).get(rule.code))
 
 
-def _visits(rule: Rule, obj: K8sObject) -> bool:
+def _scope(rule: Rule) -> tuple[frozenset[tuple[str, str]], frozenset[str]] | None:
+    """The (group, kind) pairs a per-object rule visits, and the bare kind names (any API
+    group: custom rules' ``match.kinds``, older plugins); None: every object."""
     kinds = rule.meta.kinds
-    return kinds is None or obj.kind in kinds
+    if kinds is None:
+        return None
+    return (frozenset(k for k in kinds if not isinstance(k, str)),
+            frozenset(k for k in kinds if isinstance(k, str)))
 
 
 def _guarded_error(line: str, errors: list[str]) -> None:

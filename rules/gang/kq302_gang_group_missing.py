@@ -77,7 +77,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from kqlint.kinds import CRONJOB, DEPLOYMENT, JOB, POD, REPLICASET, STATEFULSET
+from kqlint.kinds import APPWRAPPER, CRONJOB, DEPLOYMENT, JOB, POD, REPLICASET, STATEFULSET
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
@@ -103,7 +103,7 @@ from kqlint.workloads import (
 
 META = RuleMeta(code="KQ302", slug="gang-group-missing", severity=Severity.ERROR,
                 summary="a multi-pod workload goes to a gang scheduler without joining a gang",
-                kinds=frozenset({"Job", "CronJob", "Deployment", "StatefulSet", "ReplicaSet", "Pod", "AppWrapper"}))
+                kinds=frozenset({JOB, CRONJOB, DEPLOYMENT, STATEFULSET, REPLICASET, POD, APPWRAPPER}))
 
 
 @dataclass(frozen=True)

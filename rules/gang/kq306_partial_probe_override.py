@@ -80,7 +80,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kinds import KSERVE_GROUP
+from kqlint.kinds import LLMISVC
 from kqlint.model import Finding, Location, Severity
 from kqlint.objects import K8sObject
 from kqlint.podspec import PROBE_HANDLERS, Container, containers, handlerless_probes, probe_fields
@@ -89,7 +89,7 @@ from kqlint.workloads import PodTemplate, own_templates
 
 META = RuleMeta(code="KQ306", slug="partial-probe-override", severity=Severity.ERROR,
                 summary="an LLMInferenceService overlay sets a probe without a handler",
-                kinds=frozenset({"LLMInferenceService"}))
+                kinds=frozenset({LLMISVC}))
 
 # The overlays KServe merges onto its presets, each with the worker that makes its pods a gang.
 OVERLAYS: dict[tuple[str, ...], tuple[str, ...]] = {
@@ -102,8 +102,6 @@ HANDLERS = ", ".join(PROBE_HANDLERS[:-1]) + f" or {PROBE_HANDLERS[-1]}"
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    if obj.group != KSERVE_GROUP:
-        return
     for template in _overlays(obj, ctx):
         bad = [(c, key) for c in containers(template.spec) for key in handlerless_probes(c)]
         if bad:

@@ -50,11 +50,11 @@ from kqlint.rules.kakaocloud import CUSTOM_WPC
 
 META = RuleMeta(code="KQ505", slug="custom-priority-class-name", severity=Severity.ERROR,
                 summary="a CustomWorkloadPriorityClass name is not <namespace>-<suffix> or conflicts",
-                kinds=frozenset({"CustomWorkloadPriorityClass"}), profile="kakaocloud")
+                kinds=frozenset({CUSTOM_WPC}), profile="kakaocloud")
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    if obj.group != CUSTOM_WPC.group or not obj.name:
+    if not obj.name:
         return
     prefix = f"{obj.namespace}-"
     if not obj.name.startswith(prefix) or obj.name == prefix:

@@ -63,7 +63,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kqlint.kinds import KUEUE_GROUP
+from kqlint.kinds import CLUSTER_QUEUE, KUEUE_GROUP
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
@@ -71,7 +71,7 @@ from kqlint.wording import LOOKED_IN, did_you_mean
 
 META = RuleMeta(code="KQ206", slug="unknown-resource-flavor", severity=Severity.ERROR,
                 summary="a ClusterQueue flavor names a ResourceFlavor that cannot be resolved",
-                kinds=frozenset({"ClusterQueue"}))
+                kinds=frozenset({CLUSTER_QUEUE}))
 
 
 def flavor_entries(obj: K8sObject) -> Iterator[tuple[tuple[Any, ...], dict[str, Any]]]:
@@ -85,8 +85,6 @@ def flavor_entries(obj: K8sObject) -> Iterator[tuple[tuple[Any, ...], dict[str, 
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    if obj.group != KUEUE_GROUP:
-        return
     for path, flavor in flavor_entries(obj):
         name = flavor.get("name")
         if not isinstance(name, str) or not name:
