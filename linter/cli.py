@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import typer
@@ -269,7 +270,7 @@ def _open_cache(no_cache: bool, cache_dir: str | None, config: Any, paths: list[
     return open_cache(cache_dir, config.max_file_size)
 
 
-def _lint(paths: list[str], config: Any, context: tuple[str, ...], inline: bool, rules: list[Any],
+def _lint(paths: list[str], config: Any, context: tuple[str, ...], inline: bool, rules: Sequence[Any],
           progress: bool = False, jobs: int | None = None, cache: Any = None) -> Any:
     from kqlint.errors import InternalError, KqlintError
     from kqlint.parallel import default_jobs

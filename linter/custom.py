@@ -278,4 +278,5 @@ def custom_rules(entries: Iterable[Mapping[str, Any]]) -> list[CustomRule]:
     return [custom_rule(entry, index) for index, entry in enumerate(entries or ())]
 
 
-__all__ = ["CustomRule", "CustomRuleError", "custom_rules", "custom_rule", "compile_expression", "field_path", "truthy", "ExpressionError"]
+__all__ = ["CustomRule", "CustomRuleError", "custom_rules", "custom_rule", "compile_expression", "field_path",
+           "truthy", "ExpressionError"]

@@ -24,6 +24,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -152,7 +153,7 @@ class _Mapper:
 
 
 def lint_overlays(directories: list[str], config: Any, context: tuple[str, ...], inline: bool,
-                  rules: list[Any], paths: list[str] | None = None) -> Report:
+                  rules: Sequence[Any], paths: list[str] | None = None) -> Report:
     from kqlint.discover import Discovery
     from kqlint.errors import UsageError
     from kqlint.objects import INPUT

@@ -45,7 +45,7 @@ def apply(findings: Iterable[Finding], config: Any) -> list[Finding]:
     return result
 
 
-def check_names(config: Any, rules: list[Any]) -> None:
+def check_names(config: Any, rules: Iterable[Any]) -> None:
     """Every code in per-file settings names a rule (ConfigError otherwise, exit 2)."""
     from kqlint.errors import ConfigError
 

@@ -182,7 +182,7 @@ def plugin_rules(extra_modules: Iterable[str] = ()) -> list[Rule]:
 
 def _load_plugin(name: str, loader: Any) -> ModuleType:
     try:
-        return importlib.import_module(loader) if isinstance(loader, str) else loader.load()  # type: ignore[no-any-return]
+        return importlib.import_module(loader) if isinstance(loader, str) else loader.load()
     except (Exception, SystemExit, KeyboardInterrupt) as exc:  # a broken plugin is a configuration error:
         # not a crash, and a plugin calling sys.exit() at import does not decide kqlint's exit status
         from kqlint.sanitize import excerpt, shorten

@@ -197,7 +197,7 @@ def prepare_rules(rules: RuleSet, config: Config, errors: list[str]) -> tuple[li
     ready, states = [], {}
     for rule in rules:
         failed = len(errors)
-        state = _guarded(rule, lambda rule=rule: rule.prepare(run), "the run's setup", errors, collect=False)
+        state = _guarded(rule, partial(rule.prepare, run), "the run's setup", errors, collect=False)
         if len(errors) == failed:
             ready.append(rule)
             states[rule.code] = state
@@ -212,7 +212,7 @@ def run_rules(rules: list[Rule], graph: ObjectGraph, config: Config, errors: lis
     contexts = {r.code: _context(r, graph, config, states) for r in rules if r.meta.scope != "engine"}
     for rule in rules:
         if rule.meta.scope == "graph":
-            findings += _guarded(rule, lambda rule=rule: rule.check_graph(graph, contexts[rule.code]),
+            findings += _guarded(rule, partial(rule.check_graph, graph, contexts[rule.code]),
                                  "the object graph", errors)
     object_rules = [(r, contexts[r.code], _scope(r)) for r in rules if r.meta.scope == "object"]
 
@@ -278,7 +278,7 @@ def _guarded(rule: Rule, call: Callable[[], Any], where: str, errors: list[str],
 # ------------------------------------------------------------------ run
 
 def lint(paths: list[str], config: Config | None = None, *, context: Iterable[str] = (),
-         inline_suppressions: bool = True, rules: list[Rule] | None = None,
+         inline_suppressions: bool = True, rules: Iterable[Rule] | None = None,
          auto_context: bool = True, progress: Callable[[int, int], None] | None = None,
          jobs: int = 1, cache: Any = None) -> Report:
     """Lint ``paths`` and return the Report (the public Python API). With ``auto_context``,
@@ -296,14 +296,14 @@ def lint(paths: list[str], config: Config | None = None, *, context: Iterable[st
         return _lint_loaded(paths, named, config, selected, inline_suppressions, progress, jobs, notes)
     from kqlint.cache_run import cached_run
 
-    report = cached_run(cache, paths, named, config, selected, inline_suppressions,
+    report = cached_run(cache, paths, named, config, list(selected), inline_suppressions,
                         lambda: _lint_loaded(paths, named, config, selected, inline_suppressions,
                                              progress, jobs, notes, cache))
     _remember_reads(cache, paths, named, config)
     return report
 
 
-def _lint_loaded(paths: list[str], named_context: list[str], config: Config, selected: list[Rule],
+def _lint_loaded(paths: list[str], named_context: list[str], config: Config, selected: RuleSet,
                  inline_suppressions: bool, progress: Callable[[int, int], None] | None, jobs: int,
                  notes: list[str], cache: Any = None) -> Report:
     inputs, found = load_paths(paths, config, INPUT, progress, jobs, cache=cache)
@@ -411,7 +411,7 @@ def _engine_hook(rules: list[Rule], states: dict[str, Any], config: Config, erro
     """What the engine rules among ``rules`` yield from ``hook`` (check_sources, check_suppressions)."""
     graph = ObjectGraph([])
     return [finding for rule in rules if rule.meta.scope == "engine"
-            for finding in _guarded(rule, lambda rule=rule: hook(rule, _context(rule, graph, config, states)),
+            for finding in _guarded(rule, partial(hook, rule, _context(rule, graph, config, states)),
                                     where, errors)]
 
 

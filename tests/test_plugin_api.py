@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from kqlint.cli import main
 
 EXAMPLE = Path(__file__).parent / "plugin_example"
