@@ -278,8 +278,9 @@ def load(paths: list[str], config: Any, context: tuple[str, ...] = (),
     """The ObjectGraph of ``paths`` (plus context, external and profile objects), and the
     findings of a lint run over the same loaded files when asked (stdin is read once)."""
     from kqlint.errors import UsageError
+    from kqlint.inputs import context_paths, load_context, load_paths
     from kqlint.objects import INPUT
-    from kqlint.runner import _load_context, analyze, build_graph, context_paths, load_paths, prepare
+    from kqlint.runner import analyze, build_graph, prepare
     from kqlint.scope import visible_context
 
     config, selected = prepare(config)
@@ -287,7 +288,7 @@ def load(paths: list[str], config: Any, context: tuple[str, ...] = (),
     if found.missing:
         raise UsageError(f"path does not exist: {found.missing[0]}")
     named, _ = context_paths(paths, context, config)
-    context_objects = visible_context(inputs, _load_context(named, config, inputs).objects, config)
+    context_objects = visible_context(inputs, load_context(named, config, inputs).objects, config)
     findings = analyze(inputs, found, context_objects, config, selected).findings if with_findings else ()
     return build_graph(inputs, context_objects, config), findings
 
