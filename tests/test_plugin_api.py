@@ -128,3 +128,30 @@ def test_the_plugin_api_is_the_engine_s_own_types() -> None:
     assert (api.Fix, api.Edit, api.Applicability) == (fixes.Fix, fixes.Edit, fixes.Applicability)
     assert sorted(api.__all__) == sorted(name for name in vars(api) if not name.startswith("_")
                                          and name not in ("annotations",))
+
+
+FAILING_SETUP = '''
+from kqlint.plugin import RuleMeta, Severity
+
+META = RuleMeta(code="ACME012", slug="setup-fails", severity=Severity.WARNING, summary="setup fails")
+
+
+def prepare(run):
+    raise RuntimeError("no licence server")
+
+
+def check(obj, ctx):
+    yield ctx.finding(obj.at("metadata"), "never runs")
+'''
+
+
+def test_a_failing_setup_is_one_internal_error_and_the_rule_does_not_run(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "site" / "acme_setup.py").write_text(FAILING_SETUP, encoding="utf-8")
+    (project / ".kqlint.yaml").write_text("plugins: [acme_setup, acme_yielded]\nselect: [ACME01]\n",
+                                          encoding="utf-8")
+    code, findings, err = _check(capsys, "--allow-plugins")
+    assert code == 3
+    assert {f["code"] for f in findings} == {"ACME010"}  # the other rules still report
+    assert ("internal error in rule ACME012 (setup-fails, plugin module acme_setup) while checking the run's "
+            "setup: RuntimeError: no licence server") in err
