@@ -198,8 +198,9 @@ class RuleContext:
         meta = self.rule.meta
         related_locations = tuple(
             item[0].with_message(item[1]) if isinstance(item, tuple) else item for item in related)
-        return Finding(meta.code, meta.slug, severity or meta.severity, message, at,
-                       obj or at.obj, related_locations)
+        finding = Finding(meta.code, meta.slug, severity or meta.severity, message, at,
+                          obj or at.obj, related_locations)
+        return finding
 
 
 def options_from_mapping(options_type: type, values: dict[str, Any]) -> Any:

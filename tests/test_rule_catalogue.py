@@ -16,6 +16,7 @@ import pytest
 from conftest import shared_dir
 from kqlint.config import Config
 from kqlint.explain import explain_text
+from kqlint.kinds import GroupKind
 from kqlint.model import Severity
 from kqlint.registry import builtin_rules
 from kqlint.rule import DOC_HEADINGS, ModuleRule
@@ -127,10 +128,13 @@ def test_meta_is_complete(rule: ModuleRule) -> None:
     meta = rule.meta
     assert meta.summary.strip() and "\n" not in meta.summary, f"{rule.code}: summary must be one line"
     assert meta.scope in ("object", "graph", "engine")
-    assert meta.kinds is None or (isinstance(meta.kinds, frozenset) and all(isinstance(k, str) for k in meta.kinds))
+    # built-in rules scope by (group, kind): a bare kind name would match every API group
+    assert meta.kinds is None or (isinstance(meta.kinds, frozenset) and meta.kinds
+                                  and all(isinstance(k, GroupKind) for k in meta.kinds)), rule.code
     if meta.scope == "engine":
         assert rule.code in ("KQ000", "KQ001", "KQ006"), \
             f"{rule.code}: only the loader's findings and the suppression audit are engine-scope"
+        assert rule.has("check_sources") or rule.has("check_suppressions"), f"{rule.code}: engine rule without a hook"
 
 
 # ------------------------------------------------------------------ fixtures
