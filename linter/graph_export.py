@@ -225,7 +225,7 @@ def _template_edges(b: _Builder, obj: K8sObject, ident: str) -> None:
 
 
 def resolve_pod_group(ref: Any, namespace: str | None, graph: Any) -> K8sObject | None:
-    from kqlint.rules.queues._refs import resolve_pod_group as resolve
+    from kqlint.workloads import resolve_pod_group as resolve
 
     return resolve(ref, namespace, graph)
 

@@ -111,5 +111,5 @@ def _finding(obj: K8sObject, template: PodTemplate, bad: list[tuple[Container, s
 
 
 def _at(template: PodTemplate, container: Container, key: str) -> Location:
-    return template.at(*container.path, key)  # type: ignore[no-any-return]
+    return template.at(*container.path, key)
 

@@ -128,20 +128,22 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from kqlint.kueue import QUEUE_LABEL, ManagedWorkload, managed_workloads
-from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.quantity import format_amount
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.rules.queues._refs import (
+from kqlint.kueue import (
+    QUEUE_LABEL,
+    ManagedWorkload,
     PodSet,
     cluster_queue_candidates,
     covered_resources,
+    managed_workloads,
     pod_sets,
     quota_known,
     request_location,
     resource_config,
 )
+from kqlint.model import Finding, Severity
+from kqlint.objects import K8sObject
+from kqlint.quantity import format_amount
+from kqlint.rule import RuleContext, RuleMeta
 from kqlint.wording import pod_set_text
 
 META = RuleMeta(code="KQ209", slug="resource-not-covered", severity=Severity.ERROR,

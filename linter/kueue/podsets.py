@@ -1,61 +1,29 @@
-"""Private helpers shared by the queue/reference rules (KQ202-KQ211): not a rule module.
-
-Message wording (where a name was looked up, a "did you mean" hint), and for KQ209/KQ210 the
-pod sets of one Kueue Workload and what a ClusterQueue covers. Resolution itself is
-``ObjectGraph.resolve``; labels and routing are ``kqlint.kueue``; requests are
-``kqlint.quantity``.
-"""
+"""Kueue pod sets: the pods of one Workload per integration (a Deployment's pod, a
+LeaderWorkerSet group, a Job's partial admission), their requests after Kueue's resource
+transformations, and where a manifest writes a request or a pod count."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kqlint import kinds as K
-from kqlint.fields import above_one, mappings, text
-from kqlint.graph import ObjectGraph
-from kqlint.kinds import KUEUE_GROUP
-from kqlint.kueue import ManagedWorkload
-from kqlint.model import Location
-from kqlint.objects import CONTEXT, INPUT, K8sObject
-from kqlint.podspec import effective_resources, parse_quantity, resource_list
-from kqlint.quantity import Requests, pod_requests, requirement_requests
+from kqlint.fields import above_one
+from kqlint.objects import K8sObject
+from kqlint.podspec import effective_resources, pod_requests
+from kqlint.quantity import Requests, parse_quantity, requirement_requests, resource_list
 from kqlint.workloads import (
-    APPWRAPPER,
     RESOURCES_PER_NODE_PATH,
-    PodGroupRef,
     PodTemplate,
     as_count,
-    is_pod_group,
     resources_per_node,
     trainer_num_nodes,
-    wrapped_objects,
 )
 
-# ------------------------------------------------------------------ PodGroups (KQ301, KQ303, graph)
-
-def resolve_pod_group(ref: PodGroupRef, namespace: str | None, graph: ObjectGraph) -> K8sObject | None:
-    """The PodGroup a pod label/annotation names (``POD_GROUP_REFERENCES``): same API group, same
-    namespace, from the first tier that has it; a PodGroup wrapped in an AppWrapper counts."""
-    found = graph.resolve("PodGroup", ref.name, namespace, ref.group)
-    return found if found is not None else wrapped_pod_groups(graph).get((ref.group, namespace, ref.name))
-
-
-def wrapped_pod_groups(graph: ObjectGraph) -> dict[tuple[str, str | None, str], K8sObject]:
-    """PodGroups inside AppWrappers (``spec.components[].template``), keyed by (API group,
-    namespace, name); built once per graph."""
-    def build() -> dict[tuple[str, str | None, str], K8sObject]:
-        index: dict[tuple[str, str | None, str], K8sObject] = {}
-        for wrapper in graph.of_kind(APPWRAPPER[1], APPWRAPPER[0]):
-            for inner in wrapped_objects(wrapper):
-                if is_pod_group(inner):
-                    index.setdefault((inner.group, inner.namespace, inner.name), inner)
-        return index
-    return graph.memo("wrapped_pod_groups", build)
-
-
-# ------------------------------------------------------------------ Kueue pod sets and quotas
-# (KQ209/KQ210). Candidates for kqlint.kueue: the Workload granularity per integration.
+if TYPE_CHECKING:
+    from kqlint.graph import ObjectGraph
+    from kqlint.kueue.routing import ManagedWorkload
+    from kqlint.model import Location
 
 # Integrations where every pod becomes its own Workload (kueue.md B13): Deployment pods, plain
 # Pods, and the pods of a DynamoGraphDeployment (pod integration).
@@ -184,72 +152,6 @@ def resource_config(options: Any) -> ResourceConfig:
     if not isinstance(transformations, (list, tuple)):
         transformations = ()
     return ResourceConfig(tuple(p for p in prefixes if isinstance(p, str)), tuple(transformations))
-
-
-def cluster_queue_candidates(unit: ManagedWorkload, graph: ObjectGraph) -> list[K8sObject]:
-    """Every ClusterQueue the workload may reach. Usually one; several when the LocalQueue or
-    the ClusterQueue is defined more than once in the same tier (duplicates, KQ003): quota
-    rules then fire only when every candidate fails."""
-    found: list[K8sObject] = []
-    for lq in _same_identity(graph, "LocalQueue", unit.queue, unit.obj.namespace):
-        for cq in _same_identity(graph, "ClusterQueue", lq.get("spec", "clusterQueue"), None):
-            if all(cq is not other for other in found):
-                found.append(cq)
-    return found
-
-
-def _same_identity(graph: ObjectGraph, kind: str, name: Any, namespace: str | None) -> list[K8sObject]:
-    """Every definition of a Kueue object in the best tier that has one (duplicates included)."""
-    if not isinstance(name, str) or not name or graph.ambiguous(kind, name, namespace, KUEUE_GROUP):
-        return []
-    index = graph.memo("identities", lambda: _identities(graph))
-    return index.get((kind, name, namespace), [])
-
-
-def _identities(graph: ObjectGraph) -> dict[tuple[str, str, str | None], list[K8sObject]]:
-    index: dict[tuple[str, str, str | None], list[K8sObject]] = {}
-    for kind in ("LocalQueue", "ClusterQueue"):
-        for obj in graph.of_kind(kind, KUEUE_GROUP):  # best tier first
-            same = index.setdefault((kind, obj.name, obj.namespace), [])
-            if not same or same[0].source == obj.source:
-                same.append(obj)
-    return index
-
-
-def cluster_queues_by_cohort(graph: ObjectGraph) -> dict[str, list[K8sObject]]:
-    """Cohort name -> its ClusterQueues (one per name, the best tier), built once per graph."""
-    def build() -> dict[str, list[K8sObject]]:
-        chosen: dict[str, K8sObject] = {}
-        for cq in graph.of_kind("ClusterQueue", KUEUE_GROUP):
-            chosen.setdefault(cq.name, cq)
-        members: dict[str, list[K8sObject]] = {}
-        for cq in chosen.values():
-            name = cohort_name(cq)
-            if name is not None:
-                members.setdefault(name, []).append(cq)
-        return members
-    return graph.memo("cohorts", build)
-
-
-def cohort_name(cq: K8sObject) -> str | None:
-    return text(cq.get("spec", "cohortName") or cq.get("spec", "cohort"))  # v1beta2, v1beta1
-
-
-def quota_known(cq: K8sObject) -> bool:
-    """Whether kqlint knows the queue's quotas: a manifest (inputs, --context), or a declared
-    object that spells out `spec.resourceGroups` (a profile's or config's bare name does not)."""
-    return cq.source in (INPUT, CONTEXT) or cq.has("spec", "resourceGroups")
-
-
-def covered_resources(cq: K8sObject) -> set[str]:
-    """Every resource name the ClusterQueue's resource groups cover."""
-    covered: set[str] = set()
-    for group in mappings(cq.get("spec", "resourceGroups")):
-        names = group.get("coveredResources")
-        covered |= {n for n in names if isinstance(n, str)} if isinstance(names, list) else set()
-        for flavor in mappings(group.get("flavors")):
-            covered |= {r["name"] for r in mappings(flavor.get("resources")) if isinstance(r.get("name"), str)}
-    return covered
 
 
 def request_location(obj: K8sObject, pod_set: PodSet, resource: str) -> Location | None:
