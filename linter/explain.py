@@ -48,7 +48,7 @@ def rule_rows(config: Any = None, effective: bool = False) -> list[dict[str, Any
     from kqlint.registry import load_rules
 
     rules = load_rules(config)
-    rows = [{"code": r.code, "slug": r.slug, "severity": r.meta.severity.label,
+    rows: list[dict[str, Any]] = [{"code": r.code, "slug": r.slug, "severity": r.meta.severity.label,
              "enabled": r.meta.enabled and r.meta.profile is None, "profile": r.meta.profile,
              "summary": r.meta.summary} for r in rules]
     if effective and config is not None:

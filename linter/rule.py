@@ -176,7 +176,7 @@ class ModuleRule(RuleBase):
     def _call(self, hook: str, subject: Any, ctx: RuleContext) -> Iterable[Finding]:
         function = getattr(self.module, hook, None)
         result = function(subject, ctx) if function is not None else None
-        return () if result is None else result  # type: ignore[no-any-return]
+        return () if result is None else result
 
 
 class RuleContext:
