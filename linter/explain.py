@@ -57,7 +57,7 @@ def rule_rows(config: Any = None, effective: bool = False) -> list[dict[str, Any
 
         checked = check_rule_names(config, rules)
         running = {rule.code for rule in select_rules(rules, checked)}
-        for rule, row in zip(rules, rows):
+        for rule, row in zip(rules, rows, strict=True):
             level = checked.severity.get(rule.code, rule.meta.severity)
             row["effective"] = {"severity": level.label, "enabled": rule.code in running}
     return rows
@@ -119,11 +119,12 @@ def _narrow_rules(rows: list[dict[str, Any]], width: int, config_path: Any) -> s
     from kqlint.sanitize import terminal_safe
 
     cells = [(row["code"], row["slug"], *_effective_cells(row)) for row in rows]
-    widths = [max(len(c[i]) for c in cells + [("code", "slug", "severity", "enabled")]) for i in range(4)]
+    headings = ("code", "slug", "severity", "enabled")
+    widths = [max(len(c[i]) for c in cells + [headings]) for i in range(4)]
     lines = [f"configuration: {terminal_safe(str(config_path))}"] if config_path else []
-    lines.append("  ".join(h.ljust(w) for h, w in zip(("code", "slug", "severity", "enabled"), widths)).rstrip())
-    for row, cell in zip(rows, cells):
-        lines.append("  ".join(terminal_safe(c).ljust(w) for c, w in zip(cell, widths)).rstrip())
+    lines.append("  ".join(h.ljust(w) for h, w in zip(headings, widths, strict=True)).rstrip())
+    for row, cell in zip(rows, cells, strict=True):
+        lines.append("  ".join(terminal_safe(c).ljust(w) for c, w in zip(cell, widths, strict=True)).rstrip())
         lines.extend(textwrap.wrap(terminal_safe(row["summary"]), width=max(30, width - 1),
                                    initial_indent="    ", subsequent_indent="    "))
     return "\n".join(lines) + "\n"

@@ -65,7 +65,7 @@ def load_paths(paths: list[str], config: Config, tier: str,
             sources = load_sources(files, cache, tier == CONTEXT, jobs, parse)
         else:
             sources = map_chunks(parse, files, jobs)
-        for path, source in zip(files, sources):
+        for path, source in zip(files, sources, strict=True):
             add_source(loaded, path, source, config, tier)
         for source in stdin_sources:
             add_source(loaded, STDIN, source, config, tier)
