@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from kqlint.errors import BaselineError
 from kqlint.model import Finding, Report
 
 VERSION = 1
@@ -28,10 +29,6 @@ HEADER = """\
 # reports only findings not listed here. Entries are keyed on rule code + object + field path
 # (never line numbers); `file` and `slug` are for reviewers. Regenerate with --write-baseline.
 """
-
-
-class BaselineError(Exception):
-    """An unreadable or malformed baseline file (usage error, exit 2)."""
 
 
 @dataclass(frozen=True, order=True)

@@ -162,7 +162,7 @@ def run_key(cache: FileCache, paths: list[str], context_paths: list[str], config
 
     if STDIN in paths or config.plugins or config.crds:
         return None
-    if any(not getattr(rule.module, "__name__", "").startswith("kqlint.") for rule in rules):
+    if any(not rule.origin.startswith("kqlint.") for rule in rules):
         return None
     settings = repr(config)
     if " object at 0x" in settings:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import typer
@@ -34,14 +35,6 @@ class Exit(Exception):
         self.code, self.message = code, message
 
 
-class Crash(Exception):
-    """An unexpected exception while processing ``where`` (a file, a folder, a report)."""
-
-    def __init__(self, where: str, error: BaseException) -> None:
-        super().__init__(f"{type(error).__name__}: {error}")
-        self.where = where
-
-
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"kqlint {__version__}")
@@ -61,7 +54,8 @@ def _root(version: bool = typer.Option(False, "--version", "-V", callback=_versi
 # ------------------------------------------------------------------ helpers
 
 def _load_config(config_file: str | None, no_config: bool = False, allow_plugins: bool = False) -> Any:
-    from kqlint.config import Config, ConfigError, discover_config, load_config
+    from kqlint.config import Config, discover_config, load_config
+    from kqlint.errors import ConfigError, InternalError
     from kqlint.trust import PluginsNotAllowed, require_plugin_opt_in
 
     if no_config:
@@ -76,7 +70,7 @@ def _load_config(config_file: str | None, no_config: bool = False, allow_plugins
     except ConfigError:
         raise
     except Exception as exc:
-        raise Crash(path or "the default configuration", exc) from exc
+        raise InternalError(path or "the default configuration", exc) from exc
     try:
         require_plugin_opt_in(config, allow_plugins)
     except PluginsNotAllowed as exc:
@@ -198,7 +192,7 @@ def check(
                                                  "also KQLINT_CACHE_DIR)."),
 ) -> None:
     """Lint files and folders (default: the current directory)."""
-    from kqlint.explain import available_rules
+    from kqlint.registry import load_rules
     from kqlint.runner import exit_status
 
     config = _load_config(config_file, no_config, allow_plugins)
@@ -206,7 +200,7 @@ def check(
     color_on = _use_color(no_color, color)
     targets = _targets(list(format or []) + ([output_format] if output_format else []), list(output or []),
                        config.output_format)
-    rules = available_rules(config)
+    rules = load_rules(config)
     config = config.with_overrides(
         select=_split(select) or None, ignore=(config.ignore + _split(ignore)) or None,
         profile=profile, namespace=namespace, exclude=(config.exclude + tuple(exclude or ())) or None,
@@ -215,9 +209,9 @@ def check(
     _check_excludes(config.exclude)
     lint_rules = rules  # `rules` stay as registered: reports describe their defaults
     if report_unused_suppressions:
-        from kqlint.suppress_audit import enable
+        from kqlint.registry import enable
 
-        lint_rules, config = enable(rules, config)
+        lint_rules, config = enable(rules, config, "KQ000")
     targets_paths = list(paths or ["."])
     if STDOUT in targets_paths and sys.stdin is None:
         raise Exit(2, "kqlint: `-` reads stdin, but there is no stdin")
@@ -284,22 +278,21 @@ def _open_cache(no_cache: bool, cache_dir: str | None, config: Any, paths: list[
     return open_cache(cache_dir, config.max_file_size)
 
 
-def _lint(paths: list[str], config: Any, context: tuple[str, ...], inline: bool, rules: list[Any],
+def _lint(paths: list[str], config: Any, context: tuple[str, ...], inline: bool, rules: Sequence[Any],
           progress: bool = False, jobs: int | None = None, cache: Any = None) -> Any:
-    from kqlint.config import ConfigError
+    from kqlint.errors import InternalError, KqlintError
     from kqlint.parallel import default_jobs
     from kqlint.progress import LoadProgress
-    from kqlint.registry import RegistryError
-    from kqlint.runner import InternalError, UsageError, lint
+    from kqlint.runner import lint
 
     try:
         with LoadProgress() as bar:  # shown only on a terminal, for runs of many files
             return lint(paths, config, context=context, inline_suppressions=inline, rules=rules,
                         progress=bar if progress else None, jobs=jobs or default_jobs(), cache=cache)
-    except (UsageError, ConfigError, RegistryError, InternalError, Exit):
+    except (KqlintError, Exit):
         raise
     except Exception as exc:
-        raise Crash(", ".join(paths), exc) from exc
+        raise InternalError(", ".join(paths), exc) from exc
 
 
 def _apply_baseline(report: Any, baseline_file: str | None, write_file: str | None, quiet: bool) -> Any:
@@ -307,6 +300,7 @@ def _apply_baseline(report: Any, baseline_file: str | None, write_file: str | No
     if not baseline_file and not write_file:
         return report
     from kqlint import baseline
+    from kqlint.errors import BaselineError
 
     try:
         if write_file:
@@ -314,7 +308,7 @@ def _apply_baseline(report: Any, baseline_file: str | None, write_file: str | No
             if not quiet:
                 _err(f"kqlint: wrote {count} finding(s) to the baseline {write_file}")
         accepted = baseline.load(write_file or baseline_file or "")
-    except baseline.BaselineError as exc:
+    except BaselineError as exc:
         raise Exit(2, f"kqlint: {exc}") from None
     kept, absorbed = baseline.apply(report, accepted)
     from dataclasses import replace
@@ -334,7 +328,9 @@ def _write_reports(report: Any, targets: list[tuple[str, str]], *, color: bool, 
             text = render(name, report, color=on_terminal and color, quiet=quiet, statistics=statistics,
                           wrap=width, **options)
         except Exception as exc:
-            raise Crash(f"the {name} report", exc) from exc
+            from kqlint.errors import InternalError
+
+            raise InternalError(f"the {name} report", exc) from exc
         _emit(text, target)
 
 
@@ -528,16 +524,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _handle(exc: BaseException) -> int:
-    from kqlint.config import ConfigError
-    from kqlint.registry import RegistryError
-    from kqlint.runner import InternalError, UsageError
+    from kqlint.errors import InternalError, UserError
     from kqlint.writer import OutputError
 
     if isinstance(exc, Exit):
         if exc.message:
             _err(exc.message)
         return exc.code
-    if isinstance(exc, (ConfigError, RegistryError, UsageError, OutputError)):
+    if isinstance(exc, (UserError, OutputError)):
         _err(f"kqlint: {exc}")
         return 2
     from kqlint.interrupts import Terminated
@@ -555,9 +549,8 @@ def _handle(exc: BaseException) -> int:
         return 2
     if isinstance(exc, BrokenPipeError):
         return 0
-    if isinstance(exc, (InternalError, Crash)):
-        where = getattr(exc, "file", None) or getattr(exc, "where", "?")
-        _err(f"kqlint: internal error while processing {where}: {exc}; {BUG_HINT}")
+    if isinstance(exc, InternalError):
+        _err(f"kqlint: internal error while processing {exc.file}: {exc}; {BUG_HINT}")
         return 3
     if not isinstance(exc, Exception):
         raise exc

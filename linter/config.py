@@ -28,23 +28,21 @@ import re
 import sys
 import types
 import typing
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from kqlint.errors import ConfigError
 from kqlint.model import Severity
 
 if TYPE_CHECKING:
+    from kqlint.registry import RuleSet
     from kqlint.rule import Rule
 
 CONFIG_NAMES = (".kqlint.yaml", ".kqlint.yml")
 DEFAULT_MAX_FILE_SIZE = 16 * 1024 * 1024
 _TOOL_SECTION_RE = re.compile(rb"^[ \t]*\[\[?[ \t]*tool[ \t]*\.[ \t]*\"?kqlint\"?[ \t]*[\].]", re.M)
 _TOML_ERROR_RE = re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)\s*$")
-
-
-class ConfigError(Exception):
-    """A configuration problem: reported as one line (file:line:col: message), exit 2."""
 
 
 @dataclass(frozen=True)
@@ -280,7 +278,8 @@ def _check_profile(name: Any, origin: ConfigOrigin | None) -> None:
 
 
 def _check_custom_rules(entries: list[dict[str, Any]], origin: ConfigOrigin) -> None:
-    from kqlint.custom import ExpressionError, compile_expression
+    """Unique codes and slugs, and every rule compiles (kqlint.custom keeps the compiled rules)."""
+    from kqlint.custom import CustomRuleError, custom_rules
 
     seen: dict[str, int] = {}
     for index, entry in enumerate(entries):
@@ -291,13 +290,10 @@ def _check_custom_rules(entries: list[dict[str, Any]], origin: ConfigOrigin) -> 
                                   f"custom-rules[{index}].{key}: {value!r} is already used by "
                                   f"custom-rules[{seen[value]}]")
             seen[value] = index
-        for key in ("when", "assert"):
-            if key in entry:
-                try:
-                    compile_expression(entry[key])
-                except ExpressionError as exc:
-                    raise ConfigError(f"{origin.where(('custom-rules', index, key), True)}: "
-                                      f"custom-rules[{index}].{key}: {exc}") from None
+    try:
+        custom_rules(entries)
+    except CustomRuleError as exc:
+        raise ConfigError(f"{origin.where(('custom-rules', exc.index, exc.key), True)}: {exc}") from None
 
 
 # ------------------------------------------------------------------ JSON Schema
@@ -453,12 +449,14 @@ def _toml_position(text: str, path: tuple[Any, ...]) -> tuple[int, int]:
 def check_rule_names(config: Config, rules: Iterable[Rule]) -> Config:
     """Check every rule name and option in ``config`` against ``rules``; return the config
     with ``severity`` and ``rules`` keyed by rule code (slugs resolved)."""
-    rules = list(rules)
+    from kqlint.registry import RuleSet
+
+    rules = RuleSet.of(rules)
     from_file = _from_file(config, ("profile",), config.profile)
     _check_profile(config.profile, config.origin if from_file else None)
     for key in ("select", "ignore"):
         for pattern in getattr(config, key):
-            if not any(_selects(rule, pattern) for rule in rules):
+            if not rules.matching(pattern):
                 raise _name_error(config, key, pattern, rules,
                                   f"{pattern!r} matches no rule code, slug or code prefix")
     severity = {_exact(config, "severity", name, rules).code: level for name, level in config.severity.items()}
@@ -472,19 +470,14 @@ def check_rule_names(config: Config, rules: Iterable[Rule]) -> Config:
     return replace(config, severity=severity, rules=options)
 
 
-def _selects(rule: Rule, pattern: str) -> bool:
-    text = pattern.strip()
-    return bool(text) and (text.lower() == rule.slug or rule.code.upper().startswith(text.upper()))
+def _exact(config: Config, key: str, name: str, rules: RuleSet) -> Rule:
+    rule = rules.find(name)
+    if rule is None:
+        raise _name_error(config, key, name, rules, f"unknown rule {name!r}")
+    return rule
 
 
-def _exact(config: Config, key: str, name: str, rules: list[Rule]) -> Rule:
-    for rule in rules:
-        if rule.code.upper() == name.strip().upper() or rule.slug == name.strip().lower():
-            return rule
-    raise _name_error(config, key, name, rules, f"unknown rule {name!r}")
-
-
-def _name_error(config: Config, key: str, name: str, rules: list[Rule], message: str) -> ConfigError:
+def _name_error(config: Config, key: str, name: str, rules: Sequence[Rule], message: str) -> ConfigError:
     hint = _suggest(name, [r.code for r in rules] + [r.slug for r in rules]) if rules else ""
     hint = hint if "did you mean" in hint else (" (`kqlint rules` lists them)" if rules else "")
     origin, data = config.origin, config.origin.data if config.origin else None

@@ -1,7 +1,7 @@
 """Declarative custom rules (config ``custom-rules``, cli.md): no Python needed.
 
-Each entry becomes a :class:`~kqlint.rule.Rule` whose module is a small generated
-module providing ``check(obj, ctx)``::
+Each entry becomes a :class:`CustomRule` (a :class:`~kqlint.rule.Rule`), compiled once per
+process for the same definition: config validation compiles it and the run reuses it::
 
     - code: X001                       # letters + digits, must not start with KQ
       slug: gpu-jobs-need-team-label
@@ -38,13 +38,15 @@ evaluated on before that error.
 from __future__ import annotations
 
 import fnmatch
-import types
+import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from kqlint.model import Location, Severity
-from kqlint.rule import Rule, RuleContext, RuleMeta
+from kqlint.errors import ConfigError
+from kqlint.model import Finding, Location, Severity
+from kqlint.rule import RuleBase, RuleContext, RuleMeta
 
 if TYPE_CHECKING:
     from kqlint.objects import K8sObject
@@ -172,8 +174,18 @@ def _location(spec: CustomRuleSpec, obj: K8sObject) -> Location:
     return obj.at("metadata") if obj.has("metadata") else obj.location()
 
 
-def _make_check(spec: CustomRuleSpec) -> Any:
-    def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Any]:
+@dataclass(frozen=True)
+class CustomRule(RuleBase):
+    """A rule from the config's ``custom-rules``: JMESPath ``when``/``assert`` per object."""
+
+    meta: RuleMeta
+    spec: CustomRuleSpec
+    doc: str
+    options_type: type | None = None
+    origin: str = "kqlint.custom"
+
+    def check(self, obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+        spec = self.spec
         if not spec.applies_to(obj):
             return
         data = plain(obj.data)
@@ -185,13 +197,17 @@ def _make_check(spec: CustomRuleSpec) -> Any:
         note = f" (assert `{spec.assert_text}` could not be evaluated: {error})" if error else ""
         yield ctx.finding(at=_location(spec, obj), message=f"{obj.display()}: {spec.message}{note}")
 
-    return check
+
+class CustomRuleError(ConfigError):
+    """A custom-rules entry that cannot be compiled; ``index`` and ``key`` say where."""
+
+    def __init__(self, index: int, key: str, reason: str) -> None:
+        super().__init__(f"custom-rules[{index}].{key}: {reason}")
+        self.index, self.key, self.reason = index, key, reason
 
 
-def _error(index: int, key: str, message: str) -> Exception:
-    from kqlint.config import ConfigError
-
-    return ConfigError(f"custom-rules[{index}].{key}: {message}")
+def _error(index: int, key: str, message: str) -> CustomRuleError:
+    return CustomRuleError(index, key, message)
 
 
 def _text(entry: Mapping[str, Any], index: int, key: str, required: bool = True) -> str:
@@ -204,8 +220,6 @@ def _text(entry: Mapping[str, Any], index: int, key: str, required: bool = True)
 
 
 def _spec(entry: Mapping[str, Any], index: int) -> CustomRuleSpec:
-    if not isinstance(entry, Mapping):
-        raise _error(index, "code", "a custom rule must be a mapping")
     code, slug = _text(entry, index, "code"), _text(entry, index, "slug")
     if code.upper().startswith("KQ"):
         raise _error(index, "code", "custom rule codes must not start with KQ (reserved for built-in rules)")
@@ -243,20 +257,26 @@ def _doc(spec: CustomRuleSpec) -> str:
             f"(JMESPath).\n")
 
 
-def custom_rule(entry: Mapping[str, Any], index: int = 0) -> Rule:
-    spec = _spec(entry, index)
+def custom_rule(entry: Mapping[str, Any], index: int = 0) -> CustomRule:
+    """The rule of one ``custom-rules`` entry (CustomRuleError when it does not compile)."""
+    if not isinstance(entry, Mapping):
+        raise _error(index, "code", "a custom rule must be a mapping")
+    return _compiled(index, json.dumps(entry, sort_keys=True, default=str))
+
+
+@lru_cache(maxsize=256)
+def _compiled(index: int, definition: str) -> CustomRule:
+    spec = _spec(json.loads(definition), index)
     meta = RuleMeta(code=spec.code, slug=spec.slug, severity=spec.severity, summary=spec.summary,
                     kinds=spec.kinds, scope="object")
-    module = types.ModuleType(f"kqlint.custom.{spec.code}", _doc(spec))
-    module.META = meta  # type: ignore[attr-defined]
-    module.SPEC = spec  # type: ignore[attr-defined]
-    module.check = _make_check(spec)  # type: ignore[attr-defined]
-    return Rule(meta, module, None, _doc(spec))
+    return CustomRule(meta, spec, _doc(spec))
 
 
-def custom_rules(entries: Iterable[Mapping[str, Any]]) -> list[Rule]:
-    """Rules for the config's ``custom-rules`` entries (expressions compiled once, here)."""
+def custom_rules(entries: Iterable[Mapping[str, Any]]) -> list[CustomRule]:
+    """Rules for the config's ``custom-rules`` entries, compiled once per process for the
+    same definitions (config validation compiles them; the run gets the same rules)."""
     return [custom_rule(entry, index) for index, entry in enumerate(entries or ())]
 
 
-__all__ = ["custom_rules", "custom_rule", "compile_expression", "field_path", "truthy", "ExpressionError"]
+__all__ = ["CustomRule", "CustomRuleError", "custom_rules", "custom_rule", "compile_expression", "field_path",
+           "truthy", "ExpressionError"]

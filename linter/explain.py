@@ -10,8 +10,6 @@ import json
 import sys
 from typing import Any
 
-from kqlint.rule import Rule
-
 SUPPRESS_HINT = """
 ## How to suppress
 On the object: `metadata.annotations: {{kqlint.io/ignore: "{code}"}}`, or with a reason:
@@ -24,24 +22,11 @@ README_END = "<!-- rules-table:end -->"
 README_UPDATE_COMMAND = "python -m kqlint.explain README.md"
 
 
-def available_rules(config: Any = None) -> list[Rule]:
-    """Every rule a run can use: built-in, plugins and the config's custom rules, sorted by code."""
-    from kqlint.registry import all_rules
-
-    plugins = getattr(config, "plugins", ()) if config is not None else ()
-    custom: list[Rule] = []
-    if config is not None and getattr(config, "custom_rules", ()):
-        from kqlint.custom import custom_rules
-
-        custom = custom_rules(config.custom_rules)
-    return all_rules(plugins, custom)
-
-
 def explain_text(name: str, config: Any = None) -> str | None:
     """The full ``kqlint explain`` text of a rule (code or slug), or None when unknown."""
-    from kqlint.registry import find_rule
+    from kqlint.registry import load_rules
 
-    rule = find_rule(available_rules(config), name)
+    rule = load_rules(config).find(name)
     if rule is None:
         return None
     meta = rule.meta
@@ -60,8 +45,10 @@ def _enabled_label(row: dict[str, Any]) -> str:
 def rule_rows(config: Any = None, effective: bool = False) -> list[dict[str, Any]]:
     """One row per rule; with ``effective`` (a configuration is in effect) each row also says
     the severity and whether the rule runs under that configuration."""
-    rules = available_rules(config)
-    rows = [{"code": r.code, "slug": r.slug, "severity": r.meta.severity.label,
+    from kqlint.registry import load_rules
+
+    rules = load_rules(config)
+    rows: list[dict[str, Any]] = [{"code": r.code, "slug": r.slug, "severity": r.meta.severity.label,
              "enabled": r.meta.enabled and r.meta.profile is None, "profile": r.meta.profile,
              "summary": r.meta.summary} for r in rules]
     if effective and config is not None:
@@ -147,7 +134,9 @@ def suggest(name: str, config: Any = None) -> str:
     """`` (did you mean KQ101 pod-preemption-enabled?)`` for a near miss, else ''."""
     import difflib
 
-    rules = available_rules(config)
+    from kqlint.registry import load_rules
+
+    rules = load_rules(config)
     names = {r.code: r for r in rules} | {r.slug: r for r in rules}
     close = difflib.get_close_matches(name.strip(), list(names), n=1, cutoff=0.6) or \
         difflib.get_close_matches(name.strip().upper(), [r.code for r in rules], n=1, cutoff=0.6) or \

@@ -10,6 +10,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
+from kqlint.kinds import DECLARED_API_VERSIONS
 from kqlint.loader import Map
 from kqlint.objects import CONTEXT, EXTERNAL, INPUT, PROFILE, ApplyTimeNamespace, K8sObject
 
@@ -23,19 +24,6 @@ def from_manifest(obj: K8sObject) -> bool:
     unlike a bare name declared in config ``external`` or by a profile."""
     return obj.source in MANIFEST_TIERS
 
-# Default apiVersion for objects declared by kind only (config `external`, profiles).
-DECLARED_API_VERSIONS = {
-    "PriorityClass": "scheduling.k8s.io/v1",
-    "WorkloadPriorityClass": "kueue.x-k8s.io/v1beta2",
-    "ClusterQueue": "kueue.x-k8s.io/v1beta2",
-    "LocalQueue": "kueue.x-k8s.io/v1beta2",
-    "ResourceFlavor": "kueue.x-k8s.io/v1beta2",
-    "Cohort": "kueue.x-k8s.io/v1beta2",
-    "Namespace": "v1",
-    "PodGroup": "scheduling.volcano.sh/v1beta1",
-    "ClusterTrainingRuntime": "trainer.kubeflow.org/v1alpha1",
-    "TrainingRuntime": "trainer.kubeflow.org/v1alpha1",
-}
 
 # Built-in PriorityClasses every cluster has (kueue.md A1).
 BUILTIN_PRIORITY_CLASSES = {

@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kqlint.fields import text
 from kqlint.kueue import (
     KUEUE_GROUP,
     SCHEDULING_GROUP,
@@ -39,6 +40,7 @@ from kqlint.kueue import (
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.platform import platform_of
+from kqlint.wording import template_role
 from kqlint.workloads import (
     RUNTIME_KINDS,
     TRAINER_GROUP,
@@ -163,13 +165,9 @@ class _Builder:
         return self.out
 
 
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
 def _queue_edges(b: _Builder, obj: K8sObject, ident: str) -> None:
     if obj.kind == "LocalQueue":
-        name = _str(obj.get("spec", "clusterQueue"))
+        name = text(obj.get("spec", "clusterQueue"))
         if name is not None:
             target = b.graph.resolve("ClusterQueue", name, group=KUEUE_GROUP)
             b.link(ident, target, "cluster-queue", "spec.clusterQueue", ("ClusterQueue", KUEUE_GROUP, None, name))
@@ -177,7 +175,7 @@ def _queue_edges(b: _Builder, obj: K8sObject, ident: str) -> None:
         fields = ("cohortName", "cohort") if obj.kind == "ClusterQueue" else ("parentName", "parent")
         relation = "cohort" if obj.kind == "ClusterQueue" else "parent-cohort"
         for key in fields:
-            name = _str(obj.get("spec", key))
+            name = text(obj.get("spec", key))
             if name is not None:
                 target = b.graph.resolve("Cohort", name, group=KUEUE_GROUP)
                 b.link(ident, target, relation, f"spec.{key}", ("Cohort", KUEUE_GROUP, None, name), IMPLICIT)
@@ -190,7 +188,7 @@ def _flavor_edges(b: _Builder, obj: K8sObject, ident: str) -> None:
     for group in groups if isinstance(groups, list) else []:
         flavors = group.get("flavors") if isinstance(group, dict) else None
         for flavor in flavors if isinstance(flavors, list) else []:
-            name = _str(flavor.get("name")) if isinstance(flavor, dict) else None
+            name = text(flavor.get("name")) if isinstance(flavor, dict) else None
             if name is not None:
                 target = b.graph.resolve("ResourceFlavor", name, group=KUEUE_GROUP)
                 b.link(ident, target, "flavor", "flavor", ("ResourceFlavor", KUEUE_GROUP, None, name))
@@ -208,13 +206,9 @@ def _workload_edges(b: _Builder, obj: K8sObject, ident: str) -> None:
                    role + "priority-class", ("WorkloadPriorityClass", KUEUE_GROUP, None, wpc))
 
 
-def _role(role: str) -> str:
-    return "pod template" if role in ("template", "pod") else role
-
-
 def _template_edges(b: _Builder, obj: K8sObject, ident: str) -> None:
     for template in own_templates(obj, b.graph):
-        role = _role(template.role)
+        role = template_role(template)
         name = template.priority_class_name
         if name is not None:
             _class_edge(b, ident, name, role)
@@ -231,13 +225,13 @@ def _template_edges(b: _Builder, obj: K8sObject, ident: str) -> None:
 
 
 def resolve_pod_group(ref: Any, namespace: str | None, graph: Any) -> K8sObject | None:
-    from kqlint.rules.queues._refs import resolve_pod_group as resolve
+    from kqlint.workloads import resolve_pod_group as resolve
 
     return resolve(ref, namespace, graph)
 
 
 def _class_edge(b: _Builder, ident: str, name: Any, label: str) -> None:
-    name = _str(name)
+    name = text(name)
     if name is not None:
         b.link(ident, resolve_priority_class(name, b.graph), "priority", label,
                ("PriorityClass", SCHEDULING_GROUP, None, name))
@@ -245,11 +239,11 @@ def _class_edge(b: _Builder, ident: str, name: Any, label: str) -> None:
 
 def _runtime_edge(b: _Builder, obj: K8sObject, ident: str) -> None:
     ref = obj.get("spec", "runtimeRef")
-    name = _str(ref.get("name")) if isinstance(ref, dict) else None
+    name = text(ref.get("name")) if isinstance(ref, dict) else None
     if name is None:
         return
-    kind = _str(ref.get("kind")) or "ClusterTrainingRuntime"
-    group = _str(ref.get("apiGroup")) or TRAINER_GROUP
+    kind = text(ref.get("kind")) or "ClusterTrainingRuntime"
+    group = text(ref.get("apiGroup")) or TRAINER_GROUP
     namespace = obj.namespace if kind == "TrainingRuntime" else None
     target = training_runtime(obj, b.graph) if kind in RUNTIME_KINDS else None
     b.link(ident, target, "runtime", "runtimeRef", (kind, group, namespace, name))
@@ -283,8 +277,10 @@ def load(paths: list[str], config: Any, context: tuple[str, ...] = (),
          with_findings: bool = False) -> tuple[Any, tuple[Finding, ...]]:
     """The ObjectGraph of ``paths`` (plus context, external and profile objects), and the
     findings of a lint run over the same loaded files when asked (stdin is read once)."""
+    from kqlint.errors import UsageError
+    from kqlint.inputs import context_paths, load_context, load_paths
     from kqlint.objects import INPUT
-    from kqlint.runner import UsageError, _load_context, analyze, build_graph, context_paths, load_paths, prepare
+    from kqlint.runner import analyze, build_graph, prepare
     from kqlint.scope import visible_context
 
     config, selected = prepare(config)
@@ -292,7 +288,7 @@ def load(paths: list[str], config: Any, context: tuple[str, ...] = (),
     if found.missing:
         raise UsageError(f"path does not exist: {found.missing[0]}")
     named, _ = context_paths(paths, context, config)
-    context_objects = visible_context(inputs, _load_context(named, config, inputs).objects, config)
+    context_objects = visible_context(inputs, load_context(named, config, inputs).objects, config)
     findings = analyze(inputs, found, context_objects, config, selected).findings if with_findings else ()
     return build_graph(inputs, context_objects, config), findings
 

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from kqlint.config import ConfigError
+from kqlint.errors import ConfigError
 
 _Method = TypeVar("_Method", bound=Callable[..., Any])
 

@@ -24,6 +24,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -152,10 +153,12 @@ class _Mapper:
 
 
 def lint_overlays(directories: list[str], config: Any, context: tuple[str, ...], inline: bool,
-                  rules: list[Any], paths: list[str] | None = None) -> Report:
+                  rules: Sequence[Any], paths: list[str] | None = None) -> Report:
     from kqlint.discover import Discovery
+    from kqlint.errors import UsageError
+    from kqlint.inputs import Loaded, add_source, load_context, load_paths
     from kqlint.objects import INPUT
-    from kqlint.runner import Loaded, UsageError, _add_source, _load_context, analyze, load_paths, prepare
+    from kqlint.runner import analyze, prepare
 
     config, selected = prepare(config, rules)
     inputs, found = (load_paths(paths, config, INPUT) if paths else (Loaded(), Discovery()))
@@ -164,10 +167,10 @@ def lint_overlays(directories: list[str], config: Any, context: tuple[str, ...],
     for directory in directories:
         try:
             for source in rendered_sources(directory):
-                _add_source(inputs, directory, source, config, INPUT)
+                add_source(inputs, directory, source, config, INPUT)
         except KustomizeError as exc:
             raise UsageError(str(exc)) from None
-    context_loaded = _load_context(list(context) + list(config.context), config, inputs)
+    context_loaded = load_context(list(context) + list(config.context), config, inputs)
     report = analyze(inputs, found, context_loaded.objects, config, selected, inline)
     rendered = {(o.file, o.kind, o.namespace, o.name): o for o in inputs.objects}
     mapper = _Mapper(rendered)

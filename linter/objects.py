@@ -4,33 +4,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from kqlint.kinds import CLUSTER_SCOPED
 from kqlint.loader import Map, SourceFile, is_k8s_object, position  # is_k8s_object: re-exported
 from kqlint.model import Location, ObjectRef
 
-# Kinds whose objects live outside namespaces (group, kind). Unknown kinds are namespaced.
-CLUSTER_SCOPED_KINDS = frozenset({
-    ("", "Namespace"), ("", "Node"), ("", "PersistentVolume"),
-    ("scheduling.k8s.io", "PriorityClass"),
-    ("kueue.x-k8s.io", "ClusterQueue"), ("kueue.x-k8s.io", "ResourceFlavor"),
-    ("kueue.x-k8s.io", "WorkloadPriorityClass"), ("kueue.x-k8s.io", "Cohort"),
-    ("kueue.x-k8s.io", "AdmissionCheck"), ("kueue.x-k8s.io", "Topology"),
-    ("kueue.x-k8s.io", "MultiKueueCluster"), ("kueue.x-k8s.io", "MultiKueueConfig"),
-    ("kueue.x-k8s.io", "ProvisioningRequestConfig"),
-    ("trainer.kubeflow.org", "ClusterTrainingRuntime"),
-    ("scheduling.volcano.sh", "Queue"), ("scheduling.run.ai", "Queue"),
-    ("topology.volcano.sh", "HyperNode"), ("kai.scheduler", "Topology"),
-    ("kai.scheduler", "SchedulingShard"), ("kai.scheduler", "Config"),
-    ("apiextensions.k8s.io", "CustomResourceDefinition"),
-    ("rbac.authorization.k8s.io", "ClusterRole"), ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
-    ("storage.k8s.io", "StorageClass"), ("storage.k8s.io", "CSIDriver"),
-    ("storage.k8s.io", "VolumeAttachment"), ("node.k8s.io", "RuntimeClass"),
-    ("networking.k8s.io", "IngressClass"), ("apiregistration.k8s.io", "APIService"),
-    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
-    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
-    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
-    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
-    ("cert-manager.io", "ClusterIssuer"),
-})
+CLUSTER_SCOPED_KINDS = CLUSTER_SCOPED  # (group, kind) pairs; unknown kinds are namespaced
 
 # Where an object came from; resolution prefers earlier tiers.
 INPUT, CONTEXT, EXTERNAL, PROFILE = "input", "context", "external", "profile"

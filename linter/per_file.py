@@ -18,16 +18,12 @@ from dataclasses import replace
 from typing import Any
 
 from kqlint.model import Finding
+from kqlint.registry import selects
 
 
 def _matches(file: str, glob: str) -> bool:
     glob = glob.rstrip("/")
     return fnmatch.fnmatch(file, glob) or fnmatch.fnmatch(file, glob + "/*")
-
-
-def _names(finding: Finding, pattern: str) -> bool:
-    text = pattern.strip()
-    return bool(text) and (text.lower() == finding.slug or finding.code.upper().startswith(text.upper()))
 
 
 def apply(findings: Iterable[Finding], config: Any) -> list[Finding]:
@@ -37,27 +33,26 @@ def apply(findings: Iterable[Finding], config: Any) -> list[Finding]:
     result = []
     for finding in findings:
         file = finding.location.file
-        if any(_matches(file, glob) and any(_names(finding, p) for p in patterns)
+        if any(_matches(file, glob) and any(selects(finding, p) for p in patterns)
                for glob, patterns in ignores.items()):
             continue
         for glob, levels in severities.items():
             if _matches(file, glob):
-                level = next((lvl for name, lvl in levels.items() if _names(finding, name)), None)
+                level = next((lvl for name, lvl in levels.items() if selects(finding, name)), None)
                 if level is not None:
                     finding = replace(finding, severity=level)
         result.append(finding)
     return result
 
 
-def check_names(config: Any, rules: list[Any]) -> None:
+def check_names(config: Any, rules: Iterable[Any]) -> None:
     """Every code in per-file settings names a rule (ConfigError otherwise, exit 2)."""
-    from kqlint.config import ConfigError
+    from kqlint.errors import ConfigError
 
     for key, table in (("per-file-ignores", config.per_file_ignores), ("per-file-severity", config.per_file_severity)):
         for glob, names in table.items():
             for name in names:
-                if not any(name.strip().lower() == r.slug or r.code.upper().startswith(name.strip().upper())
-                           for r in rules):
+                if not any(selects(r, name) for r in rules):
                     where = f"{config.origin.where((key, glob))}: " if config.origin is not None else ""
                     raise ConfigError(f"{where}{key}.{glob}: {name!r} matches no rule code, slug or code prefix "
                                       f"(`kqlint rules` lists them)")

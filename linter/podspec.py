@@ -9,11 +9,15 @@ A5 and A6 (``validateProbe``/``validateHandler``, ``ValidateResourceRequirements
 """
 from __future__ import annotations
 
-import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from kqlint.quantity import Requests, add, maximum, requirement_requests
+from kqlint.quantity import format_quantity as format_quantity  # re-exported
+from kqlint.quantity import parse_quantity as parse_quantity
+from kqlint.quantity import resource_list as resource_list
+from kqlint.wording import template_label as template_label  # re-exported
 from kqlint.workloads import (
     RESOURCES_PER_NODE_PATH,
     TRAINER_GROUP,
@@ -65,15 +69,6 @@ def containers(spec: Any) -> list[Container]:
     return found
 
 
-def template_label(template: PodTemplate) -> str:
-    """``pod template Worker`` for messages (``the pod template`` when the kind has only one)."""
-    if template.role == "pod":
-        return "the pod"
-    if template.role == "template":
-        return "the pod template"
-    return f"pod template {template.role}"
-
-
 # Kinds whose operator builds a default container and merges the written one onto it, so a
 # partial probe or a request whose limit the operator supplies is legitimate there. Dynamo
 # (workloads.md section 7): v1alpha1 `extraPodSpec.mainContainer` and the v1beta1 container
@@ -116,12 +111,6 @@ def handlerless_probes(container: Container) -> list[str]:
 
 # ------------------------------------------------------------------ resources
 
-def resource_list(requirements: Any, key: str) -> dict[str, Any]:
-    """``requests`` or ``limits`` of a ResourceRequirements mapping ({} when absent or bad)."""
-    value = requirements.get(key) if isinstance(requirements, dict) else None
-    return value if isinstance(value, dict) else {}
-
-
 def asks_for(requirements: Any, resource: str) -> bool:
     """True when ``resource`` is in requests or limits with a quantity above zero.
 
@@ -162,47 +151,6 @@ def overcommit_forbidden(name: Any) -> bool:
     return isinstance(name, str) and (is_extended_resource(name) or is_hugepages(name))
 
 
-# ------------------------------------------------------------------ quantities
-
-_QUANTITY_RE = re.compile(r"^([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+))(.*)$")
-_SUFFIXES: dict[str, Fraction] = {
-    "": Fraction(1), "n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000),
-    "k": Fraction(10**3), "M": Fraction(10**6), "G": Fraction(10**9), "T": Fraction(10**12),
-    "P": Fraction(10**15), "E": Fraction(10**18),
-    "Ki": Fraction(2**10), "Mi": Fraction(2**20), "Gi": Fraction(2**30), "Ti": Fraction(2**40),
-    "Pi": Fraction(2**50), "Ei": Fraction(2**60),
-}
-_EXPONENT_RE = re.compile(r"^[eE]([+-]?[0-9]+)$")
-
-
-def parse_quantity(value: Any) -> Fraction | None:
-    """A Kubernetes quantity (``1``, ``"1"``, ``"1000m"``, ``"2Gi"``, ``"1e3"``) as an exact
-    number, or None when it is not one (booleans, templates, garbage)."""
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, int):
-        return Fraction(value)
-    if isinstance(value, float):
-        return Fraction(str(value)) if value == value and abs(value) != float("inf") else None
-    if not isinstance(value, str):
-        return None
-    match = _QUANTITY_RE.match(value.strip())
-    if not match:
-        return None
-    number, suffix = Fraction(match.group(1)), match.group(2)
-    if suffix in _SUFFIXES:
-        return number * _SUFFIXES[suffix]
-    exponent = _EXPONENT_RE.match(suffix)
-    if exponent and abs(int(exponent.group(1))) <= 64:
-        return number * Fraction(10) ** int(exponent.group(1))
-    return None
-
-
-def format_quantity(value: Any) -> str:
-    """A quantity as written, for messages (``"1"`` and ``1`` both show as ``1``)."""
-    return str(value).strip() if not isinstance(value, bool) else str(value).lower()
-
-
 # ------------------------------------------------------------------ TrainJob
 
 def per_node_resources_path(obj: K8sObject) -> tuple[str, ...] | None:
@@ -227,3 +175,35 @@ def effective_resources(template: PodTemplate) -> list[tuple[Container, dict[str
     override = sets_resources(per_node)
     return [(c, per_node if override and c.name == TRAINER_NODE_CONTAINER else c.resources)
             for c in containers(template.spec)]
+
+
+# ------------------------------------------------------------------ requests of one pod
+
+def _is_init(container: Container) -> bool:
+    return bool(container.path[0] == "initContainers")
+
+
+def combine(spec: Mapping[str, Any], pairs: list[tuple[Container, Any]]) -> Requests:
+    """Requests of one pod from its PodSpec and (container, resources) pairs."""
+    total: Requests = {}
+    sidecars: Requests = {}
+    init_peak: Requests = {}
+    for container, resources in pairs:
+        own = requirement_requests(resources)
+        if not _is_init(container):
+            total = add(total, own)
+        elif container.data.get("restartPolicy") == "Always":
+            total, sidecars = add(total, own), add(sidecars, own)
+            init_peak = maximum(init_peak, sidecars)
+        else:
+            init_peak = maximum(init_peak, add(sidecars, own))
+    total = maximum(total, init_peak)
+    pod_level = requirement_requests(spec.get("resources"))
+    total.update({name: amount for name, amount in pod_level.items()
+                  if name in ("cpu", "memory") or name.startswith("hugepages-")})
+    return add(total, requirement_requests({"requests": spec.get("overhead")}))
+
+
+def pod_requests(template: PodTemplate) -> Requests:
+    """Requests of one pod of ``template`` (TrainJob ``resourcesPerNode`` applied)."""
+    return combine(template.spec, effective_resources(template))

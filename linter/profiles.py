@@ -21,7 +21,7 @@ PROFILES: dict[str, str] = {
 
 def profile_objects(name: str, graph: ObjectGraph, config: Any) -> list[K8sObject]:
     """The objects profile ``name`` declares for this graph; an unknown name is a config error."""
-    from kqlint.config import ConfigError
+    from kqlint.errors import ConfigError
 
     module_name = PROFILES.get(name)
     if module_name is None:

@@ -1,8 +1,6 @@
-"""Resource requests of one pod, as kube-scheduler and Kueue count them.
-
-Quantities are parsed by :func:`kqlint.podspec.parse_quantity` (exact ``Fraction``s) and
-containers come from :func:`kqlint.podspec.effective_resources` (which applies a TrainJob's
-``resourcesPerNode``). Here they are combined into the requests of one pod:
+"""Kubernetes quantities (``500m``, ``2Gi``, ``1e3``) as exact ``Fraction``s, resource lists,
+and the request arithmetic of :func:`kqlint.podspec.pod_requests`, which combines the
+containers of one pod (TrainJob ``resourcesPerNode`` applied) as kube-scheduler and Kueue do:
 
 - a resource with only a limit requests the limit (Kueue's "Requests values adjustment",
   kueue.md A5; the API server defaults it the same way for extended resources);
@@ -16,16 +14,59 @@ Unparseable quantities are skipped, never raised on.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from kqlint.podspec import Container, effective_resources, parse_quantity, resource_list
-from kqlint.workloads import PodTemplate
-
 Requests = dict[str, Fraction]
 _BINARY = (("Ei", 2 ** 60), ("Pi", 2 ** 50), ("Ti", 2 ** 40), ("Gi", 2 ** 30), ("Mi", 2 ** 20), ("Ki", 2 ** 10))
 _DECIMAL = (("E", 10 ** 18), ("P", 10 ** 15), ("T", 10 ** 12), ("G", 10 ** 9), ("M", 10 ** 6), ("k", 10 ** 3))
+
+
+_QUANTITY_RE = re.compile(r"^([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+))(.*)$")
+_SUFFIXES: dict[str, Fraction] = {
+    "": Fraction(1), "n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000),
+    "k": Fraction(10**3), "M": Fraction(10**6), "G": Fraction(10**9), "T": Fraction(10**12),
+    "P": Fraction(10**15), "E": Fraction(10**18),
+    "Ki": Fraction(2**10), "Mi": Fraction(2**20), "Gi": Fraction(2**30), "Ti": Fraction(2**40),
+    "Pi": Fraction(2**50), "Ei": Fraction(2**60),
+}
+_EXPONENT_RE = re.compile(r"^[eE]([+-]?[0-9]+)$")
+
+
+def parse_quantity(value: Any) -> Fraction | None:
+    """A Kubernetes quantity (``1``, ``"1"``, ``"1000m"``, ``"2Gi"``, ``"1e3"``) as an exact
+    number, or None when it is not one (booleans, templates, garbage)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return Fraction(value)
+    if isinstance(value, float):
+        return Fraction(str(value)) if value == value and abs(value) != float("inf") else None
+    if not isinstance(value, str):
+        return None
+    match = _QUANTITY_RE.match(value.strip())
+    if not match:
+        return None
+    number, suffix = Fraction(match.group(1)), match.group(2)
+    if suffix in _SUFFIXES:
+        return number * _SUFFIXES[suffix]
+    exponent = _EXPONENT_RE.match(suffix)
+    if exponent and abs(int(exponent.group(1))) <= 64:
+        return number * Fraction(10) ** int(exponent.group(1))
+    return None
+
+
+def format_quantity(value: Any) -> str:
+    """A quantity as written, for messages (``"1"`` and ``1`` both show as ``1``)."""
+    return str(value).strip() if not isinstance(value, bool) else str(value).lower()
+
+
+def resource_list(requirements: Any, key: str) -> dict[str, Any]:
+    """``requests`` or ``limits`` of a ResourceRequirements mapping ({} when absent or bad)."""
+    value = requirements.get(key) if isinstance(requirements, dict) else None
+    return value if isinstance(value, dict) else {}
 
 
 def requirement_requests(requirements: Any) -> Requests:
@@ -47,41 +88,11 @@ def add(total: Mapping[str, Fraction], more: Mapping[str, Fraction], times: int 
     return result
 
 
-def _maximum(left: Mapping[str, Fraction], right: Mapping[str, Fraction]) -> Requests:
+def maximum(left: Mapping[str, Fraction], right: Mapping[str, Fraction]) -> Requests:
     result = dict(left)
     for name, amount in right.items():
         result[name] = max(result.get(name, amount), amount)
     return result
-
-
-def _is_init(container: Container) -> bool:
-    return container.path[:1] == ("initContainers",)
-
-
-def combine(spec: Mapping[str, Any], containers: list[tuple[Container, Any]]) -> Requests:
-    """Requests of one pod from its PodSpec and (container, resources) pairs."""
-    total: Requests = {}
-    sidecars: Requests = {}
-    init_peak: Requests = {}
-    for container, resources in containers:
-        own = requirement_requests(resources)
-        if not _is_init(container):
-            total = add(total, own)
-        elif container.data.get("restartPolicy") == "Always":
-            total, sidecars = add(total, own), add(sidecars, own)
-            init_peak = _maximum(init_peak, sidecars)
-        else:
-            init_peak = _maximum(init_peak, add(sidecars, own))
-    total = _maximum(total, init_peak)
-    pod_level = requirement_requests(spec.get("resources"))
-    total.update({name: amount for name, amount in pod_level.items()
-                  if name in ("cpu", "memory") or name.startswith("hugepages-")})
-    return add(total, requirement_requests({"requests": spec.get("overhead")}))
-
-
-def pod_requests(template: PodTemplate) -> Requests:
-    """Requests of one pod of ``template`` (TrainJob ``resourcesPerNode`` applied)."""
-    return combine(template.spec, effective_resources(template))
 
 
 def format_amount(amount: Fraction) -> str:
@@ -99,4 +110,5 @@ def format_amount(amount: Fraction) -> str:
     return min(spellings, key=len)
 
 
-__all__ = ["Requests", "requirement_requests", "combine", "pod_requests", "add", "format_amount"]
+__all__ = ["Requests", "add", "format_amount", "format_quantity", "maximum", "parse_quantity", "requirement_requests",
+           "resource_list"]

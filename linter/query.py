@@ -39,8 +39,8 @@ def _show(value: Any, error: str | None) -> str:
 
 
 def _objects(paths: list[str], config: Any) -> list[Any]:
+    from kqlint.inputs import load_paths
     from kqlint.objects import INPUT
-    from kqlint.runner import load_paths
 
     loaded, found = load_paths(paths, config, INPUT)
     if found.missing:

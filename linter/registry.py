@@ -1,87 +1,169 @@
-"""The rule registry: built-in rule modules (an explicit, sorted tuple), plugins from the
-entry-point group ``kqlint.rules`` and config ``plugins``, and declarative custom rules."""
+"""The only place rules are loaded and the only place rule names are matched.
+
+:func:`load_rules` loads the built-in rules (``kqlint.rules.BUILTIN``), plugins (the
+entry-point group ``kqlint.rules`` and config ``plugins``) and the config's custom rules,
+checks them, and returns a :class:`RuleSet`. :func:`names` (a code or slug, exactly) and
+:func:`selects` (a slug, or a code prefix as in ``select: [KQ2]``) are how every setting,
+flag and suppression names a rule.
+"""
 from __future__ import annotations
 
 import dataclasses
 import importlib
-import inspect
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 from types import ModuleType
+from typing import TYPE_CHECKING, Any, Protocol, overload
 
-from kqlint.rule import Rule, RuleMeta
+from kqlint.errors import RegistryError
+from kqlint.rule import ModuleRule, Rule, RuleMeta
 
-# One module per rule, by family (the code's hundreds digit). Keep sorted by code.
-BUILTIN_RULE_MODULES: tuple[str, ...] = (
-    "kqlint.rules.engine.kq000_unused_suppression",
-    "kqlint.rules.engine.kq001_invalid_yaml",
-    "kqlint.rules.engine.kq002_schema_violation",
-    "kqlint.rules.engine.kq003_duplicate_object",
-    "kqlint.rules.engine.kq004_api_rejects",
-    "kqlint.rules.engine.kq005_deprecated_api",
-    "kqlint.rules.engine.kq006_unrendered_template",
-    "kqlint.rules.priority.kq101_pod_preemption_enabled",
-    "kqlint.rules.priority.kq102_global_default_leak",
-    "kqlint.rules.priority.kq103_multiple_global_defaults",
-    "kqlint.rules.priority.kq104_mixed_priority_in_workload",
-    "kqlint.rules.priority.kq105_priority_mismatch",
-    "kqlint.rules.priority.kq106_non_uniform_pod_priority",
-    "kqlint.rules.priority.kq107_pod_preemption_exposure",
-    "kqlint.rules.priority.kq108_missing_workload_priority",
-    "kqlint.rules.priority.kq109_priority_value_out_of_range",
-    "kqlint.rules.queues.kq201_missing_within_cluster_queue",
-    "kqlint.rules.queues.kq202_unknown_workload_priority_class",
-    "kqlint.rules.queues.kq203_unknown_local_queue",
-    "kqlint.rules.queues.kq204_unknown_cluster_queue",
-    "kqlint.rules.queues.kq205_unknown_priority_class",
-    "kqlint.rules.queues.kq206_unknown_resource_flavor",
-    "kqlint.rules.queues.kq207_queue_name_missing",
-    "kqlint.rules.queues.kq208_kueue_label_misplaced",
-    "kqlint.rules.queues.kq209_resource_not_covered",
-    "kqlint.rules.queues.kq210_exceeds_quota",
-    "kqlint.rules.queues.kq211_cluster_queue_selects_no_namespace",
-    "kqlint.rules.gang.kq301_min_member_mismatch",
-    "kqlint.rules.gang.kq302_gang_group_missing",
-    "kqlint.rules.gang.kq303_unknown_pod_group",
-    "kqlint.rules.gang.kq304_mixed_gang_schedulers",
-    "kqlint.rules.gang.kq305_incomplete_scheduler_name",
-    "kqlint.rules.gang.kq306_partial_probe_override",
-    "kqlint.rules.gang.kq307_kubeflow_replicas_unset",
-    "kqlint.rules.podtemplate.kq401_missing_rdma_nic",
-    "kqlint.rules.podtemplate.kq402_probe_without_handler",
-    "kqlint.rules.podtemplate.kq403_extended_resource_mismatch",
-    "kqlint.rules.kakaocloud.kq501_trainjob_scheduler_queue",
-    "kqlint.rules.kakaocloud.kq502_volcano_queue_used",
-    "kqlint.rules.kakaocloud.kq503_kai_queue_not_default",
-    "kqlint.rules.kakaocloud.kq504_localqueue_foreign_cluster_queue",
-    "kqlint.rules.kakaocloud.kq505_custom_priority_class_name",
-    "kqlint.rules.kakaocloud.kq506_kai_enabled_label_missing",
-    "kqlint.rules.kakaocloud.kq507_cross_tenant_reclaim",
-    "kqlint.rules.kakaocloud.kq508_wrong_scheduler_name",
-)
+if TYPE_CHECKING:
+    from kqlint.config import Config
 
 ENTRY_POINT_GROUP = "kqlint.rules"
+CODE_FORM = re.compile(r"^[A-Z]+[0-9]+$")            # the form custom rule codes have too (X001)
+SLUG_FORM = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+RESERVED_PREFIX = "KQ"                               # built-in rules only
 
 
-class RegistryError(Exception):
-    """A plugin or rule module that cannot be used (config error, exit 2)."""
+# ------------------------------------------------------------------ names
+
+class Named(Protocol):
+    """A rule, or a finding of one."""
+
+    @property
+    def code(self) -> str: ...
+    @property
+    def slug(self) -> str: ...
 
 
-def rule_from_module(module: ModuleType) -> Rule:
+def names(rule: Named, name: str) -> bool:
+    """Whether ``name`` is the rule's code (any case) or slug."""
+    text = name.strip()
+    return text.upper() == rule.code.upper() or text.lower() == rule.slug
+
+
+def selects(rule: Named, pattern: str) -> bool:
+    """Whether a ``select``/``ignore`` pattern picks the rule: its slug, or a prefix of its code."""
+    text = pattern.strip()
+    return bool(text) and (text.lower() == rule.slug or rule.code.upper().startswith(text.upper()))
+
+
+class RuleSet(Sequence[Rule]):
+    """Rules sorted by code, with name look-ups. ``loaded`` is the set this one was selected
+    from (itself when it was loaded whole): a run's suppression audit knows every rule name."""
+
+    def __init__(self, rules: Iterable[Rule], loaded: RuleSet | None = None) -> None:
+        self._rules = tuple(rules)
+        self._loaded = loaded
+
+    @classmethod
+    def of(cls, rules: Iterable[Rule]) -> RuleSet:
+        return rules if isinstance(rules, RuleSet) else cls(rules)
+
+    @property
+    def loaded(self) -> RuleSet:
+        return self._loaded if self._loaded is not None else self
+
+    @overload
+    def __getitem__(self, index: int) -> Rule: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Rule]: ...
+    def __getitem__(self, index: int | slice) -> Rule | Sequence[Rule]:
+        return self._rules[index]
+
+    def __len__(self) -> int:
+        return len(self._rules)
+
+    def __iter__(self) -> Iterator[Rule]:
+        return iter(self._rules)
+
+    def __repr__(self) -> str:
+        return f"RuleSet({[rule.code for rule in self._rules]})"
+
+    def find(self, name: str) -> Rule | None:
+        """The rule whose code or slug ``name`` is, or None."""
+        return next((rule for rule in self._rules if names(rule, name)), None)
+
+    def matching(self, pattern: str) -> list[Rule]:
+        """The rules a ``select``/``ignore`` pattern picks."""
+        return [rule for rule in self._rules if selects(rule, pattern)]
+
+    def selected(self, rules: Iterable[Rule]) -> RuleSet:
+        """``rules`` (a subset of this set) as a RuleSet that remembers what was loaded."""
+        return RuleSet(rules, self.loaded)
+
+
+def enable(rules: RuleSet, config: Config, code: str) -> tuple[RuleSet, Config]:
+    """Turn rule ``code`` on (a flag such as ``--report-unused-suppressions`` for KQ000),
+    also under a narrowed ``select``; an explicit ``ignore`` of it still wins."""
+    switched = [replace(r, meta=replace(r.meta, enabled=True)) if r.code == code and isinstance(r, ModuleRule)
+                else r for r in rules]
+    if config.select and code not in config.select:
+        config = config.with_overrides(select=tuple(config.select) + (code,))
+    return RuleSet(switched), config
+
+
+# ------------------------------------------------------------------ loading
+
+def load_rules(config: Config | None = None) -> RuleSet:
+    """Every rule a run can use: built-in, plugins and the config's custom rules, by code."""
+    plugins = config.plugins if config is not None else ()
+    custom: list[Rule] = []
+    if config is not None and config.custom_rules:
+        from kqlint.custom import custom_rules
+
+        custom = list(custom_rules(config.custom_rules))
+    return all_rules(plugins, custom)
+
+
+def all_rules(plugins: Iterable[str] = (), custom: Iterable[Rule] = ()) -> RuleSet:
+    rules = builtin_rules() + plugin_rules(plugins) + list(custom)
+    seen: dict[str, Rule] = {}
+    for rule in rules:
+        for key in (rule.code, rule.slug):
+            if key in seen and seen[key] is not rule:
+                raise RegistryError(f"rule {rule.code} ({rule.slug}) clashes with {seen[key].code} "
+                                    f"({seen[key].slug}): codes and slugs must be unique")
+            seen[key] = rule
+    return RuleSet(sorted(rules, key=lambda r: r.code))
+
+
+def builtin_rules() -> list[ModuleRule]:
+    from kqlint.rules import BUILTIN
+
+    return [rule_from_module(importlib.import_module(name)) for name in BUILTIN]
+
+
+def rule_from_module(module: ModuleType, plugin: bool = False) -> ModuleRule:
     meta = getattr(module, "META", None)
     if not isinstance(meta, RuleMeta):
         raise RegistryError(f"rule module {module.__name__} has no META = RuleMeta(...)")
     options_type = getattr(module, "Options", None)
     if options_type is not None and not dataclasses.is_dataclass(options_type):
         raise RegistryError(f"rule module {module.__name__}: Options must be a dataclass")
-    if meta.scope == "object" and not hasattr(module, "check"):
-        raise RegistryError(f"rule module {module.__name__} ({meta.code}) has no check(obj, ctx)")
-    if meta.scope == "graph" and not hasattr(module, "check_graph"):
-        raise RegistryError(f"rule module {module.__name__} ({meta.code}) has no check_graph(graph, ctx)")
-    return Rule(meta, module, options_type, inspect.cleandoc(module.__doc__ or ""))
+    hook = {"object": "check", "graph": "check_graph"}.get(meta.scope)
+    if hook is not None and not callable(getattr(module, hook, None)):
+        signature = "check(obj, ctx)" if hook == "check" else "check_graph(graph, ctx)"
+        raise RegistryError(f"rule module {module.__name__} ({meta.code}) has no {signature}")
+    if plugin:
+        _check_plugin_names(module.__name__, meta)
+    return ModuleRule.of(module)
 
 
-def builtin_rules() -> list[Rule]:
-    return [rule_from_module(importlib.import_module(name)) for name in BUILTIN_RULE_MODULES]
+def _check_plugin_names(module: str, meta: RuleMeta) -> None:
+    """Plugin codes are letters then digits (like custom rules), never ``KQ``; slugs are
+    lower-case words joined by '-' (flake8 checks its plugins' code prefixes the same way)."""
+    where = f"rule module {module}"
+    if not isinstance(meta.code, str) or not CODE_FORM.match(meta.code):
+        raise RegistryError(f"{where}: code {meta.code!r} is not upper-case letters followed by digits, e.g. ACME001")
+    if meta.code.startswith(RESERVED_PREFIX):
+        raise RegistryError(f"{where}: code {meta.code} starts with {RESERVED_PREFIX}, which is reserved "
+                            f"for built-in rules")
+    if not isinstance(meta.slug, str) or not SLUG_FORM.match(meta.slug):
+        raise RegistryError(f"{where} ({meta.code}): slug {meta.slug!r} is not lower-case words joined by '-'")
 
 
 def plugin_rules(extra_modules: Iterable[str] = ()) -> list[Rule]:
@@ -94,13 +176,13 @@ def plugin_rules(extra_modules: Iterable[str] = ()) -> list[Rule]:
             member = _load_plugin(name, member) if isinstance(member, str) else member
             if member.__name__ not in seen:
                 seen.add(member.__name__)
-                rules.append(rule_from_module(member))
+                rules.append(rule_from_module(member, plugin=True))
     return rules
 
 
-def _load_plugin(name: str, loader: object) -> ModuleType:
+def _load_plugin(name: str, loader: Any) -> ModuleType:
     try:
-        return importlib.import_module(loader) if isinstance(loader, str) else loader.load()  # type: ignore[attr-defined, no-any-return]
+        return importlib.import_module(loader) if isinstance(loader, str) else loader.load()
     except (Exception, SystemExit, KeyboardInterrupt) as exc:  # a broken plugin is a configuration error:
         # not a crash, and a plugin calling sys.exit() at import does not decide kqlint's exit status
         from kqlint.sanitize import excerpt, shorten
@@ -115,21 +197,5 @@ def _entry_point_modules() -> list[tuple[str, object]]:
     return [(ep.name, ep) for ep in entry_points(group=ENTRY_POINT_GROUP)]
 
 
-def all_rules(plugins: Iterable[str] = (), custom: Iterable[Rule] = ()) -> list[Rule]:
-    rules = builtin_rules() + plugin_rules(plugins) + list(custom)
-    seen: dict[str, Rule] = {}
-    for rule in rules:
-        for key in (rule.code, rule.slug):
-            if key in seen and seen[key] is not rule:
-                raise RegistryError(f"rule {rule.code} ({rule.slug}) clashes with {seen[key].code} "
-                                    f"({seen[key].slug}): codes and slugs must be unique")
-            seen[key] = rule
-    return sorted(rules, key=lambda r: r.code)
-
-
-def find_rule(rules: Iterable[Rule], name: str) -> Rule | None:
-    wanted = name.strip()
-    for rule in rules:
-        if rule.code.upper() == wanted.upper() or rule.slug == wanted.lower():
-            return rule
-    return None
+__all__ = ["ENTRY_POINT_GROUP", "RuleSet", "load_rules", "all_rules", "builtin_rules", "plugin_rules",
+           "rule_from_module", "names", "selects", "enable"]

@@ -1,242 +1,43 @@
-"""One lint run: discover -> load -> graph -> rules -> suppress -> Report."""
+"""One lint run: load (kqlint.inputs) -> graph -> rules -> suppress -> Report."""
 from __future__ import annotations
 
-import gc
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
-from kqlint.config import Config, ConfigError, check_rule_names
-from kqlint.discover import STDIN, Discovery, discover, display_path
-from kqlint.graph import ObjectGraph, declared_object
-from kqlint.loader import SourceFile, load_file, load_stdin
-from kqlint.model import Finding, Location, Report, Severity, Summary
-from kqlint.objects import CONTEXT, EXTERNAL, INPUT, K8sObject, objects_from_file
-from kqlint.rule import Rule, RuleContext, options_from_mapping
-from kqlint.suppress import SuppressionIndex, apply
+from kqlint.config import Config, check_rule_names
+from kqlint.discover import Discovery
+from kqlint.errors import ConfigError, CrdError, UsageError
+from kqlint.graph import ObjectGraph
+from kqlint.inputs import Loaded, context_paths, external_objects, load_context, load_paths
+from kqlint.model import Finding, Report, Severity, Summary
+from kqlint.objects import INPUT, K8sObject
+from kqlint.registry import RuleSet, names, selects
+from kqlint.rule import Rule, RuleContext, Run, Sources, SuppressionAudit, options_from_mapping
+from kqlint.suppress import Suppression, SuppressionIndex, apply
 
 KUSTOMIZATION_FILES = frozenset({"kustomization.yaml", "kustomization.yml"})
 
 
-class UsageError(Exception):
-    """Bad paths or flags: one line, exit 2."""
-
-
-class InternalError(Exception):
-    """A bug in kqlint while processing ``file``: the CLI prints one line and exits 3."""
-
-    def __init__(self, file: str, error: BaseException) -> None:
-        super().__init__(f"{type(error).__name__}: {error}")
-        self.file = file
-
-
-@dataclass
-class RunOptions:
-    paths: list[str]
-    config: Config = field(default_factory=Config)
-    context: tuple[str, ...] = ()
-    inline_suppressions: bool = True
-
-
-@dataclass
-class Loaded:
-    sources: list[SourceFile] = field(default_factory=list)
-    objects: list[K8sObject] = field(default_factory=list)
-    documents: int = 0
-    skipped: int = 0
-    notes: list[str] = field(default_factory=list)  # files skipped for leaving the tree
-
-
 # ------------------------------------------------------------------ rule selection
 
-def _matches(rule: Rule, patterns: Iterable[str]) -> bool:
-    for pattern in patterns:
-        text = pattern.strip()
-        if not text:
-            continue
-        if text.lower() == rule.slug or rule.code.upper().startswith(text.upper()):
-            return True
-    return False
+def select_rules(rules: Iterable[Rule], config: Config) -> RuleSet:
+    """The rules ``config`` turns on (profile, ``select``, ``ignore``), remembering ``rules``."""
+    loaded = RuleSet.of(rules)
+    return loaded.selected(rule for rule in loaded if _enabled(rule, config))
 
 
-def select_rules(rules: list[Rule], config: Config) -> list[Rule]:
-    chosen = []
-    for rule in rules:
-        meta = rule.meta
-        if meta.profile is not None and meta.profile != config.profile:
-            continue
-        enabled = meta.enabled or meta.profile is not None
-        if config.select:
-            enabled = _matches(rule, config.select) and (meta.enabled or meta.profile is not None
-                                                         or _explicitly_named(rule, config.select))
-        if _matches(rule, config.ignore):
-            enabled = False
-        if enabled:
-            chosen.append(rule)
-    return chosen
-
-
-def _explicitly_named(rule: Rule, patterns: Iterable[str]) -> bool:
-    return any(p.strip().upper() == rule.code or p.strip().lower() == rule.slug for p in patterns)
-
-
-# ------------------------------------------------------------------ loading
-
-def load_paths(paths: list[str], config: Config, tier: str,
-               progress: Callable[[int, int], None] | None = None, jobs: int = 1,
-               skip: frozenset[str] = frozenset(), cache: Any = None) -> tuple[Loaded, Discovery]:
-    """Read and parse every file (but those in ``skip``, absolute paths); ``progress(done,
-    total)`` is called as files are done. With a ``cache`` (kqlint.cache.FileCache), unchanged
-    files are not parsed again."""
-    from kqlint.containment import contain_files
-    from kqlint.parallel import effective_jobs, map_chunks
-    from kqlint.writer import remember_read
-
-    found = cache.discover(paths, config.exclude) if cache is not None else discover(paths, config.exclude)
-    files, notes = contain_files(found.files, paths, config.follow_external_symlinks)
-    remember_read(files)  # no report or baseline is ever written over what is read
-    if skip:
-        files = [f for f in files if f == STDIN or os.path.abspath(f) not in skip]
-    found = replace(found, files=files)  # the cache keeps its discovery unchanged
-    loaded = Loaded(notes=notes)
-    total = len(found.files)
-    jobs = effective_jobs(jobs, total)
-    done = 0
-
-    def parse(path: str, raw: bytes | None = None) -> SourceFile:
-        nonlocal done
-        source = _parse_one(path, config, raw)
-        done += jobs  # the parent parses one chunk of ``jobs`` while workers do the others
-        if progress is not None:
-            progress(min(done, total), total)
-        return source
-
-    stdin_sources = _read_stdin(config) if STDIN in found.files else []
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # keeping every document alive makes full collections costly while loading
-    try:
-        files = [path for path in found.files if path != STDIN]
-        if cache is not None:
-            from kqlint.cache_run import load_sources
-
-            sources = load_sources(files, cache, tier == CONTEXT, jobs, parse)
-        else:
-            sources = map_chunks(parse, files, jobs)
-        for path, source in zip(files, sources, strict=True):
-            _add_source(loaded, path, source, config, tier)
-        for source in stdin_sources:
-            _add_source(loaded, STDIN, source, config, tier)
-    finally:
-        if gc_was_enabled:
-            gc.freeze()
-            gc.enable()
-    return loaded, found
-
-
-def _read_stdin(config: Config) -> list[SourceFile]:
-    """stdin, split by Helm ``# Source:`` comments or named by ``--stdin-filename``."""
-    from kqlint.stdin import EmptyStdin, read_stdin
-
-    try:
-        return read_stdin(config)
-    except EmptyStdin as exc:
-        raise UsageError(str(exc)) from None
-    except Exception as exc:
-        raise InternalError("<stdin>", exc) from exc
-
-
-def _parse_one(path: str, config: Config, raw: bytes | None = None) -> SourceFile:
-    try:
-        if raw is not None:  # already read (and hashed) by the cache
-            from kqlint import loader
-
-            return loader.parse_bytes(display_path(path), raw)
-        if path == STDIN:
-            return load_stdin(max_size=config.max_file_size)
-        return load_file(path, display_path(path), config.max_file_size)
-    except MemoryError:
-        raise  # the CLI says "out of memory" (exit 2): not a bug blamed on this file
-    except Exception as exc:
-        raise InternalError(display_path(path), exc) from exc
-
-
-def _add_source(loaded: Loaded, path: str, source: SourceFile, config: Config, tier: str) -> None:
-    try:
-        objects, documents, skipped = _objects_of(source, config.namespace, tier)
-        if source.placeholder_hint and objects:
-            objects = _without_placeholder_templates(source, objects, config)
-    except MemoryError:
-        raise
-    except Exception as exc:
-        raise InternalError(display_path(path), exc) from exc
-    loaded.sources.append(source)
-    loaded.objects.extend(objects)
-    loaded.documents += documents
-    loaded.skipped += skipped
-
-
-def _without_placeholder_templates(source: SourceFile, objects: list[K8sObject], config: Config) -> list[K8sObject]:
-    """A manifest meant for envsubst/sed is one KQ006 and is skipped (kqlint.placeholders)."""
-    from kqlint.placeholders import unrendered_placeholders
-
-    problem = unrendered_placeholders(source, objects, tuple(config.crds or ()))
-    if problem is None:
-        return objects
-    source.problems.append(problem)
-    return []
-
-
-def context_paths(paths: list[str], context: Iterable[str], config: Config,
-                  automatic: bool = True) -> tuple[list[str], str | None]:
-    """The context of a run and a note for stderr (kqlint.scope.context_plan): ``--context``
-    and config ``context:`` when given, else the project root's manifests."""
-    from kqlint.scope import context_plan
-
-    plan = context_plan(paths, list(context) + list(config.context), automatic)
-    return list(plan.paths), plan.note
-
-
-def _objects_of(source: SourceFile, namespace: str, tier: str) -> tuple[list[K8sObject], int, int]:
-    if type(source) is not SourceFile:  # a cached context file: objects read on first use
-        from kqlint.cache_entry import objects_of
-
-        return objects_of(source, namespace, tier)
-    return objects_from_file(source, namespace, tier)
-
-
-
-def external_objects(config: Config) -> list[K8sObject]:
-    file = display_path(config.path) if config.path else "<config>"
-    return [declared_object(kind, entry, EXTERNAL, file, config.namespace)
-            for kind, entries in sorted(config.external.items()) for entry in entries
-            if isinstance(entry, dict)]
-
-
-# ------------------------------------------------------------------ engine findings
-
-def _engine_findings(loaded: Loaded, found: Discovery, rules: dict[str, Rule]) -> list[Finding]:
-    findings = []
-    for source in loaded.sources:
-        for problem in source.problems:
-            rule = rules.get(problem.code)
-            if rule is not None:
-                location = Location(problem.file, problem.line, problem.column)
-                findings.append(Finding(rule.code, rule.slug, rule.meta.severity, problem.message, location))
-    kq001, kq006 = rules.get("KQ001"), rules.get("KQ006")
-    for path, message in found.problems:
-        if kq001 is not None:
-            findings.append(Finding(kq001.code, kq001.slug, kq001.meta.severity, message,
-                                    Location(display_path(path), 1, 1)))
-    for chart, templates in sorted(found.charts.items()):
-        if kq006 is not None:
-            chart_dir = display_path(os.path.dirname(chart))
-            message = (f"Helm chart {chart_dir}: {len(templates)} unrendered template file(s) under "
-                       f"templates/ skipped; lint the rendered output instead: "
-                       f"`helm template {chart_dir} | kqlint check -`")
-            findings.append(Finding(kq006.code, kq006.slug, kq006.meta.severity, message,
-                                    Location(display_path(chart), 1, 1)))
-    return findings
+def _enabled(rule: Rule, config: Config) -> bool:
+    meta = rule.meta
+    if meta.profile is not None and meta.profile != config.profile:
+        return False
+    enabled = meta.enabled or meta.profile is not None
+    if config.select:  # a rule off by default runs when selected by its own code or slug
+        enabled = any(selects(rule, p) for p in config.select) and \
+            (enabled or any(names(rule, p) for p in config.select))
+    return enabled and not any(selects(rule, p) for p in config.ignore)
 
 
 # ------------------------------------------------------------------ rules
@@ -247,26 +48,39 @@ def _rule_options(rule: Rule, config: Config) -> Any:
     return options_from_mapping(rule.options_type, config.rules.get(rule.code, {}))
 
 
+def prepare_rules(rules: RuleSet, config: Config, errors: list[str]) -> tuple[list[Rule], dict[str, Any]]:
+    """Each rule's per-run setup (``prepare(run)``, its ``ctx.state``); a rule whose setup
+    fails is one internal-error line and does not run."""
+    run = Run(config, rules.loaded, rules)
+    ready, states = [], {}
+    for rule in rules:
+        failed = len(errors)
+        state = _guarded(rule, partial(rule.prepare, run), "the run's setup", errors, collect=False)
+        if len(errors) == failed:
+            ready.append(rule)
+            states[rule.code] = state
+    return ready, states
+
+
 def run_rules(rules: list[Rule], graph: ObjectGraph, config: Config, errors: list[str],
-              jobs: int = 1) -> list[Finding]:
-    """Graph rules in this process; per-object rules over the inputs, split over ``jobs``."""
+              jobs: int = 1, states: dict[str, Any] | None = None) -> list[Finding]:
+    """Graph rules in this process; per-object rules over the inputs, split over ``jobs``.
+    The findings are what the rules yield."""
     findings: list[Finding] = []
-    active = [r for r in rules if r.meta.scope != "engine"]
-    contexts = {r.code: RuleContext(r, graph, _rule_options(r, config), config) for r in active}
-    for rule in active:
+    contexts = {r.code: _context(r, graph, config, states) for r in rules if r.meta.scope != "engine"}
+    for rule in rules:
         if rule.meta.scope == "graph":
-            _guarded(rule, lambda rule=rule: rule.check_graph(graph, contexts[rule.code]), "the object graph", errors)
-            findings.extend(contexts[rule.code].findings)
-    object_rules = [(r, contexts[r.code]) for r in active if r.meta.scope == "object"]
+            findings += _guarded(rule, partial(rule.check_graph, graph, contexts[rule.code]),
+                                 "the object graph", errors)
+    object_rules = [(r, contexts[r.code], _scope(r)) for r in rules if r.meta.scope == "object"]
 
     def check_object(obj: K8sObject) -> tuple[list[Finding], list[str]]:
         found: list[Finding] = []
         failed: list[str] = []
-        for rule, ctx in object_rules:
-            if rule.meta.kinds is None or obj.kind in rule.meta.kinds:
-                _guarded(rule, lambda rule=rule, ctx=ctx: rule.check(obj, ctx), obj.file, failed)
-                found.extend(ctx.findings)
-                ctx.findings.clear()
+        identity = (obj.group, obj.kind)
+        for rule, ctx, scope in object_rules:
+            if scope is None or identity in scope[0] or obj.kind in scope[1]:
+                found += _guarded(rule, partial(rule.check, obj, ctx), obj.file, failed)
         return found, failed
 
     from kqlint.parallel import map_chunks
@@ -278,6 +92,20 @@ def run_rules(rules: list[Rule], graph: ObjectGraph, config: Config, errors: lis
     return findings
 
 
+def _context(rule: Rule, graph: ObjectGraph, config: Config, states: dict[str, Any] | None) -> RuleContext:
+    return RuleContext(rule, graph, _rule_options(rule, config), (states or {}).get(rule.code))
+
+
+def _scope(rule: Rule) -> tuple[frozenset[tuple[str, str]], frozenset[str]] | None:
+    """The (group, kind) pairs a per-object rule visits, and the bare kind names (any API
+    group: custom rules' ``match.kinds``, older plugins); None: every object."""
+    kinds = rule.meta.kinds
+    if kinds is None:
+        return None
+    return (frozenset(k for k in kinds if not isinstance(k, str)),
+            frozenset(k for k in kinds if isinstance(k, str)))
+
+
 def _guarded_error(line: str, errors: list[str]) -> None:
     """Keep one line per broken rule: the first object (in input order) it failed on."""
     prefix = line.split(")", 1)[0]
@@ -285,28 +113,30 @@ def _guarded_error(line: str, errors: list[str]) -> None:
         errors.append(line)
 
 
-def _guarded(rule: Rule, call: Any, where: str, errors: list[str]) -> None:
-    """The error boundary around one rule call: a crash becomes one line, other rules go on."""
+def _guarded(rule: Rule, call: Callable[[], Any], where: str, errors: list[str], collect: bool = True) -> Any:
+    """The error boundary around one rule call: a crash becomes one line, other rules go on.
+    Returns the findings the call yields, also those yielded before a crash (``collect``),
+    or what the call returns."""
+    found: list[Finding] = []
     try:
-        result = call()
-        if result is not None:
-            for _ in result:  # rules may be generators; findings are collected via ctx
-                pass
+        if not collect:
+            return call()
+        found.extend(call())
+        return found
     except (ConfigError, MemoryError):
         raise  # a custom rule over its budget (exit 2), or out of memory: not a bug in one rule
     except Exception as exc:
         prefix = f"internal error in rule {rule.code} ({rule.slug}"
-        if any(line.startswith(prefix) for line in errors):
-            return  # one line per broken rule (the first file it failed on), not one per object
-        module = getattr(rule.module, "__name__", "kqlint")
-        origin = "" if module.startswith("kqlint.") else f", plugin module {module}"
-        errors.append(f"{prefix}{origin}) while checking {where}: {type(exc).__name__}: {exc}")
+        if not any(line.startswith(prefix) for line in errors):  # one line per broken rule, not per object
+            origin = "" if rule.origin.startswith("kqlint.") else f", plugin module {rule.origin}"
+            errors.append(f"{prefix}{origin}) while checking {where}: {type(exc).__name__}: {exc}")
+        return found if collect else None
 
 
 # ------------------------------------------------------------------ run
 
 def lint(paths: list[str], config: Config | None = None, *, context: Iterable[str] = (),
-         inline_suppressions: bool = True, rules: list[Rule] | None = None,
+         inline_suppressions: bool = True, rules: Iterable[Rule] | None = None,
          auto_context: bool = True, progress: Callable[[int, int], None] | None = None,
          jobs: int = 1, cache: Any = None) -> Report:
     """Lint ``paths`` and return the Report (the public Python API). With ``auto_context``,
@@ -324,20 +154,20 @@ def lint(paths: list[str], config: Config | None = None, *, context: Iterable[st
         return _lint_loaded(paths, named, config, selected, inline_suppressions, progress, jobs, notes)
     from kqlint.cache_run import cached_run
 
-    report = cached_run(cache, paths, named, config, selected, inline_suppressions,
+    report = cached_run(cache, paths, named, config, list(selected), inline_suppressions,
                         lambda: _lint_loaded(paths, named, config, selected, inline_suppressions,
                                              progress, jobs, notes, cache))
     _remember_reads(cache, paths, named, config)
     return report
 
 
-def _lint_loaded(paths: list[str], named_context: list[str], config: Config, selected: list[Rule],
+def _lint_loaded(paths: list[str], named_context: list[str], config: Config, selected: RuleSet,
                  inline_suppressions: bool, progress: Callable[[int, int], None] | None, jobs: int,
                  notes: list[str], cache: Any = None) -> Report:
     inputs, found = load_paths(paths, config, INPUT, progress, jobs, cache=cache)
     if found.missing:
         raise UsageError(f"path does not exist: {found.missing[0]}")
-    context_loaded = _load_context(named_context, config, inputs, jobs, cache)
+    context_loaded = load_context(named_context, config, inputs, jobs, cache)
     report = analyze(inputs, found, context_loaded.objects, config, selected, inline_suppressions, jobs)
     notes = notes + inputs.notes + context_loaded.notes
     return replace(report, notes=tuple(dict.fromkeys(notes))) if notes else report
@@ -352,19 +182,19 @@ def _remember_reads(cache: Any, paths: list[str], named_context: list[str], conf
     remember_read(cache.discover(paths, config.exclude).files + cache.discover(existing, config.exclude).files)
 
 
-def prepare(config: Config | None, rules: list[Rule] | None = None) -> tuple[Config, list[Rule]]:
-    """The checked config and the rules it selects (ConfigError/UsageError: exit 2)."""
-    from kqlint.registry import all_rules
+def prepare(config: Config | None, rules: Iterable[Rule] | None = None) -> tuple[Config, RuleSet]:
+    """The checked config and the rules it selects (ConfigError/UsageError: exit 2);
+    ``rules`` default to every rule the config loads (kqlint.registry.load_rules)."""
+    from kqlint.registry import load_rules
 
     config = config or Config()
-    if rules is None:
-        rules = all_rules(config.plugins, _custom_rules(config))
-    config = check_rule_names(config, rules)  # unknown rule names/options: ConfigError (exit 2)
+    loaded = load_rules(config) if rules is None else RuleSet.of(rules)
+    config = check_rule_names(config, loaded)  # unknown rule names/options: ConfigError (exit 2)
     from kqlint import per_file
 
-    per_file.check_names(config, rules)
+    per_file.check_names(config, loaded)
     _check_crds(config)
-    return config, select_rules(rules, config)
+    return config, select_rules(loaded, config)
 
 
 def build_graph(inputs: Loaded, context_objects: list[K8sObject], config: Config,
@@ -382,15 +212,15 @@ def build_graph(inputs: Loaded, context_objects: list[K8sObject], config: Config
 
 
 def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], config: Config,
-            selected: list[Rule], inline_suppressions: bool = True, jobs: int = 1) -> Report:
+            selected: Iterable[Rule], inline_suppressions: bool = True, jobs: int = 1) -> Report:
     """Run the selected rules over loaded inputs (plus context objects) and build the Report."""
     from kqlint.scope import partitions, scope_of, with_routes, without_fragments
 
     scope = scope_of(inputs.objects + context_objects, config)
     inputs, context_objects = without_fragments(inputs, context_objects, scope)
     errors: list[str] = []
-    by_code = {rule.code: rule for rule in selected}
-    findings = _engine_findings(inputs, found, by_code)
+    rules, states = prepare_rules(RuleSet.of(selected), config, errors)
+    findings: list[Finding] = []
     platform_lines: dict[str, None] = {}  # the platform model of every graph, in order, once
     requests: dict[int, frozenset[str]] = {}  # platform evidence per object, shared by the parts
     for part in partitions(inputs, context_objects, config, scope):  # units applied on their own
@@ -400,21 +230,25 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
         graph.kustomize_dirs |= part.kustomize_dirs
         graph.applied_together, graph.unit_of = scope.declared_unit, scope.unit_of
         files = {obj.file for obj in part.loaded.objects}
-        found_here = [f for f in run_rules(selected, graph, config, errors, jobs) if f.location.file in files]
+        found_here = [f for f in run_rules(rules, graph, config, errors, jobs, states) if f.location.file in files]
         findings += with_routes(found_here, graph)
     input_files = {source.path for source in inputs.sources}
-    findings = [f for f in findings if f.location.file in input_files or f.code in ("KQ001", "KQ006")]
+    findings = [f for f in findings if f.location.file in input_files]
+    findings += _engine_hook(rules, states, config, errors, "the input files",
+                             lambda rule, ctx: rule.check_sources(_sources(inputs, found), ctx))
     findings = [_with_severity(f, config) for f in findings]
     from kqlint import per_file
 
     findings = per_file.apply(findings, config)
     index = _suppressions(inputs, inline_suppressions)
     reported, suppressed = apply(findings, index)
-    if "KQ000" in by_code:  # unused suppressions: judged once every other rule has run
-        from kqlint.suppress_audit import unused_suppressions
-
-        unused, hidden = unused_suppressions(index, selected, inputs.objects, config)
-        reported, suppressed = reported + unused, suppressed + hidden
+    audit = SuppressionAudit(index, inputs.objects)  # judged once every other finding is known
+    for rule in rules:
+        unused = _engine_hook([rule], states, config, errors, "the suppressions",
+                              lambda rule, ctx: rule.check_suppressions(audit, ctx))
+        if unused:  # silenced only by suppressions naming the rule: `all` cannot hide itself
+            more, hidden = apply([_with_severity(f, config) for f in unused], _naming(index, rule))
+            reported, suppressed = reported + more, suppressed + hidden
     summary = Summary(files=len(inputs.sources), documents=inputs.documents,
                       objects=len(inputs.objects), skipped_documents=inputs.skipped)
     from kqlint.directives import all_problems
@@ -424,6 +258,27 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
                   files=tuple(sorted({source.path for source in inputs.sources})),
                   warnings=all_problems(inputs.sources) if inline_suppressions else (),
                   platform=tuple(platform_lines))
+
+
+def _sources(inputs: Loaded, found: Discovery) -> Sources:
+    return Sources(inputs.sources, found.problems, found.charts)
+
+
+def _engine_hook(rules: list[Rule], states: dict[str, Any], config: Config, errors: list[str], where: str,
+                 hook: Callable[[Rule, RuleContext], Iterable[Finding]]) -> list[Finding]:
+    """What the engine rules among ``rules`` yield from ``hook`` (check_sources, check_suppressions)."""
+    graph = ObjectGraph([])
+    return [finding for rule in rules if rule.meta.scope == "engine"
+            for finding in _guarded(rule, partial(hook, rule, _context(rule, graph, config, states)),
+                                    where, errors)]
+
+
+def _naming(index: SuppressionIndex, rule: Rule) -> SuppressionIndex:
+    """The suppressions of ``index`` that name ``rule`` (same lookup structure)."""
+    def pick(groups: dict[Any, list[Suppression]]) -> dict[Any, list[Suppression]]:
+        return {key: [s for s in group if rule.code.upper() in s.names or rule.slug in s.names]
+                for key, group in groups.items()}
+    return SuppressionIndex(pick(index.by_object), pick(index.by_line), pick(index.by_file))
 
 
 def _platform_lines(graph: ObjectGraph) -> tuple[str, ...]:
@@ -447,7 +302,7 @@ def _check_crds(config: Config) -> None:
     """A bad ``--crd`` path is a usage error (exit 2), found before anything is linted."""
     if not config.crds:
         return
-    from kqlint.schema import CrdError, catalog
+    from kqlint.schema import catalog
 
     try:
         catalog(config.crds)
@@ -455,28 +310,9 @@ def _check_crds(config: Config) -> None:
         raise UsageError(str(exc)) from None
 
 
-def _load_context(paths: list[str], config: Config, inputs: Loaded, jobs: int = 1, cache: Any = None) -> Loaded:
-    if not paths:
-        return Loaded()
-    input_files = {s.path for s in inputs.sources}
-    existing = [p for p in paths if os.path.exists(p)]
-    skip = frozenset(os.path.abspath(p) for p in input_files if not p.startswith("<"))
-    loaded, _ = load_paths(existing, config, CONTEXT, jobs=jobs, skip=skip, cache=cache)
-    keep = [o for o in loaded.objects if o.file not in input_files]
-    return Loaded(objects=keep, notes=loaded.notes)
-
-
 def _with_severity(finding: Finding, config: Config) -> Finding:
     override = config.severity.get(finding.code) or config.severity.get(finding.slug)
     return replace(finding, severity=override) if override is not None else finding
-
-
-def _custom_rules(config: Config) -> list[Rule]:
-    if not config.custom_rules:
-        return []
-    from kqlint.custom import custom_rules
-
-    return custom_rules(config.custom_rules)
 
 
 def _profile_objects(config: Config, graph: ObjectGraph) -> list[K8sObject]:

@@ -21,15 +21,14 @@ from functools import lru_cache
 from typing import Any
 
 from kqlint.crd import crd_versions, is_crd, to_schema
+from kqlint.errors import CrdError
+from kqlint.fields import is_integer
+from kqlint.wording import dotted as dotted  # re-exported
 
 UNKNOWN_FIELD, WRONG_TYPE, NOT_IN_ENUM = "unknown-field", "wrong-type", "not-in-enum"
 Check = Callable[[Any], list["_Problem"] | None]
 _TYPE_NAMES = {"string": "a string", "integer": "an integer", "number": "a number",
                "boolean": "a boolean", "object": "a mapping", "array": "a list"}
-
-
-class CrdError(Exception):
-    """A ``--crd`` path that is missing, unparsable or holds no CRD (a usage error, exit 2)."""
 
 
 @dataclass(frozen=True)
@@ -293,7 +292,7 @@ class Validator:
 
 
 def _child_schema(node: dict[str, Any], step: Any) -> Any:
-    if isinstance(step, int) and not isinstance(step, bool):
+    if is_integer(step):
         return node.get("items") if isinstance(node.get("items"), dict) else None
     properties = node.get("properties") or {}
     if step in properties:
@@ -310,17 +309,6 @@ def _close(word: str, candidates: list[str], cutoff: float) -> str | None:
     lowered = {c.lower(): c for c in candidates}
     found = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=cutoff)
     return lowered[found[0]] if found else None
-
-
-def dotted(path: tuple[Any, ...]) -> str:
-    """``spec.resourceGroups[0].flavors`` for ``("spec", "resourceGroups", 0, "flavors")``."""
-    text = ""
-    for step in path:
-        if isinstance(step, int) and not isinstance(step, bool):
-            text += f"[{step}]"
-        else:
-            text += ("." if text else "") + str(step)
-    return text
 
 
 # ------------------------------------------------------------------ hints

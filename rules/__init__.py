@@ -1,1 +1,55 @@
-"""Built-in rules, one module per rule, grouped by family (the code's hundreds digit)."""
+"""Built-in rules, one module per rule, grouped by family (the code's hundreds digit).
+
+Adding a rule: its module under the family folder, a fixture folder under
+tests/fixtures/rules/KQNNN, and one line in ``BUILTIN`` below (the engine lists no rule).
+"""
+from __future__ import annotations
+
+# One module per rule, by family (the code's hundreds digit). Keep sorted by code.
+BUILTIN: tuple[str, ...] = (
+    "kqlint.rules.engine.kq000_unused_suppression",
+    "kqlint.rules.engine.kq001_invalid_yaml",
+    "kqlint.rules.engine.kq002_schema_violation",
+    "kqlint.rules.engine.kq003_duplicate_object",
+    "kqlint.rules.engine.kq004_api_rejects",
+    "kqlint.rules.engine.kq005_deprecated_api",
+    "kqlint.rules.engine.kq006_unrendered_template",
+    "kqlint.rules.priority.kq101_pod_preemption_enabled",
+    "kqlint.rules.priority.kq102_global_default_leak",
+    "kqlint.rules.priority.kq103_multiple_global_defaults",
+    "kqlint.rules.priority.kq104_mixed_priority_in_workload",
+    "kqlint.rules.priority.kq105_priority_mismatch",
+    "kqlint.rules.priority.kq106_non_uniform_pod_priority",
+    "kqlint.rules.priority.kq107_pod_preemption_exposure",
+    "kqlint.rules.priority.kq108_missing_workload_priority",
+    "kqlint.rules.priority.kq109_priority_value_out_of_range",
+    "kqlint.rules.queues.kq201_missing_within_cluster_queue",
+    "kqlint.rules.queues.kq202_unknown_workload_priority_class",
+    "kqlint.rules.queues.kq203_unknown_local_queue",
+    "kqlint.rules.queues.kq204_unknown_cluster_queue",
+    "kqlint.rules.queues.kq205_unknown_priority_class",
+    "kqlint.rules.queues.kq206_unknown_resource_flavor",
+    "kqlint.rules.queues.kq207_queue_name_missing",
+    "kqlint.rules.queues.kq208_kueue_label_misplaced",
+    "kqlint.rules.queues.kq209_resource_not_covered",
+    "kqlint.rules.queues.kq210_exceeds_quota",
+    "kqlint.rules.queues.kq211_cluster_queue_selects_no_namespace",
+    "kqlint.rules.gang.kq301_min_member_mismatch",
+    "kqlint.rules.gang.kq302_gang_group_missing",
+    "kqlint.rules.gang.kq303_unknown_pod_group",
+    "kqlint.rules.gang.kq304_mixed_gang_schedulers",
+    "kqlint.rules.gang.kq305_incomplete_scheduler_name",
+    "kqlint.rules.gang.kq306_partial_probe_override",
+    "kqlint.rules.gang.kq307_kubeflow_replicas_unset",
+    "kqlint.rules.podtemplate.kq401_missing_rdma_nic",
+    "kqlint.rules.podtemplate.kq402_probe_without_handler",
+    "kqlint.rules.podtemplate.kq403_extended_resource_mismatch",
+    "kqlint.rules.kakaocloud.kq501_trainjob_scheduler_queue",
+    "kqlint.rules.kakaocloud.kq502_volcano_queue_used",
+    "kqlint.rules.kakaocloud.kq503_kai_queue_not_default",
+    "kqlint.rules.kakaocloud.kq504_localqueue_foreign_cluster_queue",
+    "kqlint.rules.kakaocloud.kq505_custom_priority_class_name",
+    "kqlint.rules.kakaocloud.kq506_kai_enabled_label_missing",
+    "kqlint.rules.kakaocloud.kq507_cross_tenant_reclaim",
+    "kqlint.rules.kakaocloud.kq508_wrong_scheduler_name",
+)

@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 from ci_helpers import EXAMPLES, check_golden, cli, parse_junit, validate_sarif
-from kqlint.explain import available_rules, explain_text
+from kqlint.explain import explain_text
 from kqlint.model import Finding, Location, ObjectRef, Report, Severity, Summary
+from kqlint.registry import load_rules
 from kqlint.reporters import render
 from kqlint.reporters.sarif import sarif_log, token_end
 
@@ -73,7 +74,7 @@ def test_the_vendored_sarif_schema_rejects_a_result_without_a_message() -> None:
 def test_sarif_rules_carry_every_rule_with_the_explain_text() -> None:
     data = json.loads(_example_report("sarif")[1])
     rules = {rule["id"]: rule for rule in data["runs"][0]["tool"]["driver"]["rules"]}
-    registry = available_rules()
+    registry = load_rules()
     assert sorted(rules) == [rule.code for rule in registry]
     for rule in registry:
         descriptor = rules[rule.code]

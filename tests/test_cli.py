@@ -140,21 +140,21 @@ def test_bad_config_exits_2(capsys: pytest.CaptureFixture[str], in_tmp_cwd: Path
 
 def _crashing_rule() -> Any:
     from kqlint.model import Severity
-    from kqlint.rule import Rule, RuleMeta
+    from kqlint.rule import ModuleRule, RuleMeta
 
     def check(obj: Any, ctx: Any) -> Any:
         raise ZeroDivisionError("boom")
 
     meta = RuleMeta(code="KQ998", slug="always-crashes", severity=Severity.ERROR, summary="crashes")
-    return Rule(meta, SimpleNamespace(check=check), None, "")
+    return ModuleRule(meta, SimpleNamespace(check=check), None, "")
 
 
 def test_crash_in_a_rule_exits_3_naming_the_file(capsys: pytest.CaptureFixture[str], in_tmp_cwd: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    import kqlint.explain
+    import kqlint.registry
 
     (in_tmp_cwd / "ok.yaml").write_text(CONFIGMAP)
-    monkeypatch.setattr(kqlint.explain, "available_rules", lambda config=None: [_crashing_rule()])
+    monkeypatch.setattr(kqlint.registry, "load_rules", lambda config=None: [_crashing_rule()])
     code, _, err = run(capsys, "check", "ok.yaml")
     assert code == 3
     err = "".join(line for line in err.splitlines(keepends=True) if "no project root" not in line)

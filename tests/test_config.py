@@ -11,7 +11,6 @@ from helpers import chdir
 from kqlint.cli import main
 from kqlint.config import (
     Config,
-    ConfigError,
     check_rule_names,
     config_from_mapping,
     config_schema,
@@ -19,9 +18,10 @@ from kqlint.config import (
     load_config,
     options_schema,
 )
+from kqlint.errors import ConfigError
 from kqlint.model import Finding, Location, Severity
 from kqlint.registry import all_rules
-from kqlint.rule import Rule, RuleMeta, option_names
+from kqlint.rule import ModuleRule, Rule, RuleMeta
 from kqlint.runner import _with_severity, select_rules
 
 CONFIG_FIXTURES = Path(__file__).parent / "fixtures" / "config"
@@ -48,7 +48,7 @@ class SchedulerOptions:
 def fake_rule(code: str, slug: str, options: type | None = None, *, enabled: bool = True,
               profile: str | None = None, severity: Severity = Severity.ERROR) -> Rule:
     meta = RuleMeta(code=code, slug=slug, severity=severity, summary=slug, enabled=enabled, profile=profile)
-    return Rule(meta, None, options)
+    return ModuleRule(meta, None, options)
 
 
 FAKE_RULES = [
@@ -245,8 +245,14 @@ def test_codes_are_case_insensitive(tmp_path: Path) -> None:
 
 
 def test_prefixes_codes_and_slugs_are_accepted_in_select_and_ignore(tmp_path: Path) -> None:
-    write(tmp_path / ".kqlint.yaml", "select: [KQ, KQ1, KQ401, X, gang-group-missing]\nignore: [KQ10]\n")
-    check_rule_names(load_config(str(tmp_path / ".kqlint.yaml")), FAKE_RULES)
+    """Each kind of name is accepted (kept as written) and picks the rules it names."""
+    write(tmp_path / ".kqlint.yaml", "select: [kq3, KQ401, X, gang-group-missing]\nignore: [KQ40, x001]\n")
+    checked = check_rule_names(load_config(str(tmp_path / ".kqlint.yaml")), FAKE_RULES)
+    assert (checked.select, checked.ignore) == (("kq3", "KQ401", "X", "gang-group-missing"), ("KQ40", "x001"))
+    assert codes(select_rules(FAKE_RULES, checked)) == ["KQ302"]
+    write(tmp_path / ".kqlint.yaml", "select: [KQ9]\n")
+    with pytest.raises(ConfigError, match="'KQ9' matches no rule code, slug or code prefix"):
+        check_rule_names(load_config(str(tmp_path / ".kqlint.yaml")), FAKE_RULES)
 
 
 def test_options_given_twice_by_code_and_slug(tmp_path: Path) -> None:
@@ -394,7 +400,7 @@ def test_every_builtin_options_dataclass_yields_a_schema_its_defaults_satisfy() 
         schema = options_schema(rule.options_type)
         Draft202012Validator.check_schema(schema)
         assert all(schema["properties"].values()), f"{rule.code}: an option type is not understood: {schema}"
-        defaults = {f.name.replace("_", "-"): _as_json(getattr(rule.default_options(), f.name))
+        defaults = {f.name.replace("_", "-"): _as_json(getattr(rule.options_type(), f.name))
                     for f in dataclasses.fields(rule.options_type)}
         assert not list(Draft202012Validator(schema).iter_errors(defaults)), rule.code
         config = Config(rules={rule.code: defaults})
@@ -406,8 +412,11 @@ def test_docs_list_every_builtin_rule_option() -> None:
     docs = (Path(__file__).parent.parent / "docs" / "configuration.md").read_text(encoding="utf-8")
     rows = [line.split("|") for line in docs.splitlines() if line.startswith("| KQ")]
     documented = {(code.strip(), cells[2].strip().strip("`")) for cells in rows for code in cells[1].split(",")}
+    import dataclasses
+
     for rule in all_rules():
-        for name in option_names(rule.options_type):
+        fields = dataclasses.fields(rule.options_type) if rule.options_type is not None else ()
+        for name in [f.name.replace("_", "-") for f in fields]:
             assert (rule.code, name) in documented, f"docs/configuration.md: document {rule.code} option {name}"
 
 

@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 from helpers import chdir
 from kqlint.cli import main
-from kqlint.config import Config, ConfigError, load_config
+from kqlint.config import Config, load_config
 from kqlint.custom import compile_expression, custom_rule, custom_rules, field_path, truthy
+from kqlint.errors import ConfigError
 from kqlint.model import Report, Severity
 from kqlint.runner import lint
 
@@ -240,7 +241,7 @@ def test_custom_rules_build_rule_objects() -> None:
     assert (rule.code, rule.slug, rule.meta.severity) == ("X001", "gpu-jobs-need-team-label", Severity.WARNING)
     assert rule.meta.kinds == frozenset({"Job", "PyTorchJob"}) and rule.meta.scope == "object"
     assert rule.meta.summary == GPU_RULE["message"]
-    assert callable(rule.module.check)  # type: ignore[union-attr]
+    assert rule.origin == "kqlint.custom" and rule.options_type is None
     assert "## What it catches" in rule.doc
 
 
@@ -259,7 +260,7 @@ def test_bad_entries_are_config_errors(change: dict[str, Any], message: str) -> 
 
 
 def test_clash_with_a_builtin_slug_is_an_error(tmp_path: Path) -> None:
-    from kqlint.registry import RegistryError
+    from kqlint.errors import RegistryError
 
     (tmp_path / "m.yaml").write_text("a: 1\n", encoding="utf-8")
     with chdir(tmp_path), pytest.raises(RegistryError, match="clashes with KQ001"):
@@ -268,12 +269,14 @@ def test_clash_with_a_builtin_slug_is_an_error(tmp_path: Path) -> None:
 
 def test_expressions_compile_once(monkeypatch: pytest.MonkeyPatch) -> None:
     import jmespath
+    from kqlint import custom
 
+    custom._compiled.cache_clear()
     calls: list[str] = []
     original = jmespath.compile
     monkeypatch.setattr(jmespath, "compile", lambda text: calls.append(text) or original(text))
     rule = custom_rule(GPU_RULE)
-    assert len(calls) == 2
+    assert len(calls) == 2 and custom_rule(GPU_RULE) is rule
     from kqlint.graph import ObjectGraph
     from kqlint.loader import parse_bytes
     from kqlint.objects import objects_from_file
@@ -281,9 +284,26 @@ def test_expressions_compile_once(monkeypatch: pytest.MonkeyPatch) -> None:
 
     objects, _, _ = objects_from_file(parse_bytes("m.yaml", MANIFESTS.encode()), "default")
     ctx = RuleContext(rule, ObjectGraph(objects), None)
-    for obj in objects:
-        list(rule.check(obj, ctx))
-    assert len(calls) == 2 and len(ctx.findings) == 3
+    findings = [finding for obj in objects for finding in rule.check(obj, ctx)]
+    assert len(calls) == 2 and len(findings) == 3
+
+
+def test_a_config_file_compiles_its_custom_rules_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Config validation compiles the expressions; the run reuses those rules."""
+    import jmespath
+    from kqlint import custom
+
+    custom._compiled.cache_clear()
+    calls: list[str] = []
+    original = jmespath.compile
+    monkeypatch.setattr(jmespath, "compile", lambda text: calls.append(text) or original(text))
+    (tmp_path / "m.yaml").write_text(MANIFESTS, encoding="utf-8")
+    (tmp_path / ".kqlint.yaml").write_text(
+        "custom-rules:\n  - code: X001\n    slug: team-label\n    severity: info\n"
+        "    message: m\n    assert: metadata.labels.team\n", encoding="utf-8")
+    with chdir(tmp_path):
+        report = lint(["m.yaml"], load_config(".kqlint.yaml"))
+    assert calls == ["metadata.labels.team"] and {f.code for f in report.findings} >= {"X001"}
 
 
 @pytest.mark.parametrize("expression,path", [

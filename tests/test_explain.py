@@ -14,7 +14,6 @@ from kqlint.explain import (
     README_END,
     README_START,
     README_UPDATE_COMMAND,
-    available_rules,
     explain_text,
     readme_rules_table,
     readme_with_rules_table,
@@ -23,7 +22,7 @@ from kqlint.explain import (
     rules_markdown,
     rules_table,
 )
-from kqlint.registry import builtin_rules
+from kqlint.registry import builtin_rules, load_rules
 from kqlint.rule import DOC_HEADINGS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -89,7 +88,7 @@ def test_cli_rules_markdown_is_the_same_table(capsys: pytest.CaptureFixture[str]
     assert capsys.readouterr().out == rules_markdown()
 
 
-def test_available_rules_include_custom_rules_from_config(in_tmp_cwd: Path) -> None:
+def test_loaded_rules_include_custom_rules_from_config(in_tmp_cwd: Path) -> None:
     from kqlint.config import load_config
 
     (in_tmp_cwd / ".kqlint.yaml").write_text(
@@ -97,7 +96,7 @@ def test_available_rules_include_custom_rules_from_config(in_tmp_cwd: Path) -> N
         "    message: GPU workloads must carry a team label\n    match: {kinds: [Job]}\n"
         "    assert: metadata.labels.team\n")
     config = load_config(".kqlint.yaml")
-    codes = [r.code for r in available_rules(config)]
+    codes = [r.code for r in load_rules(config)]
     assert "X001" in codes and codes == sorted(codes)
     assert "X001 gpu-jobs-need-team-label" in (explain_text("X001", config) or "")
 

@@ -69,9 +69,9 @@ def test_wheel_layout(wheel: Path) -> None:
     assert "kqlint/rules/queues/kq205_unknown_priority_class.py" in names
     assert "kqlint/cli.py" in names and "kqlint/reporters/json.py" in names
     # every rule family and every rule module of the registry is in the wheel
-    from kqlint.registry import BUILTIN_RULE_MODULES
+    from kqlint.rules import BUILTIN
 
-    for module in BUILTIN_RULE_MODULES:
+    for module in BUILTIN:
         assert module.replace(".", "/") + ".py" in names, module
     archive = zipfile.ZipFile(wheel)
     entry_points = archive.read(f"kqlint-{__version__}.dist-info/entry_points.txt").decode()

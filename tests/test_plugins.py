@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 from helpers import chdir
 from kqlint.cli import main
-from kqlint.config import Config, ConfigError, load_config
-from kqlint.registry import ENTRY_POINT_GROUP, RegistryError, all_rules, plugin_rules
+from kqlint.config import Config, load_config
+from kqlint.errors import ConfigError, RegistryError
+from kqlint.registry import ENTRY_POINT_GROUP, all_rules, plugin_rules
 from kqlint.runner import lint
 
 NAME_RULE = '''
@@ -224,11 +225,29 @@ def test_crashing_rule_in_the_python_api(plugin_dir: Path) -> None:
     assert [f.code for f in report.findings] == ["P001"]
 
 
-def test_plugin_code_clashing_with_a_builtin_exits_2(plugin_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (plugin_dir / "site" / "kqtest_clash.py").write_text(NAME_RULE.replace("P001", "KQ001"), encoding="utf-8")
+def test_plugin_slug_clashing_with_a_builtin_exits_2(plugin_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (plugin_dir / "site" / "kqtest_clash.py").write_text(
+        NAME_RULE.replace("forbidden-configmap-name", "invalid-yaml"), encoding="utf-8")
     config_file(plugin_dir, "plugins: [kqtest_clash]\n")
     assert main(["check", "--config", "kq.yaml", "m.yaml"]) == 2
     assert "clashes with KQ001" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("code,slug,message", [
+    ("KQ901", "forbidden-configmap-name", "code KQ901 starts with KQ, which is reserved for built-in rules"),
+    ("p001", "forbidden-configmap-name", "code 'p001' is not upper-case letters followed by digits"),
+    ("ACME", "forbidden-configmap-name", "code 'ACME' is not upper-case letters followed by digits"),
+    ("P001", "Forbidden_Name", "(P001): slug 'Forbidden_Name' is not lower-case words joined by '-'"),
+])
+def test_plugin_codes_and_slugs_are_checked(plugin_dir: Path, capsys: pytest.CaptureFixture[str],
+                                            code: str, slug: str, message: str) -> None:
+    """Like flake8's code-prefix check: a plugin cannot take a built-in's KQ code or a malformed name."""
+    (plugin_dir / "site" / "kqtest_form.py").write_text(
+        NAME_RULE.replace("P001", code).replace("forbidden-configmap-name", slug), encoding="utf-8")
+    config_file(plugin_dir, "plugins: [kqtest_form]\n")
+    assert main(["check", "--config", "kq.yaml", "m.yaml"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kqlint: rule module kqtest_form") and message in err, err
 
 
 def test_plugin_registry_error_type() -> None:

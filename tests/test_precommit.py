@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from kqlint.config import Config
 from kqlint.model import Severity
-from kqlint.rule import Rule, RuleMeta
+from kqlint.rule import ModuleRule, RuleMeta
 from kqlint.runner import lint
 from kqlint.workloads import pod_templates
 
@@ -84,7 +84,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
-def unresolved_priority_rule() -> Rule:
+def unresolved_priority_rule() -> ModuleRule:
     """A stand-in graph rule: a pod template naming a PriorityClass the graph cannot resolve."""
 
     def check_graph(graph: Any, ctx: Any) -> Iterator[Any]:
@@ -97,7 +97,7 @@ def unresolved_priority_rule() -> Rule:
 
     meta = RuleMeta(code="KQ997", slug="test-unresolved-priority", severity=Severity.ERROR,
                     summary="test rule", scope="graph")
-    return Rule(meta, SimpleNamespace(check_graph=check_graph), None, "")
+    return ModuleRule(meta, SimpleNamespace(check_graph=check_graph), None, "")
 
 
 # ------------------------------------------------------------------ the hook manifest

@@ -179,6 +179,31 @@ def test_text_quiet_and_statistics() -> None:
     assert text.splitlines()[-1].startswith("4 findings")
 
 
-def test_reporters_are_deterministic() -> None:
+RENDER_EXAMPLES = """
+import json
+from kqlint.reporters import REPORTERS, render
+from kqlint.runner import lint
+
+report = lint(["examples"])
+print(json.dumps({fmt: render(fmt, report) for fmt in sorted(REPORTERS)}))
+"""
+
+
+def test_reporters_are_deterministic_across_processes() -> None:
+    """Two processes with different hash seeds (set and dict orders that depend on string
+    hashing) lint examples/ and render every format byte for byte the same."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    outputs = []
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run([sys.executable, "-c", RENDER_EXAMPLES], cwd=root, env=env,
+                              capture_output=True, text=True, timeout=300, check=True)
+        outputs.append(json.loads(done.stdout))
+    assert sorted(outputs[0]) == sorted(REPORTERS)
+    assert all(outputs[0][fmt] for fmt in REPORTERS)
     for fmt in REPORTERS:
-        assert render(fmt, sample_report()) == render(fmt, sample_report())
+        assert outputs[0][fmt] == outputs[1][fmt], f"{fmt} output depends on the hash seed"

@@ -16,9 +16,11 @@ import pytest
 from conftest import shared_dir
 from kqlint.config import Config
 from kqlint.explain import explain_text
+from kqlint.kinds import GroupKind
 from kqlint.model import Severity
-from kqlint.registry import BUILTIN_RULE_MODULES, builtin_rules
-from kqlint.rule import DOC_HEADINGS, Rule
+from kqlint.registry import builtin_rules
+from kqlint.rule import DOC_HEADINGS, ModuleRule
+from kqlint.rules import BUILTIN
 from kqlint.runner import lint
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,7 +80,7 @@ def test_rules_md_parses() -> None:
 
 
 @pytest.mark.parametrize("rule", RULES, ids=IDS)
-def test_rule_matches_rules_md(rule: Rule) -> None:
+def test_rule_matches_rules_md(rule: ModuleRule) -> None:
     row = spec_rows().get(rule.code)
     assert row is not None, f"{rule.code} is registered but not in rules.md"
     assert rule.slug == row.slug, f"{rule.code}: slug {rule.slug!r}, rules.md says {row.slug!r}"
@@ -96,20 +98,20 @@ def _module_files() -> list[Path]:
 
 def test_registry_is_sorted_by_code_without_duplicates() -> None:
     codes = [rule.code for rule in RULES]
-    assert codes == sorted(codes), "BUILTIN_RULE_MODULES must be sorted by code"
+    assert codes == sorted(codes), "BUILTIN must be sorted by code"
     assert len(set(codes)) == len(codes), "a code is registered twice"
-    assert len(set(BUILTIN_RULE_MODULES)) == len(BUILTIN_RULE_MODULES), "a module is registered twice"
+    assert len(set(BUILTIN)) == len(BUILTIN), "a module is registered twice"
 
 
 def test_every_rule_module_on_disk_is_registered() -> None:
-    registered = set(BUILTIN_RULE_MODULES)
+    registered = set(BUILTIN)
     unregistered = [p.relative_to(ROOT).as_posix() for p in _module_files()
                     if f"kqlint.rules.{p.parent.name}.{p.stem}" not in registered]
-    assert not unregistered, f"rule modules not in BUILTIN_RULE_MODULES: {unregistered}"
+    assert not unregistered, f"rule modules not in BUILTIN: {unregistered}"
 
 
 @pytest.mark.parametrize("rule", RULES, ids=IDS)
-def test_module_file_is_named_after_code_and_slug(rule: Rule) -> None:
+def test_module_file_is_named_after_code_and_slug(rule: ModuleRule) -> None:
     assert rule.module is not None
     prefix, family, stem = rule.module.__name__.rsplit(".", 2)
     assert prefix == "kqlint.rules", rule.module.__name__
@@ -123,20 +125,23 @@ def test_module_file_is_named_after_code_and_slug(rule: Rule) -> None:
 
 
 @pytest.mark.parametrize("rule", RULES, ids=IDS)
-def test_meta_is_complete(rule: Rule) -> None:
+def test_meta_is_complete(rule: ModuleRule) -> None:
     meta = rule.meta
     assert meta.summary.strip() and "\n" not in meta.summary, f"{rule.code}: summary must be one line"
     assert meta.scope in ("object", "graph", "engine")
-    assert meta.kinds is None or (isinstance(meta.kinds, frozenset) and all(isinstance(k, str) for k in meta.kinds))
+    # built-in rules scope by (group, kind): a bare kind name would match every API group
+    assert meta.kinds is None or (isinstance(meta.kinds, frozenset) and meta.kinds
+                                  and all(isinstance(k, GroupKind) for k in meta.kinds)), rule.code
     if meta.scope == "engine":
         assert rule.code in ("KQ000", "KQ001", "KQ006"), \
             f"{rule.code}: only the loader's findings and the suppression audit are engine-scope"
+        assert rule.has("check_sources") or rule.has("check_suppressions"), f"{rule.code}: engine rule without a hook"
 
 
 # ------------------------------------------------------------------ fixtures
 
 @pytest.mark.parametrize("rule", RULES, ids=IDS)
-def test_rule_has_bad_and_good_fixtures(rule: Rule) -> None:
+def test_rule_has_bad_and_good_fixtures(rule: ModuleRule) -> None:
     folder = FIXTURES / rule.code
     assert folder.is_dir(), f"{rule.code}: no fixture folder tests/fixtures/rules/{rule.code}/"
     names = [p.name for p in folder.iterdir()]
@@ -152,7 +157,7 @@ def test_every_fixture_folder_belongs_to_a_registered_rule() -> None:
 
 # ------------------------------------------------------------------ explain docs
 
-def doc_sections(rule: Rule) -> dict[str, str]:
+def doc_sections(rule: ModuleRule) -> dict[str, str]:
     doc = rule.doc
     headings = HEADING_RE.findall(doc)
     assert headings == list(DOC_HEADINGS), (
@@ -162,14 +167,14 @@ def doc_sections(rule: Rule) -> dict[str, str]:
     return dict(zip(parts[1::2], parts[2::2], strict=True))
 
 
-def yaml_example(rule: Rule, heading: str) -> str:
+def yaml_example(rule: ModuleRule, heading: str) -> str:
     blocks = YAML_BLOCK_RE.findall(doc_sections(rule)[heading])
     assert len(blocks) == 1, f"{rule.code}: `## {heading}` needs exactly one ```yaml block, found {len(blocks)}"
     return blocks[0]
 
 
 @pytest.mark.parametrize("rule", RULES, ids=IDS)
-def test_doc_has_the_headings_and_examples(rule: Rule) -> None:
+def test_doc_has_the_headings_and_examples(rule: ModuleRule) -> None:
     sections = doc_sections(rule)
     for heading in DOC_HEADINGS:
         assert sections[heading].strip(), f"{rule.code}: `## {heading}` is empty"
@@ -179,7 +184,7 @@ def test_doc_has_the_headings_and_examples(rule: Rule) -> None:
     assert text is not None and sections["How to fix"].strip() in text
 
 
-def _lint_example(rule: Rule, source: str, directory: Path, select: tuple[str, ...] | None) -> set[str]:
+def _lint_example(rule: ModuleRule, source: str, directory: Path, select: tuple[str, ...] | None) -> set[str]:
     (directory / "example.yaml").write_text(source, encoding="utf-8")
     config = Config(profile=rule.meta.profile).with_overrides(select=select)
     report = lint(["."], config)
@@ -188,7 +193,7 @@ def _lint_example(rule: Rule, source: str, directory: Path, select: tuple[str, .
 
 
 @pytest.mark.parametrize("rule", RULES, ids=IDS)
-def test_doc_bad_example_triggers_the_rule(rule: Rule, in_tmp_cwd: Path) -> None:
+def test_doc_bad_example_triggers_the_rule(rule: ModuleRule, in_tmp_cwd: Path) -> None:
     codes = _lint_example(rule, yaml_example(rule, "Bad"), in_tmp_cwd, (rule.code, "KQ001"))
     assert rule.code in codes, f"{rule.code}: the Bad example yields {sorted(codes) or 'nothing'}"
     if rule.code != "KQ001":
@@ -196,7 +201,7 @@ def test_doc_bad_example_triggers_the_rule(rule: Rule, in_tmp_cwd: Path) -> None
 
 
 @pytest.mark.parametrize("rule", RULES, ids=IDS)
-def test_doc_good_example_stays_silent(rule: Rule, in_tmp_cwd: Path) -> None:
+def test_doc_good_example_stays_silent(rule: ModuleRule, in_tmp_cwd: Path) -> None:
     # A Good example trips no rule that runs by default (with the rule's profile), nor the rule
     # itself when it is off by default.
     good = yaml_example(rule, "Good")

@@ -68,9 +68,9 @@ def sarif_log(report: Report, rules: Iterable[Any] | None = None,
 
 def _rules(rules: Iterable[Any] | None) -> list[Any]:
     if rules is None:
-        from kqlint.explain import available_rules
+        from kqlint.registry import load_rules
 
-        rules = available_rules()
+        rules = load_rules()
     return sorted({rule.code: rule for rule in rules}.values(), key=lambda r: r.code)
 
 

@@ -69,9 +69,118 @@ lists them). Prefer a suppression that names its rule with a reason
 intentionally unused suppression, silence this rule for it explicitly:
 `# kqlint: ignore[KQ000]` on the line above (a blanket `ignore` does not silence KQ000).
 """
-from kqlint.model import Severity
-from kqlint.rule import RuleMeta
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from kqlint.model import Finding, Location, ObjectRef, Severity
+from kqlint.rule import Rule, RuleContext, RuleMeta, Run, SuppressionAudit
+from kqlint.suppress import ALL, IGNORE_ANNOTATION, Suppression
 
 META = RuleMeta(code="KQ000", slug="unused-suppression", severity=Severity.INFO,
                 summary="a suppression silenced nothing (with --report-unused-suppressions)",
                 scope="engine", enabled=False)
+CODE, SLUG = META.code, META.slug
+_CODE_LIKE = re.compile(r"^[A-Z]+\d")
+
+# A suppression is judged only against the rules that ran: one naming KQ401 in a run with
+# `--select KQ1` is left alone, since deleting it would bring the finding back in a full run.
+# It is reported when it silenced nothing and it is blanket (`all`), names a rule that ran,
+# or names something that is no rule at all (a typo never silences anything). Suppressions
+# naming KQ000 itself are not judged: they exist to silence KQ000 findings (the engine
+# applies only those to this hook's findings, so a stale blanket one cannot hide itself).
+
+
+def prepare(run: Run) -> tuple[set[str], set[str]]:
+    """(every known rule name, the names of the rules that run), upper-case codes and slugs."""
+    ran = _names(run.selected)
+    return _names(run.rules) | ran, ran
+
+
+def check_suppressions(audit: SuppressionAudit, ctx: RuleContext) -> Iterator[Finding]:
+    known, ran = ctx.state
+    for item in audit.index.unused():
+        if _names_kq000(item) or not _judged(item, ran, known):
+            continue
+        location, obj = _where(item, audit.objects)
+        yield ctx.finding(location, _message(item, obj, known, location))
+
+
+# ------------------------------------------------------------------ judging
+
+def _names(rules: Iterable[Rule]) -> set[str]:
+    return {name for rule in rules for name in (rule.code.upper(), rule.slug)}
+
+
+def _parts(item: Suppression) -> list[tuple[str, str]]:
+    """The names as written, one per part: (upper spelling, lower spelling)."""
+    return sorted({(name.upper(), name.lower()) for name in item.names if name != ALL})
+
+
+def _is_known(part: tuple[str, str], known: set[str]) -> bool:
+    return part[0] in known or part[1] in known
+
+
+def _names_kq000(item: Suppression) -> bool:
+    return CODE in item.names or SLUG in item.names
+
+
+def _judged(item: Suppression, ran: set[str], known: set[str]) -> bool:
+    if ALL in item.names:
+        return True
+    return any(_is_known(part, ran) or not _is_known(part, known) for part in _parts(item))
+
+
+# ------------------------------------------------------------------ where and what
+
+def _where(item: Suppression, objects: Sequence[Any]) -> tuple[Location, Any]:
+    """The suppression's location, with the object it belongs to (the annotation's owner, or
+    the object whose document holds the comment) for baselines and fingerprints."""
+    in_file = [o for o in objects if o.file == item.file]
+    if item.kind == "annotation":
+        for obj in in_file:
+            for key in obj.annotations:
+                loc = obj.at("metadata", "annotations", key)
+                if (loc.line, loc.column) == (item.line, item.column):
+                    return loc, obj
+    if item.kind == "comment":
+        owner = None
+        for obj in in_file:  # the last object starting at or before the line it covers
+            if obj.location().line <= item.line + 1:
+                owner = obj
+        if owner is not None:
+            ref: ObjectRef = owner.ref
+            return Location(item.file, item.line, item.column, (), ref), owner
+    return Location(item.file, item.line, item.column), None
+
+
+def _spelling(part: tuple[str, str], known: set[str]) -> str:
+    upper, lower = part
+    if upper in known or (lower not in known and _CODE_LIKE.match(upper)):
+        return upper
+    return lower
+
+
+def _directive(item: Suppression, location: Location, known: set[str]) -> str:
+    names = "all" if ALL in item.names else ", ".join(_spelling(part, known) for part in _parts(item))
+    if item.kind == "annotation":
+        key = location.path[-1] if location.path else IGNORE_ANNOTATION
+        return f"annotation `{key}`" if key != IGNORE_ANNOTATION else f"annotation `{key}: \"{names}\"`"
+    directive = "ignore-file" if item.kind == "file-comment" else "ignore"
+    return f"`# kqlint: {directive}{'' if ALL in item.names else f'[{names}]'}`"
+
+
+def _message(item: Suppression, obj: Any, known: set[str], location: Location) -> str:
+    what = _directive(item, location, known)
+    unknown = [_spelling(p, known) for p in _parts(item) if not _is_known(p, known)]
+    if unknown:
+        return (f"{what} names no known rule ({', '.join(unknown)}), so it can never silence a "
+                f"finding; correct the code or slug (`kqlint rules` lists them) or remove it")
+    rules = "finding" if ALL in item.names else \
+        " or ".join(_spelling(p, known) for p in _parts(item)) + " finding"
+    scope = {"annotation": f"{obj.display() if obj is not None else 'the object'} has no {rules}",
+             "comment": f"there is no {rules} on this line or the line below it",
+             "file-comment": f"there is no {rules} in this file"}[item.kind]
+    return f"{what} silenced nothing: {scope}; remove it (it would hide a future finding unnoticed)"

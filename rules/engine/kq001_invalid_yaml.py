@@ -44,8 +44,20 @@ UTF-8, quote values that must be strings, remove duplicate keys. Unrendered Helm
 envsubst templates are KQ006, not KQ001: render them first. What kubectl reads and refuses:
 docs/yaml-compatibility.md.
 """
-from kqlint.model import Severity
-from kqlint.rule import RuleMeta
+from collections.abc import Iterator
+
+from kqlint.model import Finding, Location, Severity
+from kqlint.rule import RuleContext, RuleMeta, Sources
 
 META = RuleMeta(code="KQ001", slug="invalid-yaml", severity=Severity.ERROR,
                 summary="a file cannot be read or parsed", scope="engine")
+
+
+def check_sources(sources: Sources, ctx: RuleContext) -> Iterator[Finding]:
+    """What the loader could not read or parse, and folders discovery could not read."""
+    from kqlint.discover import display_path
+
+    for problem in sources.problems(META.code):
+        yield ctx.finding(Location(problem.file, problem.line, problem.column), problem.message)
+    for path, message in sources.unreadable:
+        yield ctx.finding(Location(display_path(path), 1, 1), message)

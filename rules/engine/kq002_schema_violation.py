@@ -72,11 +72,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from typing import Any
-from weakref import WeakKeyDictionary
 
 from kqlint.model import Finding, Location, Severity
 from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
+from kqlint.rule import RuleContext, RuleMeta, Run
 from kqlint.schema import (
     NOT_IN_ENUM,
     UNKNOWN_FIELD,
@@ -95,14 +94,13 @@ META = RuleMeta(code="KQ002", slug="schema-violation", severity=Severity.ERROR,
 MAX_SHOWN_CHOICES = 8
 
 
-# One catalog per run (per RuleContext): finding the --crd files is not repeated per object.
-_RUN_CATALOGS: WeakKeyDictionary[RuleContext, SchemaCatalog] = WeakKeyDictionary()
+def prepare(run: Run) -> SchemaCatalog:
+    """One catalog per run (``ctx.state``): the --crd files are not read again per object."""
+    return catalog(tuple(run.config.crds or ()))
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    schemas = _RUN_CATALOGS.get(ctx)
-    if schemas is None:
-        schemas = _RUN_CATALOGS[ctx] = catalog(tuple(getattr(getattr(ctx, "config", None), "crds", ()) or ()))
+    schemas: SchemaCatalog = ctx.state
     validator = schemas.validator(obj.api_version, obj.kind)
     if validator is None:
         return

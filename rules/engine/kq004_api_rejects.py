@@ -76,22 +76,24 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from kqlint.kinds import KUEUE_GROUP, POD
+from kqlint.kueue import POD_GROUP_TOTAL
+from kqlint.kueue.quota import group_flavors, resource_groups
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
-from kqlint.podspec import parse_quantity
+from kqlint.quantity import parse_quantity
 from kqlint.rule import RuleContext, RuleMeta
 from kqlint.workloads import pod_templates
 
 META = RuleMeta(code="KQ004", slug="api-rejects", severity=Severity.ERROR,
                 summary="the API server or Kueue's webhook would refuse the object at apply time")
 
-KUEUE = "kueue.x-k8s.io"
 GROUP_NAME_LABEL = "kueue.x-k8s.io/pod-group-name"
-TOTAL_COUNT_ANNOTATION = "kueue.x-k8s.io/pod-group-total-count"
+TOTAL_COUNT_ANNOTATION = POD_GROUP_TOTAL
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    if obj.kind == "ClusterQueue" and obj.group == KUEUE:
+    if obj.kind == "ClusterQueue" and obj.group == KUEUE_GROUP:
         yield from _resource_groups(obj, ctx)
         yield from _limits(obj, ctx)
         yield from _preemption(obj, ctx)
@@ -100,25 +102,15 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
 
 # ------------------------------------------------------------------ resourceGroups
 
-def _groups(obj: K8sObject) -> list[tuple[int, dict[str, Any]]]:
-    groups = obj.get("spec", "resourceGroups")
-    return [(i, g) for i, g in enumerate(groups) if isinstance(g, dict)] if isinstance(groups, list) else []
-
-
-def _flavors(group: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
-    flavors = group.get("flavors")
-    return [(i, f) for i, f in enumerate(flavors) if isinstance(f, dict)] if isinstance(flavors, list) else []
-
-
 def _resource_groups(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     seen_resources: dict[str, int] = {}
     seen_flavors: dict[str, int] = {}
-    for g, group in _groups(obj):
+    for g, group in resource_groups(obj):
         covered = group.get("coveredResources")
         covered = covered if isinstance(covered, list) else []
         for i, name in enumerate(covered):
             yield from _duplicate(obj, ctx, seen_resources, name, g, ("coveredResources", i), "resource")
-        for f, flavor in _flavors(group):
+        for f, flavor in group_flavors(group):
             yield from _duplicate(obj, ctx, seen_flavors, flavor.get("name"), g, ("flavors", f, "name"), "flavor")
             yield from _flavor_matches_covered(obj, ctx, g, f, flavor, covered)
 
@@ -170,8 +162,8 @@ def _cohort(obj: K8sObject) -> Any:
 
 
 def _limits(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    for g, group in _groups(obj):
-        for f, flavor in _flavors(group):
+    for g, group in resource_groups(obj):
+        for f, flavor in group_flavors(group):
             resources = flavor.get("resources")
             for r, resource in enumerate(resources if isinstance(resources, list) else []):
                 if isinstance(resource, dict):
@@ -217,7 +209,7 @@ def _preemption(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
 # ------------------------------------------------------------------ pod groups
 
 def _pod_groups(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    if obj.kind == "Pod" and obj.group == "":
+    if POD.of(obj):
         yield from _pod_group_member(obj, ctx, ("metadata",), obj.labels, obj.annotations)
         return
     for template in pod_templates(obj, ctx.graph):

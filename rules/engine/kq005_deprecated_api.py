@@ -72,6 +72,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.kinds import KUEUE_GROUP
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.platform import platform_of
@@ -80,7 +81,6 @@ from kqlint.rule import RuleContext, RuleMeta
 META = RuleMeta(code="KQ005", slug="deprecated-api", severity=Severity.INFO,
                 summary="a deprecated or no longer served API version or value is used")
 
-KUEUE = "kueue.x-k8s.io"
 APPS_WORKLOADS = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "DaemonSet"})
 
 # (apiVersion, kind or None for every kind) -> (Kubernetes release that removed it, replacement)
@@ -111,7 +111,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             message=(f"{obj.display()}: apiVersion {obj.api_version} is no longer served (removed in "
                      f"Kubernetes {removed[0]}): kubectl apply fails with 'no matches for kind'; "
                      f"use apiVersion: {removed[1]}"))
-    if obj.group == KUEUE:
+    if obj.group == KUEUE_GROUP:
         yield from _kueue_version(obj, ctx)
         if obj.kind == "ClusterQueue":
             yield from _fungibility(obj, ctx)

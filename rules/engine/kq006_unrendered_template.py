@@ -35,8 +35,26 @@ Render the chart and lint the result: `helm template my-release ./chart | kqlint
 (or `kustomize build overlay | kqlint check -`, `envsubst < job.yaml | kqlint check -`).
 Exclude chart folders with `--exclude` if you lint the rendered output elsewhere.
 """
-from kqlint.model import Severity
-from kqlint.rule import RuleMeta
+import os
+from collections.abc import Iterator
+
+from kqlint.model import Finding, Location, Severity
+from kqlint.rule import RuleContext, RuleMeta, Sources
 
 META = RuleMeta(code="KQ006", slug="unrendered-template", severity=Severity.INFO,
                 summary="an unrendered template file or chart is skipped", scope="engine")
+
+
+def check_sources(sources: Sources, ctx: RuleContext) -> Iterator[Finding]:
+    """Files skipped as envsubst/sed templates (kqlint.placeholders), and Helm charts whose
+    templates/ folder discovery skipped."""
+    from kqlint.discover import display_path
+
+    for problem in sources.problems(META.code):
+        yield ctx.finding(Location(problem.file, problem.line, problem.column), problem.message)
+    for chart, templates in sorted(sources.charts.items()):
+        chart_dir = display_path(os.path.dirname(chart))
+        message = (f"Helm chart {chart_dir}: {len(templates)} unrendered template file(s) under "
+                   f"templates/ skipped; lint the rendered output instead: "
+                   f"`helm template {chart_dir} | kqlint check -`")
+        yield ctx.finding(Location(display_path(chart), 1, 1), message)

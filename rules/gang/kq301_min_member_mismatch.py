@@ -96,10 +96,12 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
+from kqlint.fields import integer_or_digits
 from kqlint.graph import ObjectGraph
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
+from kqlint.wording import role_suffix
 from kqlint.workloads import (
     KUBEFLOW_MIN_AVAILABLE_PATH,
     SCHEDULER_TITLES,
@@ -144,17 +146,6 @@ def check_graph(graph: ObjectGraph, ctx: RuleContext) -> Iterator[Finding]:
             yield from _batch_min_member(obj, ctx)
 
 
-def _int(value: Any) -> int | None:
-    """An integer field or annotation value ("4" included); None when it is not one."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
-    return None
-
-
 def _pod_group_members(graph: ObjectGraph) -> Members:
     """Templates joining each PodGroup, keyed by (API group, namespace, name); each workload
     counted once (the first tier that defines it)."""
@@ -185,12 +176,12 @@ def _compare(ctx: RuleContext, at: Any, what: str, declared: int, pods: int, det
 
 def _pod_group(group: K8sObject, joined: list[tuple[PodTemplate, PodGroupRef]],
                ctx: RuleContext) -> Iterator[Finding]:
-    declared = _int(group.get("spec", "minMember"))
+    declared = integer_or_digits(group.get("spec", "minMember"))
     if declared is None or not joined:
         return
     templates = [t for t, _ in joined]
     pods = sum(t.pods for t in templates)
-    parts = " + ".join(f"{t.workload.kind} {t.workload.name}{_role(t)} {t.pods}" for t in templates)
+    parts = " + ".join(f"{t.workload.kind} {t.workload.name}{role_suffix(t)} {t.pods}" for t in templates)
     related = [(t.at_meta(ref.where), f"{t.describe()} puts {t.pods} pod(s) into this PodGroup")
                for t, ref in joined]
     scheduler = SCHEDULER_TITLES[joined[0][1].family]
@@ -198,13 +189,9 @@ def _pod_group(group: K8sObject, joined: list[tuple[PodTemplate, PodGroupRef]],
                         declared, pods, f" that join it ({parts})", f"set minMember: {pods}", related)
 
 
-def _role(tpl: PodTemplate) -> str:
-    return "" if tpl.role in ("template", "pod") else f" {tpl.role}"
-
-
 def _volcano_job(job: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     tasks = volcano_tasks(job)
-    declared = _int(job.get(*VOLCANO_JOB_MIN_AVAILABLE_PATH))  # 0 means unset: the webhook defaults it
+    declared = integer_or_digits(job.get(*VOLCANO_JOB_MIN_AVAILABLE_PATH))  # 0 means unset: the webhook defaults it
     pods = total_pods(job)
     staged = any(task.get("dependsOn") for _, task in tasks)  # later tasks start after earlier ones
     if declared and not (staged and declared < pods):
@@ -212,7 +199,7 @@ def _volcano_job(job: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
                             f"Volcano {job.display()}: minAvailable", declared, pods,
                             " in its tasks", f"set minAvailable: {pods}", never=_REJECTED)
     for index, task in tasks:
-        minimum = _int(task.get("minAvailable"))
+        minimum = integer_or_digits(task.get("minAvailable"))
         if minimum is not None:
             replicas = as_count(task.get("replicas"), 0)
             yield from _compare(ctx, job.at("spec", "tasks", index, "minAvailable"),
@@ -222,7 +209,7 @@ def _volcano_job(job: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _kubeflow(job: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    declared = _int(job.get(*KUBEFLOW_MIN_AVAILABLE_PATH))
+    declared = integer_or_digits(job.get(*KUBEFLOW_MIN_AVAILABLE_PATH))
     specs = replica_specs(job)
     if declared is None or not specs:
         return
@@ -237,7 +224,7 @@ def _kubeflow(job: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
 
 def _batch_min_member(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     for site in batch_min_member_sites(obj):
-        declared = _int(site.value)
+        declared = integer_or_digits(site.value)
         if declared is not None:
             yield from _compare(ctx, obj.at(*site.path),
                                 f"{obj.display()}{site.job}: kai.scheduler/batch-min-member",

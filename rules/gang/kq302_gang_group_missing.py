@@ -77,6 +77,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from kqlint.kinds import APPWRAPPER, CRONJOB, DEPLOYMENT, JOB, POD, REPLICASET, STATEFULSET
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
@@ -102,7 +103,7 @@ from kqlint.workloads import (
 
 META = RuleMeta(code="KQ302", slug="gang-group-missing", severity=Severity.ERROR,
                 summary="a multi-pod workload goes to a gang scheduler without joining a gang",
-                kinds=frozenset({"Job", "CronJob", "Deployment", "StatefulSet", "ReplicaSet", "Pod", "AppWrapper"}))
+                kinds=frozenset({JOB, CRONJOB, DEPLOYMENT, STATEFULSET, REPLICASET, POD, APPWRAPPER}))
 
 
 @dataclass(frozen=True)
@@ -113,10 +114,9 @@ class Options:
 
 
 # Kinds whose pods get a one-pod automatic group (rules.md KQ302; CronJob = the Job it creates).
-VOLCANO_KINDS = frozenset({("batch", "Job"), ("batch", "CronJob"), ("apps", "Deployment"),
-                           ("apps", "StatefulSet"), ("apps", "ReplicaSet"), ("", "Pod")})
-KAI_JOB_KINDS = frozenset({("batch", "Job"), ("batch", "CronJob")})
-KAI_PER_POD_KINDS = frozenset({("apps", "Deployment"), ("apps", "StatefulSet")})
+VOLCANO_KINDS = frozenset({JOB, CRONJOB, DEPLOYMENT, STATEFULSET, REPLICASET, POD})
+KAI_JOB_KINDS = frozenset({JOB, CRONJOB})
+KAI_PER_POD_KINDS = frozenset({DEPLOYMENT, STATEFULSET})
 _KAI_SHAPE = {"Deployment": "one PodGroup per pod", "StatefulSet": "the default grouper"}
 
 

@@ -80,7 +80,6 @@ from collections.abc import Iterator
 from kqlint.model import Finding, Location, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
-from kqlint.rules.queues._refs import resolve_pod_group
 from kqlint.workloads import (
     SCHEDULER_TITLES,
     PodGroupRef,
@@ -88,6 +87,7 @@ from kqlint.workloads import (
     operator_pod_group_names,
     own_templates,
     pod_group_refs,
+    resolve_pod_group,
 )
 
 META = RuleMeta(code="KQ303", slug="unknown-pod-group", severity=Severity.ERROR,

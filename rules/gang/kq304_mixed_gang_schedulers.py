@@ -72,6 +72,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from kqlint.kinds import LLMISVC
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
@@ -97,14 +98,13 @@ class Options:
     kai_scheduler_names: tuple[str, ...] = KAI_SCHEDULER_NAMES
 
 
-_LLM_ISVC = ("serving.kserve.io", "LLMInferenceService")
 _NAMES = {"volcano": "Volcano", "kai": "KAI"}
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     if not has_pod_templates(obj):
         return
-    mixed = None if (obj.group, obj.kind) == _LLM_ISVC else _mixed_names(obj, ctx)
+    mixed = None if LLMISVC.of(obj) else _mixed_names(obj, ctx)
     if mixed is not None:
         yield mixed
         return

@@ -67,6 +67,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.fields import text
+from kqlint.kinds import LLMISVC
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
@@ -74,11 +76,11 @@ from kqlint.workloads import own_templates
 
 META = RuleMeta(code="KQ305", slug="incomplete-scheduler-name", severity=Severity.ERROR,
                 summary="a multi-node LLMInferenceService sets schedulerName in only some pod specs",
-                kinds=frozenset({"LLMInferenceService"}))
+                kinds=frozenset({LLMISVC}))
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    if obj.group != "serving.kserve.io" or not isinstance(obj.get("spec", "worker"), dict):
+    if not isinstance(obj.get("spec", "worker"), dict):
         return
     present = [t for t in own_templates(obj) if isinstance(obj.get(*t.spec_path), dict)]
     named = [t for t in present if _has_name(t.spec.get("schedulerName"))]
@@ -97,4 +99,4 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _has_name(value: object) -> bool:
-    return isinstance(value, str) and bool(value)
+    return text(value) is not None

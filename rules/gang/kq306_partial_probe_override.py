@@ -80,6 +80,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.kinds import LLMISVC
 from kqlint.model import Finding, Location, Severity
 from kqlint.objects import K8sObject
 from kqlint.podspec import PROBE_HANDLERS, Container, containers, handlerless_probes, probe_fields
@@ -88,9 +89,8 @@ from kqlint.workloads import PodTemplate, own_templates
 
 META = RuleMeta(code="KQ306", slug="partial-probe-override", severity=Severity.ERROR,
                 summary="an LLMInferenceService overlay sets a probe without a handler",
-                kinds=frozenset({"LLMInferenceService"}))
+                kinds=frozenset({LLMISVC}))
 
-KSERVE_GROUP = "serving.kserve.io"
 # The overlays KServe merges onto its presets, each with the worker that makes its pods a gang.
 OVERLAYS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("spec", "template"): ("spec", "worker"),
@@ -102,8 +102,6 @@ HANDLERS = ", ".join(PROBE_HANDLERS[:-1]) + f" or {PROBE_HANDLERS[-1]}"
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    if obj.group != KSERVE_GROUP:
-        return
     for template in _overlays(obj, ctx):
         bad = [(c, key) for c in containers(template.spec) for key in handlerless_probes(c)]
         if bad:
@@ -132,7 +130,7 @@ def _finding(obj: K8sObject, template: PodTemplate, bad: list[tuple[Container, s
 
 
 def _at(template: PodTemplate, container: Container, key: str) -> Location:
-    return template.at(*container.path, key)  # type: ignore[no-any-return]
+    return template.at(*container.path, key)
 
 
 def _more(rest: list[tuple[Container, str]]) -> str:

@@ -66,20 +66,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from kqlint.kinds import KUBEFLOW_JOBS
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
 from kqlint.workloads import (
     KAI_SCHEDULER_NAMES,
-    KUBEFLOW_REPLICA_KEYS,
-    is_kubeflow_job,
     own_templates,
     replica_specs,
 )
 
 META = RuleMeta(code="KQ307", slug="kubeflow-replicas-unset", severity=Severity.WARNING,
                 summary="a Kubeflow job sent to KAI has a replica spec without replicas",
-                kinds=frozenset(KUBEFLOW_REPLICA_KEYS))
+                kinds=frozenset(KUBEFLOW_JOBS))
 
 
 @dataclass(frozen=True)
@@ -88,8 +87,6 @@ class Options:
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    if not is_kubeflow_job(obj):
-        return
     kai = [t for t in own_templates(obj) if t.scheduler_name in ctx.options.kai_scheduler_names]
     if not kai:
         return

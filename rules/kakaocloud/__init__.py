@@ -7,12 +7,14 @@ from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from kqlint.kinds import NAMESPACE, GroupKind
+
 if TYPE_CHECKING:
     from kqlint.graph import ObjectGraph
     from kqlint.objects import K8sObject
 
 PROFILE = "kakaocloud"
-CUSTOM_WPC = ("kakaocloud.io", "CustomWorkloadPriorityClass")
+CUSTOM_WPC = GroupKind("kakaocloud.io", "CustomWorkloadPriorityClass")
 
 
 @lru_cache(maxsize=1)
@@ -26,7 +28,7 @@ def profile_data() -> dict[str, Any]:
 
 def tenant_namespaces(graph: ObjectGraph) -> list[str]:
     names = {obj.namespace for obj in graph.inputs if obj.kind == "LocalQueue" and obj.namespace}
-    names |= {obj.name for obj in graph.inputs if obj.kind == "Namespace" and obj.group == "" and obj.name}
+    names |= {obj.name for obj in graph.inputs if NAMESPACE.of(obj) and obj.name}
     return sorted(names)
 
 

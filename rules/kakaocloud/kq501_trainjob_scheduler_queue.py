@@ -54,15 +54,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.kinds import TRAINJOB
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
+from kqlint.workloads import KAI_QUEUE_LABEL, VOLCANO_QUEUE_ANNOTATION
 
 META = RuleMeta(code="KQ501", slug="trainjob-scheduler-queue", severity=Severity.ERROR,
                 summary="a TrainJob carries a Volcano or KAI queue label/annotation (creation is rejected)",
-                kinds=frozenset({"TrainJob"}), profile="kakaocloud")
+                kinds=frozenset({TRAINJOB}), profile="kakaocloud")
 
-QUEUE_KEYS = ("scheduling.volcano.sh/queue-name", "kai.scheduler/queue")
+QUEUE_KEYS = (VOLCANO_QUEUE_ANNOTATION, KAI_QUEUE_LABEL)
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:

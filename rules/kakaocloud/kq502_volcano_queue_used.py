@@ -45,17 +45,18 @@ from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
 from kqlint.rules.kakaocloud._markers import markers
+from kqlint.workloads import VOLCANO_PODGROUP, VOLCANO_QUEUE_ANNOTATION
 
 META = RuleMeta(code="KQ502", slug="volcano-queue-used", severity=Severity.ERROR,
                 summary="a Volcano queue annotation anywhere, or a Volcano PodGroup with spec.queue",
                 profile="kakaocloud")
 
-QUEUE_KEYS = ("scheduling.volcano.sh/queue-name", "volcano.sh/queue-name", "nvidia.com/volcano-queue",
+QUEUE_KEYS = (VOLCANO_QUEUE_ANNOTATION, "volcano.sh/queue-name", "nvidia.com/volcano-queue",
               "scheduling.grove.io/volcano-queue")
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    if obj.kind == "PodGroup" and obj.group == "scheduling.volcano.sh" and obj.get("spec", "queue"):
+    if VOLCANO_PODGROUP.of(obj) and obj.get("spec", "queue"):
         yield _finding(obj, ctx, obj.at("spec", "queue"), "spec.queue")
     for section in ("annotations", "labels"):
         for key in QUEUE_KEYS:

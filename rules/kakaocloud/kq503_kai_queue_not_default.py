@@ -79,11 +79,12 @@ from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
 from kqlint.rules.kakaocloud._markers import markers
+from kqlint.workloads import KAI_QUEUE_LABEL
 
 META = RuleMeta(code="KQ503", slug="kai-queue-not-default", severity=Severity.ERROR,
                 summary="a kai.scheduler/queue label other than default-queue", profile="kakaocloud")
 
-KEY, DEFAULT = "kai.scheduler/queue", "default-queue"
+KEY, DEFAULT = KAI_QUEUE_LABEL, "default-queue"
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:

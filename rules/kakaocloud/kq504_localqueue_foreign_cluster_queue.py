@@ -36,18 +36,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.kinds import LOCAL_QUEUE
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ504", slug="localqueue-foreign-cluster-queue", severity=Severity.ERROR,
                 summary="a LocalQueue's spec.clusterQueue differs from its own namespace",
-                kinds=frozenset({"LocalQueue"}), profile="kakaocloud")
+                kinds=frozenset({LOCAL_QUEUE}), profile="kakaocloud")
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     target = obj.get("spec", "clusterQueue")
-    if obj.group == "kueue.x-k8s.io" and isinstance(target, str) and target != obj.namespace:
+    if isinstance(target, str) and target != obj.namespace:
         yield ctx.finding(
             at=obj.at_value("spec", "clusterQueue"),
             message=(f"{obj.display()}: spec.clusterQueue `{target}` is not the tenant's own ClusterQueue "

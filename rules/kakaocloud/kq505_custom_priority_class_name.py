@@ -42,17 +42,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.kinds import KUEUE_GROUP
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
+from kqlint.rules.kakaocloud import CUSTOM_WPC
 
 META = RuleMeta(code="KQ505", slug="custom-priority-class-name", severity=Severity.ERROR,
                 summary="a CustomWorkloadPriorityClass name is not <namespace>-<suffix> or conflicts",
-                kinds=frozenset({"CustomWorkloadPriorityClass"}), profile="kakaocloud")
+                kinds=frozenset({CUSTOM_WPC}), profile="kakaocloud")
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    if obj.group != "kakaocloud.io" or not obj.name:
+    if not obj.name:
         return
     prefix = f"{obj.namespace}-"
     if not obj.name.startswith(prefix) or obj.name == prefix:
@@ -67,7 +69,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
 
 def _conflict(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     value = obj.get("spec", "value")
-    for wpc in ctx.graph.of_kind("WorkloadPriorityClass", "kueue.x-k8s.io"):
+    for wpc in ctx.graph.of_kind("WorkloadPriorityClass", KUEUE_GROUP):
         if wpc.name == obj.name and wpc.get("value") != value:
             yield ctx.finding(
                 at=obj.at_value("metadata", "name"),

@@ -41,18 +41,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.kinds import CLUSTER_QUEUE
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ507", slug="cross-tenant-reclaim", severity=Severity.ERROR,
                 summary="a ClusterQueue sets reclaimWithinCohort to anything but Never",
-                kinds=frozenset({"ClusterQueue"}), profile="kakaocloud")
+                kinds=frozenset({CLUSTER_QUEUE}), profile="kakaocloud")
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     value = obj.get("spec", "preemption", "reclaimWithinCohort")
-    if obj.group == "kueue.x-k8s.io" and value is not None and value != "Never":
+    if value is not None and value != "Never":
         yield ctx.finding(
             at=obj.at_value("spec", "preemption", "reclaimWithinCohort"),
             message=(f"{obj.display()}: reclaimWithinCohort {value} lets this queue evict other tenants' "

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.kinds import VOLCANO_BATCH_GROUP
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
@@ -63,7 +64,7 @@ WRONG, RIGHT = "volcano", "volcano-scheduler"
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     paths = [t.spec_path + ("schedulerName",) for t in pod_templates(obj, ctx.graph)
              if t.owner is obj and not t.generated and t.spec.get("schedulerName") == WRONG]
-    if obj.group == "batch.volcano.sh" and obj.get("spec", "schedulerName") == WRONG:
+    if obj.group == VOLCANO_BATCH_GROUP and obj.get("spec", "schedulerName") == WRONG:
         paths.insert(0, ("spec", "schedulerName"))
     for path in paths:
         yield ctx.finding(

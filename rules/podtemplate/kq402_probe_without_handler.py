@@ -64,6 +64,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.kinds import LLMISVC
 from kqlint.model import Finding, Location, Severity
 from kqlint.objects import K8sObject
 from kqlint.podspec import (
@@ -82,7 +83,7 @@ META = RuleMeta(code="KQ402", slug="probe-without-handler", severity=Severity.ER
                 summary="a container probe has no exec, httpGet, tcpSocket or grpc handler")
 
 HANDLERS = ", ".join(PROBE_HANDLERS[:-1]) + f" or {PROBE_HANDLERS[-1]}"
-KQ306_KIND = ("serving.kserve.io", "LLMInferenceService")  # KQ306 owns its probes
+KQ306_KIND = LLMISVC  # KQ306 owns its probes
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
@@ -110,5 +111,5 @@ def _finding(obj: K8sObject, template: PodTemplate, bad: list[tuple[Container, s
 
 
 def _at(template: PodTemplate, container: Container, key: str) -> Location:
-    return template.at(*container.path, key)  # type: ignore[no-any-return]
+    return template.at(*container.path, key)
 

@@ -119,7 +119,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kqlint.kueue import (
-    MANAGED_KINDS,
+    MANAGED,
     class_location,
     describe_pod_priority,
     describe_template,
@@ -133,7 +133,7 @@ from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ101", slug="pod-preemption-enabled", severity=Severity.ERROR,
                 summary="gang pods of a Kueue-managed workload use a preempting PriorityClass",
-                kinds=MANAGED_KINDS)
+                kinds=MANAGED)
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:

@@ -102,7 +102,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kqlint.kueue import (
-    MANAGED_KINDS,
+    MANAGED,
     PREEMPT_LOWER,
     class_location,
     class_value,
@@ -117,7 +117,7 @@ from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ102", slug="global-default-leak", severity=Severity.ERROR,
                 summary="a Kueue-managed pod template without a class inherits a preempting global default",
-                kinds=MANAGED_KINDS)
+                kinds=MANAGED)
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:

@@ -99,6 +99,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.kinds import LLMISVC
 from kqlint.kueue import (
     PodPriority,
     describe_pod_priority,
@@ -114,7 +115,7 @@ from kqlint.workloads import PodTemplate, has_pod_templates, own_templates
 META = RuleMeta(code="KQ104", slug="mixed-priority-in-workload", severity=Severity.ERROR,
                 summary="pod templates of one workload get different pod priorities or preemption policies")
 
-LLM_SERVICE = ("serving.kserve.io", "LLMInferenceService")
+LLM_SERVICE = LLMISVC
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:

@@ -102,7 +102,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kqlint.kueue import (
-    MANAGED_KINDS,
+    MANAGED,
     NEVER,
     PRIORITY_LABEL,
     cluster_queue_of,
@@ -117,7 +117,7 @@ from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ108", slug="missing-workload-priority", severity=Severity.INFO,
                 summary="a workload in a preempting ClusterQueue has no WorkloadPriorityClass label",
-                kinds=MANAGED_KINDS)
+                kinds=MANAGED)
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:

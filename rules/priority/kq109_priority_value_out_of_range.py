@@ -45,21 +45,20 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kqlint.graph import BUILTIN_PRIORITY_CLASSES
-from kqlint.kueue import HIGHEST_USER_PRIORITY, SCHEDULING_GROUP, class_value, is_global_default
+from kqlint.kinds import PRIORITY_CLASS
+from kqlint.kueue import HIGHEST_USER_PRIORITY, class_value, is_global_default
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ109", slug="priority-value-out-of-range", severity=Severity.ERROR,
                 summary="a PriorityClass value above 1000000000 or a reserved system- name",
-                kinds=frozenset({"PriorityClass"}))
+                kinds=frozenset({PRIORITY_CLASS}))
 
 RESERVED = "priority class names with 'system-' prefix are reserved for system use only"
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    if obj.group != SCHEDULING_GROUP:
-        return
     value = class_value(obj)
     if obj.name.startswith("system-"):
         yield from _system_name(obj, value, ctx)

@@ -92,8 +92,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.kinds import CLUSTER_QUEUE
 from kqlint.kueue import (
-    KUEUE_GROUP,
     QUEUE_LABEL,
     ManagedWorkload,
     WorkloadPriority,
@@ -108,7 +108,7 @@ from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ201", slug="missing-within-cluster-queue", severity=Severity.WARNING,
                 summary="a ClusterQueue with several priorities in play leaves withinClusterQueue at Never",
-                kinds=frozenset({"ClusterQueue"}))
+                kinds=frozenset({CLUSTER_QUEUE}))
 
 MAX_RELATED = 10
 WITHIN = ("spec", "preemption", "withinClusterQueue")
@@ -117,7 +117,7 @@ ADVICE = ("set spec.preemption.withinClusterQueue: LowerPriority so higher-prior
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    if obj.group != KUEUE_GROUP or obj.get(*WITHIN) is not None:
+    if obj.get(*WITHIN) is not None:
         return
     by_value = _distinct_priorities(workloads_routed_to(obj.name, ctx.graph), ctx)
     if len(by_value) >= 2:

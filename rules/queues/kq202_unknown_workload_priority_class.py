@@ -88,11 +88,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.kinds import KUEUE_GROUP
 from kqlint.kueue import PRIORITY_LABEL, managed_workloads, resolve_priority_class, resolve_workload_priority_class
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
-from kqlint.rules.queues._refs import KUEUE_GROUP, LOOKED_IN, did_you_mean
+from kqlint.wording import LOOKED_IN, did_you_mean
 
 META = RuleMeta(code="KQ202", slug="unknown-workload-priority-class", severity=Severity.ERROR,
                 summary="a kueue.x-k8s.io/priority-class label names a WorkloadPriorityClass that cannot "

@@ -81,11 +81,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.kinds import KUEUE_GROUP
 from kqlint.kueue import QUEUE_LABEL, local_queue, managed_workloads
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
-from kqlint.rules.queues._refs import KUEUE_GROUP, LOOKED_IN, did_you_mean
+from kqlint.wording import LOOKED_IN, did_you_mean
 
 META = RuleMeta(code="KQ203", slug="unknown-local-queue", severity=Severity.ERROR,
                 summary="a kueue.x-k8s.io/queue-name label names a LocalQueue that cannot be resolved in "

@@ -58,19 +58,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.kinds import KUEUE_GROUP, LOCAL_QUEUE
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
-from kqlint.rules.queues._refs import KUEUE_GROUP, LOOKED_IN, did_you_mean
+from kqlint.wording import LOOKED_IN, did_you_mean
 
 META = RuleMeta(code="KQ204", slug="unknown-cluster-queue", severity=Severity.ERROR,
                 summary="a LocalQueue's spec.clusterQueue names a ClusterQueue that cannot be resolved",
-                kinds=frozenset({"LocalQueue"}))
+                kinds=frozenset({LOCAL_QUEUE}))
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    if obj.group != KUEUE_GROUP:
-        return
     name = obj.get("spec", "clusterQueue")
     if name is None or name == "":
         yield ctx.finding(

@@ -87,19 +87,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from kqlint.graph import ObjectGraph
+from kqlint.kinds import POD, SCHEDULING_GROUP
 from kqlint.kueue import is_kueue_managed, trainjobs_using
 from kqlint.model import Finding, Location, Severity
 from kqlint.objects import K8sObject
 from kqlint.platform import INSTALLED_PRIORITY_CLASSES, platform_of
 from kqlint.rule import RuleContext, RuleMeta
-from kqlint.rules.queues._refs import LOOKED_IN, did_you_mean, template_text
+from kqlint.wording import LOOKED_IN, did_you_mean, template_text
 from kqlint.workloads import KAI_PODGROUP, KAI_SCHEDULER_NAMES, PodTemplate, own_templates
 
 META = RuleMeta(code="KQ205", slug="unknown-priority-class", severity=Severity.ERROR,
                 summary="a pod template's or PodGroup's priorityClassName names a PriorityClass that "
                         "cannot be resolved")
 
-PRIORITY_GROUP = "scheduling.k8s.io"
 KAI_CLASSES = tuple(INSTALLED_PRIORITY_CLASSES["kai"])
 
 
@@ -135,12 +135,12 @@ def _kueue_manages(obj: K8sObject, graph: ObjectGraph) -> bool:
 
 def _where(obj: K8sObject, template: PodTemplate) -> str:
     """`` pod template Worker``; nothing for a bare Pod (the object is the pod)."""
-    return "" if (obj.group, obj.kind) == ("", "Pod") else f" {template_text(template)}"
+    return "" if POD.of(obj) else f" {template_text(template)}"
 
 
 def _effect(obj: K8sObject, name: str, managed: bool) -> str:
     rejected = f"(\"no PriorityClass with name {name} was found\")"
-    if (obj.group, obj.kind) == ("", "Pod"):
+    if POD.of(obj):
         text = f"the API server rejects the pod at creation {rejected}"
     else:
         text = f"the API server rejects its pods at creation {rejected}"
@@ -149,8 +149,8 @@ def _effect(obj: K8sObject, name: str, managed: bool) -> str:
 
 def _unknown(name: object, graph: ObjectGraph, installed: Iterable[str]) -> bool:
     return (isinstance(name, str) and bool(name) and name not in installed
-            and graph.resolve("PriorityClass", name, group=PRIORITY_GROUP) is None
-            and not graph.may_exist("PriorityClass", name, group=PRIORITY_GROUP))
+            and graph.resolve("PriorityClass", name, group=SCHEDULING_GROUP) is None
+            and not graph.may_exist("PriorityClass", name, group=SCHEDULING_GROUP))
 
 
 def _finding(ctx: RuleContext, at: Location, where: str, name: str, effect: str,
@@ -159,5 +159,5 @@ def _finding(ctx: RuleContext, at: Location, where: str, name: str, effect: str,
     return ctx.finding(
         at=at,
         message=(f"{where}: priorityClassName `{name}` names no PriorityClass in {looked_in}"
-                 f"{did_you_mean(name, 'PriorityClass', ctx.graph, PRIORITY_GROUP, extra=installed)}: "
+                 f"{did_you_mean(name, 'PriorityClass', ctx.graph, SCHEDULING_GROUP, extra=installed)}: "
                  f"{effect}; create PriorityClass `{name}` or fix the name"))

@@ -61,33 +61,22 @@ under `external: {ResourceFlavor: [{name: ...}]}` in `.kqlint.yaml`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
+from kqlint.kinds import CLUSTER_QUEUE, KUEUE_GROUP
+from kqlint.kueue import flavor_quotas
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
-from kqlint.rules.queues._refs import KUEUE_GROUP, LOOKED_IN, did_you_mean
+from kqlint.wording import LOOKED_IN, did_you_mean
 
 META = RuleMeta(code="KQ206", slug="unknown-resource-flavor", severity=Severity.ERROR,
                 summary="a ClusterQueue flavor names a ResourceFlavor that cannot be resolved",
-                kinds=frozenset({"ClusterQueue"}))
-
-
-def flavor_entries(obj: K8sObject) -> Iterator[tuple[tuple[Any, ...], dict[str, Any]]]:
-    """(path, flavor mapping) for every ``spec.resourceGroups[].flavors[]`` entry."""
-    groups = obj.get("spec", "resourceGroups")
-    for g, group in enumerate(groups if isinstance(groups, list) else ()):
-        flavors = group.get("flavors") if isinstance(group, dict) else None
-        for f, flavor in enumerate(flavors if isinstance(flavors, list) else ()):
-            if isinstance(flavor, dict):
-                yield ("spec", "resourceGroups", g, "flavors", f), flavor
+                kinds=frozenset({CLUSTER_QUEUE}))
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    if obj.group != KUEUE_GROUP:
-        return
-    for path, flavor in flavor_entries(obj):
-        name = flavor.get("name")
+    for entry in flavor_quotas(obj):
+        path, name = entry.path, entry.name
         if not isinstance(name, str) or not name:
             continue  # a missing or mistyped name is a schema violation (KQ002)
         if ctx.graph.resolve("ResourceFlavor", name, group=KUEUE_GROUP) is not None \

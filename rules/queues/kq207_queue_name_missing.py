@@ -84,6 +84,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from kqlint.fields import text
 from kqlint.graph import ObjectGraph
 from kqlint.kueue import (
     KUEUE_GROUP,
@@ -112,7 +113,7 @@ def label_sites(obj: K8sObject, graph: ObjectGraph) -> list[tuple[tuple[Any, ...
 
 
 def _has(labels: Any, key: str) -> bool:
-    return isinstance(labels, dict) and isinstance(labels.get(key), str) and bool(labels[key])
+    return isinstance(labels, dict) and text(labels.get(key)) is not None
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:

@@ -105,22 +105,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from kqlint.graph import ObjectGraph
+from kqlint.kinds import DEPLOYMENT, JOBSET, LWS, POD, STATEFULSET
 from kqlint.kueue import INTEGRATIONS, POD_TEMPLATE_LABELLED, PRIORITY_LABEL, QUEUE_LABEL
 from kqlint.model import Finding, Location, Severity
 from kqlint.objects import K8sObject
 from kqlint.platform import Platform, platform_of
 from kqlint.rule import RuleContext, RuleMeta
-from kqlint.rules.queues._refs import template_text
+from kqlint.wording import template_text
 from kqlint.workloads import own_templates
 
 META = RuleMeta(code="KQ208", slug="kueue-label-misplaced", severity=Severity.ERROR,
                 summary="a Kueue queue-name/priority-class label sits where that integration does not read it")
 
 KUEUE_LABELS = (QUEUE_LABEL, PRIORITY_LABEL)
-DEPLOYMENT = ("apps", "Deployment")
 # Each pod of these becomes its own Workload when the pod integration reads template labels.
-GROUPED = frozenset({("apps", "StatefulSet"), ("leaderworkerset.x-k8s.io", "LeaderWorkerSet")})
-JOBSET = ("jobset.x-k8s.io", "JobSet")
+GROUPED = frozenset({STATEFULSET, LWS})
 OWN_METADATA = "DynamoGraphDeployment's own metadata.labels"
 _POD_OFF = {"off": "the `pod` integration is not enabled",
             "implicit": "the `pod` integration is only implicitly enabled (by deployment, statefulset or "
@@ -143,7 +142,7 @@ def misplaced_labels(obj: K8sObject, graph: ObjectGraph) -> list[MisplacedLabel]
     if key in POD_TEMPLATE_LABELLED:
         return _dgd_misplaced(obj, graph)
     platform = platform_of(graph)
-    if key not in INTEGRATIONS or key == ("", "Pod") or key in platform.template_labels:
+    if key not in INTEGRATIONS or key == POD or key in platform.template_labels:
         return []  # a bare Pod's labels are its own; the platform documents template labels
     own = _present(obj.labels)
     found = []

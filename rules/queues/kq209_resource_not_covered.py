@@ -139,21 +139,23 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from kqlint.kueue import QUEUE_LABEL, ManagedWorkload, managed_workloads
-from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.quantity import format_amount
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.rules.queues._refs import (
+from kqlint.kueue import (
+    QUEUE_LABEL,
+    ManagedWorkload,
     PodSet,
     cluster_queue_candidates,
     covered_resources,
-    pod_set_text,
+    managed_workloads,
     pod_sets,
     quota_known,
     request_location,
     resource_config,
 )
+from kqlint.model import Finding, Severity
+from kqlint.objects import K8sObject
+from kqlint.quantity import format_amount
+from kqlint.rule import RuleContext, RuleMeta
+from kqlint.wording import pod_set_text
 
 META = RuleMeta(code="KQ209", slug="resource-not-covered", severity=Severity.ERROR,
                 summary="a Kueue-managed workload requests a resource its ClusterQueue does not cover")
@@ -189,7 +191,7 @@ def _finding(ctx: RuleContext, unit: ManagedWorkload, cq: K8sObject,
     obj = unit.obj
     covered = covered_resources(cq)
     names = sorted({r for _, r in missing})
-    details = "; ".join(f"{pod_set_text(ps)} requests {r} {format_amount(ps.per_pod[r])} per pod"
+    details = "; ".join(f"{pod_set_text(ps.template)} requests {r} {format_amount(ps.per_pod[r])} per pod"
                         for ps, r in missing)
     spots = [loc for ps, r in missing if (loc := request_location(obj, ps, r)) is not None]
     covers = ", ".join(sorted(covered)) or "nothing"

@@ -137,27 +137,29 @@ from fractions import Fraction
 from typing import Any
 
 from kqlint.graph import ObjectGraph, from_manifest
-from kqlint.kueue import QUEUE_LABEL, ManagedWorkload, managed_workloads
-from kqlint.model import Finding, Location, Severity
-from kqlint.objects import K8sObject
-from kqlint.podspec import parse_quantity
-from kqlint.quantity import format_amount
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.rules.queues._refs import (
-    KUEUE_GROUP,
+from kqlint.kueue import (
+    QUEUE_LABEL,
+    ManagedWorkload,
     PodSet,
     cluster_queue_candidates,
     cluster_queues_by_cohort,
     cohort_name,
+    cohort_tree_open,
     count_location,
     covered_resources,
-    maps,
-    pod_set_text,
+    flavors_covering,
+    managed_workloads,
     pod_sets,
+    quota_entry,
     quota_known,
     request_location,
     resource_config,
 )
+from kqlint.model import Finding, Location, Severity
+from kqlint.objects import K8sObject
+from kqlint.quantity import format_amount, parse_quantity
+from kqlint.rule import RuleContext, RuleMeta
+from kqlint.wording import pod_set_text
 
 META = RuleMeta(code="KQ210", slug="exceeds-quota", severity=Severity.ERROR,
                 summary="a Kueue-managed workload needs more than its ClusterQueue can ever provide")
@@ -216,48 +218,16 @@ def cohort_peers(cq: K8sObject, graph: ObjectGraph) -> list[K8sObject] | None:
     name = cohort_name(cq)
     if name is None:
         return []
-    if not from_manifest(cq) or _cohort_tree_open(name, graph):
+    if not from_manifest(cq) or cohort_tree_open(name, graph):
         return None
     peers = [m for m in cluster_queues_by_cohort(graph).get(name, []) if m.name != cq.name]
     return None if not all(from_manifest(p) for p in peers) else peers
 
 
-def _cohort_tree_open(name: str, graph: ObjectGraph) -> bool:
-    """A Cohort object with a parent or quotas of its own, or a child cohort: more lenders."""
-    for cohort in graph.of_kind("Cohort", KUEUE_GROUP):
-        spec = cohort.get("spec")
-        spec = spec if isinstance(spec, dict) else {}
-        if cohort.name == name and (spec.get("parentName") or spec.get("parent") or spec.get("resourceGroups")):
-            return True
-        if name in (spec.get("parentName"), spec.get("parent")):
-            return True
-    return False
-
-
 # ------------------------------------------------------------------ capacity
 
-def _quota_entry(cq: K8sObject, flavor: str, resource: str) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
-    for g, group in enumerate(maps(cq.get("spec", "resourceGroups"))):
-        for f, entry in enumerate(maps(group.get("flavors"))):
-            if entry.get("name") != flavor:
-                continue
-            for r, quota in enumerate(maps(entry.get("resources"))):
-                if quota.get("name") == resource:
-                    return ("spec", "resourceGroups", g, "flavors", f, "resources", r), quota
-    return None
-
-
-def _flavors_for(cq: K8sObject, resource: str) -> list[str]:
-    """Flavor names of the (first) resource group that covers ``resource``."""
-    for group in maps(cq.get("spec", "resourceGroups")):
-        covered = group.get("coveredResources")
-        if isinstance(covered, list) and resource in covered:
-            return [f["name"] for f in maps(group.get("flavors")) if isinstance(f.get("name"), str)]
-    return []
-
-
 def _lendable(peer: K8sObject, flavor: str, resource: str) -> Fraction | None:
-    found = _quota_entry(peer, flavor, resource)
+    found = quota_entry(peer, flavor, resource)
     if found is None:
         return Fraction(0)
     quota = found[1]
@@ -266,7 +236,7 @@ def _lendable(peer: K8sObject, flavor: str, resource: str) -> Fraction | None:
 
 def capacity(cq: K8sObject, peers: list[K8sObject], flavor: str, resource: str) -> Capacity | None:
     """The most ``cq`` can ever give ``resource`` in ``flavor``; None when a quota is unreadable."""
-    found = _quota_entry(cq, flavor, resource)
+    found = quota_entry(cq, flavor, resource)
     if found is None:
         return None  # a flavor without the resource: the API server rejects the queue (KQ004)
     path, quota = found
@@ -316,7 +286,7 @@ def capacity_table(cq: K8sObject, peers: list[K8sObject], graph: ObjectGraph) ->
     if table is None:
         table = cache[id(cq)] = {}
         for resource in covered_resources(cq):
-            caps = [capacity(cq, peers, flavor, resource) for flavor in _flavors_for(cq, resource)]
+            caps = [capacity(cq, peers, flavor, resource) for flavor in flavors_covering(cq, resource)]
             if caps and all(c is not None for c in caps):
                 table[resource] = [c for c in caps if c is not None]
     return table
@@ -347,7 +317,7 @@ def _whole_text(sets: list[PodSet], resource: str, whole: Fraction, limit: Fract
 def _pod_set_text(ps: PodSet, resource: str, largest: Capacity) -> str:
     per_pod = "1" if resource == PODS else format_amount(ps.per_pod.get(resource, Fraction(0)))
     pods = f"{ps.count} pod{'s' if ps.count != 1 else ''}"
-    return (f"{pod_set_text(ps)} needs {resource} {format_amount(_total(ps, resource))} ({pods} x {per_pod}), "
+    return (f"{pod_set_text(ps.template)} needs {resource} {format_amount(_total(ps, resource))} ({pods} x {per_pod}), "
             f"more than the largest single-flavor capacity {format_amount(largest.amount)} "
             f"(flavor {largest.flavor}: {largest.how})")
 

@@ -89,10 +89,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from kqlint.graph import ObjectGraph
+from kqlint.kinds import KUEUE_GROUP
 from kqlint.model import Finding, Severity
 from kqlint.objects import INPUT, K8sObject
 from kqlint.rule import RuleContext, RuleMeta
-from kqlint.rules.queues._refs import KUEUE_GROUP
 
 META = RuleMeta(code="KQ211", slug="cluster-queue-selects-no-namespace", severity=Severity.ERROR,
                 summary="a ClusterQueue's namespaceSelector admits none of the namespaces of its LocalQueues",

@@ -1,81 +1,33 @@
-"""Private helpers shared by the queue/reference rules (KQ202-KQ211): not a rule module.
-
-Message wording (where a name was looked up, a "did you mean" hint), and for KQ209/KQ210 the
-pod sets of one Kueue Workload and what a ClusterQueue covers. Resolution itself is
-``ObjectGraph.resolve``; labels and routing are ``kqlint.kueue``; requests are
-``kqlint.quantity``.
-"""
+"""Kueue pod sets: the pods of one Workload per integration (a Deployment's pod, a
+LeaderWorkerSet group, a Job's partial admission), their requests after Kueue's resource
+transformations, and where a manifest writes a request or a pod count."""
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kqlint.graph import ObjectGraph
-from kqlint.kueue import KUEUE_GROUP, ManagedWorkload
-from kqlint.model import Location
-from kqlint.objects import CONTEXT, INPUT, K8sObject
-from kqlint.podspec import effective_resources, parse_quantity, resource_list
-from kqlint.quantity import Requests, pod_requests, requirement_requests
+from kqlint import kinds as K
+from kqlint.fields import above_one
+from kqlint.objects import K8sObject
+from kqlint.podspec import effective_resources, pod_requests
+from kqlint.quantity import Requests, parse_quantity, requirement_requests, resource_list
 from kqlint.workloads import (
-    APPWRAPPER,
     RESOURCES_PER_NODE_PATH,
-    PodGroupRef,
     PodTemplate,
     as_count,
-    is_pod_group,
     resources_per_node,
     trainer_num_nodes,
-    wrapped_objects,
 )
 
-LOOKED_IN = "the inputs, --context, config `external` or the profile"
-
-
-def did_you_mean(name: str, kind: str, graph: ObjectGraph, group: str | None = None,
-                 namespace: str | None = None, extra: Iterable[str] = ()) -> str:
-    """`` (did you mean `x`?)`` for the closest known name of ``kind`` (or of ``extra``: names
-    the platform model knows exist), else ``""``."""
-    names = sorted({obj.name for obj in graph.of_kind(kind, group)
-                    if namespace is None or obj.namespace in (None, namespace)} | set(extra))
-    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
-    return f" (did you mean `{close[0]}`?)" if close else ""
-
-
-# ------------------------------------------------------------------ PodGroups (KQ301, KQ303, graph)
-
-def resolve_pod_group(ref: PodGroupRef, namespace: str | None, graph: ObjectGraph) -> K8sObject | None:
-    """The PodGroup a pod label/annotation names (``POD_GROUP_REFERENCES``): same API group, same
-    namespace, from the first tier that has it; a PodGroup wrapped in an AppWrapper counts."""
-    found = graph.resolve("PodGroup", ref.name, namespace, ref.group)
-    return found if found is not None else wrapped_pod_groups(graph).get((ref.group, namespace, ref.name))
-
-
-def wrapped_pod_groups(graph: ObjectGraph) -> dict[tuple[str, str | None, str], K8sObject]:
-    """PodGroups inside AppWrappers (``spec.components[].template``), keyed by (API group,
-    namespace, name); built once per graph."""
-    def build() -> dict[tuple[str, str | None, str], K8sObject]:
-        index: dict[tuple[str, str | None, str], K8sObject] = {}
-        for wrapper in graph.of_kind(APPWRAPPER[1], APPWRAPPER[0]):
-            for inner in wrapped_objects(wrapper):
-                if is_pod_group(inner):
-                    index.setdefault((inner.group, inner.namespace, inner.name), inner)
-        return index
-    return graph.memo("wrapped_pod_groups", build)
-
-
-# ------------------------------------------------------------------ Kueue pod sets and quotas
-# (KQ209/KQ210). Candidates for kqlint.kueue: the Workload granularity per integration.
+if TYPE_CHECKING:
+    from kqlint.graph import ObjectGraph
+    from kqlint.kueue.routing import ManagedWorkload
+    from kqlint.model import Location
 
 # Integrations where every pod becomes its own Workload (kueue.md B13): Deployment pods, plain
 # Pods, and the pods of a DynamoGraphDeployment (pod integration).
-SINGLE_POD_WORKLOADS = frozenset({("apps", "Deployment"), ("", "Pod"),
-                                  ("nvidia.com", "DynamoGraphDeployment")})
-LWS = ("leaderworkerset.x-k8s.io", "LeaderWorkerSet")
-JOB = ("batch", "Job")
-TRAINJOB = ("trainer.kubeflow.org", "TrainJob")
+SINGLE_POD_WORKLOADS = frozenset({K.DEPLOYMENT, K.POD, K.DGD})
 JOB_MIN_PARALLELISM = "kueue.x-k8s.io/job-min-parallelism"  # partial admission (workloads.md 1)
 
 
@@ -106,17 +58,17 @@ def pod_sets(unit: ManagedWorkload, graph: ObjectGraph,
     own (``count``); ``replicas`` keeps the whole object's pods."""
     obj = unit.obj
     kind = (obj.group, obj.kind)
-    if kind == TRAINJOB and not unit.templates:
+    if kind == K.TRAINJOB and not unit.templates:
         return _trainer_step_only(obj, config)
     found = []
     for template in unit.templates:
         count = replicas = template.pods
         if kind in SINGLE_POD_WORKLOADS:
             count = min(count, 1)
-        elif kind == LWS:  # one Workload per group (workloads.md 5)
+        elif kind == K.LWS:  # one Workload per group (workloads.md 5)
             groups = as_count(obj.get("spec", "replicas"), 1)
             count = count // groups if groups else 0
-        elif kind == JOB:
+        elif kind == K.JOB:
             count = replicas = min(count, _min_parallelism(obj, count))
         per_pod = _requests(template, graph)
         found.append(PodSet(template, count, config.apply(per_pod) if config else per_pod, replicas))
@@ -202,78 +154,6 @@ def resource_config(options: Any) -> ResourceConfig:
     return ResourceConfig(tuple(p for p in prefixes if isinstance(p, str)), tuple(transformations))
 
 
-def cluster_queue_candidates(unit: ManagedWorkload, graph: ObjectGraph) -> list[K8sObject]:
-    """Every ClusterQueue the workload may reach. Usually one; several when the LocalQueue or
-    the ClusterQueue is defined more than once in the same tier (duplicates, KQ003): quota
-    rules then fire only when every candidate fails."""
-    found: list[K8sObject] = []
-    for lq in _same_identity(graph, "LocalQueue", unit.queue, unit.obj.namespace):
-        for cq in _same_identity(graph, "ClusterQueue", lq.get("spec", "clusterQueue"), None):
-            if all(cq is not other for other in found):
-                found.append(cq)
-    return found
-
-
-def _same_identity(graph: ObjectGraph, kind: str, name: Any, namespace: str | None) -> list[K8sObject]:
-    """Every definition of a Kueue object in the best tier that has one (duplicates included)."""
-    if not isinstance(name, str) or not name or graph.ambiguous(kind, name, namespace, KUEUE_GROUP):
-        return []
-    index = graph.memo("identities", lambda: _identities(graph))
-    return index.get((kind, name, namespace), [])
-
-
-def _identities(graph: ObjectGraph) -> dict[tuple[str, str, str | None], list[K8sObject]]:
-    index: dict[tuple[str, str, str | None], list[K8sObject]] = {}
-    for kind in ("LocalQueue", "ClusterQueue"):
-        for obj in graph.of_kind(kind, KUEUE_GROUP):  # best tier first
-            same = index.setdefault((kind, obj.name, obj.namespace), [])
-            if not same or same[0].source == obj.source:
-                same.append(obj)
-    return index
-
-
-def cluster_queues_by_cohort(graph: ObjectGraph) -> dict[str, list[K8sObject]]:
-    """Cohort name -> its ClusterQueues (one per name, the best tier), built once per graph."""
-    def build() -> dict[str, list[K8sObject]]:
-        chosen: dict[str, K8sObject] = {}
-        for cq in graph.of_kind("ClusterQueue", KUEUE_GROUP):
-            chosen.setdefault(cq.name, cq)
-        members: dict[str, list[K8sObject]] = {}
-        for cq in chosen.values():
-            name = cohort_name(cq)
-            if name is not None:
-                members.setdefault(name, []).append(cq)
-        return members
-    return graph.memo("cohorts", build)
-
-
-def cohort_name(cq: K8sObject) -> str | None:
-    value = cq.get("spec", "cohortName") or cq.get("spec", "cohort")  # v1beta2, v1beta1
-    return value if isinstance(value, str) and value else None
-
-
-def quota_known(cq: K8sObject) -> bool:
-    """Whether kqlint knows the queue's quotas: a manifest (inputs, --context), or a declared
-    object that spells out `spec.resourceGroups` (a profile's or config's bare name does not)."""
-    return cq.source in (INPUT, CONTEXT) or cq.has("spec", "resourceGroups")
-
-
-def covered_resources(cq: K8sObject) -> set[str]:
-    """Every resource name the ClusterQueue's resource groups cover."""
-    covered: set[str] = set()
-    for group in maps(cq.get("spec", "resourceGroups")):
-        names = group.get("coveredResources")
-        covered |= {n for n in names if isinstance(n, str)} if isinstance(names, list) else set()
-        for flavor in maps(group.get("flavors")):
-            covered |= {r["name"] for r in maps(flavor.get("resources")) if isinstance(r.get("name"), str)}
-    return covered
-
-
-def maps(value: object) -> list[dict[str, Any]]:
-    """The mappings in a list field ([] when it is not a list)."""
-    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
-
-
 def request_location(obj: K8sObject, pod_set: PodSet, resource: str) -> Location | None:
     """Where ``obj`` writes the request (or limit) of ``resource`` for this pod set, if it does."""
     template = pod_set.template
@@ -303,30 +183,15 @@ def count_location(obj: K8sObject, pod_set: PodSet, whole: bool = False) -> Loca
     template = pod_set.template
     if (pod_set.all_pods if whole else pod_set.count) <= 1:
         return None
-    if whole and pod_set.all_pods != pod_set.count and _above_one(obj.get("spec", "replicas")):
+    if whole and pod_set.all_pods != pod_set.count and above_one(obj.get("spec", "replicas")):
         return obj.at("spec", "replicas")
-    if template.via is obj and _above_one(obj.get("spec", "trainer", "numNodes")):
+    if template.via is obj and above_one(obj.get("spec", "trainer", "numNodes")):
         return obj.at("spec", "trainer", "numNodes")
     if template.owner is not obj:
         return None
     for depth in range(1, 4):  # the template's parent, then the enclosing specs
         parent = template.path[:-depth]
         for key in COUNT_KEYS:
-            if _above_one(obj.get(*parent, key)):
+            if above_one(obj.get(*parent, key)):
                 return obj.at(*parent, key)
     return None
-
-
-def _above_one(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value > 1
-
-
-def template_text(template: PodTemplate) -> str:
-    """``pod template Worker`` (``pod template`` for kinds with a single one)."""
-    role = template.role
-    return "pod template" if role in ("template", "pod") else f"pod template {role}"
-
-
-def pod_set_text(pod_set: PodSet) -> str:
-    role = pod_set.template.role
-    return "the pod set" if role in ("template", "pod") else f"pod set {role}"

@@ -1,0 +1,53 @@
+"""Every error kqlint reports on purpose, in one hierarchy.
+
+The CLI sorts them by class alone (``kqlint.cli._handle``): a :class:`UserError` is one line
+and exit 2, an :class:`InternalError` is a bug (one line and exit 3). Modules raise these;
+they never import each other to reach an exception class, which is what caused the hidden
+import cycles config <-> custom and config <-> profiles.
+"""
+from __future__ import annotations
+
+
+class KqlintError(Exception):
+    """Base of every error kqlint raises on purpose."""
+
+
+class UserError(KqlintError):
+    """Something the user can fix (a flag, a file, a setting): one line, exit 2."""
+
+
+class ConfigError(UserError):
+    """A configuration problem: reported as one line (file:line:col: message), exit 2."""
+
+
+class UsageError(UserError):
+    """Bad paths or flags: one line, exit 2."""
+
+
+class RegistryError(UserError):
+    """A plugin or rule module that cannot be used (a configuration error, exit 2)."""
+
+
+class CrdError(UserError):
+    """A ``--crd`` path that is missing, unparsable or holds no CRD (a usage error, exit 2)."""
+
+
+class BaselineError(UserError):
+    """A baseline file that cannot be read or is not a kqlint baseline (exit 2)."""
+
+
+class InternalError(KqlintError):
+    """A bug in kqlint while processing ``file`` (a file, a folder, a report): the CLI prints
+    one line and exits 3."""
+
+    def __init__(self, file: str, error: BaseException) -> None:
+        super().__init__(f"{type(error).__name__}: {error}")
+        self.file = file
+
+    @property
+    def where(self) -> str:
+        return self.file
+
+
+__all__ = ["KqlintError", "UserError", "ConfigError", "UsageError", "RegistryError", "CrdError",
+           "BaselineError", "InternalError"]

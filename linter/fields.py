@@ -1,0 +1,66 @@
+"""Typed readers for manifest fields, which may hold anything a YAML file can say.
+
+Each reader states one coercion rule, so that "a non-empty string", "an int that is not a
+bool" and "the mappings of a list" are written once. Callers pick the reader whose rule is
+theirs; none of them guesses (``integer`` refuses ``"4"``, ``integer_or_digits`` accepts it).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+
+def text(value: Any) -> str | None:
+    """``value`` when it is a non-empty string, else None."""
+    return value if isinstance(value, str) and value else None
+
+
+def text_or(value: Any, default: str) -> str:
+    """``value`` when it is a non-empty string, else ``default``."""
+    return value if isinstance(value, str) and value else default
+
+
+def integer(value: Any) -> int | None:
+    """``value`` when it is an int (YAML ``true`` is a bool, not 1), else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def is_integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def integer_or_digits(value: Any) -> int | None:
+    """An int, or a string of digits (an annotation's ``"4"``); None otherwise."""
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return integer(value)
+
+
+def count(value: Any, default: int) -> int:
+    """A non-negative count from an int field (negatives read as 0); ``default`` otherwise."""
+    found = integer(value)
+    return default if found is None else max(found, 0)
+
+
+def above_one(value: Any) -> bool:
+    """An int field greater than 1."""
+    found = integer(value)
+    return found is not None and found > 1
+
+
+def mappings(value: Any) -> list[dict[str, Any]]:
+    """The mappings in a list field ([] when it is not a list)."""
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def indexed_mappings(value: Any) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(index, mapping) for the mappings in a list field; indexes count every item."""
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            if isinstance(item, dict):
+                yield index, item
+
+
+def strings(value: Any) -> list[str]:
+    """The strings in a list field ([] when it is not a list)."""
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []

@@ -1,0 +1,167 @@
+"""Reading a run's inputs and context: discover -> contain -> parse (maybe in parallel,
+maybe from the cache) -> objects, with the files skipped and why (kqlint.runner runs the rest)."""
+from __future__ import annotations
+
+import gc
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from kqlint.config import Config
+from kqlint.discover import STDIN, Discovery, discover, display_path
+from kqlint.errors import InternalError, UsageError
+from kqlint.graph import declared_object
+from kqlint.loader import SourceFile, load_file, load_stdin
+from kqlint.objects import CONTEXT, EXTERNAL, K8sObject, objects_from_file
+
+
+@dataclass
+class Loaded:
+    sources: list[SourceFile] = field(default_factory=list)
+    objects: list[K8sObject] = field(default_factory=list)
+    documents: int = 0
+    skipped: int = 0
+    notes: list[str] = field(default_factory=list)  # files skipped for leaving the tree
+
+
+def load_paths(paths: list[str], config: Config, tier: str,
+               progress: Callable[[int, int], None] | None = None, jobs: int = 1,
+               skip: frozenset[str] = frozenset(), cache: Any = None) -> tuple[Loaded, Discovery]:
+    """Read and parse every file (but those in ``skip``, absolute paths); ``progress(done,
+    total)`` is called as files are done. With a ``cache`` (kqlint.cache.FileCache), unchanged
+    files are not parsed again."""
+    from kqlint.containment import contain_files
+    from kqlint.parallel import effective_jobs, map_chunks
+    from kqlint.writer import remember_read
+
+    found = cache.discover(paths, config.exclude) if cache is not None else discover(paths, config.exclude)
+    files, notes = contain_files(found.files, paths, config.follow_external_symlinks)
+    remember_read(files)  # no report or baseline is ever written over what is read
+    if skip:
+        files = [f for f in files if f == STDIN or os.path.abspath(f) not in skip]
+    found = replace(found, files=files)  # the cache keeps its discovery unchanged
+    loaded = Loaded(notes=notes)
+    total = len(found.files)
+    jobs = effective_jobs(jobs, total)
+    done = 0
+
+    def parse(path: str, raw: bytes | None = None) -> SourceFile:
+        nonlocal done
+        source = _parse_one(path, config, raw)
+        done += jobs  # the parent parses one chunk of ``jobs`` while workers do the others
+        if progress is not None:
+            progress(min(done, total), total)
+        return source
+
+    stdin_sources = _read_stdin(config) if STDIN in found.files else []
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # keeping every document alive makes full collections costly while loading
+    try:
+        files = [path for path in found.files if path != STDIN]
+        if cache is not None:
+            from kqlint.cache_run import load_sources
+
+            sources = load_sources(files, cache, tier == CONTEXT, jobs, parse)
+        else:
+            sources = map_chunks(parse, files, jobs)
+        for path, source in zip(files, sources, strict=True):
+            add_source(loaded, path, source, config, tier)
+        for source in stdin_sources:
+            add_source(loaded, STDIN, source, config, tier)
+    finally:
+        if gc_was_enabled:
+            gc.freeze()
+            gc.enable()
+    return loaded, found
+
+
+def _read_stdin(config: Config) -> list[SourceFile]:
+    """stdin, split by Helm ``# Source:`` comments or named by ``--stdin-filename``."""
+    from kqlint.stdin import EmptyStdin, read_stdin
+
+    try:
+        return read_stdin(config)
+    except EmptyStdin as exc:
+        raise UsageError(str(exc)) from None
+    except Exception as exc:
+        raise InternalError("<stdin>", exc) from exc
+
+
+def _parse_one(path: str, config: Config, raw: bytes | None = None) -> SourceFile:
+    try:
+        if raw is not None:  # already read (and hashed) by the cache
+            from kqlint import loader
+
+            return loader.parse_bytes(display_path(path), raw)
+        if path == STDIN:
+            return load_stdin(max_size=config.max_file_size)
+        return load_file(path, display_path(path), config.max_file_size)
+    except MemoryError:
+        raise  # the CLI says "out of memory" (exit 2): not a bug blamed on this file
+    except Exception as exc:
+        raise InternalError(display_path(path), exc) from exc
+
+
+def add_source(loaded: Loaded, path: str, source: SourceFile, config: Config, tier: str) -> None:
+    try:
+        objects, documents, skipped = _objects_of(source, config.namespace, tier)
+        if source.placeholder_hint and objects:
+            objects = _without_placeholder_templates(source, objects, config)
+    except MemoryError:
+        raise
+    except Exception as exc:
+        raise InternalError(display_path(path), exc) from exc
+    loaded.sources.append(source)
+    loaded.objects.extend(objects)
+    loaded.documents += documents
+    loaded.skipped += skipped
+
+
+def _without_placeholder_templates(source: SourceFile, objects: list[K8sObject], config: Config) -> list[K8sObject]:
+    """A manifest meant for envsubst/sed is one KQ006 and is skipped (kqlint.placeholders)."""
+    from kqlint.placeholders import unrendered_placeholders
+
+    problem = unrendered_placeholders(source, objects, tuple(config.crds or ()))
+    if problem is None:
+        return objects
+    source.problems.append(problem)
+    return []
+
+
+def context_paths(paths: list[str], context: Iterable[str], config: Config,
+                  automatic: bool = True) -> tuple[list[str], str | None]:
+    """The context of a run and a note for stderr (kqlint.scope.context_plan): ``--context``
+    and config ``context:`` when given, else the project root's manifests."""
+    from kqlint.scope import context_plan
+
+    plan = context_plan(paths, list(context) + list(config.context), automatic)
+    return list(plan.paths), plan.note
+
+
+def _objects_of(source: SourceFile, namespace: str, tier: str) -> tuple[list[K8sObject], int, int]:
+    if type(source) is not SourceFile:  # a cached context file: objects read on first use
+        from kqlint.cache_entry import objects_of
+
+        return objects_of(source, namespace, tier)
+    return objects_from_file(source, namespace, tier)
+
+
+
+def external_objects(config: Config) -> list[K8sObject]:
+    file = display_path(config.path) if config.path else "<config>"
+    return [declared_object(kind, entry, EXTERNAL, file, config.namespace)
+            for kind, entries in sorted(config.external.items()) for entry in entries
+            if isinstance(entry, dict)]
+
+
+def load_context(paths: list[str], config: Config, inputs: Loaded, jobs: int = 1, cache: Any = None) -> Loaded:
+    """The context objects (CONTEXT tier) from ``paths``, without the input files."""
+    if not paths:
+        return Loaded()
+    input_files = {s.path for s in inputs.sources}
+    existing = [p for p in paths if os.path.exists(p)]
+    skip = frozenset(os.path.abspath(p) for p in input_files if not p.startswith("<"))
+    loaded, _ = load_paths(existing, config, CONTEXT, jobs=jobs, skip=skip, cache=cache)
+    keep = [o for o in loaded.objects if o.file not in input_files]
+    return Loaded(objects=keep, notes=loaded.notes)

@@ -1,0 +1,128 @@
+"""The kind table: which extractor reads the pod templates of each workload kind, and the
+questions asked of it (``pod_templates``, ``own_templates``, ``total_pods``, ...)."""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from kqlint import kinds as K
+from kqlint.kinds import KUBEFLOW_GROUP, VOLCANO_JOB
+from kqlint.workloads import shapes as S
+from kqlint.workloads import trainer as T
+from kqlint.workloads.templates import (
+    KUBEFLOW_REPLICA_KEYS,
+    Extractor,
+    PodTemplate,
+    as_count,
+    full_template,
+    mappings_at,
+)
+
+if TYPE_CHECKING:
+    from kqlint.graph import ObjectGraph
+    from kqlint.objects import K8sObject
+
+_PATH_TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+def parse_podset_path(text: Any) -> tuple[Any, ...] | None:
+    """``template.spec.replicatedJobs[0].template.spec.template`` -> a path tuple."""
+    if not isinstance(text, str) or not text:
+        return None
+    steps: list[Any] = []
+    for match in _PATH_TOKEN.finditer(text):
+        steps.append(match.group(1) if match.group(1) is not None else int(match.group(2)))
+    return tuple(steps) if steps and steps[0] == "template" else None
+
+
+def _appwrapper(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+    found = []
+    for index, comp in mappings_at(data, ("spec", "components")):
+        cbase = base + ("spec", "components", index)
+        if isinstance(comp.get("podSets"), list):
+            found += _podsets(owner, cbase, comp)
+        else:
+            found += _inferred(owner, cbase, comp, graph)
+    return found
+
+
+def _podsets(owner: K8sObject, cbase: tuple[Any, ...], comp: dict[str, Any]) -> list[PodTemplate]:
+    found = []
+    for _, podset in mappings_at(comp, ("podSets",)):
+        path = parse_podset_path(podset.get("path"))
+        if path is not None:
+            found.append(full_template(owner, f"components[{cbase[-1]}].{podset['path']}", cbase + path,
+                               as_count(podset.get("replicas"), 1)))
+    return found
+
+
+def _inferred(owner: K8sObject, cbase: tuple[Any, ...], comp: dict[str, Any], graph: Any) -> list[PodTemplate]:
+    inner = comp.get("template")
+    if not isinstance(inner, dict):
+        return []
+    group = str(inner.get("apiVersion") or "").rpartition("/")[0]
+    extractor = _APPWRAPPER_INFERRED.get((group, str(inner.get("kind") or "")))
+    if extractor is None:
+        return []
+    return [replace(t, role=f"components[{cbase[-1]}].{t.role}")
+            for t in extractor(owner, cbase + ("template",), inner, graph)]
+
+
+# ---------------------------------------------------------------- the kind table
+_EXTRACTORS: dict[tuple[str, str], Extractor] = {
+    K.POD: S.pod,
+    K.JOB: S.job,
+    K.CRONJOB: S.cronjob,
+    K.DEPLOYMENT: S.replicated,
+    K.STATEFULSET: S.replicated,
+    K.REPLICASET: S.replicated,
+    K.DAEMONSET: S.daemonset,
+    K.JOBSET: S.jobset,
+    **{(KUBEFLOW_GROUP, kind): S.kubeflow for kind in KUBEFLOW_REPLICA_KEYS},
+    K.TRAINJOB: T.trainjob,
+    K.TRAINING_RUNTIME: T.runtime,
+    K.CLUSTER_TRAINING_RUNTIME: T.runtime,
+    K.LWS: S.lws,
+    K.LLMISVC: S.llmisvc,
+    K.DGD: S.dgd,
+    K.RAYCLUSTER: S.raycluster,
+    K.RAYJOB: S.rayjob,
+    K.RAYSERVICE: S.rayservice,
+    VOLCANO_JOB: S.volcano_job,
+    K.APPWRAPPER: _appwrapper,
+}
+# Kinds AppWrapper infers pod sets for when `podSets` is omitted (workloads.md section 11).
+_APPWRAPPER_INFERRED: dict[tuple[str, str], Extractor] = {key: _EXTRACTORS[key] for key in (
+    K.POD, K.DEPLOYMENT, K.STATEFULSET, K.JOB, K.JOBSET, K.PYTORCHJOB, K.RAYCLUSTER, K.RAYJOB)}
+_TEMPLATE_HOLDERS = set(K.RUNTIMES)
+
+
+def pod_templates(obj: K8sObject, graph: ObjectGraph | None = None) -> list[PodTemplate]:
+    extractor = _EXTRACTORS.get((obj.group, obj.kind))
+    if extractor is None or not isinstance(obj.data, dict):
+        return []
+    if graph is None:
+        return extractor(obj, (), obj.data, graph)
+    key = ("pod_templates", id(obj))  # many rules ask for the same object's templates
+    cached = graph.cache.get(key)
+    if cached is None:
+        cached = graph.cache[key] = extractor(obj, (), obj.data, graph)
+    return list(cached)
+
+
+def own_templates(obj: K8sObject, graph: ObjectGraph | None = None) -> list[PodTemplate]:
+    return [t for t in pod_templates(obj, graph) if t.owner is obj and not t.generated]
+
+
+def total_pods(obj: K8sObject, graph: ObjectGraph | None = None) -> int:
+    return sum(t.pods for t in pod_templates(obj, graph))
+
+
+def is_workload(obj: K8sObject) -> bool:
+    key = (obj.group, obj.kind)
+    return key in _EXTRACTORS and key not in _TEMPLATE_HOLDERS
+
+
+def has_pod_templates(obj: K8sObject) -> bool:
+    return (obj.group, obj.kind) in _EXTRACTORS
