@@ -11,8 +11,8 @@ from fractions import Fraction
 from kqlint.graph import ObjectGraph
 from kqlint.loader import parse_bytes
 from kqlint.objects import objects_from_file
-from kqlint.podspec import containers, effective_resources
-from kqlint.quantity import Requests, combine, pod_requests
+from kqlint.podspec import combine, containers, effective_resources, pod_requests
+from kqlint.quantity import Requests
 from kqlint.workloads import pod_templates
 
 GI, MI = 2 ** 30, 2 ** 20
