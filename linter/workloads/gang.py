@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from kqlint import kinds as K
 from kqlint.fields import text, text_or
+from kqlint.graph import graph_fact
 from kqlint.kinds import (
     APPWRAPPER,
     COSCHEDULING_PODGROUP,
@@ -129,17 +130,16 @@ def resolve_pod_group(ref: PodGroupRef, namespace: str | None, graph: ObjectGrap
     return found if found is not None else wrapped_pod_groups(graph).get((ref.group, namespace, ref.name))
 
 
+@graph_fact
 def wrapped_pod_groups(graph: ObjectGraph) -> dict[tuple[str, str | None, str], K8sObject]:
     """PodGroups inside AppWrappers (``spec.components[].template``), keyed by (API group,
     namespace, name); built once per graph."""
-    def build() -> dict[tuple[str, str | None, str], K8sObject]:
-        index: dict[tuple[str, str | None, str], K8sObject] = {}
-        for wrapper in graph.of_kind(APPWRAPPER[1], APPWRAPPER[0]):
-            for inner in wrapped_objects(wrapper):
-                if is_pod_group(inner):
-                    index.setdefault((inner.group, inner.namespace, inner.name), inner)
-        return index
-    return graph.memo("wrapped_pod_groups", build)
+    index: dict[tuple[str, str | None, str], K8sObject] = {}
+    for wrapper in graph.of_kind(APPWRAPPER[1], APPWRAPPER[0]):
+        for inner in wrapped_objects(wrapper):
+            if is_pod_group(inner):
+                index.setdefault((inner.group, inner.namespace, inner.name), inner)
+    return index
 
 
 def wrapped_objects(obj: K8sObject) -> list[K8sObject]:
