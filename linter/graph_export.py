@@ -17,9 +17,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kqlint.kueue import (
-    KUEUE_GROUP,
-    SCHEDULING_GROUP,
+from kqlint.kinds import (
+    BATCH_GROUP,
+    CLUSTER_QUEUE,
+    COHORT,
+    LOCAL_QUEUE,
+    PRIORITY_CLASS,
+    RESOURCE_FLAVOR,
+    WORKLOAD_PRIORITY_CLASS,
 )
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
@@ -36,9 +41,9 @@ from kqlint.workloads import (
 FORMATS = ("tree", "dot", "mermaid", "json")
 HIERARCHY = ("queue", "cluster-queue", "cohort", "parent-cohort")
 UNRESOLVED, IMPLICIT, OPERATOR = "unresolved", "implicit", "operator"
-PLATFORM_KINDS = {("LocalQueue", KUEUE_GROUP), ("ClusterQueue", KUEUE_GROUP), ("Cohort", KUEUE_GROUP),
-                  ("ResourceFlavor", KUEUE_GROUP), ("WorkloadPriorityClass", KUEUE_GROUP),
-                  ("PriorityClass", SCHEDULING_GROUP)}
+# (kind, group) of the Kueue and scheduling objects that are nodes even when nothing names them
+PLATFORM_KINDS = {(gk.kind, gk.group) for gk in (LOCAL_QUEUE, CLUSTER_QUEUE, COHORT, RESOURCE_FLAVOR,
+                                                 WORKLOAD_PRIORITY_CLASS, PRIORITY_CLASS)}
 
 
 @dataclass(frozen=True)
@@ -235,7 +240,7 @@ def _dot_quote(text: str) -> str:
 
 
 def _label_lines(graph: Graph, node: Node) -> list[str]:
-    lines = [node.kind if not node.group or node.kind != "Job" or node.group == "batch"
+    lines = [node.kind if not node.group or node.kind != "Job" or node.group == BATCH_GROUP
              else f"{node.kind} ({node.group})",
              f"{node.namespace}/{node.name}" if node.namespace else node.name]
     if node.status in _STATUS_NOTES:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
 POD_GROUP_TOTAL = "kueue.x-k8s.io/pod-group-total-count"
+POD_GROUP_NAME = "kueue.x-k8s.io/pod-group-name"
 DEFAULT_LOCAL_QUEUE = "default"          # LocalQueueDefaulting (B13, GA since v0.17)
 
 # Kinds Kueue integrates; it reads queue-name/priority-class from their own metadata.labels (B13).

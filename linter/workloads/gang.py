@@ -45,6 +45,7 @@ KAI_POD_GROUP_ANNOTATION = "pod-group-name"
 KAI_BATCH_MIN_MEMBER_ANNOTATION = "kai.scheduler/batch-min-member"
 KAI_SKIP_PODGROUPER_ANNOTATION = "kai.scheduler/skip-podgrouper"
 KAI_QUEUE_LABEL = "kai.scheduler/queue"
+KUBERAY_VOLCANO_QUEUE_LABEL = "volcano.sh/queue-name"           # KubeRay's Volcano queue label
 KAI_SUBGROUP_LABEL = "kai.scheduler/subgroup-name"
 COSCHEDULING_POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"   # scheduler-plugins coscheduling
 # Defaults of the shared options `volcano-scheduler-names` / `kai-scheduler-names` (rules.md).
@@ -248,7 +249,7 @@ _MARKER_KEYS = (
     ("volcano", "annotations", VOLCANO_LEGACY_GROUP_ANNOTATION),
     ("volcano", "annotations", VOLCANO_QUEUE_ANNOTATION),
     ("volcano", "annotations", VOLCANO_MIN_MEMBER_ANNOTATION),
-    ("volcano", "labels", "volcano.sh/queue-name"),            # KubeRay's Volcano queue label
+    ("volcano", "labels", KUBERAY_VOLCANO_QUEUE_LABEL),
     ("kai", "annotations", KAI_POD_GROUP_ANNOTATION),
     ("kai", "annotations", KAI_BATCH_MIN_MEMBER_ANNOTATION),
     ("kai", "annotations", KAI_SKIP_PODGROUPER_ANNOTATION),
