@@ -258,22 +258,26 @@ def _runtime_sites(obj: K8sObject, graph: ObjectGraph) -> Iterator[Site]:
 
 # ------------------------------------------------------------------ the table
 
-CLUSTER_QUEUE = Ref("cluster-queue", "LocalQueue", "ClusterQueue", "spec.clusterQueue",
-                    partial(_kueue_field, "LocalQueue", "ClusterQueue", ("clusterQueue",), UNRESOLVED))
-COHORT = Ref("cohort", "ClusterQueue", "Cohort", "spec.cohortName",
-             partial(_kueue_field, "ClusterQueue", "Cohort", ("cohortName", "cohort"), IMPLICIT))
-PARENT_COHORT = Ref("parent-cohort", "Cohort", "Cohort", "spec.parentName",
-                    partial(_kueue_field, "Cohort", "Cohort", ("parentName", "parent"), IMPLICIT))
-FLAVOR = Ref("flavor", "ClusterQueue", "ResourceFlavor", "flavor", _flavor_sites)
-POD_GROUP_PRIORITY = Ref("priority", "PodGroup", "PriorityClass", "priorityClassName", _pod_group_priority_sites)
-RUNTIME = Ref("runtime", "TrainJob", "(Cluster)TrainingRuntime", "spec.runtimeRef", _runtime_sites)
-QUEUE = Ref("queue", "Kueue-managed workload", "LocalQueue", QUEUE_LABEL, _queue_sites, in_label=True,
-            namespaced=True)
-WORKLOAD_PRIORITY = Ref("workload-priority", "Kueue-managed workload", "WorkloadPriorityClass", PRIORITY_LABEL,
-                        _workload_priority_sites, in_label=True)
-TEMPLATE_PRIORITY = Ref("priority", "pod template", "PriorityClass", "priorityClassName", _template_priority_sites)
-POD_GROUPS = tuple(Ref("pod-group", "pod template", "PodGroup", row.key, partial(_pod_group_sites, row),
-                       in_label=True, namespaced=True) for row in POD_GROUP_REFERENCES)
+CLUSTER_QUEUE_REF = Ref("cluster-queue", "LocalQueue", "ClusterQueue", "spec.clusterQueue",
+                        partial(_kueue_field, "LocalQueue", "ClusterQueue", ("clusterQueue",), UNRESOLVED))
+COHORT_REF = Ref("cohort", "ClusterQueue", "Cohort", "spec.cohortName",
+                 partial(_kueue_field, "ClusterQueue", "Cohort", ("cohortName", "cohort"), IMPLICIT))
+PARENT_COHORT_REF = Ref("parent-cohort", "Cohort", "Cohort", "spec.parentName",
+                        partial(_kueue_field, "Cohort", "Cohort", ("parentName", "parent"), IMPLICIT))
+FLAVOR_REF = Ref("flavor", "ClusterQueue", "ResourceFlavor", "flavor", _flavor_sites)
+POD_GROUP_PRIORITY_REF = Ref("priority", "PodGroup", "PriorityClass", "priorityClassName",
+                             _pod_group_priority_sites)
+RUNTIME_REF = Ref("runtime", "TrainJob", "(Cluster)TrainingRuntime", "spec.runtimeRef", _runtime_sites)
+QUEUE_REF = Ref("queue", "Kueue-managed workload", "LocalQueue", QUEUE_LABEL, _queue_sites,
+                in_label=True, namespaced=True)
+WORKLOAD_PRIORITY_REF = Ref("workload-priority", "Kueue-managed workload", "WorkloadPriorityClass",
+                            PRIORITY_LABEL, _workload_priority_sites, in_label=True)
+TEMPLATE_PRIORITY_REF = Ref("priority", "pod template", "PriorityClass", "priorityClassName",
+                            _template_priority_sites)
+# One row per gang scheduler's pod -> PodGroup key (gang.POD_GROUP_REFERENCES).
+POD_GROUP_REFS = tuple(Ref("pod-group", "pod template", "PodGroup", row.key, partial(_pod_group_sites, row),
+                           in_label=True, namespaced=True) for row in POD_GROUP_REFERENCES)
 
-REFERENCES: tuple[Ref, ...] = (CLUSTER_QUEUE, COHORT, PARENT_COHORT, FLAVOR, POD_GROUP_PRIORITY, RUNTIME,
-                               QUEUE, WORKLOAD_PRIORITY, TEMPLATE_PRIORITY, *POD_GROUPS)
+# Walk order = edge order of `kqlint graph`.
+REFERENCES: tuple[Ref, ...] = (CLUSTER_QUEUE_REF, COHORT_REF, PARENT_COHORT_REF, FLAVOR_REF, POD_GROUP_PRIORITY_REF,
+                               RUNTIME_REF, QUEUE_REF, WORKLOAD_PRIORITY_REF, TEMPLATE_PRIORITY_REF, *POD_GROUP_REFS)

@@ -83,6 +83,7 @@ def test_a_reference_knows_where_it_is_written_and_how_messages_quote_it() -> No
 
 
 def test_the_table_has_one_pod_group_row_per_gang_scheduler() -> None:
-    assert [row.field for row in refs.POD_GROUPS] == [
+    assert [row.field for row in refs.POD_GROUP_REFS] == [
         "scheduling.k8s.io/group-name", "pod-group-name", "scheduling.x-k8s.io/pod-group"]
-    assert set(refs.REFERENCES) >= {refs.QUEUE, refs.CLUSTER_QUEUE, refs.FLAVOR, refs.RUNTIME, *refs.POD_GROUPS}
+    rows = {refs.QUEUE_REF, refs.CLUSTER_QUEUE_REF, refs.FLAVOR_REF, refs.RUNTIME_REF, *refs.POD_GROUP_REFS}
+    assert set(refs.REFERENCES) >= rows

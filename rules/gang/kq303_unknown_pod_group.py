@@ -79,7 +79,7 @@ from collections.abc import Iterator
 
 from kqlint.model import Finding, Location, Severity
 from kqlint.objects import K8sObject
-from kqlint.refs import OPERATOR, POD_GROUPS, references
+from kqlint.refs import OPERATOR, POD_GROUP_REFS, references
 from kqlint.rule import RuleContext, RuleMeta
 from kqlint.workloads import SCHEDULER_TITLES, is_workload
 
@@ -91,7 +91,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     if not is_workload(obj):
         return
     seen: set[Location] = set()  # LLMInferenceService pod specs share one annotations mapping
-    for ref in references(obj, ctx.graph, POD_GROUPS):  # per family, templates in order
+    for ref in references(obj, ctx.graph, POD_GROUP_REFS):  # per family, templates in order
         site, pod_group = ref.site, ref.site.pod_group
         at = ref.key_at
         # the group the workload's own operator creates under the workload's name exists at run time

@@ -76,7 +76,7 @@ from collections.abc import Iterator
 from kqlint.kueue import resolve_priority_class
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
-from kqlint.refs import WORKLOAD_PRIORITY, Reference, references, unresolved
+from kqlint.refs import WORKLOAD_PRIORITY_REF, Reference, references, unresolved
 from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ202", slug="unknown-workload-priority-class", severity=Severity.ERROR,
@@ -85,7 +85,7 @@ META = RuleMeta(code="KQ202", slug="unknown-workload-priority-class", severity=S
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    for ref in references(obj, ctx.graph, [WORKLOAD_PRIORITY]):
+    for ref in references(obj, ctx.graph, [WORKLOAD_PRIORITY_REF]):
         if ref.target is not None or ref.may_exist(ctx.graph) or ref.site.unit is None:
             continue
         yield ctx.finding(

@@ -77,7 +77,7 @@ from collections.abc import Iterator
 from kqlint.kinds import KUEUE_GROUP
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
-from kqlint.refs import QUEUE, references, unresolved
+from kqlint.refs import QUEUE_REF, references, unresolved
 from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ203", slug="unknown-local-queue", severity=Severity.ERROR,
@@ -86,7 +86,7 @@ META = RuleMeta(code="KQ203", slug="unknown-local-queue", severity=Severity.ERRO
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    for ref in references(obj, ctx.graph, [QUEUE]):
+    for ref in references(obj, ctx.graph, [QUEUE_REF]):
         unit = ref.site.unit
         if unit is None or ref.site.implied or unit.labels_path is None:
             continue  # LocalQueueDefaulting only applies when `default` exists

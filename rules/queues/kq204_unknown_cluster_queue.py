@@ -61,7 +61,7 @@ from collections.abc import Iterator
 from kqlint.kinds import KUEUE_GROUP
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
-from kqlint.refs import CLUSTER_QUEUE, references, unresolved
+from kqlint.refs import CLUSTER_QUEUE_REF, references, unresolved
 from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ204", slug="unknown-cluster-queue", severity=Severity.ERROR,
@@ -79,7 +79,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             message=(f"{obj.display()} sets no spec.clusterQueue: the LocalQueue stays inactive and "
                      "workloads sent to it are never admitted; set spec.clusterQueue to a ClusterQueue"))
         return
-    for ref in references(obj, ctx.graph, [CLUSTER_QUEUE]):
+    for ref in references(obj, ctx.graph, [CLUSTER_QUEUE_REF]):
         if ref.target is not None or ref.may_exist(ctx.graph):
             continue  # resolved, or defined in another unit: not proof it is missing
         yield ctx.finding(

@@ -92,7 +92,7 @@ from kqlint.kueue import is_kueue_managed, trainjobs_using
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.platform import INSTALLED_PRIORITY_CLASSES, platform_of
-from kqlint.refs import POD_GROUP_PRIORITY, TEMPLATE_PRIORITY, Reference, references, unresolved
+from kqlint.refs import POD_GROUP_PRIORITY_REF, TEMPLATE_PRIORITY_REF, Reference, references, unresolved
 from kqlint.rule import RuleContext, RuleMeta
 from kqlint.wording import LOOKED_IN, template_text
 from kqlint.workloads import KAI_PODGROUP, KAI_SCHEDULER_NAMES, PodTemplate
@@ -107,14 +107,14 @@ KAI_CLASSES = tuple(INSTALLED_PRIORITY_CLASSES["kai"])
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     if obj.kind == "PodGroup":
         installed = _installed(ctx.graph, on_kai=obj.group == KAI_PODGROUP[0])
-        for ref in references(obj, ctx.graph, [POD_GROUP_PRIORITY]):
+        for ref in references(obj, ctx.graph, [POD_GROUP_PRIORITY_REF]):
             if _unknown(ref, ctx.graph, installed):
                 yield _finding(ctx, ref, f"{obj.display()}",
                                "the gang scheduler cannot look up the group's priority (KAI then treats the whole "
                                "gang as preemptible)", installed)
         return
     managed = _kueue_manages(obj, ctx.graph)
-    for ref in references(obj, ctx.graph, [TEMPLATE_PRIORITY]):
+    for ref in references(obj, ctx.graph, [TEMPLATE_PRIORITY_REF]):
         template = ref.site.template
         if template is None or ref.site.implied:
             continue  # the global default class: nothing is written

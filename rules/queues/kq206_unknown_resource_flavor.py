@@ -64,7 +64,7 @@ from collections.abc import Iterator
 
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
-from kqlint.refs import FLAVOR, references, unresolved
+from kqlint.refs import FLAVOR_REF, references, unresolved
 from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ206", slug="unknown-resource-flavor", severity=Severity.ERROR,
@@ -74,7 +74,7 @@ META = RuleMeta(code="KQ206", slug="unknown-resource-flavor", severity=Severity.
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     # a missing or mistyped flavor name is no reference: a schema violation (KQ002)
-    for ref in references(obj, ctx.graph, [FLAVOR]):
+    for ref in references(obj, ctx.graph, [FLAVOR_REF]):
         if ref.target is not None or ref.may_exist(ctx.graph):
             continue
         yield ctx.finding(
