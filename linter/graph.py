@@ -40,7 +40,9 @@ def object_fact(derive: Callable[[K8sObject, ObjectGraph], _T]) -> Callable[[K8s
     decorated function; the object is kept beside its result, so a reused ``id`` never hits)."""
     @wraps(derive)
     def fact(obj: K8sObject, graph: ObjectGraph) -> _T:
-        table: dict[int, tuple[K8sObject, _T]] = graph.memo(fact, dict)
+        table: dict[int, tuple[K8sObject, _T]] | None = graph.cache.get(fact)  # hot: no memo() call
+        if table is None:
+            table = graph.cache[fact] = {}
         hit = table.get(id(obj))
         if hit is None or hit[0] is not obj:
             hit = table[id(obj)] = (obj, derive(obj, graph))

@@ -29,6 +29,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from kqlint.fields import text
+from kqlint.graph import object_fact
 from kqlint.kinds import KUEUE_GROUP, NVIDIA_GROUP, SCHEDULING_GROUP, TRAINER_GROUP, TRAINJOB
 from kqlint.kueue import (
     PRIORITY_LABEL,
@@ -232,16 +233,25 @@ def _template_priority_sites(obj: K8sObject, graph: ObjectGraph) -> Iterator[Sit
 
 def _pod_group_sites(row: PodGroupReference, obj: K8sObject, graph: ObjectGraph) -> Iterator[Site]:
     """A pod template's label or annotation naming a PodGroup of one gang scheduler."""
+    return (site for site in _pod_group_references(obj, graph)
+            if site.pod_group is not None and site.pod_group.key == row.key)
+
+
+@object_fact
+def _pod_group_references(obj: K8sObject, graph: ObjectGraph) -> list[Site]:
+    """Every PodGroup the templates written in ``obj`` name, read once for all the rows."""
     templates = own_templates(obj, graph)
     operator_names = operator_pod_group_names(obj) if templates else frozenset()
+    found = []
     for template in templates:
         for ref in pod_group_refs(template):
-            if ref.key != row.key or template.meta_path is None:
+            if template.meta_path is None:
                 continue
             status = OPERATOR if ref.name in operator_names else UNRESOLVED
-            yield Site(ref.name, (*template.meta_path, ref.where, ref.key), obj, "PodGroup", ref.group,
-                       obj.namespace, resolve_pod_group(ref, obj.namespace, graph),
-                       f"{template_role(template)}: {ref.key}", status, template=template, pod_group=ref)
+            found.append(Site(ref.name, (*template.meta_path, ref.where, ref.key), obj, "PodGroup", ref.group,
+                              obj.namespace, resolve_pod_group(ref, obj.namespace, graph),
+                              f"{template_role(template)}: {ref.key}", status, template=template, pod_group=ref))
+    return found
 
 
 def _runtime_sites(obj: K8sObject, graph: ObjectGraph) -> Iterator[Site]:
