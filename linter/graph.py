@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
+from functools import wraps
 from typing import Any, TypeVar
 
 from kqlint.kinds import DECLARED_API_VERSIONS
@@ -23,6 +24,30 @@ def from_manifest(obj: K8sObject) -> bool:
     """The object comes from a manifest (an input or the context), so kqlint knows all of it,
     unlike a bare name declared in config ``external`` or by a profile."""
     return obj.source in MANIFEST_TIERS
+
+
+def graph_fact(derive: Callable[[ObjectGraph], _T]) -> Callable[[ObjectGraph], _T]:
+    """A fact derived from the whole graph (an index), computed once per graph: memoised under
+    the decorated function itself, so no two facts can share a key."""
+    @wraps(derive)
+    def fact(graph: ObjectGraph) -> _T:
+        return graph.memo(fact, lambda: derive(graph))
+    return fact
+
+
+def object_fact(derive: Callable[[K8sObject, ObjectGraph], _T]) -> Callable[[K8sObject, ObjectGraph], _T]:
+    """A fact about one object of a graph, computed once per object and graph (keyed by the
+    decorated function; the object is kept beside its result, so a reused ``id`` never hits)."""
+    @wraps(derive)
+    def fact(obj: K8sObject, graph: ObjectGraph) -> _T:
+        table: dict[int, tuple[K8sObject, _T]] | None = graph.cache.get(fact)  # hot: no memo() call
+        if table is None:
+            table = graph.cache[fact] = {}
+        hit = table.get(id(obj))
+        if hit is None or hit[0] is not obj:
+            hit = table[id(obj)] = (obj, derive(obj, graph))
+        return hit[1]
+    return fact
 
 
 # Built-in PriorityClasses every cluster has (kueue.md A1).
@@ -137,7 +162,8 @@ class ObjectGraph:
 
     def memo(self, key: Any, build: Callable[[], _T]) -> _T:
         """Compute a derived fact (an index, a per-object result) once per graph; forgotten
-        when objects are added, since it may depend on them."""
+        when objects are added, since it may depend on them. ``key`` is the function that
+        derives the fact (see ``graph_fact``/``object_fact``), with its arguments if any."""
         if key not in self.cache:
             self.cache[key] = build()
         return self.cache[key]  # type: ignore[no-any-return]

@@ -1,17 +1,7 @@
 """``kqlint graph``: the resolved object graph, as a rich tree, Graphviz DOT, Mermaid or JSON.
 
-Edges (all resolved with the same helpers the rules use, ``kueue.py``/``workloads.py``):
-
-    workload      -> LocalQueue             (queue)              queue-name label, or the `default` LocalQueue
-    LocalQueue    -> ClusterQueue           (cluster-queue)      spec.clusterQueue
-    ClusterQueue  -> Cohort                 (cohort)             spec.cohortName (v1beta1: spec.cohort)
-    Cohort        -> Cohort                 (parent-cohort)      spec.parentName (v1beta1: spec.parent)
-    ClusterQueue  -> ResourceFlavor         (flavor)             spec.resourceGroups[].flavors[].name
-    workload      -> WorkloadPriorityClass  (workload-priority)  kueue.x-k8s.io/priority-class label
-    pod template  -> PriorityClass          (priority)           priorityClassName, or the global default
-    pod template  -> PodGroup               (pod-group)          Volcano / KAI group annotations
-    PodGroup      -> PriorityClass          (priority)           spec.priorityClassName
-    TrainJob      -> (Cluster)TrainingRuntime (runtime)          spec.runtimeRef
+Edges are the references of ``kqlint.refs`` (its table lists each relation), resolved by the
+same walk the unknown-reference rules use.
 
 Pod-template edges start at the object that holds the template, labelled with the
 template's role. A reference that does not resolve becomes a node with status
@@ -27,39 +17,33 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kqlint.fields import text
-from kqlint.kueue import (
-    KUEUE_GROUP,
-    SCHEDULING_GROUP,
-    global_default_class,
-    local_queue,
-    managed_workloads,
-    resolve_priority_class,
-    resolve_workload_priority_class,
+from kqlint.kinds import (
+    BATCH_GROUP,
+    CLUSTER_QUEUE,
+    COHORT,
+    LOCAL_QUEUE,
+    PRIORITY_CLASS,
+    RESOURCE_FLAVOR,
+    WORKLOAD_PRIORITY_CLASS,
 )
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.platform import platform_of
-from kqlint.wording import template_role
+from kqlint.refs import Reference, references
 from kqlint.workloads import (
     RUNTIME_KINDS,
-    TRAINER_GROUP,
     has_pod_templates,
     is_pod_group,
     is_workload,
-    operator_pod_group_names,
-    own_templates,
-    pod_group_refs,
-    training_runtime,
     wrapped_objects,
 )
 
 FORMATS = ("tree", "dot", "mermaid", "json")
 HIERARCHY = ("queue", "cluster-queue", "cohort", "parent-cohort")
 UNRESOLVED, IMPLICIT, OPERATOR = "unresolved", "implicit", "operator"
-PLATFORM_KINDS = {("LocalQueue", KUEUE_GROUP), ("ClusterQueue", KUEUE_GROUP), ("Cohort", KUEUE_GROUP),
-                  ("ResourceFlavor", KUEUE_GROUP), ("WorkloadPriorityClass", KUEUE_GROUP),
-                  ("PriorityClass", SCHEDULING_GROUP)}
+# (kind, group) of the Kueue and scheduling objects that are nodes even when nothing names them
+PLATFORM_KINDS = {(gk.kind, gk.group) for gk in (LOCAL_QUEUE, CLUSTER_QUEUE, COHORT, RESOURCE_FLAVOR,
+                                                 WORKLOAD_PRIORITY_CLASS, PRIORITY_CLASS)}
 
 
 @dataclass(frozen=True)
@@ -139,114 +123,25 @@ class _Builder:
         if label not in labels:
             labels.append(label)
 
-    def link(self, source: str, target: K8sObject | None, relation: str, label: str,
-             unresolved: tuple[str, str, str | None, str], status: str = UNRESOLVED) -> None:
-        ident = self.node(target) if target is not None else self.missing(*unresolved, status)
-        self.edge(source, ident, relation, label)
+    def link(self, source: str, reference: Reference) -> None:
+        site = reference.site
+        if site.target is not None:
+            ident = self.node(site.target)
+        else:
+            ident = self.missing(site.kind, site.group, site.namespace, site.name, site.status)
+        self.edge(source, ident, reference.ref.relation, site.label)
 
     def expand(self, obj: K8sObject) -> None:
         if id(obj) in self.expanded:
             return
         self.expanded.add(id(obj))
         ident = node_id(obj.kind, obj.group, obj.namespace, obj.name)
-        if obj.group == KUEUE_GROUP:
-            _queue_edges(self, obj, ident)
-        if is_pod_group(obj):
-            _class_edge(self, ident, obj.get("spec", "priorityClassName"), "spec.priorityClassName")
-        if obj.group == TRAINER_GROUP and obj.kind == "TrainJob":
-            _runtime_edge(self, obj, ident)
-        if is_workload(obj):
-            _workload_edges(self, obj, ident)
-        if has_pod_templates(obj):
-            _template_edges(self, obj, ident)
+        for reference in references(obj, self.graph):
+            self.link(ident, reference)
 
     def result(self) -> Graph:
         self.out.edges = sorted(Edge(s, t, r, ", ".join(labels)) for (s, t, r), labels in self.labels.items())
         return self.out
-
-
-def _queue_edges(b: _Builder, obj: K8sObject, ident: str) -> None:
-    if obj.kind == "LocalQueue":
-        name = text(obj.get("spec", "clusterQueue"))
-        if name is not None:
-            target = b.graph.resolve("ClusterQueue", name, group=KUEUE_GROUP)
-            b.link(ident, target, "cluster-queue", "spec.clusterQueue", ("ClusterQueue", KUEUE_GROUP, None, name))
-    elif obj.kind in ("ClusterQueue", "Cohort"):
-        fields = ("cohortName", "cohort") if obj.kind == "ClusterQueue" else ("parentName", "parent")
-        relation = "cohort" if obj.kind == "ClusterQueue" else "parent-cohort"
-        for key in fields:
-            name = text(obj.get("spec", key))
-            if name is not None:
-                target = b.graph.resolve("Cohort", name, group=KUEUE_GROUP)
-                b.link(ident, target, relation, f"spec.{key}", ("Cohort", KUEUE_GROUP, None, name), IMPLICIT)
-        if obj.kind == "ClusterQueue":
-            _flavor_edges(b, obj, ident)
-
-
-def _flavor_edges(b: _Builder, obj: K8sObject, ident: str) -> None:
-    groups = obj.get("spec", "resourceGroups")
-    for group in groups if isinstance(groups, list) else []:
-        flavors = group.get("flavors") if isinstance(group, dict) else None
-        for flavor in flavors if isinstance(flavors, list) else []:
-            name = text(flavor.get("name")) if isinstance(flavor, dict) else None
-            if name is not None:
-                target = b.graph.resolve("ResourceFlavor", name, group=KUEUE_GROUP)
-                b.link(ident, target, "flavor", "flavor", ("ResourceFlavor", KUEUE_GROUP, None, name))
-
-
-def _workload_edges(b: _Builder, obj: K8sObject, ident: str) -> None:
-    for unit in managed_workloads(obj, b.graph):
-        role = f"{unit.templates[0].role}: " if obj.group == "nvidia.com" and len(unit.templates) == 1 else ""
-        label = role + ("default LocalQueue" if unit.queue_defaulted else "queue-name")
-        b.link(ident, local_queue(unit, b.graph), "queue", label,
-               ("LocalQueue", KUEUE_GROUP, obj.namespace, unit.queue))
-        wpc = unit.priority_label()
-        if wpc is not None:
-            b.link(ident, resolve_workload_priority_class(wpc, b.graph), "workload-priority",
-                   role + "priority-class", ("WorkloadPriorityClass", KUEUE_GROUP, None, wpc))
-
-
-def _template_edges(b: _Builder, obj: K8sObject, ident: str) -> None:
-    for template in own_templates(obj, b.graph):
-        role = template_role(template)
-        name = template.priority_class_name
-        if name is not None:
-            _class_edge(b, ident, name, role)
-        else:
-            default = global_default_class(b.graph)
-            if default is not None:
-                b.edge(ident, b.node(default), "priority", f"{role} (global default)")
-        operator_names = operator_pod_group_names(obj)
-        for ref in pod_group_refs(template):
-            target = resolve_pod_group(ref, obj.namespace, b.graph)
-            status = OPERATOR if ref.name in operator_names else UNRESOLVED
-            b.link(ident, target, "pod-group", f"{role}: {ref.key}",
-                   ("PodGroup", ref.group, obj.namespace, ref.name), status)
-
-
-def resolve_pod_group(ref: Any, namespace: str | None, graph: Any) -> K8sObject | None:
-    from kqlint.workloads import resolve_pod_group as resolve
-
-    return resolve(ref, namespace, graph)
-
-
-def _class_edge(b: _Builder, ident: str, name: Any, label: str) -> None:
-    name = text(name)
-    if name is not None:
-        b.link(ident, resolve_priority_class(name, b.graph), "priority", label,
-               ("PriorityClass", SCHEDULING_GROUP, None, name))
-
-
-def _runtime_edge(b: _Builder, obj: K8sObject, ident: str) -> None:
-    ref = obj.get("spec", "runtimeRef")
-    name = text(ref.get("name")) if isinstance(ref, dict) else None
-    if name is None:
-        return
-    kind = text(ref.get("kind")) or "ClusterTrainingRuntime"
-    group = text(ref.get("apiGroup")) or TRAINER_GROUP
-    namespace = obj.namespace if kind == "TrainingRuntime" else None
-    target = training_runtime(obj, b.graph) if kind in RUNTIME_KINDS else None
-    b.link(ident, target, "runtime", "runtimeRef", (kind, group, namespace, name))
 
 
 def build(graph: Any, findings: Iterable[Finding] = ()) -> Graph:
@@ -347,7 +242,7 @@ def _dot_quote(text: str) -> str:
 
 
 def _label_lines(graph: Graph, node: Node) -> list[str]:
-    lines = [node.kind if not node.group or node.kind != "Job" or node.group == "batch"
+    lines = [node.kind if not node.group or node.kind != "Job" or node.group == BATCH_GROUP
              else f"{node.kind} ({node.group})",
              f"{node.namespace}/{node.name}" if node.namespace else node.name]
     if node.status in _STATUS_NOTES:

@@ -164,7 +164,7 @@ def platform_of(graph: ObjectGraph) -> Platform:
     attached = getattr(graph, "platform", None)
     if isinstance(attached, Platform):
         return attached
-    return graph.memo("platform", lambda: build_platform(None, None, graph))
+    return graph.memo(platform_of, lambda: build_platform(None, None, graph))
 
 
 # ------------------------------------------------------------------ building

@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from kqlint.fields import indexed_mappings
+from kqlint.kinds import DCD, DGD
 from kqlint.quantity import Requests, add, maximum, requirement_requests
 from kqlint.quantity import format_quantity as format_quantity  # re-exported
 from kqlint.quantity import parse_quantity as parse_quantity
@@ -60,9 +62,7 @@ def containers(spec: Any) -> list[Container]:
         return []
     found: list[Container] = []
     for key in CONTAINER_LISTS:
-        items = spec.get(key)
-        if isinstance(items, list):
-            found.extend(Container((key, i), item) for i, item in enumerate(items) if isinstance(item, dict))
+        found.extend(Container((key, i), item) for i, item in indexed_mappings(spec.get(key)))
     for key in SINGLE_CONTAINERS:
         if isinstance(spec.get(key), dict):
             found.append(Container((key,), spec[key]))
@@ -74,8 +74,7 @@ def containers(spec: Any) -> list[Container]:
 # (workloads.md section 7): v1alpha1 `extraPodSpec.mainContainer` and the v1beta1 container
 # named `main` receive the operator defaults (default probes per component type, and the
 # service-level `resources`), merged with mergo `WithOverride`, which deep-merges pointers.
-OPERATOR_DEFAULTED_KINDS = frozenset({("nvidia.com", "DynamoGraphDeployment"),
-                                      ("nvidia.com", "DynamoComponentDeployment")})
+OPERATOR_DEFAULTED_KINDS = frozenset({DGD, DCD})
 OPERATOR_DEFAULTED_CONTAINER = "main"
 
 

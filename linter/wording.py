@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from kqlint.fields import is_integer
+
 if TYPE_CHECKING:
     from kqlint.graph import ObjectGraph
     from kqlint.kueue import ManagedWorkload, PodPriority, WorkloadPriority
@@ -118,7 +120,7 @@ def dotted(path: tuple[Any, ...]) -> str:
     """``spec.resourceGroups[0].flavors`` for ``("spec", "resourceGroups", 0, "flavors")``."""
     text = ""
     for step in path:
-        if isinstance(step, int) and not isinstance(step, bool):
+        if is_integer(step):
             text += f"[{step}]"
         else:
             text += ("." if text else "") + str(step)

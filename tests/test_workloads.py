@@ -1,4 +1,4 @@
-"""linter/workloads.py: template paths, roles, pod counts and positions for every workload kind
+"""linter/workloads/: template paths, roles, pod counts and positions for every workload kind
 (shared/reference/workloads.md)."""
 from __future__ import annotations
 

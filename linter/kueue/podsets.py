@@ -77,7 +77,7 @@ def pod_sets(unit: ManagedWorkload, graph: ObjectGraph,
 
 def _requests(template: PodTemplate, graph: ObjectGraph) -> Requests:
     """``pod_requests`` once per template and graph (KQ209 and KQ210 both ask)."""
-    cache: dict[PodTemplate, Requests] = graph.memo("requests", dict)
+    cache: dict[PodTemplate, Requests] = graph.memo(_requests, dict)
     found = cache.get(template)
     if found is None:
         found = cache[template] = pod_requests(template)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from kqlint import kinds as K
 from kqlint.fields import integer, text, text_or
-from kqlint.graph import BUILTIN_PRIORITY_CLASSES
+from kqlint.graph import BUILTIN_PRIORITY_CLASSES, graph_fact
 from kqlint.kinds import KUEUE_GROUP, SCHEDULING_GROUP
 from kqlint.kueue.routing import (
     KUBEFLOW_ROLE_ORDER,
@@ -88,14 +88,15 @@ def resolve_workload_priority_class(name: Any, graph: ObjectGraph) -> K8sObject 
     return graph.resolve("WorkloadPriorityClass", name, group=KUEUE_GROUP)
 
 
+@graph_fact
 def priority_classes(graph: ObjectGraph) -> list[K8sObject]:
     """Every PriorityClass of the cluster, one per name (the best tier)."""
-    return graph.memo("priority_classes", lambda: _distinct(graph, "PriorityClass", SCHEDULING_GROUP))
+    return _distinct(graph, "PriorityClass", SCHEDULING_GROUP)
 
 
+@graph_fact
 def workload_priority_classes(graph: ObjectGraph) -> list[K8sObject]:
-    return graph.memo("workload_priority_classes",
-                   lambda: _distinct(graph, "WorkloadPriorityClass", KUEUE_GROUP))
+    return _distinct(graph, "WorkloadPriorityClass", KUEUE_GROUP)
 
 
 def _distinct(graph: ObjectGraph, kind: str, group: str) -> list[K8sObject]:
@@ -110,12 +111,11 @@ def global_defaults(graph: ObjectGraph) -> list[K8sObject]:
     return [pc for pc in priority_classes(graph) if is_global_default(pc)]
 
 
+@graph_fact
 def global_default_class(graph: ObjectGraph) -> K8sObject | None:
     """The class pods without ``priorityClassName`` get: with several defaults, the lowest value."""
-    def build() -> K8sObject | None:
-        defaults = [pc for pc in global_defaults(graph) if class_value(pc) is not None]
-        return min(defaults, key=lambda pc: class_value(pc) or 0, default=None)
-    return graph.memo("global_default", build)
+    defaults = [pc for pc in global_defaults(graph) if class_value(pc) is not None]
+    return min(defaults, key=lambda pc: class_value(pc) or 0, default=None)
 
 
 def class_location(pc: K8sObject, field: str = "value") -> Location:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kqlint.fields import indexed_mappings, strings, text, text_or
+from kqlint.graph import graph_fact
 from kqlint.kinds import KUEUE_GROUP
 from kqlint.kueue.priority import NEVER
 from kqlint.objects import CONTEXT, INPUT, K8sObject
@@ -98,10 +99,11 @@ def _same_identity(graph: ObjectGraph, kind: str, name: Any, namespace: str | No
     """Every definition of a Kueue object in the best tier that has one (duplicates included)."""
     if not isinstance(name, str) or not name or graph.ambiguous(kind, name, namespace, KUEUE_GROUP):
         return []
-    index = graph.memo("identities", lambda: _identities(graph))
+    index = _identities(graph)
     return index.get((kind, name, namespace), [])
 
 
+@graph_fact
 def _identities(graph: ObjectGraph) -> dict[tuple[str, str, str | None], list[K8sObject]]:
     index: dict[tuple[str, str, str | None], list[K8sObject]] = {}
     for kind in ("LocalQueue", "ClusterQueue"):
@@ -112,19 +114,18 @@ def _identities(graph: ObjectGraph) -> dict[tuple[str, str, str | None], list[K8
     return index
 
 
+@graph_fact
 def cluster_queues_by_cohort(graph: ObjectGraph) -> dict[str, list[K8sObject]]:
     """Cohort name -> its ClusterQueues (one per name, the best tier), built once per graph."""
-    def build() -> dict[str, list[K8sObject]]:
-        chosen: dict[str, K8sObject] = {}
-        for cq in graph.of_kind("ClusterQueue", KUEUE_GROUP):
-            chosen.setdefault(cq.name, cq)
-        members: dict[str, list[K8sObject]] = {}
-        for cq in chosen.values():
-            name = cohort_name(cq)
-            if name is not None:
-                members.setdefault(name, []).append(cq)
-        return members
-    return graph.memo("cohorts", build)
+    chosen: dict[str, K8sObject] = {}
+    for cq in graph.of_kind("ClusterQueue", KUEUE_GROUP):
+        chosen.setdefault(cq.name, cq)
+    members: dict[str, list[K8sObject]] = {}
+    for cq in chosen.values():
+        name = cohort_name(cq)
+        if name is not None:
+            members.setdefault(name, []).append(cq)
+    return members
 
 
 def cohort_name(cq: K8sObject) -> str | None:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from kqlint import kinds as K
 from kqlint.fields import text
+from kqlint.graph import graph_fact, object_fact
 from kqlint.kinds import KUEUE_GROUP, TRAINER_GROUP
 from kqlint.objects import K8sObject, dig
 from kqlint.workloads import RUNTIME_KINDS, PodTemplate, pod_templates, total_pods, training_runtime
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
 POD_GROUP_TOTAL = "kueue.x-k8s.io/pod-group-total-count"
+POD_GROUP_NAME = "kueue.x-k8s.io/pod-group-name"
 DEFAULT_LOCAL_QUEUE = "default"          # LocalQueueDefaulting (B13, GA since v0.17)
 
 # Kinds Kueue integrates; it reads queue-name/priority-class from their own metadata.labels (B13).
@@ -111,17 +113,10 @@ def has_default_local_queue(namespace: str | None, graph: ObjectGraph) -> bool:
         "LocalQueue", DEFAULT_LOCAL_QUEUE, namespace, KUEUE_GROUP) is not None
 
 
+@object_fact
 def managed_workloads(obj: K8sObject, graph: ObjectGraph) -> list[ManagedWorkload]:
     """The Kueue-managed units of ``obj`` (explicit queue-name, or LocalQueueDefaulting);
     memoised per graph, since several rules ask for every object."""
-    memo: dict[int, tuple[K8sObject, list[ManagedWorkload]]] = graph.memo("units_by_object", dict)
-    hit = memo.get(id(obj))
-    if hit is None or hit[0] is not obj:
-        hit = memo[id(obj)] = (obj, _managed_workloads(obj, graph))
-    return hit[1]
-
-
-def _managed_workloads(obj: K8sObject, graph: ObjectGraph) -> list[ManagedWorkload]:
     if obj.kind not in MANAGED_KINDS:
         return []
     if (obj.group, obj.kind) in POD_TEMPLATE_LABELLED:
@@ -187,21 +182,18 @@ def _cluster_queue_behind(local_queue_name: str, namespace: str | None, graph: O
     return graph.resolve("ClusterQueue", name, group=KUEUE_GROUP)
 
 
+@graph_fact
 def all_managed_workloads(graph: ObjectGraph) -> list[ManagedWorkload]:
     """Every Kueue-managed unit of the graph (every tier), built once per graph."""
-    def build() -> list[ManagedWorkload]:
-        return [unit for obj in graph.objects if obj.kind in MANAGED_KINDS
-                for unit in managed_workloads(obj, graph)]
-    return graph.memo("managed_workloads", build)
+    return [unit for obj in graph.objects if obj.kind in MANAGED_KINDS for unit in managed_workloads(obj, graph)]
 
 
+@graph_fact
 def routed_workloads(graph: ObjectGraph) -> dict[str, list[ManagedWorkload]]:
     """ClusterQueue name -> the Kueue-managed units routed to it (every queue: this reads
     every workload; ask ``workloads_routed_to`` for the queues a finding needs)."""
-    def build() -> dict[str, list[ManagedWorkload]]:
-        routes = _routes(graph)
-        return {name: workloads_routed_to(name, graph) for name in routes if workloads_routed_to(name, graph)}
-    return graph.memo("routed_workloads", build)
+    routes = _routes(graph)
+    return {name: workloads_routed_to(name, graph) for name in routes if workloads_routed_to(name, graph)}
 
 
 def workloads_routed_to(cluster_queue: str, graph: ObjectGraph) -> list[ManagedWorkload]:
@@ -215,7 +207,7 @@ def workloads_routed_to(cluster_queue: str, graph: ObjectGraph) -> list[ManagedW
             else:
                 units += [u for u in managed_workloads(obj, graph) if _cluster_queue_name(u, graph) == cluster_queue]
         return units
-    return graph.memo(("routed_to", cluster_queue), build)
+    return graph.memo((workloads_routed_to, cluster_queue), build)
 
 
 def queues_of(objects: list[K8sObject], graph: ObjectGraph) -> list[str]:
@@ -229,26 +221,25 @@ def _cluster_queue_name(unit: ManagedWorkload, graph: ObjectGraph) -> str | None
     return cq.name if cq is not None else None
 
 
+@graph_fact
 def _routes(graph: ObjectGraph) -> dict[str, list[tuple[K8sObject, ManagedWorkload | None]]]:
     """ClusterQueue name -> (object, unit) in graph order; unit None: the object's one unit,
     routed from its queue-name label alone (identity and labels: a cached context object is
     not decoded for this)."""
-    def build() -> dict[str, list[tuple[K8sObject, ManagedWorkload | None]]]:
-        index: dict[str, list[tuple[K8sObject, ManagedWorkload | None]]] = {}
-        for obj in graph.objects:
-            if obj.kind not in MANAGED_KINDS:
-                continue
-            if _integration(obj) in INTEGRATIONS:  # one unit, labels on metadata.labels
-                name = _label_route(obj, graph)
-                if name is not None:
-                    index.setdefault(name, []).append((obj, None))
-                continue
-            for unit in managed_workloads(obj, graph):
-                name = _cluster_queue_name(unit, graph)
-                if name is not None:
-                    index.setdefault(name, []).append((obj, unit))
-        return index
-    return graph.memo("routes", build)
+    index: dict[str, list[tuple[K8sObject, ManagedWorkload | None]]] = {}
+    for obj in graph.objects:
+        if obj.kind not in MANAGED_KINDS:
+            continue
+        if _integration(obj) in INTEGRATIONS:  # one unit, labels on metadata.labels
+            name = _label_route(obj, graph)
+            if name is not None:
+                index.setdefault(name, []).append((obj, None))
+            continue
+        for unit in managed_workloads(obj, graph):
+            name = _cluster_queue_name(unit, graph)
+            if name is not None:
+                index.setdefault(name, []).append((obj, unit))
+    return index
 
 
 def _label_route(obj: K8sObject, graph: ObjectGraph) -> str | None:
@@ -278,14 +269,17 @@ def managed_templates(obj: K8sObject, graph: ObjectGraph) -> list[tuple[PodTempl
 
 def trainjobs_using(runtime: K8sObject, graph: ObjectGraph) -> list[K8sObject]:
     """TrainJobs (every tier) whose ``runtimeRef`` resolves to ``runtime``; indexed once per graph."""
-    def build() -> dict[int, list[K8sObject]]:
-        index: dict[int, list[K8sObject]] = {}
-        for job in graph.of_kind("TrainJob", TRAINER_GROUP):
-            target = training_runtime(job, graph)
-            if target is not None:
-                index.setdefault(id(target), []).append(job)
-        return index
-    return graph.memo("trainjobs_by_runtime", build).get(id(runtime), [])
+    return _trainjobs_by_runtime(graph).get(id(runtime), [])
+
+
+@graph_fact
+def _trainjobs_by_runtime(graph: ObjectGraph) -> dict[int, list[K8sObject]]:
+    index: dict[int, list[K8sObject]] = {}
+    for job in graph.of_kind("TrainJob", TRAINER_GROUP):
+        target = training_runtime(job, graph)
+        if target is not None:
+            index.setdefault(id(target), []).append(job)
+    return index
 
 
 # ------------------------------------------------------------------ sizes

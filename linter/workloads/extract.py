@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from kqlint import kinds as K
+from kqlint.graph import object_fact
 from kqlint.kinds import KUBEFLOW_GROUP, VOLCANO_JOB
 from kqlint.workloads import shapes as S
 from kqlint.workloads import trainer as T
@@ -104,11 +105,12 @@ def pod_templates(obj: K8sObject, graph: ObjectGraph | None = None) -> list[PodT
         return []
     if graph is None:
         return extractor(obj, (), obj.data, graph)
-    key = ("pod_templates", id(obj))  # many rules ask for the same object's templates
-    cached = graph.cache.get(key)
-    if cached is None:
-        cached = graph.cache[key] = extractor(obj, (), obj.data, graph)
-    return list(cached)
+    return list(_templates_in(obj, graph))  # many rules ask for the same object's templates
+
+
+@object_fact
+def _templates_in(obj: K8sObject, graph: ObjectGraph) -> list[PodTemplate]:
+    return _EXTRACTORS[(obj.group, obj.kind)](obj, (), obj.data, graph)
 
 
 def own_templates(obj: K8sObject, graph: ObjectGraph | None = None) -> list[PodTemplate]:

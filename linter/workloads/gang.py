@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from kqlint import kinds as K
 from kqlint.fields import text, text_or
+from kqlint.graph import graph_fact
 from kqlint.kinds import (
     APPWRAPPER,
     COSCHEDULING_PODGROUP,
@@ -44,6 +45,7 @@ KAI_POD_GROUP_ANNOTATION = "pod-group-name"
 KAI_BATCH_MIN_MEMBER_ANNOTATION = "kai.scheduler/batch-min-member"
 KAI_SKIP_PODGROUPER_ANNOTATION = "kai.scheduler/skip-podgrouper"
 KAI_QUEUE_LABEL = "kai.scheduler/queue"
+KUBERAY_VOLCANO_QUEUE_LABEL = "volcano.sh/queue-name"           # KubeRay's Volcano queue label
 KAI_SUBGROUP_LABEL = "kai.scheduler/subgroup-name"
 COSCHEDULING_POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"   # scheduler-plugins coscheduling
 # Defaults of the shared options `volcano-scheduler-names` / `kai-scheduler-names` (rules.md).
@@ -129,17 +131,16 @@ def resolve_pod_group(ref: PodGroupRef, namespace: str | None, graph: ObjectGrap
     return found if found is not None else wrapped_pod_groups(graph).get((ref.group, namespace, ref.name))
 
 
+@graph_fact
 def wrapped_pod_groups(graph: ObjectGraph) -> dict[tuple[str, str | None, str], K8sObject]:
     """PodGroups inside AppWrappers (``spec.components[].template``), keyed by (API group,
     namespace, name); built once per graph."""
-    def build() -> dict[tuple[str, str | None, str], K8sObject]:
-        index: dict[tuple[str, str | None, str], K8sObject] = {}
-        for wrapper in graph.of_kind(APPWRAPPER[1], APPWRAPPER[0]):
-            for inner in wrapped_objects(wrapper):
-                if is_pod_group(inner):
-                    index.setdefault((inner.group, inner.namespace, inner.name), inner)
-        return index
-    return graph.memo("wrapped_pod_groups", build)
+    index: dict[tuple[str, str | None, str], K8sObject] = {}
+    for wrapper in graph.of_kind(APPWRAPPER[1], APPWRAPPER[0]):
+        for inner in wrapped_objects(wrapper):
+            if is_pod_group(inner):
+                index.setdefault((inner.group, inner.namespace, inner.name), inner)
+    return index
 
 
 def wrapped_objects(obj: K8sObject) -> list[K8sObject]:
@@ -248,7 +249,7 @@ _MARKER_KEYS = (
     ("volcano", "annotations", VOLCANO_LEGACY_GROUP_ANNOTATION),
     ("volcano", "annotations", VOLCANO_QUEUE_ANNOTATION),
     ("volcano", "annotations", VOLCANO_MIN_MEMBER_ANNOTATION),
-    ("volcano", "labels", "volcano.sh/queue-name"),            # KubeRay's Volcano queue label
+    ("volcano", "labels", KUBERAY_VOLCANO_QUEUE_LABEL),
     ("kai", "annotations", KAI_POD_GROUP_ANNOTATION),
     ("kai", "annotations", KAI_BATCH_MIN_MEMBER_ANNOTATION),
     ("kai", "annotations", KAI_SKIP_PODGROUPER_ANNOTATION),

@@ -77,7 +77,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from kqlint.kinds import KUEUE_GROUP, POD
-from kqlint.kueue import POD_GROUP_TOTAL
+from kqlint.kueue import POD_GROUP_NAME, POD_GROUP_TOTAL
 from kqlint.kueue.quota import group_flavors, resource_groups
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
@@ -88,7 +88,7 @@ from kqlint.workloads import pod_templates
 META = RuleMeta(code="KQ004", slug="api-rejects", severity=Severity.ERROR,
                 summary="the API server or Kueue's webhook would refuse the object at apply time")
 
-GROUP_NAME_LABEL = "kueue.x-k8s.io/pod-group-name"
+GROUP_NAME_LABEL = POD_GROUP_NAME
 TOTAL_COUNT_ANNOTATION = POD_GROUP_TOTAL
 
 

@@ -79,43 +79,29 @@ from collections.abc import Iterator
 
 from kqlint.model import Finding, Location, Severity
 from kqlint.objects import K8sObject
+from kqlint.refs import OPERATOR, POD_GROUP_REFS, references
 from kqlint.rule import RuleContext, RuleMeta
-from kqlint.workloads import (
-    SCHEDULER_TITLES,
-    PodGroupRef,
-    is_workload,
-    operator_pod_group_names,
-    own_templates,
-    pod_group_refs,
-    resolve_pod_group,
-)
+from kqlint.workloads import SCHEDULER_TITLES, is_workload
 
 META = RuleMeta(code="KQ303", slug="unknown-pod-group", severity=Severity.ERROR,
                 summary="a group annotation or label names a PodGroup that cannot be resolved")
-
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     if not is_workload(obj):
         return
     seen: set[Location] = set()  # LLMInferenceService pod specs share one annotations mapping
-    for tpl in own_templates(obj, ctx.graph):
-        for ref in pod_group_refs(tpl):
-            at = tpl.at_meta(ref.where, ref.key)
-            if at in seen or _exists(obj, ref, ctx):
-                continue
-            seen.add(at)
-            yield ctx.finding(
-                at,
-                f"{tpl.describe()}: {ref.key}: {ref.name} names a {SCHEDULER_TITLES[ref.family]} PodGroup "
-                f"({ref.group}) that does not exist in namespace {obj.namespace}: its pods stay Pending "
-                f"waiting for it; create PodGroup {obj.namespace}/{ref.name}, fix the name, or declare "
-                f"it under `external:` if it exists on the cluster")
-
-
-def _exists(obj: K8sObject, ref: PodGroupRef, ctx: RuleContext) -> bool:
-    """Resolvable, or the group the workload's own operator creates under the workload's name."""
-    if ref.name in operator_pod_group_names(obj):
-        return True
-    return (resolve_pod_group(ref, obj.namespace, ctx.graph) is not None
-            or ctx.graph.may_exist("PodGroup", ref.name, obj.namespace, ref.group))
+    for ref in references(obj, ctx.graph, POD_GROUP_REFS):  # per family, templates in order
+        site, pod_group = ref.site, ref.site.pod_group
+        at = ref.key_at
+        # the group the workload's own operator creates under the workload's name exists at run time
+        if pod_group is None or site.template is None or at in seen \
+                or site.status == OPERATOR or ref.target is not None or ref.may_exist(ctx.graph):
+            continue
+        seen.add(at)
+        yield ctx.finding(
+            at,
+            f"{site.template.describe()}: {pod_group.key}: {pod_group.name} names a "
+            f"{SCHEDULER_TITLES[pod_group.family]} PodGroup ({pod_group.group}) that does not exist in namespace "
+            f"{obj.namespace}: its pods stay Pending waiting for it; create PodGroup {obj.namespace}/{pod_group.name}, "
+            f"fix the name, or declare it under `external:` if it exists on the cluster")

@@ -45,13 +45,13 @@ from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
 from kqlint.rules.kakaocloud._markers import markers
-from kqlint.workloads import VOLCANO_PODGROUP, VOLCANO_QUEUE_ANNOTATION
+from kqlint.workloads import KUBERAY_VOLCANO_QUEUE_LABEL, VOLCANO_PODGROUP, VOLCANO_QUEUE_ANNOTATION
 
 META = RuleMeta(code="KQ502", slug="volcano-queue-used", severity=Severity.ERROR,
                 summary="a Volcano queue annotation anywhere, or a Volcano PodGroup with spec.queue",
                 profile="kakaocloud")
 
-QUEUE_KEYS = (VOLCANO_QUEUE_ANNOTATION, "volcano.sh/queue-name", "nvidia.com/volcano-queue",
+QUEUE_KEYS = (VOLCANO_QUEUE_ANNOTATION, KUBERAY_VOLCANO_QUEUE_LABEL, "nvidia.com/volcano-queue",
               "scheduling.grove.io/volcano-queue")
 
 

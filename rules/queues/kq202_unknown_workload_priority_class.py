@@ -88,12 +88,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kinds import KUEUE_GROUP
-from kqlint.kueue import PRIORITY_LABEL, managed_workloads, resolve_priority_class, resolve_workload_priority_class
+from kqlint.kueue import resolve_priority_class
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
+from kqlint.refs import WORKLOAD_PRIORITY_REF, Reference, references, unresolved
 from kqlint.rule import RuleContext, RuleMeta
-from kqlint.wording import LOOKED_IN, did_you_mean
 
 META = RuleMeta(code="KQ202", slug="unknown-workload-priority-class", severity=Severity.ERROR,
                 summary="a kueue.x-k8s.io/priority-class label names a WorkloadPriorityClass that cannot "
@@ -101,22 +100,18 @@ META = RuleMeta(code="KQ202", slug="unknown-workload-priority-class", severity=S
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    for unit in managed_workloads(obj, ctx.graph):
-        name = unit.priority_label()
-        if name is None or unit.labels_path is None:
-            continue
-        if resolve_workload_priority_class(name, ctx.graph) is not None \
-                or ctx.graph.may_exist("WorkloadPriorityClass", name, group=KUEUE_GROUP):
+    for ref in references(obj, ctx.graph, [WORKLOAD_PRIORITY_REF]):
+        if ref.target is not None or ref.may_exist(ctx.graph) or ref.site.unit is None:
             continue
         yield ctx.finding(
-            at=obj.at_value(*unit.labels_path, PRIORITY_LABEL),
-            message=(f"{unit.display()}: `{PRIORITY_LABEL}: {name}` names no WorkloadPriorityClass in "
-                     f"{LOOKED_IN}{_hint(name, ctx)}: "
-                     "Kueue creates no Workload for it (no fallback to the pod priority), so it stays "
-                     f"suspended and is never admitted; create WorkloadPriorityClass `{name}` or fix the label"))
+            at=ref.at,
+            message=unresolved(ref, ctx.graph, ref.site.unit.display(),
+                               "Kueue creates no Workload for it (no fallback to the pod priority), so it stays "
+                               "suspended and is never admitted",
+                               f"create WorkloadPriorityClass `{ref.name}` or fix the label", hint=_hint(ref, ctx)))
 
 
-def _hint(name: str, ctx: RuleContext) -> str:
-    if resolve_priority_class(name, ctx.graph) is not None:
-        return f" (`{name}` is a pod PriorityClass, which this label cannot name)"
-    return did_you_mean(name, "WorkloadPriorityClass", ctx.graph, KUEUE_GROUP)
+def _hint(ref: Reference, ctx: RuleContext) -> str:
+    if resolve_priority_class(ref.name, ctx.graph) is not None:
+        return f" (`{ref.name}` is a pod PriorityClass, which this label cannot name)"
+    return ref.did_you_mean(ctx.graph)

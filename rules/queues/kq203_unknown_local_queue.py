@@ -82,11 +82,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kqlint.kinds import KUEUE_GROUP
-from kqlint.kueue import QUEUE_LABEL, local_queue, managed_workloads
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
+from kqlint.refs import QUEUE_REF, references, unresolved
 from kqlint.rule import RuleContext, RuleMeta
-from kqlint.wording import LOOKED_IN, did_you_mean
 
 META = RuleMeta(code="KQ203", slug="unknown-local-queue", severity=Severity.ERROR,
                 summary="a kueue.x-k8s.io/queue-name label names a LocalQueue that cannot be resolved in "
@@ -94,20 +93,18 @@ META = RuleMeta(code="KQ203", slug="unknown-local-queue", severity=Severity.ERRO
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    for unit in managed_workloads(obj, ctx.graph):
-        if unit.queue_defaulted or unit.labels_path is None:
+    for ref in references(obj, ctx.graph, [QUEUE_REF]):
+        unit = ref.site.unit
+        if unit is None or ref.site.implied or unit.labels_path is None:
             continue  # LocalQueueDefaulting only applies when `default` exists
-        if local_queue(unit, ctx.graph) is not None \
-                or ctx.graph.may_exist("LocalQueue", unit.queue, obj.namespace, KUEUE_GROUP):
+        if ref.target is not None or ref.may_exist(ctx.graph):
             continue  # resolved, or ambiguous (namespace chosen at apply time, another unit)
-        namespace = obj.namespace or ""
-        hint = did_you_mean(unit.queue, "LocalQueue", ctx.graph, KUEUE_GROUP, namespace)
         yield ctx.finding(
-            at=obj.at_value(*unit.labels_path, QUEUE_LABEL),
-            message=(f"{unit.display()}: `{QUEUE_LABEL}: {unit.queue}` names no LocalQueue in namespace "
-                     f"{namespace} in {LOOKED_IN}{hint}{_elsewhere(unit.queue, namespace, ctx)}: the "
-                     "Workload stays pending for ever (\"LocalQueue doesn't exist\"); create the LocalQueue "
-                     "in this namespace or fix the label"))
+            at=ref.at,
+            message=unresolved(ref, ctx.graph, unit.display(),
+                               "the Workload stays pending for ever (\"LocalQueue doesn't exist\")",
+                               "create the LocalQueue in this namespace or fix the label",
+                               note=_elsewhere(ref.name, obj.namespace or "", ctx)))
 
 
 def _elsewhere(name: str, namespace: str, ctx: RuleContext) -> str:

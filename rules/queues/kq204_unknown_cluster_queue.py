@@ -58,11 +58,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kinds import KUEUE_GROUP, LOCAL_QUEUE
+from kqlint.kinds import LOCAL_QUEUE
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
+from kqlint.refs import CLUSTER_QUEUE_REF, references, unresolved
 from kqlint.rule import RuleContext, RuleMeta
-from kqlint.wording import LOOKED_IN, did_you_mean
 
 META = RuleMeta(code="KQ204", slug="unknown-cluster-queue", severity=Severity.ERROR,
                 summary="a LocalQueue's spec.clusterQueue names a ClusterQueue that cannot be resolved",
@@ -77,14 +77,13 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             message=(f"{obj.display()} sets no spec.clusterQueue: the LocalQueue stays inactive and "
                      "workloads sent to it are never admitted; set spec.clusterQueue to a ClusterQueue"))
         return
-    if not isinstance(name, str) or ctx.graph.resolve("ClusterQueue", name, group=KUEUE_GROUP):
-        return
-    if ctx.graph.may_exist("ClusterQueue", name, group=KUEUE_GROUP):
-        return  # defined in another unit: not resolved here, not proof it is missing
-    yield ctx.finding(
-        at=obj.at_value("spec", "clusterQueue"),
-        message=(f"{obj.display()}: spec.clusterQueue `{name}` names no ClusterQueue in {LOOKED_IN}"
-                 f"{did_you_mean(name, 'ClusterQueue', ctx.graph, KUEUE_GROUP)}: Kueue marks the "
-                 "LocalQueue inactive (ClusterQueueDoesNotExist) and none of its workloads is ever "
-                 "admitted; create the ClusterQueue or recreate the LocalQueue pointing at an existing one "
-                 "(the field is immutable)"))
+    for ref in references(obj, ctx.graph, [CLUSTER_QUEUE_REF]):
+        if ref.target is not None or ref.may_exist(ctx.graph):
+            continue  # resolved, or defined in another unit: not proof it is missing
+        yield ctx.finding(
+            at=ref.at,
+            message=unresolved(ref, ctx.graph, obj.display(),
+                               "Kueue marks the LocalQueue inactive (ClusterQueueDoesNotExist) and none of its "
+                               "workloads is ever admitted",
+                               "create the ClusterQueue or recreate the LocalQueue pointing at an existing one "
+                               "(the field is immutable)"))

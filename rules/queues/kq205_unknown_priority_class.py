@@ -87,14 +87,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from kqlint.graph import ObjectGraph
-from kqlint.kinds import POD, SCHEDULING_GROUP
+from kqlint.kinds import POD
 from kqlint.kueue import is_kueue_managed, trainjobs_using
-from kqlint.model import Finding, Location, Severity
+from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.platform import INSTALLED_PRIORITY_CLASSES, platform_of
+from kqlint.refs import POD_GROUP_PRIORITY_REF, TEMPLATE_PRIORITY_REF, Reference, references, unresolved
 from kqlint.rule import RuleContext, RuleMeta
-from kqlint.wording import LOOKED_IN, did_you_mean, template_text
-from kqlint.workloads import KAI_PODGROUP, KAI_SCHEDULER_NAMES, PodTemplate, own_templates
+from kqlint.wording import LOOKED_IN, template_text
+from kqlint.workloads import KAI_PODGROUP, KAI_SCHEDULER_NAMES, PodTemplate
 
 META = RuleMeta(code="KQ205", slug="unknown-priority-class", severity=Severity.ERROR,
                 summary="a pod template's or PodGroup's priorityClassName names a PriorityClass that "
@@ -105,21 +106,22 @@ KAI_CLASSES = tuple(INSTALLED_PRIORITY_CLASSES["kai"])
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     if obj.kind == "PodGroup":
-        name = obj.get("spec", "priorityClassName")
         installed = _installed(ctx.graph, on_kai=obj.group == KAI_PODGROUP[0])
-        if _unknown(name, ctx.graph, installed):
-            yield _finding(ctx, obj.at_value("spec", "priorityClassName"), f"{obj.display()}", str(name),
-                           "the gang scheduler cannot look up the group's priority (KAI then treats the whole "
-                           "gang as preemptible)", installed)
+        for ref in references(obj, ctx.graph, [POD_GROUP_PRIORITY_REF]):
+            if _unknown(ref, ctx.graph, installed):
+                yield _finding(ctx, ref, f"{obj.display()}",
+                               "the gang scheduler cannot look up the group's priority (KAI then treats the whole "
+                               "gang as preemptible)", installed)
         return
     managed = _kueue_manages(obj, ctx.graph)
-    for template in own_templates(obj, ctx.graph):
-        name = template.spec.get("priorityClassName")
+    for ref in references(obj, ctx.graph, [TEMPLATE_PRIORITY_REF]):
+        template = ref.site.template
+        if template is None or ref.site.implied:
+            continue  # the global default class: nothing is written
         installed = _installed(ctx.graph, on_kai=template.scheduler_name in KAI_SCHEDULER_NAMES)
-        if _unknown(name, ctx.graph, installed):
-            yield _finding(ctx, obj.at_value(*template.spec_path, "priorityClassName"),
-                           f"{obj.display()}{_where(obj, template)}", str(name),
-                           _effect(obj, str(name), managed), installed)
+        if _unknown(ref, ctx.graph, installed):
+            yield _finding(ctx, ref, f"{obj.display()}{_where(obj, template)}", _effect(obj, ref.name, managed),
+                           installed)
 
 
 def _installed(graph: ObjectGraph, on_kai: bool) -> tuple[str, ...]:
@@ -147,17 +149,13 @@ def _effect(obj: K8sObject, name: str, managed: bool) -> str:
     return text + (" and Kueue cannot compute the workload's priority" if managed else "")
 
 
-def _unknown(name: object, graph: ObjectGraph, installed: Iterable[str]) -> bool:
-    return (isinstance(name, str) and bool(name) and name not in installed
-            and graph.resolve("PriorityClass", name, group=SCHEDULING_GROUP) is None
-            and not graph.may_exist("PriorityClass", name, group=SCHEDULING_GROUP))
+def _unknown(ref: Reference, graph: ObjectGraph, installed: Iterable[str]) -> bool:
+    return ref.name not in installed and ref.target is None and not ref.may_exist(graph)
 
 
-def _finding(ctx: RuleContext, at: Location, where: str, name: str, effect: str,
-             installed: tuple[str, ...]) -> Finding:
+def _finding(ctx: RuleContext, ref: Reference, where: str, effect: str, installed: tuple[str, ...]) -> Finding:
     looked_in = LOOKED_IN + (", or KAI's built-in classes" if installed else "")
     return ctx.finding(
-        at=at,
-        message=(f"{where}: priorityClassName `{name}` names no PriorityClass in {looked_in}"
-                 f"{did_you_mean(name, 'PriorityClass', ctx.graph, SCHEDULING_GROUP, extra=installed)}: "
-                 f"{effect}; create PriorityClass `{name}` or fix the name"))
+        at=ref.at,
+        message=unresolved(ref, ctx.graph, where, effect, f"create PriorityClass `{ref.name}` or fix the name",
+                           hint=ref.did_you_mean(ctx.graph, extra=installed), looked_in=looked_in))

@@ -62,12 +62,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kinds import CLUSTER_QUEUE, KUEUE_GROUP
-from kqlint.kueue import flavor_quotas
+from kqlint.kinds import CLUSTER_QUEUE
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
+from kqlint.refs import FLAVOR_REF, references, unresolved
 from kqlint.rule import RuleContext, RuleMeta
-from kqlint.wording import LOOKED_IN, did_you_mean
 
 META = RuleMeta(code="KQ206", slug="unknown-resource-flavor", severity=Severity.ERROR,
                 summary="a ClusterQueue flavor names a ResourceFlavor that cannot be resolved",
@@ -75,16 +74,12 @@ META = RuleMeta(code="KQ206", slug="unknown-resource-flavor", severity=Severity.
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    for entry in flavor_quotas(obj):
-        path, name = entry.path, entry.name
-        if not isinstance(name, str) or not name:
-            continue  # a missing or mistyped name is a schema violation (KQ002)
-        if ctx.graph.resolve("ResourceFlavor", name, group=KUEUE_GROUP) is not None \
-                or ctx.graph.may_exist("ResourceFlavor", name, group=KUEUE_GROUP):
+    # a missing or mistyped flavor name is no reference: a schema violation (KQ002)
+    for ref in references(obj, ctx.graph, [FLAVOR_REF]):
+        if ref.target is not None or ref.may_exist(ctx.graph):
             continue
         yield ctx.finding(
-            at=obj.at_value(*path, "name"),
-            message=(f"{obj.display()}: flavor `{name}` names no ResourceFlavor in {LOOKED_IN}"
-                     f"{did_you_mean(name, 'ResourceFlavor', ctx.graph, KUEUE_GROUP)}: Kueue marks the "
-                     "ClusterQueue inactive (FlavorNotFound) and admits no workload through it; "
-                     f"create ResourceFlavor `{name}` or fix the name"))
+            at=ref.at,
+            message=unresolved(ref, ctx.graph, obj.display(),
+                               "Kueue marks the ClusterQueue inactive (FlavorNotFound) and admits no workload "
+                               "through it", f"create ResourceFlavor `{ref.name}` or fix the name"))

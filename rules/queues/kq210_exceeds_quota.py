@@ -281,7 +281,7 @@ def _violations(sets: list[PodSet], cq: K8sObject, peers: list[K8sObject], graph
 def capacity_table(cq: K8sObject, peers: list[K8sObject], graph: ObjectGraph) -> dict[str, list[Capacity]]:
     """Covered resource -> its capacity per flavor, for every resource whose quotas can be
     read; built once per ClusterQueue and graph."""
-    cache: dict[int, dict[str, list[Capacity]]] = graph.memo("capacities", dict)
+    cache: dict[int, dict[str, list[Capacity]]] = graph.memo(capacity_table, dict)
     table = cache.get(id(cq))
     if table is None:
         table = cache[id(cq)] = {}

@@ -1,0 +1,89 @@
+"""kqlint.refs: one table of references drives resolution, the unknown-reference rules and the
+edges of `kqlint graph`."""
+from __future__ import annotations
+
+from kqlint import refs
+from kqlint.graph import ObjectGraph
+from kqlint.loader import parse_bytes
+from kqlint.objects import INPUT, K8sObject, objects_from_file
+
+MANIFESTS = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+  namespace: ml
+  labels: {kueue.x-k8s.io/queue-name: team, kueue.x-k8s.io/priority-class: hi}
+spec:
+  template:
+    metadata:
+      labels: {scheduling.x-k8s.io/pod-group: gang}
+    spec:
+      priorityClassName: fast
+      containers: [{name: c, image: i}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: team, namespace: ml}
+spec: {clusterQueue: cq}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  cohortName: pool
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: default, resources: [{name: cpu, nominalQuota: 4}]}]
+---
+apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: PodGroup
+metadata: {name: gang, namespace: ml}
+spec: {minMember: 1}
+"""
+
+
+def objects(text: str) -> list[K8sObject]:
+    found, _, _ = objects_from_file(parse_bytes("refs.yaml", text.encode()), "default", INPUT)
+    return found
+
+
+def by_relation(graph: ObjectGraph, kind: str) -> dict[str, list[refs.Reference]]:
+    obj = next(o for o in graph.objects if o.kind == kind)
+    found: dict[str, list[refs.Reference]] = {}
+    for reference in refs.references(obj, graph):
+        found.setdefault(reference.ref.relation, []).append(reference)
+    return found
+
+
+def test_every_row_is_walked_and_resolved_where_its_target_exists() -> None:
+    graph = ObjectGraph(objects(MANIFESTS))
+    job = by_relation(graph, "Job")
+    assert sorted(job) == ["pod-group", "priority", "queue", "workload-priority"]
+    assert job["queue"][0].target is not None and job["queue"][0].target.kind == "LocalQueue"
+    assert job["pod-group"][0].target is not None  # the coscheduling row resolves a coscheduling PodGroup
+    assert job["pod-group"][0].site.group == "scheduling.x-k8s.io"
+    assert [r.target for r in job["priority"] + job["workload-priority"]] == [None, None]
+    assert by_relation(graph, "LocalQueue")["cluster-queue"][0].target is not None
+    cq = by_relation(graph, "ClusterQueue")
+    assert (cq["cohort"][0].site.status, cq["cohort"][0].target) == (refs.IMPLICIT, None)
+    assert [r.name for r in cq["flavor"]] == ["default"]
+
+
+def test_a_reference_knows_where_it_is_written_and_how_messages_quote_it() -> None:
+    graph = ObjectGraph(objects(MANIFESTS))
+    priority = by_relation(graph, "Job")["workload-priority"][0]
+    assert (priority.at.line, priority.at.column) == (6, 76)  # the value `hi`
+    assert priority.written == "`kueue.x-k8s.io/priority-class: hi`"
+    flavor = by_relation(graph, "ClusterQueue")["flavor"][0]
+    assert flavor.written == "flavor `default`"
+    message = refs.unresolved(flavor, graph, "ClusterQueue cq", "nothing is admitted", "fix it")
+    assert message == ("ClusterQueue cq: flavor `default` names no ResourceFlavor in the inputs, --context, "
+                       "config `external` or the profile: nothing is admitted; fix it")
+
+
+def test_the_table_has_one_pod_group_row_per_gang_scheduler() -> None:
+    assert [row.field for row in refs.POD_GROUP_REFS] == [
+        "scheduling.k8s.io/group-name", "pod-group-name", "scheduling.x-k8s.io/pod-group"]
+    rows = {refs.QUEUE_REF, refs.CLUSTER_QUEUE_REF, refs.FLAVOR_REF, refs.RUNTIME_REF, *refs.POD_GROUP_REFS}
+    assert set(refs.REFERENCES) >= rows
