@@ -197,10 +197,34 @@ def combine(spec: Mapping[str, Any], pairs: list[tuple[Container, Any]]) -> Requ
         else:
             init_peak = maximum(init_peak, add(sidecars, own))
     total = maximum(total, init_peak)
-    pod_level = requirement_requests(spec.get("resources"))
-    total.update({name: amount for name, amount in pod_level.items()
-                  if name in ("cpu", "memory") or name.startswith("hugepages-")})
+    total.update(_pod_level_requests(spec.get("resources"), total))
     return add(total, requirement_requests({"requests": spec.get("overhead")}))
+
+
+def _is_pod_level_resource(name: str) -> bool:
+    return name in ("cpu", "memory") or name.startswith("hugepages-")
+
+
+def _pod_level_requests(requirements: Any, containers_total: Requests) -> Requests:
+    """Pod-level requests as the API server defaults them (``defaultPodRequests``): an explicit
+    request wins; a pod-level limit alone becomes the request only for a resource no container
+    requests (hugepages always take the limit), otherwise the containers' total stands."""
+    explicit = {name: amount for name, amount in requirement_requests({"requests": _requests_of(requirements)}).items()
+                if _is_pod_level_resource(name)}
+    for name, amount in requirement_requests({"requests": _limits_of(requirements)}).items():
+        if name in explicit or not _is_pod_level_resource(name):
+            continue
+        if name.startswith("hugepages-") or name not in containers_total:
+            explicit[name] = amount
+    return explicit
+
+
+def _requests_of(requirements: Any) -> Any:
+    return requirements.get("requests") if isinstance(requirements, Mapping) else None
+
+
+def _limits_of(requirements: Any) -> Any:
+    return requirements.get("limits") if isinstance(requirements, Mapping) else None
 
 
 def pod_requests(template: PodTemplate) -> Requests:

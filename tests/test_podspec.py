@@ -124,6 +124,18 @@ def test_pod_level_requests_replace_cpu_memory_and_hugepages_only() -> None:
     """)) == [{"cpu": Fraction(41, 10), "memory": GI, "hugepages-2Mi": GI, "nvidia.com/gpu": 1}]
 
 
+def test_pod_level_limit_alone_defaults_to_the_containers_requests() -> None:
+    # defaultPodRequests (pkg/apis/core/v1/defaults.go): without a pod-level request, a resource
+    # the containers request takes their total; one they do not request takes the pod limit;
+    # hugepages always take the pod limit.
+    assert requests_of(pod("""\
+        resources:
+          limits: {cpu: "4", memory: 8Gi, hugepages-2Mi: 1Gi}
+        containers:
+        - {name: a, resources: {requests: {cpu: "1", hugepages-2Mi: 2Mi}}}
+    """)) == [{"cpu": 1, "memory": 8 * GI, "hugepages-2Mi": GI}]
+
+
 def test_unparseable_quantities_are_left_out() -> None:
     assert requests_of(pod("""\
         containers:
