@@ -4,7 +4,7 @@ Explicitly named files are read whatever their name; directory symlinks are not 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
@@ -99,23 +99,21 @@ def _walk(root: str, excludes: tuple[str, ...], found: Discovery) -> list[str]:
     return sorted(files, key=lambda path: path.replace(os.sep, "/"))
 
 
-PROJECT_CONFIG_FILES = (".kqlint.yaml", ".kqlint.yml")
-
-
 def repository_root(start: str) -> str | None:
     """Nearest ancestor of ``start`` (itself included) holding ``.git``."""
-    return _nearest(start, lambda folder: os.path.exists(os.path.join(folder, ".git")))
+    return _nearest(start, is_repository_root)
+
+
+def is_repository_root(folder: str) -> bool:
+    return os.path.exists(os.path.join(folder, ".git"))
 
 
 def holds_config(folder: str) -> bool:
     """``folder`` holds a kqlint configuration (``.kqlint.yaml``/``.yml``, or a
     ``pyproject.toml`` with a ``[tool.kqlint]`` table)."""
-    if any(os.path.isfile(os.path.join(folder, name)) for name in PROJECT_CONFIG_FILES):
-        return True
-    from kqlint.config import _has_tool_section
+    from kqlint.config.discover import config_file_in
 
-    pyproject = os.path.join(folder, "pyproject.toml")
-    return os.path.isfile(pyproject) and _has_tool_section(pyproject)
+    return config_file_in(folder) is not None
 
 
 def project_root(start: str) -> str | None:
@@ -135,12 +133,17 @@ def inputs_folder(paths: list[str]) -> str:
         return folders[0]
 
 
-def _nearest(start: str, holds: Callable[[str], bool]) -> str | None:
+def folders_up(start: str) -> Iterator[str]:
+    """``start`` (made absolute) and every folder above it, nearest first: the one upward
+    walk behind the project root, the repository root and config discovery."""
     probe = os.path.abspath(start)
     while True:
-        if holds(probe):
-            return probe
+        yield probe
         parent = os.path.dirname(probe)
         if parent == probe:
-            return None
+            return
         probe = parent
+
+
+def _nearest(start: str, holds: Callable[[str], bool]) -> str | None:
+    return next((folder for folder in folders_up(start) if holds(folder)), None)
