@@ -41,9 +41,7 @@ def is_excluded(path: str, excludes: tuple[str, ...]) -> bool:
 
 def chart_of(path: str, cache: dict[str, str | None]) -> str | None:
     """The Chart.yaml owning ``path`` when it sits under that chart's ``templates/``."""
-    directory = os.path.dirname(os.path.abspath(path))
-    probe = directory
-    while True:
+    for probe in folders_up(os.path.dirname(os.path.abspath(path))):
         if os.path.basename(probe) == "templates":
             parent = os.path.dirname(probe)
             if parent not in cache:
@@ -51,10 +49,7 @@ def chart_of(path: str, cache: dict[str, str | None]) -> str | None:
                 cache[parent] = chart if os.path.isfile(chart) else None
             if cache[parent]:
                 return cache[parent]
-        next_probe = os.path.dirname(probe)
-        if next_probe == probe:
-            return None
-        probe = next_probe
+    return None
 
 
 def discover(paths: list[str], excludes: tuple[str, ...] = ()) -> Discovery:
