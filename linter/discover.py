@@ -4,7 +4,7 @@ Explicitly named files are read whatever their name; directory symlinks are not 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
@@ -41,9 +41,7 @@ def is_excluded(path: str, excludes: tuple[str, ...]) -> bool:
 
 def chart_of(path: str, cache: dict[str, str | None]) -> str | None:
     """The Chart.yaml owning ``path`` when it sits under that chart's ``templates/``."""
-    directory = os.path.dirname(os.path.abspath(path))
-    probe = directory
-    while True:
+    for probe in folders_up(os.path.dirname(os.path.abspath(path))):
         if os.path.basename(probe) == "templates":
             parent = os.path.dirname(probe)
             if parent not in cache:
@@ -51,10 +49,7 @@ def chart_of(path: str, cache: dict[str, str | None]) -> str | None:
                 cache[parent] = chart if os.path.isfile(chart) else None
             if cache[parent]:
                 return cache[parent]
-        next_probe = os.path.dirname(probe)
-        if next_probe == probe:
-            return None
-        probe = next_probe
+    return None
 
 
 def discover(paths: list[str], excludes: tuple[str, ...] = ()) -> Discovery:
@@ -99,23 +94,21 @@ def _walk(root: str, excludes: tuple[str, ...], found: Discovery) -> list[str]:
     return sorted(files, key=lambda path: path.replace(os.sep, "/"))
 
 
-PROJECT_CONFIG_FILES = (".kqlint.yaml", ".kqlint.yml")
-
-
 def repository_root(start: str) -> str | None:
     """Nearest ancestor of ``start`` (itself included) holding ``.git``."""
-    return _nearest(start, lambda folder: os.path.exists(os.path.join(folder, ".git")))
+    return _nearest(start, is_repository_root)
+
+
+def is_repository_root(folder: str) -> bool:
+    return os.path.exists(os.path.join(folder, ".git"))
 
 
 def holds_config(folder: str) -> bool:
     """``folder`` holds a kqlint configuration (``.kqlint.yaml``/``.yml``, or a
     ``pyproject.toml`` with a ``[tool.kqlint]`` table)."""
-    if any(os.path.isfile(os.path.join(folder, name)) for name in PROJECT_CONFIG_FILES):
-        return True
-    from kqlint.config import _has_tool_section
+    from kqlint.config.discover import config_file_in
 
-    pyproject = os.path.join(folder, "pyproject.toml")
-    return os.path.isfile(pyproject) and _has_tool_section(pyproject)
+    return config_file_in(folder) is not None
 
 
 def project_root(start: str) -> str | None:
@@ -135,12 +128,17 @@ def inputs_folder(paths: list[str]) -> str:
         return folders[0]
 
 
-def _nearest(start: str, holds: Callable[[str], bool]) -> str | None:
+def folders_up(start: str) -> Iterator[str]:
+    """``start`` (made absolute) and every folder above it, nearest first: the one upward
+    walk behind the project root, the repository root and config discovery."""
     probe = os.path.abspath(start)
     while True:
-        if holds(probe):
-            return probe
+        yield probe
         parent = os.path.dirname(probe)
         if parent == probe:
-            return None
+            return
         probe = parent
+
+
+def _nearest(start: str, holds: Callable[[str], bool]) -> str | None:
+    return next((folder for folder in folders_up(start) if holds(folder)), None)

@@ -96,14 +96,33 @@ def describe_workload_priority(priority: WorkloadPriority) -> str:
     return "0 (no priority class anywhere)"
 
 
-# ------------------------------------------------------------------ names and paths
+# ------------------------------------------------------------------ names, paths and types
 
-def closest(word: str, candidates: Iterable[str], cutoff: float = 0.6) -> str | None:
+# A JSON Schema type as a message names it ("must be a list", "expected a mapping").
+TYPE_WORDS = {"string": "a string", "integer": "an integer", "number": "a number",
+              "boolean": "a boolean", "object": "a mapping", "array": "a list"}
+
+
+def closest(word: str, candidates: Iterable[str], cutoff: float = 0.6, ignore_case: bool = False) -> str | None:
     """The candidate closest to ``word`` (difflib's ratio at least ``cutoff``), if any."""
     import difflib  # only when there is something to suggest
 
-    found = difflib.get_close_matches(word, list(candidates), n=1, cutoff=cutoff)
-    return found[0] if found else None
+    if not ignore_case:
+        found = difflib.get_close_matches(word, list(candidates), n=1, cutoff=cutoff)
+        return found[0] if found else None
+    lowered = {c.lower(): c for c in candidates}
+    found = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=cutoff)
+    return lowered[found[0]] if found else None
+
+
+def suggest(word: str, choices: Iterable[str]) -> str:
+    """`` (did you mean `x`?)`` for the closest of ``choices``; else `` (expected one of: a, b)``
+    when there are at most 16 of them; else ``""``."""
+    choices = list(choices)
+    close = closest(word, choices)
+    if close:
+        return f" (did you mean `{close}`?)"
+    return f" (expected one of: {', '.join(choices)})" if 0 < len(choices) <= 16 else ""
 
 
 def did_you_mean(name: str, kind: str, graph: ObjectGraph, group: str | None = None,

@@ -8,7 +8,7 @@ Input: ``<corpus>/crds/**`` (upstream CustomResourceDefinitions, copied verbatim
 minified JSON Schema per served version of every kind kqlint validates
 (``<group>_<version>_<Kind>.json``, core group ``core``) plus ``index.json`` mapping
 apiVersion/kind to its file and source. Kinds with no CRD in the corpus come from
-``handwritten_schemas.py``. The conversion is ``kqlint.crd`` (the same code ``--crd`` uses);
+``handwritten_schemas.py``. The conversion is ``kqlint.schema.crd`` (the same code ``--crd`` uses);
 identical sub-schemas are stored once under ``$defs``. Output is byte-for-byte reproducible.
 """
 from __future__ import annotations
@@ -22,8 +22,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kqlint.crd import crd_versions, is_crd, to_schema
 from kqlint.loader import load_file
+from kqlint.schema.crd import crd_versions, is_crd, to_schema
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import handwritten_schemas as hand

@@ -19,7 +19,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from kqlint.crd import CONTAINER_ENUMS, INT_OR_STRING, OBJECT_META, POD_SPEC_ENUMS, PORT_ENUMS
+from kqlint.schema.crd import CONTAINER_ENUMS, INT_OR_STRING, OBJECT_META, POD_SPEC_ENUMS, PORT_ENUMS
 
 Schema = dict[str, Any]
 S: Schema = {"type": "string"}

@@ -27,8 +27,11 @@ def test_internal_errors_exit_3_naming_where(capsys: pytest.CaptureFixture[str])
 
 
 def _imports(module: str) -> set[str]:
-    tree = ast.parse((LINTER / f"{module}.py").read_text(encoding="utf-8"))
-    return {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    """What ``module`` (a file, or every file of a package folder) imports from."""
+    package = LINTER / module
+    files = sorted(package.glob("*.py")) if package.is_dir() else [LINTER / f"{module}.py"]
+    trees = [ast.parse(file.read_text(encoding="utf-8")) for file in files]
+    return {node.module or "" for tree in trees for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
 
 
 @pytest.mark.parametrize("module", ["custom", "profiles", "per_file", "jmespath_budget", "schema", "baseline"])

@@ -17,13 +17,13 @@ from conftest import ROOT, shared_dir
 from helpers import chdir, lint_case
 from kqlint.cli import main
 from kqlint.config import Config
-from kqlint.crd import convert, crd_versions, to_schema
 from kqlint.errors import CrdError, UsageError
 from kqlint.model import Severity
 from kqlint.registry import builtin_rules, rule_from_module
 from kqlint.rule import RuleMeta
 from kqlint.runner import lint
 from kqlint.schema import NOT_IN_ENUM, UNKNOWN_FIELD, WRONG_TYPE, SchemaCatalog, Validator, catalog, dotted
+from kqlint.schema.crd import convert, crd_versions, to_schema
 
 FIXTURES = ROOT / "tests" / "fixtures" / "rules" / "KQ002"
 KINDS = ROOT / "schemas" / "kinds"

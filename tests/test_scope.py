@@ -19,7 +19,8 @@ from kqlint.cli import main
 from kqlint.config import Config, discover_config
 from kqlint.discover import project_root
 from kqlint.runner import lint
-from kqlint.scope import NO_ROOT_NOTE, _glob_unit
+from kqlint.scope import NO_ROOT_NOTE
+from kqlint.scope.units import _glob_unit
 
 SCOPE = Path(__file__).parent / "fixtures" / "scope"
 QUEUES = Config(select=("KQ2",))

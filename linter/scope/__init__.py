@@ -1,0 +1,25 @@
+"""What is applied together (rules.md "Applied together", cli.md "Project root and context").
+
+- The context of a run: ``--context``/config ``context:`` when given (exactly that), else the
+  project root's manifests, whatever paths are named (files, folders or the root itself).
+- Kustomize patch files (``patches`` with a ``path``, ``patchesStrategicMerge``,
+  ``patchesJson6902``) are fragments, not objects: never reported on, never resolved to.
+- Units: folders applied on their own. Every folder holding a ``kustomization.yaml`` (merged
+  with the kustomizations it includes) and every Helm chart folder is a unit; config
+  ``units:`` globs replace that detection. Files in no unit are shared: every unit sees them.
+  A unit never resolves into another unit; a name defined only in another unit is neither
+  resolved nor reported unknown.
+
+Modules: ``context`` (the context plan), ``layout`` (kustomizations and charts on disk),
+``units`` (fragments and the unit of each file), ``partitions`` (one graph's objects per
+unit), ``routes`` (where a queue reference resolved, for a finding's ``related``).
+"""
+from __future__ import annotations
+
+from kqlint.scope.context import NO_ROOT_NOTE, context_plan
+from kqlint.scope.partitions import partitions, visible_context, without_fragments
+from kqlint.scope.routes import with_routes
+from kqlint.scope.units import scope_of
+
+__all__ = ["NO_ROOT_NOTE", "context_plan", "partitions", "scope_of", "visible_context", "with_routes",
+           "without_fragments"]

@@ -1,0 +1,36 @@
+"""The context of a run (cli.md "Project root and context"): ``--context``/config
+``context:`` when given (exactly that), else the project root's manifests, whatever paths are
+named (files, folders or the root itself)."""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from kqlint.discover import STDIN, inputs_folder, project_root
+from kqlint.scope.layout import covers
+
+NO_ROOT_NOTE = ("no project root above the inputs (no .git, .kqlint.yaml, .kqlint.yml or "
+                "pyproject.toml with [tool.kqlint]): references resolve among the named files only; "
+                "name more with --context")
+
+
+@dataclass(frozen=True)
+class ContextPlan:
+    paths: tuple[str, ...]
+    note: str | None = None
+
+
+def context_plan(paths: list[str], explicit: Iterable[str], automatic: bool = True) -> ContextPlan:
+    """The context paths of a run: the explicit ones when any, else the project root (unless
+    the inputs already cover it)."""
+    named = tuple(explicit)
+    if named or not automatic:
+        return ContextPlan(named)
+    root = project_root(inputs_folder(paths))
+    if root is None:  # said when the inputs are only part of the current folder's tree
+        partial = not any(p != STDIN and covers(os.path.abspath(p), os.getcwd()) for p in paths)
+        return ContextPlan((), NO_ROOT_NOTE if partial else None)
+    if any(p != STDIN and covers(os.path.abspath(p), root) for p in paths):
+        return ContextPlan(())  # the inputs are the whole project
+    return ContextPlan((root,))
