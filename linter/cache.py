@@ -136,6 +136,8 @@ class FileCache:
         self.changed_during_run = False
         self._stats: dict[str, tuple[str, os.stat_result]] = {}
         self._unparsed: dict[str, bytes] = {}  # bytes read by digest() for files not in the cache
+        self.digest_of_display: dict[str, str] = {}  # files looked up this run: display path -> hash
+        self._live: set[str] | None = None
 
     def discover(self, paths: list[str], excludes: tuple[str, ...]) -> Any:
         """discover.discover, once per run for the same arguments (the run key needs it too)."""
@@ -230,6 +232,7 @@ class FileCache:
             raw, digest = hashed
         else:
             self.seen.setdefault(rel, self.files.get(rel) or self.seen[rel])
+        self.digest_of_display[display] = digest
         entry = self._read_entry(digest)
         if entry is not None:
             try:
@@ -241,6 +244,7 @@ class FileCache:
             if hashed is None:
                 return None
             raw, digest = hashed
+            self.digest_of_display[display] = digest
         return Miss(path, raw, digest)
 
     def source_of(self, blob: bytes, path: str, display: str, lazy: bool) -> SourceFile:
@@ -288,7 +292,7 @@ class FileCache:
         for rel in [rel for rel in files if rel not in self.seen]:
             if not os.path.exists(os.path.join(self.root, rel)):
                 del files[rel]  # pruned: the file was deleted or renamed
-        live = {record[4] for record in files.values()}
+        live = self._live = {record[4] for record in files.values()}
         entries = {digest: where for digest, where in entries.items() if digest in live}
         new = {digest: blob for digest, blob in self.new_entries.items() if digest in live}
         new.update(self._compaction(entries))
@@ -308,6 +312,12 @@ class FileCache:
                           sort_keys=True, separators=(",", ":")).encode()
         if self._write(os.path.join(self.folder, "index.json"), blob):
             self._prune({where[0] for where in entries.values()})
+
+    def live_digests(self) -> set[str]:
+        """The content hashes the index keeps (after flush: as written)."""
+        if self._live is not None:
+            return self._live
+        return {record[4] for record in {**self.files, **self.seen}.values()}
 
     def _compaction(self, entries: dict[str, list[Any]]) -> dict[str, bytes]:
         """Entries to rewrite into this run's pack: those of packs that are mostly garbage."""
@@ -421,6 +431,20 @@ def _atomic_write(target: str, blob: bytes) -> None:
         except OSError:
             pass
         raise
+
+
+def keep_newest(folder: str, prefix: str, count: int) -> None:
+    """Remove all but the ``count`` newest files of ``folder`` whose name starts with ``prefix``."""
+    try:
+        paths = [os.path.join(folder, n) for n in os.listdir(folder) if n.startswith(prefix)]
+        paths.sort(key=lambda p: os.stat(p).st_mtime_ns, reverse=True)
+    except OSError:
+        return
+    for path in paths[count:]:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
 
 
 def _remove_if_older(path: str, horizon_ns: int) -> None:

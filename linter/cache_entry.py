@@ -2,8 +2,11 @@
 back, and the lazy context objects built from an entry (see kqlint.cache)."""
 from __future__ import annotations
 
+import dataclasses
+import enum
 import io
 import pickle
+import sys
 import zlib
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +31,20 @@ class _DataUnpickler(pickle.Unpickler):
         if module == "builtins" and name in ("set", "frozenset", "complex"):
             return super().find_class(module, name)
         raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a cache entry")
+
+
+class ModelUnpickler(_DataUnpickler):
+    """Also builds kqlint's own value types (reports, findings and whatever fields they gain):
+    dataclasses and enums of already imported ``kqlint.`` modules, and ApplyTimeNamespace.
+    Nothing else is importable, so a planted file still runs no foreign code."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        loaded = sys.modules.get(module) if module.startswith("kqlint.") else None
+        found = getattr(loaded, name, None) if loaded is not None else None
+        if isinstance(found, type) and (dataclasses.is_dataclass(found) or issubclass(found, enum.Enum)
+                                        or (module, name) == ("kqlint.objects", "ApplyTimeNamespace")):
+            return found
+        return super().find_class(module, name)
 
 
 def _unpickle(data: bytes) -> Any:

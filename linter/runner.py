@@ -258,12 +258,16 @@ def run_rules(rules: list[Rule], graph: ObjectGraph, config: Config, errors: lis
             _guarded(rule, lambda rule=rule: rule.check_graph(graph, contexts[rule.code]), "the object graph", errors)
             findings.extend(contexts[rule.code].findings)
     object_rules = [(r, contexts[r.code]) for r in active if r.meta.scope == "object"]
+    from kqlint.cache_results import reuse_for
+
+    reuse = reuse_for(object_rules)  # stored findings of pure rules on unchanged files
 
     def check_object(obj: K8sObject) -> tuple[list[Finding], list[str]]:
         found: list[Finding] = []
         failed: list[str] = []
+        stored = reuse.skip(obj)
         for rule, ctx in object_rules:
-            if rule.meta.kinds is None or obj.kind in rule.meta.kinds:
+            if rule.code not in stored and (rule.meta.kinds is None or obj.kind in rule.meta.kinds):
                 _guarded(rule, lambda: rule.check(obj, ctx), obj.file, failed)
                 found.extend(ctx.findings)
                 ctx.findings.clear()
@@ -271,7 +275,9 @@ def run_rules(rules: list[Rule], graph: ObjectGraph, config: Config, errors: lis
 
     from kqlint.parallel import map_chunks
 
-    for found, failed in map_chunks(check_object, graph.inputs, jobs):
+    outcomes = map_chunks(check_object, graph.inputs, jobs)
+    findings.extend(reuse.merge(graph.inputs, outcomes))
+    for found, failed in outcomes:
         findings.extend(found)
         for line in failed:
             _guarded_error(line, errors)
