@@ -53,7 +53,7 @@ from kqlint import loader
 from kqlint.cache_entry import CachedSource, Entry, decode_entry
 from kqlint.loader import SourceFile
 
-CACHE_FORMAT = 2            # bump when the layout or the entry encoding changes
+CACHE_FORMAT = 3            # bump when the layout or the entry encoding changes
 DIR_NAME = ".kqlint_cache"
 ENV_VAR = "KQLINT_CACHE_DIR"
 RACY_NS = 2_000_000_000     # files changed this close to the run's start are hashed every time
@@ -253,8 +253,8 @@ class FileCache:
 
     def _source(self, entry: Entry, path: str, display: str, lazy: bool) -> SourceFile:
         if lazy:
-            source = CachedSource(display)
-            source.entry, source.real_path = entry, path
+            source = entry.make(CachedSource, display, [])
+            source.entry, source.real_path = entry, path  # type: ignore[attr-defined]
             return source
         return entry.source(display)
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kqlint.cache import FileCache, Miss, keep_newest
-from kqlint.cache_entry import MAGIC, ModelUnpickler, encode_entry
+from kqlint.cache_entry import MAGIC, ModelUnpickler, Skeleton, encode, known_source
 from kqlint.loader import SourceFile
 
 
@@ -40,12 +40,15 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
         if miss is None:
             return parse(path, None), None
         source = parse(path, miss.raw)
-        blob = _encoded(source) if cache.writable else None
-        if blob is not None and os.getpid() != parent:
+        encoded = _encoded(source) if cache.writable else None
+        if encoded is None:
+            return source, None
+        blob, skeletons = encoded
+        if os.getpid() != parent:
             return None, blob  # a worker: the entry is all the parent needs (pickled once, not twice)
-        return source, blob
+        return known_source(source, skeletons), blob
 
-    for (position, path, miss), (source, blob) in zip(misses, map_chunks(parse_and_encode, misses, jobs)):
+    for (position, path, miss), (source, blob) in zip(misses, map_chunks(parse_and_encode, misses, jobs), strict=True):
         if miss is not None and blob is not None:
             cache.add(miss.digest, blob)
             if source is None:
@@ -54,9 +57,9 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
     return results  # type: ignore[return-value]
 
 
-def _encoded(source: SourceFile) -> bytes | None:
+def _encoded(source: SourceFile) -> tuple[bytes, list[Skeleton]] | None:
     try:
-        return encode_entry(source)
+        return encode(source)
     except Exception:
         return None
 

@@ -473,3 +473,12 @@ def test_reports_with_apply_time_namespaces_are_reused(repo: Path, capsys: pytes
 
     monkeypatch.setattr(runner, "analyze", lambda *a, **k: pytest.fail("the stored report was not reused"))
     assert _run(capsys, ".", "--format", "json") == expected
+
+
+def test_placeholder_templates_stay_skipped_when_cached(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every SourceFile field is cached (placeholder_hint was lost once: a cached envsubst
+    template was linted as a manifest), for inputs and for context files."""
+    for name in ("bad-envsubst", "bad-sed-token", "good-placeholders-in-strings"):
+        shutil.copytree(ROOT / "tests/fixtures/rules/KQ006" / name, repo / "tenants" / name)
+    _assert_same_as_uncached(capsys, ".")
+    _assert_same_as_uncached(capsys, STAGED)
