@@ -58,7 +58,7 @@ DIR_NAME = ".kqlint_cache"
 ENV_VAR = "KQLINT_CACHE_DIR"
 RACY_NS = 2_000_000_000     # files changed this close to the run's start are hashed every time
 GARBAGE_AGE_NS = 60 * 1_000_000_000  # unreferenced packs younger than this may be a concurrent run's
-STALE_SETTINGS_S = 24 * 3600  # other settings folders unused for a day are removed
+STALE_SETTINGS_S = 120      # other settings folders (kqlint versions) unused this long are removed
 _HASH_BYTES = 16
 
 
@@ -129,6 +129,10 @@ class FileCache:
         self.started_ns = time.time_ns()
         self.writable = True
         self.files, self.entries = self._read_index()
+        try:
+            os.utime(os.path.join(self.folder, ".used"))  # in use from now: see _prune_other_settings
+        except OSError:
+            pass
         self.seen: dict[str, list[Any]] = {}
         self.new_entries: dict[str, bytes] = {}
         self._packs: dict[str, bytes | None] = {}
@@ -287,6 +291,8 @@ class FileCache:
         """Write this run's pack and the index (merged over the one on disk), then prune."""
         if not self.writable:
             return
+        self._mark_used()
+        self._prune_other_settings()
         files, entries = self._read_index()  # what concurrent runs wrote meanwhile
         files.update(self.seen)
         for rel in [rel for rel in files if rel not in self.seen]:
@@ -346,9 +352,20 @@ class FileCache:
         for name in names:
             if (name.startswith("pack-") or name.startswith(".tmp-")) and name not in packs:
                 _remove_if_older(os.path.join(self.folder, name), self.started_ns - GARBAGE_AGE_NS)
-        self._prune_other_settings()
+
+    def _mark_used(self) -> None:
+        """The folder's ``.used`` file's mtime: when a run last used it (see _prune_other_settings)."""
+        marker = os.path.join(self.folder, ".used")
+        try:
+            os.utime(marker)
+        except OSError:
+            self._write(marker, b"")
 
     def _prune_other_settings(self) -> None:
+        """Folders of other settings (another kqlint version, other limits) go as soon as no run
+        used them for STALE_SETTINGS_S, so versions do not pile up. Safe for a run of another
+        version still going: whatever it has not read yet becomes a miss (parsed again), and its
+        writes recreate its folder."""
         try:
             names = os.listdir(self.directory)
         except OSError:
@@ -358,11 +375,9 @@ class FileCache:
             path = os.path.join(self.directory, name)
             if path == self.folder or name.startswith(".") or not os.path.isdir(path):
                 continue
-            try:
-                if os.stat(os.path.join(path, "index.json")).st_mtime > horizon:
-                    continue
-            except OSError:
-                pass
+            if max(_mtime(os.path.join(path, ".used")), _mtime(os.path.join(path, "index.json")),
+                   _mtime(path)) > horizon:
+                continue
             _remove_tree(path)
 
     def prepare_writes(self) -> None:
@@ -386,7 +401,11 @@ class FileCache:
             return False
         try:
             self._ensure_folder()
-            _atomic_write(target, blob)
+            try:
+                _atomic_write(target, blob)
+            except FileNotFoundError:  # the folder was pruned meanwhile by another version's run
+                self._ensure_folder()
+                _atomic_write(target, blob)
             return True
         except OSError as exc:
             self.writable = False
@@ -445,6 +464,13 @@ def keep_newest(folder: str, prefix: str, count: int) -> None:
             os.unlink(path)
         except OSError:
             pass
+
+
+def _mtime(path: str) -> float:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return 0.0
 
 
 def _remove_if_older(path: str, horizon_ns: int) -> None:

@@ -482,3 +482,28 @@ def test_placeholder_templates_stay_skipped_when_cached(repo: Path, capsys: pyte
         shutil.copytree(ROOT / "tests/fixtures/rules/KQ006" / name, repo / "tenants" / name)
     _assert_same_as_uncached(capsys, ".")
     _assert_same_as_uncached(capsys, STAGED)
+
+
+def test_folders_of_other_versions_are_pruned_on_a_run(repo: Path, capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another kqlint version's folder goes once unused for a while (not after a day), so the
+    cache stays bounded across upgrades; one in use by a concurrent run stays."""
+    expected = _run(capsys, ".", "--format", "json")
+    current = next(repo.glob(".kqlint_cache/*/"))
+    old, busy = repo / ".kqlint_cache" / "0123456789abcdef", repo / ".kqlint_cache" / "fedcba9876543210"
+    for folder in (old, busy):
+        shutil.copytree(current, folder)
+    stale = os.stat(old).st_mtime - cache_module.STALE_SETTINGS_S - 10
+    for path in [old, *old.iterdir()]:
+        os.utime(path, (stale, stale))
+    assert _run(capsys, ".", "--format", "json") == expected
+    assert not old.exists() and busy.exists() and current.exists()
+
+
+def test_a_pruned_folder_is_recreated_by_the_run_using_it(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from kqlint.cache import FileCache
+
+    _run(capsys, ".")
+    cache = FileCache(str(repo / ".kqlint_cache"))
+    shutil.rmtree(cache.folder)  # another version's run pruned it meanwhile
+    assert cache._write(os.path.join(cache.folder, "probe"), b"x") and cache.writable
