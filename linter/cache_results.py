@@ -136,6 +136,7 @@ def reuse_for(object_rules: Iterable[tuple[Any, Any]]) -> Reuse | _NoReuse:
     active = _ACTIVE
     if active is None or not active.codes <= {rule.code for rule, _ in object_rules}:
         return NO_REUSE
+    active.table  # noqa: B018 - read once here, before --jobs forks: not once per worker
     return active
 
 

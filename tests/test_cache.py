@@ -66,21 +66,30 @@ def test_warm_output_is_byte_identical(repo: Path, capsys: pytest.CaptureFixture
     assert (repo / ".kqlint_cache" / ".gitignore").read_text().strip().endswith("*")
 
 
-def test_edits_additions_deletions_renames_and_config(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    _assert_same_as_uncached(capsys, ".")
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_edits_additions_deletions_renames_and_config(repo: Path, capsys: pytest.CaptureFixture[str],
+                                                      monkeypatch: pytest.MonkeyPatch, jobs: str) -> None:
+    """Every format, parse cache and stored pure-rule findings both in play (see
+    _assert_same_as_uncached), after each kind of change."""
+    monkeypatch.setattr(parallel, "MIN_ITEMS_PER_JOB", 1)
+    _assert_same_as_uncached(capsys, ".", "--jobs", jobs)
     staged = repo / STAGED
     staged.write_text(staged.read_text().replace("priorityClassName", "priorityClassName ", 1) + "\n# edited\n")
-    _assert_same_as_uncached(capsys, ".")
+    _assert_same_as_uncached(capsys, ".", "--jobs", jobs)
     (repo / "tenants" / "new.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  bad: [\n")
-    _assert_same_as_uncached(capsys, ".")
+    _assert_same_as_uncached(capsys, ".", "--jobs", jobs)
+    (repo / "tenants" / "schema.yaml").write_text("apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: s\n"
+                                                  "spec:\n  parallelism: many\n  template: {}\n")
+    _assert_same_as_uncached(capsys, ".", "--jobs", jobs)
     os.rename(staged, repo / "tenants" / "renamed.yaml")
-    _assert_same_as_uncached(capsys, ".")
+    os.rename(repo / "tenants" / "schema.yaml", repo / "schema-moved.yaml")
+    _assert_same_as_uncached(capsys, ".", "--jobs", jobs)
     (repo / "platform" / "priority" / "priority-classes.yaml").unlink()
-    _assert_same_as_uncached(capsys, ".", "tenants/renamed.yaml")
+    _assert_same_as_uncached(capsys, ".", "tenants/renamed.yaml", "--jobs", jobs)
     (repo / ".kqlint.yaml").write_text("namespace: elsewhere\nignore: [KQ105]\n")
-    _assert_same_as_uncached(capsys, ".")
+    _assert_same_as_uncached(capsys, ".", "--jobs", jobs)
     (repo / ".kqlint.yaml").write_text("max-file-size: 300\n")
-    _assert_same_as_uncached(capsys, ".")
+    _assert_same_as_uncached(capsys, ".", "--jobs", jobs)
 
 
 def test_same_size_rewrite_in_the_same_second_is_seen(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -507,3 +516,22 @@ def test_a_pruned_folder_is_recreated_by_the_run_using_it(repo: Path, capsys: py
     cache = FileCache(str(repo / ".kqlint_cache"))
     shutil.rmtree(cache.folder)  # another version's run pruned it meanwhile
     assert cache._write(os.path.join(cache.folder, "probe"), b"x") and cache.writable
+
+
+def test_stored_findings_keep_fields_and_classes_added_later() -> None:
+    """Serialisation is generic: any dataclass or enum of kqlint (a Fix with its Edits and
+    Applicability, Finding fields added later) comes back equal; foreign classes do not."""
+    import io
+
+    from kqlint.cache_entry import ModelUnpickler
+    from kqlint.fixes import Edit, Fix
+    from kqlint.model import Finding, Location, ObjectRef, Severity
+    from kqlint.objects import ApplyTimeNamespace
+
+    ref = ObjectRef("v1", "Pod", ApplyTimeNamespace("default", "a.yaml"), "p")
+    finding = Finding("KQ002", "schema-violation", Severity.ERROR, "m", Location("a.yaml", 3, 5, ("spec", 0), ref), ref)
+    fix = Fix.safe("Set it", Edit.replace(("spec", "x"), 4), Edit.insert(("spec",), "y", {"z": [1]}))
+    for value in (finding, fix, (finding, fix)):
+        assert ModelUnpickler(io.BytesIO(pickle.dumps(value, protocol=5))).load() == value
+    with pytest.raises(pickle.UnpicklingError):
+        ModelUnpickler(io.BytesIO(pickle.dumps(Path("x"), protocol=5))).load()
