@@ -141,7 +141,9 @@ def bench_scenarios(size: int, directory: Path, runs: int, jobs_list: list[int],
                     scenario.before()
                     a_wall, a_peak, _ = measure(scenario.command(), cwd=directory)
                     b_wall, _, _ = measure(floor_cmd)
-                    walls.append(a_wall); peaks.append(a_peak); floor_walls.append(b_wall)
+                    walls.append(a_wall)
+                    peaks.append(a_peak)
+                    floor_walls.append(b_wall)
                     ratios.append(a_wall / b_wall)
             finally:
                 scenario.restore()
@@ -176,8 +178,10 @@ def bench_size(size: int, directory: Path, runs: int, jobs_list: list[int]) -> l
             a_wall, a_peak, out = measure(kqlint_command(directory, jobs))
             b_wall, b_peak, _ = measure(floor_cmd)
             objects = json.loads(out)["summary"]["objects"]
-            walls.append(a_wall); peaks.append(a_peak)
-            floor_walls.append(b_wall); floor_peaks.append(b_peak)
+            walls.append(a_wall)
+            peaks.append(a_peak)
+            floor_walls.append(b_wall)
+            floor_peaks.append(b_peak)
             ratios.append(a_wall / b_wall)
         rows.append({
             "documents": size, "jobs": jobs, "objects": objects,
@@ -218,7 +222,8 @@ def main() -> int:
     parser.add_argument("--generator", default=str(GENERATOR))
     parser.add_argument("--json", help="also write the rows as JSON to this file")
     parser.add_argument("--scenarios", default="",
-                        help=f"cache scenarios instead of the plain check: comma-separated, from {', '.join(SCENARIOS)}")
+                        help="cache scenarios instead of the plain check: comma-separated, from "
+                             f"{', '.join(SCENARIOS)}")
     args = parser.parse_args()
     generator = Path(args.generator)
     if not generator.is_file():

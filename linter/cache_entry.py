@@ -172,6 +172,7 @@ def known_source(source: SourceFile, skeletons: list[Skeleton]) -> SourceFile:
 
 class KnownObject(K8sObject):
     __slots__ = ("known_requests",)
+    known_requests: frozenset[str]
 
 
 def _with_known_requests(obj: K8sObject, requests: tuple[str, ...]) -> K8sObject:
@@ -241,7 +242,7 @@ class LazyObject(K8sObject):
         self._body = body
         self.known_requests = frozenset(requests)
 
-    @property  # type: ignore[override]
+    @property
     def data(self) -> Any:
         if self._body is not None:
             self._body.fill()
@@ -257,7 +258,7 @@ class LazyObject(K8sObject):
             return dig(_DATA.__get__(self), path, default)
         return K8sObject.get(self, *path, default=default)
 
-    @property  # type: ignore[override]
+    @property
     def root(self) -> Any:
         if self._body is not None:
             self._body.fill()

@@ -29,6 +29,7 @@ PURE_RULES: dict[str, str] = {
     "KQ109": "a PriorityClass's own value and name against constants (the built-in classes)",
     "KQ302": "the workload's own templates and pod count (graph-free extractors for its kinds), options",
     "KQ305": "an LLMInferenceService's own pod specs",
+    "KQ306": "the probes of an LLMInferenceService's own overlay pod specs",
     "KQ307": "a Kubeflow job's own replica specs and templates, options",
     "KQ402": "the probes of the pod templates the object owns (graph: template cache only)",
     "KQ403": "the resources of the pod templates the object owns and its own resourcesPerNode",
