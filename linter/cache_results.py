@@ -40,6 +40,7 @@ PURE_RULES: dict[str, str] = {
 
 FORMAT = 1
 MAX_TABLES = 2  # one per recent configuration
+MIN_INPUT_FILES = 20  # fewer input files: no table read or written
 ObjectKey = tuple[int, tuple[Any, ...]]  # (document index, path of the object inside it)
 Table = dict[str, tuple[str, dict[ObjectKey, tuple[Any, ...]]]]  # digest -> (display, findings per object)
 
@@ -141,10 +142,11 @@ def reuse_for(object_rules: Iterable[tuple[Any, Any]]) -> Reuse | _NoReuse:
     return active
 
 
-def begin(cache: Any, config: Any, rules: list[Any]) -> Reuse | None:
-    """Make the stored results of this configuration the active ones (None: nothing to reuse)."""
+def begin(cache: Any, config: Any, rules: list[Any], inputs: int) -> Reuse | None:
+    """Make the stored results of this configuration the active ones (None: nothing to reuse).
+    A run of a few files (pre-commit) checks them faster than it reads and rewrites the table."""
     global _ACTIVE
-    key, codes = results_key(cache, config, rules)
+    key, codes = results_key(cache, config, rules) if inputs >= MIN_INPUT_FILES else (None, frozenset[str]())
     _ACTIVE = Reuse(cache, key, codes) if key is not None else None
     return _ACTIVE
 

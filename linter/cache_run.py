@@ -169,7 +169,7 @@ def cached_run(cache: FileCache, paths: list[str], context_paths: list[str], con
     if report is not None:
         cache.flush()
         return report
-    cache_results.begin(cache, config, rules)
+    cache_results.begin(cache, config, rules, len(cache.discover(paths, config.exclude).files))
     stored = False
     try:
         report = lint()

@@ -535,3 +535,13 @@ def test_stored_findings_keep_fields_and_classes_added_later() -> None:
         assert ModelUnpickler(io.BytesIO(pickle.dumps(value, protocol=5))).load() == value
     with pytest.raises(pickle.UnpicklingError):
         ModelUnpickler(io.BytesIO(pickle.dumps(Path("x"), protocol=5))).load()
+
+
+def test_a_pre_commit_run_neither_reads_nor_writes_stored_findings(repo: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A few staged files are checked faster than the table of stored findings is read and
+    rewritten: pre-commit keeps its latency."""
+    _run(capsys, STAGED)
+    assert list(repo.glob(".kqlint_cache/*/pack-*")) and not list(repo.glob(".kqlint_cache/*/results-*"))
+    _run(capsys, ".")
+    assert list(repo.glob(".kqlint_cache/*/results-*"))
