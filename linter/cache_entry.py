@@ -35,16 +35,22 @@ class _DataUnpickler(pickle.Unpickler):
 
 class ModelUnpickler(_DataUnpickler):
     """Also builds kqlint's own value types (reports, findings and whatever fields they gain):
-    dataclasses and enums of already imported ``kqlint.`` modules, and ApplyTimeNamespace.
-    Nothing else is importable, so a planted file still runs no foreign code."""
+    frozen dataclasses and enums of already imported ``kqlint.`` modules, and
+    ApplyTimeNamespace. Nothing else is importable, so a planted file runs no foreign code and
+    builds nothing with side effects (no cache, no config loader)."""
 
     def find_class(self, module: str, name: str) -> Any:
         loaded = sys.modules.get(module) if module.startswith("kqlint.") else None
         found = getattr(loaded, name, None) if loaded is not None else None
-        if isinstance(found, type) and (dataclasses.is_dataclass(found) or issubclass(found, enum.Enum)
+        if isinstance(found, type) and (_is_value_type(found) or issubclass(found, enum.Enum)
                                         or (module, name) == ("kqlint.objects", "ApplyTimeNamespace")):
             return found
         return super().find_class(module, name)
+
+
+def _is_value_type(cls: type) -> bool:
+    params = getattr(cls, "__dataclass_params__", None)
+    return dataclasses.is_dataclass(cls) and params is not None and bool(params.frozen)
 
 
 def _unpickle(data: bytes) -> Any:

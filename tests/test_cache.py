@@ -533,8 +533,11 @@ def test_stored_findings_keep_fields_and_classes_added_later() -> None:
     fix = Fix.safe("Set it", Edit.replace(("spec", "x"), 4), Edit.insert(("spec",), "y", {"z": [1]}))
     for value in (finding, fix, (finding, fix)):
         assert ModelUnpickler(io.BytesIO(pickle.dumps(value, protocol=5))).load() == value
-    with pytest.raises(pickle.UnpicklingError):
-        ModelUnpickler(io.BytesIO(pickle.dumps(Path("x"), protocol=5))).load()
+    from kqlint.cache import Miss
+
+    for foreign in (Path("x"), Miss("a", b"", "d")):  # not kqlint's, or not a value type
+        with pytest.raises(pickle.UnpicklingError):
+            ModelUnpickler(io.BytesIO(pickle.dumps(foreign, protocol=5))).load()
 
 
 def test_a_pre_commit_run_neither_reads_nor_writes_stored_findings(repo: Path,
