@@ -133,10 +133,11 @@ _ACTIVE: Reuse | None = None
 NO_REUSE = _NoReuse()
 
 
-def reuse_for(object_rules: Iterable[tuple[Any, Any]]) -> Reuse | _NoReuse:
-    """The hook run_rules calls: the active run's stored results, if its rules are the ones keyed."""
+def reuse_for(object_rules: Iterable[tuple[Any, ...]]) -> Reuse | _NoReuse:
+    """The hook run_rules calls with its per-object rules (tuples starting with the rule): the
+    active run's stored results, if its rules are the ones keyed."""
     active = _ACTIVE
-    if active is None or not active.codes <= {rule.code for rule, _ in object_rules}:
+    if active is None or not active.codes <= {entry[0].code for entry in object_rules}:
         return NO_REUSE
     active.table  # noqa: B018 - read once here, before --jobs forks: not once per worker
     return active

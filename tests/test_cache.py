@@ -351,12 +351,8 @@ def test_pure_rules_read_nothing_but_their_object() -> None:
         for obj in objects:
             if rule.meta.kinds is not None and obj.kind not in rule.meta.kinds:
                 continue
-            found = []
-            for context_graph in (graph, ObjectGraph([obj])):
-                ctx = RuleContext(rule, context_graph, rule.default_options())
-                for _ in rule.check(obj, ctx) or ():
-                    pass
-                found.append(ctx.findings)
+            found = [list(rule.check(obj, RuleContext(rule, context_graph, rule.default_options())) or ())
+                     for context_graph in (graph, ObjectGraph([obj]))]
             assert found[0] == found[1], (rule.code, obj)
             checked += bool(found[0])
     assert checked > 20  # the fixtures give every pure rule findings to compare
