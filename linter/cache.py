@@ -53,12 +53,12 @@ from kqlint import loader
 from kqlint.cache_entry import CachedSource, Entry, decode_entry
 from kqlint.loader import SourceFile
 
-CACHE_FORMAT = 2            # bump when the layout or the entry encoding changes
+CACHE_FORMAT = 3            # bump when the layout or the entry encoding changes
 DIR_NAME = ".kqlint_cache"
 ENV_VAR = "KQLINT_CACHE_DIR"
 RACY_NS = 2_000_000_000     # files changed this close to the run's start are hashed every time
 GARBAGE_AGE_NS = 60 * 1_000_000_000  # unreferenced packs younger than this may be a concurrent run's
-STALE_SETTINGS_S = 24 * 3600  # other settings folders unused for a day are removed
+STALE_SETTINGS_S = 120      # other settings folders (kqlint versions) unused this long are removed
 _HASH_BYTES = 16
 
 
@@ -129,6 +129,10 @@ class FileCache:
         self.started_ns = time.time_ns()
         self.writable = True
         self.files, self.entries = self._read_index()
+        try:
+            os.utime(os.path.join(self.folder, ".used"))  # in use from now: see _prune_other_settings
+        except OSError:
+            pass
         self.seen: dict[str, list[Any]] = {}
         self.new_entries: dict[str, bytes] = {}
         self._packs: dict[str, bytes | None] = {}
@@ -136,6 +140,8 @@ class FileCache:
         self.changed_during_run = False
         self._stats: dict[str, tuple[str, os.stat_result]] = {}
         self._unparsed: dict[str, bytes] = {}  # bytes read by digest() for files not in the cache
+        self.digest_of_display: dict[str, str] = {}  # files looked up this run: display path -> hash
+        self._live: set[str] | None = None
 
     def discover(self, paths: list[str], excludes: tuple[str, ...]) -> Any:
         """discover.discover, once per run for the same arguments (the run key needs it too)."""
@@ -230,6 +236,7 @@ class FileCache:
             raw, digest = hashed
         else:
             self.seen.setdefault(rel, self.files.get(rel) or self.seen[rel])
+        self.digest_of_display[display] = digest
         entry = self._read_entry(digest)
         if entry is not None:
             try:
@@ -241,6 +248,7 @@ class FileCache:
             if hashed is None:
                 return None
             raw, digest = hashed
+            self.digest_of_display[display] = digest
         return Miss(path, raw, digest)
 
     def source_of(self, blob: bytes, path: str, display: str, lazy: bool) -> SourceFile:
@@ -249,8 +257,8 @@ class FileCache:
 
     def _source(self, entry: Entry, path: str, display: str, lazy: bool) -> SourceFile:
         if lazy:
-            source = CachedSource(display)
-            source.entry, source.real_path = entry, path
+            source = entry.make(CachedSource, display, [])
+            source.entry, source.real_path = entry, path  # type: ignore[attr-defined]
             return source
         return entry.source(display)
 
@@ -283,12 +291,14 @@ class FileCache:
         """Write this run's pack and the index (merged over the one on disk), then prune."""
         if not self.writable:
             return
+        self._mark_used()
+        self._prune_other_settings()
         files, entries = self._read_index()  # what concurrent runs wrote meanwhile
         files.update(self.seen)
         for rel in [rel for rel in files if rel not in self.seen]:
             if not os.path.exists(os.path.join(self.root, rel)):
                 del files[rel]  # pruned: the file was deleted or renamed
-        live = {record[4] for record in files.values()}
+        live = self._live = {record[4] for record in files.values()}
         entries = {digest: where for digest, where in entries.items() if digest in live}
         new = {digest: blob for digest, blob in self.new_entries.items() if digest in live}
         new.update(self._compaction(entries))
@@ -308,6 +318,12 @@ class FileCache:
                           sort_keys=True, separators=(",", ":")).encode()
         if self._write(os.path.join(self.folder, "index.json"), blob):
             self._prune({where[0] for where in entries.values()})
+
+    def live_digests(self) -> set[str]:
+        """The content hashes the index keeps (after flush: as written)."""
+        if self._live is not None:
+            return self._live
+        return {record[4] for record in {**self.files, **self.seen}.values()}
 
     def _compaction(self, entries: dict[str, list[Any]]) -> dict[str, bytes]:
         """Entries to rewrite into this run's pack: those of packs that are mostly garbage."""
@@ -336,9 +352,20 @@ class FileCache:
         for name in names:
             if (name.startswith("pack-") or name.startswith(".tmp-")) and name not in packs:
                 _remove_if_older(os.path.join(self.folder, name), self.started_ns - GARBAGE_AGE_NS)
-        self._prune_other_settings()
+
+    def _mark_used(self) -> None:
+        """The folder's ``.used`` file's mtime: when a run last used it (see _prune_other_settings)."""
+        marker = os.path.join(self.folder, ".used")
+        try:
+            os.utime(marker)
+        except OSError:
+            self._write(marker, b"")
 
     def _prune_other_settings(self) -> None:
+        """Folders of other settings (another kqlint version, other limits) go as soon as no run
+        used them for STALE_SETTINGS_S, so versions do not pile up. Safe for a run of another
+        version still going: whatever it has not read yet becomes a miss (parsed again), and its
+        writes recreate its folder."""
         try:
             names = os.listdir(self.directory)
         except OSError:
@@ -348,11 +375,9 @@ class FileCache:
             path = os.path.join(self.directory, name)
             if path == self.folder or name.startswith(".") or not os.path.isdir(path):
                 continue
-            try:
-                if os.stat(os.path.join(path, "index.json")).st_mtime > horizon:
-                    continue
-            except OSError:
-                pass
+            if max(_mtime(os.path.join(path, ".used")), _mtime(os.path.join(path, "index.json")),
+                   _mtime(path)) > horizon:
+                continue
             _remove_tree(path)
 
     def prepare_writes(self) -> None:
@@ -376,7 +401,11 @@ class FileCache:
             return False
         try:
             self._ensure_folder()
-            _atomic_write(target, blob)
+            try:
+                _atomic_write(target, blob)
+            except FileNotFoundError:  # the folder was pruned meanwhile by another version's run
+                self._ensure_folder()
+                _atomic_write(target, blob)
             return True
         except OSError as exc:
             self.writable = False
@@ -421,6 +450,27 @@ def _atomic_write(target: str, blob: bytes) -> None:
         except OSError:
             pass
         raise
+
+
+def keep_newest(folder: str, prefix: str, count: int) -> None:
+    """Remove all but the ``count`` newest files of ``folder`` whose name starts with ``prefix``."""
+    try:
+        paths = [os.path.join(folder, n) for n in os.listdir(folder) if n.startswith(prefix)]
+        paths.sort(key=lambda p: os.stat(p).st_mtime_ns, reverse=True)
+    except OSError:
+        return
+    for path in paths[count:]:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+def _mtime(path: str) -> float:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return 0.0
 
 
 def _remove_if_older(path: str, horizon_ns: int) -> None:

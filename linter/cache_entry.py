@@ -2,8 +2,11 @@
 back, and the lazy context objects built from an entry (see kqlint.cache)."""
 from __future__ import annotations
 
+import dataclasses
+import enum
 import io
 import pickle
+import sys
 import zlib
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +31,26 @@ class _DataUnpickler(pickle.Unpickler):
         if module == "builtins" and name in ("set", "frozenset", "complex"):
             return super().find_class(module, name)
         raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a cache entry")
+
+
+class ModelUnpickler(_DataUnpickler):
+    """Also builds kqlint's own value types (reports, findings and whatever fields they gain):
+    frozen dataclasses and enums of already imported ``kqlint.`` modules, and
+    ApplyTimeNamespace. Nothing else is importable, so a planted file runs no foreign code and
+    builds nothing with side effects (no cache, no config loader)."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        loaded = sys.modules.get(module) if module.startswith("kqlint.") else None
+        found = getattr(loaded, name, None) if loaded is not None else None
+        if isinstance(found, type) and (_is_value_type(found) or issubclass(found, enum.Enum)
+                                        or (module, name) == ("kqlint.objects", "ApplyTimeNamespace")):
+            return found
+        return super().find_class(module, name)
+
+
+def _is_value_type(cls: type) -> bool:
+    params = getattr(cls, "__dataclass_params__", None)
+    return dataclasses.is_dataclass(cls) and params is not None and bool(params.frozen)
 
 
 def _unpickle(data: bytes) -> Any:
@@ -65,27 +88,42 @@ def _identity(obj: K8sObject) -> Any:
     return ident
 
 
-def encode_entry(source: SourceFile) -> bytes:
-    """Header (problems, comments, object identities) and body (documents), each compressed."""
+_SOURCE_OWN = ("path", "documents", "problems", "comment_lines")  # encoded on their own
+Skeleton = tuple[int, tuple[Any, ...], Any, tuple[str, ...]]  # doc, base, identity, requested resources
+
+
+def _fields(value: Any, skip: tuple[str, ...]) -> dict[str, Any]:
+    """A dataclass's fields by name (but ``skip``): new fields are cached without a change here."""
+    return {f.name: getattr(value, f.name) for f in dataclasses.fields(value) if f.name not in skip}
+
+
+def encode(source: SourceFile) -> tuple[bytes, list[Skeleton]]:
+    """The entry (header: problems, comments, the source's other fields, object skeletons;
+    body: the documents; each compressed) and the skeletons, for the source parsed now."""
     from kqlint.platform import object_requested_resources
 
     objects, documents, skipped = objects_from_file(source, "default", INPUT)
-    problems = [(p.line, p.column, p.message, p.code) for p in source.problems]
+    problems = [_fields(p, ("file",)) for p in source.problems]
     skeletons = [(obj.doc, obj.base, _identity(obj), tuple(sorted(object_requested_resources(obj))))
                  for obj in objects]
     body = zlib.compress(pickle.dumps(source.documents, protocol=5), 1)
-    head = zlib.compress(pickle.dumps((problems, source.comment_lines, skeletons, documents, skipped,
-                                       zlib.crc32(body)), protocol=5), 1)
-    return MAGIC + len(head).to_bytes(4, "big") + head + body
+    head = zlib.compress(pickle.dumps((problems, source.comment_lines, _fields(source, _SOURCE_OWN), skeletons,
+                                       documents, skipped, zlib.crc32(body)), protocol=5), 1)
+    return MAGIC + len(head).to_bytes(4, "big") + head + body, skeletons
+
+
+def encode_entry(source: SourceFile) -> bytes:
+    return encode(source)[0]
 
 
 @dataclass
 class Entry:
     """One decoded entry; the documents are decompressed only when asked for."""
 
-    problems: list[tuple[int, int, str, str]]
+    problems: list[dict[str, Any]]
     comment_lines: dict[int, str]
-    skeletons: list[tuple[int, tuple[Any, ...], Any, tuple[str, ...]]]  # doc, base, identity, requests
+    fields: dict[str, Any]              # SourceFile's other fields (placeholder_hint, ...)
+    skeletons: list[Skeleton]
     documents_count: int
     skipped: int
     body: bytes
@@ -97,11 +135,11 @@ class Entry:
         return documents
 
     def source(self, display: str) -> SourceFile:
-        source = SourceFile(display, self.documents())
-        source.problems = [LoadProblem(display, line, col, message, code)
-                           for line, col, message, code in self.problems]
-        source.comment_lines = dict(self.comment_lines)
-        return source
+        return known_source(self.make(SourceFile, display, self.documents()), self.skeletons)
+
+    def make(self, kind: type[SourceFile], display: str, documents: list[Any]) -> SourceFile:
+        return kind(display, documents, [LoadProblem(display, **fields) for fields in self.problems],
+                    dict(self.comment_lines), **self.fields)
 
 
 def decode_entry(blob: bytes) -> Entry:
@@ -110,15 +148,47 @@ def decode_entry(blob: bytes) -> Entry:
         raise ValueError("not a kqlint cache entry")
     start = len(MAGIC) + 4
     size = int.from_bytes(blob[len(MAGIC):start], "big")
-    head = _unpickle(zlib.decompress(blob[start:start + size]))
-    problems, comments, skeletons, documents, skipped, checksum = head
+    head = ModelUnpickler(io.BytesIO(zlib.decompress(blob[start:start + size]))).load()
+    problems, comments, fields, skeletons, documents, skipped, checksum = head
     body = blob[start + size:]
     if zlib.crc32(body) != checksum:  # checked now: a context file's body is read much later
         raise ValueError("damaged cache entry")
     for _, _, _, requests in skeletons:  # the per-object facts kqlint.platform reads unchecked
         if not isinstance(requests, tuple) or not all(isinstance(name, str) for name in requests):
             raise ValueError("damaged cache entry")
-    return Entry(list(problems), dict(comments), list(skeletons), int(documents), int(skipped), body)
+    if not isinstance(fields, dict) or not all(isinstance(p, dict) for p in problems):
+        raise ValueError("damaged cache entry")
+    return Entry(list(problems), dict(comments), fields, list(skeletons), int(documents), int(skipped), body)
+
+
+# ------------------------------------------------------------------ input objects with known facts
+
+class KnownSource(SourceFile):
+    """A fully loaded file whose objects' requested resources are already known (computed
+    when it was encoded): kqlint.platform does not compute them again."""
+
+    requests: dict[tuple[int, tuple[Any, ...]], tuple[str, ...]]
+
+
+def known_source(source: SourceFile, skeletons: list[Skeleton]) -> SourceFile:
+    known = KnownSource(**_fields(source, ()))
+    known.requests = {(doc, base): requests for doc, base, _, requests in skeletons}
+    return known
+
+
+class KnownObject(K8sObject):
+    __slots__ = ("known_requests",)
+    known_requests: frozenset[str]
+
+
+def _with_known_requests(obj: K8sObject, requests: tuple[str, ...]) -> K8sObject:
+    known = KnownObject.__new__(KnownObject)
+    for cls in type(obj).__mro__:
+        for name in getattr(cls, "__slots__", ()):
+            if hasattr(obj, name):
+                setattr(known, name, getattr(obj, name))
+    known.known_requests = frozenset(requests)
+    return known
 
 
 # ------------------------------------------------------------------ lazy context objects
@@ -178,7 +248,7 @@ class LazyObject(K8sObject):
         self._body = body
         self.known_requests = frozenset(requests)
 
-    @property  # type: ignore[override]
+    @property
     def data(self) -> Any:
         if self._body is not None:
             self._body.fill()
@@ -194,7 +264,7 @@ class LazyObject(K8sObject):
             return dig(_DATA.__get__(self), path, default)
         return K8sObject.get(self, *path, default=default)
 
-    @property  # type: ignore[override]
+    @property
     def root(self) -> Any:
         if self._body is not None:
             self._body.fill()
@@ -220,7 +290,13 @@ class CachedSource(SourceFile):
 
 
 def objects_of(source: SourceFile, default_namespace: str, tier: str) -> tuple[list[K8sObject], int, int]:
-    """``objects_from_file`` for any source, lazy for context files served from the cache."""
+    """``objects_from_file`` for any source, lazy for context files served from the cache,
+    with their known requested resources for files the cache encoded."""
     if isinstance(source, CachedSource):
         return source.objects(default_namespace, tier)
-    return objects_from_file(source, default_namespace, tier)
+    objects, documents, skipped = objects_from_file(source, default_namespace, tier)
+    if isinstance(source, KnownSource):
+        requests = source.requests
+        objects = [obj if (obj.doc, obj.base) not in requests else
+                   _with_known_requests(obj, requests[(obj.doc, obj.base)]) for obj in objects]
+    return objects, documents, skipped

@@ -10,8 +10,8 @@ import zlib
 from collections.abc import Callable
 from typing import Any
 
-from kqlint.cache import FileCache, Miss
-from kqlint.cache_entry import MAGIC, _DataUnpickler, encode_entry
+from kqlint.cache import FileCache, Miss, keep_newest
+from kqlint.cache_entry import MAGIC, ModelUnpickler, Skeleton, encode, known_source
 from kqlint.loader import SourceFile
 
 
@@ -40,10 +40,13 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
         if miss is None:
             return parse(path, None), None
         source = parse(path, miss.raw)
-        blob = _encoded(source) if cache.writable else None
-        if blob is not None and os.getpid() != parent:
+        encoded = _encoded(source) if cache.writable else None
+        if encoded is None:
+            return source, None
+        blob, skeletons = encoded
+        if os.getpid() != parent:
             return None, blob  # a worker: the entry is all the parent needs (pickled once, not twice)
-        return source, blob
+        return known_source(source, skeletons), blob
 
     for (position, path, miss), (source, blob) in zip(misses, map_chunks(parse_and_encode, misses, jobs), strict=True):
         if miss is not None and blob is not None:
@@ -54,17 +57,15 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
     return results  # type: ignore[return-value]
 
 
-def _encoded(source: SourceFile) -> bytes | None:
+def _encoded(source: SourceFile) -> tuple[bytes, list[Skeleton]] | None:
     try:
-        return encode_entry(source)
+        return encode(source)
     except Exception:
         return None
 
 
 # ------------------------------------------------------------------ whole reports
 
-_REPORT_CLASSES = {("kqlint.model", name) for name in ("Report", "Finding", "Location", "ObjectRef",
-                                                       "Summary", "Severity")}
 MAX_REPORTS = 8  # the last few distinct runs (pre-commit on different files, whole-repo checks)
 
 
@@ -89,13 +90,6 @@ def code_fingerprint() -> str:
                     st = os.stat(os.path.join(folder, name))
                     digest.update(f"{folder}/{name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
     return digest.hexdigest()
-
-
-class _ReportUnpickler(_DataUnpickler):
-    def find_class(self, module: str, name: str) -> Any:
-        if (module, name) in _REPORT_CLASSES:
-            return pickle.Unpickler.find_class(self, module, name)
-        return super().find_class(module, name)
 
 
 def _report_file(cache: FileCache, key: str) -> str:
@@ -124,7 +118,7 @@ def load_report(cache: FileCache, key: str) -> Any:
             blob = handle.read()
         if not blob.startswith(MAGIC):
             return None
-        report = _ReportUnpickler(io.BytesIO(zlib.decompress(blob[len(MAGIC):]))).load()
+        report = ModelUnpickler(io.BytesIO(zlib.decompress(blob[len(MAGIC):]))).load()
         return report if isinstance(report, Report) else None
     except Exception:
         return None
@@ -138,20 +132,7 @@ def store_report(cache: FileCache, key: str, report: Any) -> None:
     except Exception:
         return
     cache._write(_report_file(cache, key), blob)
-    _keep_newest_reports(cache.folder)
-
-
-def _keep_newest_reports(folder: str) -> None:
-    try:
-        reports = [os.path.join(folder, n) for n in os.listdir(folder) if n.startswith("report-")]
-        reports.sort(key=lambda p: os.stat(p).st_mtime_ns, reverse=True)
-    except OSError:
-        return
-    for path in reports[MAX_REPORTS:]:
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
+    keep_newest(cache.folder, "report-", MAX_REPORTS)
 
 
 def run_key(cache: FileCache, paths: list[str], context_paths: list[str], config: Any,
@@ -181,11 +162,21 @@ def run_key(cache: FileCache, paths: list[str], context_paths: list[str], config
 def cached_run(cache: FileCache, paths: list[str], context_paths: list[str], config: Any,
                rules: list[Any], inline_suppressions: bool, lint: Callable[[], Any]) -> Any:
     """The report of an identical earlier run, or ``lint()``'s (then stored); index flushed."""
+    from kqlint import cache_results
+
     key = run_key(cache, paths, context_paths, config, rules, inline_suppressions)
     report = load_report(cache, key) if key is not None else None
-    if report is None:
+    if report is not None:
+        cache.flush()
+        return report
+    cache_results.begin(cache, config, rules, len(cache.discover(paths, config.exclude).files))
+    stored = False
+    try:
         report = lint()
-        if key is not None and not cache.changed_during_run:  # a file changed while being read: not stored
+        stored = not cache.changed_during_run  # a file changed while being read: nothing stored
+        if key is not None and stored:
             store_report(cache, key, report)
-    cache.flush()
+        cache.flush()
+    finally:
+        cache_results.end(save=stored)
     return report

@@ -73,19 +73,25 @@ def run_rules(rules: list[Rule], graph: ObjectGraph, config: Config, errors: lis
             findings += _guarded(rule, partial(rule.check_graph, graph, contexts[rule.code]),
                                  "the object graph", errors)
     object_rules = [(r, contexts[r.code], _scope(r)) for r in rules if r.meta.scope == "object"]
+    from kqlint.cache_results import reuse_for
+
+    reuse = reuse_for(object_rules)  # stored findings of pure rules on unchanged files
 
     def check_object(obj: K8sObject) -> tuple[list[Finding], list[str]]:
         found: list[Finding] = []
         failed: list[str] = []
         identity = (obj.group, obj.kind)
+        stored = reuse.skip(obj)
         for rule, ctx, scope in object_rules:
-            if scope is None or identity in scope[0] or obj.kind in scope[1]:
+            if rule.code not in stored and (scope is None or identity in scope[0] or obj.kind in scope[1]):
                 found += _guarded(rule, partial(rule.check, obj, ctx), obj.file, failed)
         return found, failed
 
     from kqlint.parallel import map_chunks
 
-    for found, failed in map_chunks(check_object, graph.inputs, jobs):
+    outcomes = map_chunks(check_object, graph.inputs, jobs)
+    findings.extend(reuse.merge(graph.inputs, outcomes))
+    for found, failed in outcomes:
         findings.extend(found)
         for line in failed:
             _guarded_error(line, errors)

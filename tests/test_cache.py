@@ -66,21 +66,30 @@ def test_warm_output_is_byte_identical(repo: Path, capsys: pytest.CaptureFixture
     assert (repo / ".kqlint_cache" / ".gitignore").read_text().strip().endswith("*")
 
 
-def test_edits_additions_deletions_renames_and_config(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    _assert_same_as_uncached(capsys, ".")
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_edits_additions_deletions_renames_and_config(repo: Path, capsys: pytest.CaptureFixture[str],
+                                                      monkeypatch: pytest.MonkeyPatch, jobs: str) -> None:
+    """Every format, parse cache and stored pure-rule findings both in play (see
+    _assert_same_as_uncached), after each kind of change."""
+    monkeypatch.setattr(parallel, "MIN_ITEMS_PER_JOB", 1)
+    _assert_same_as_uncached(capsys, ".", "--jobs", jobs)
     staged = repo / STAGED
     staged.write_text(staged.read_text().replace("priorityClassName", "priorityClassName ", 1) + "\n# edited\n")
-    _assert_same_as_uncached(capsys, ".")
+    _assert_same_as_uncached(capsys, ".", "--jobs", jobs)
     (repo / "tenants" / "new.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  bad: [\n")
-    _assert_same_as_uncached(capsys, ".")
+    _assert_same_as_uncached(capsys, ".", "--jobs", jobs)
+    (repo / "tenants" / "schema.yaml").write_text("apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: s\n"
+                                                  "spec:\n  parallelism: many\n  template: {}\n")
+    _assert_same_as_uncached(capsys, ".", "--jobs", jobs)
     os.rename(staged, repo / "tenants" / "renamed.yaml")
-    _assert_same_as_uncached(capsys, ".")
+    os.rename(repo / "tenants" / "schema.yaml", repo / "schema-moved.yaml")
+    _assert_same_as_uncached(capsys, ".", "--jobs", jobs)
     (repo / "platform" / "priority" / "priority-classes.yaml").unlink()
-    _assert_same_as_uncached(capsys, ".", "tenants/renamed.yaml")
+    _assert_same_as_uncached(capsys, ".", "tenants/renamed.yaml", "--jobs", jobs)
     (repo / ".kqlint.yaml").write_text("namespace: elsewhere\nignore: [KQ105]\n")
-    _assert_same_as_uncached(capsys, ".")
+    _assert_same_as_uncached(capsys, ".", "--jobs", jobs)
     (repo / ".kqlint.yaml").write_text("max-file-size: 300\n")
-    _assert_same_as_uncached(capsys, ".")
+    _assert_same_as_uncached(capsys, ".", "--jobs", jobs)
 
 
 def test_same_size_rewrite_in_the_same_second_is_seen(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -311,3 +320,231 @@ def test_a_file_changed_during_the_run_keeps_its_report_out_of_the_cache(
     (repo / STAGED).write_text((repo / STAGED).read_text() + "# changed meanwhile\n")
     miss = cache.lookup(STAGED, STAGED, lazy=False)
     assert miss.digest != before and cache.changed_during_run
+
+
+# ------------------------------------------------------------------ findings of pure rules
+
+def _objects_with_graph(paths: list[str]) -> tuple[list[object], object]:
+    from kqlint.config import Config
+    from kqlint.objects import INPUT
+    from kqlint.runner import build_graph, load_paths
+
+    loaded, _ = load_paths(paths, Config(), INPUT)
+    return loaded.objects, build_graph(loaded, [], Config())
+
+
+def test_pure_rules_read_nothing_but_their_object() -> None:
+    """The guard of PURE_RULES: on every example and rule fixture, a pure rule finds the same
+    on an object with the whole graph around it as with a graph of that object alone (which
+    has no platform model: reading it fails)."""
+    from kqlint.cache_results import PURE_RULES
+    from kqlint.config import Config
+    from kqlint.graph import ObjectGraph
+    from kqlint.registry import RuleSet, builtin_rules
+    from kqlint.runner import _context, _scope, prepare_rules
+
+    paths = [str(ROOT / "examples")] + [str(p) for p in sorted((ROOT / "tests/fixtures/rules").iterdir())]
+    objects, graph = _objects_with_graph(paths)
+    config = Config()
+    errors: list[str] = []
+    rules, states = prepare_rules(RuleSet(r for r in builtin_rules() if r.code in PURE_RULES), config, errors)
+    assert not errors and {rule.code for rule in rules} == set(PURE_RULES)
+    checked = 0
+    for rule in rules:
+        scope = _scope(rule)
+        for obj in objects:
+            if scope is not None and (obj.group, obj.kind) not in scope[0] and obj.kind not in scope[1]:
+                continue
+            found = [list(rule.check(obj, _context(rule, context_graph, config, states)) or ())
+                     for context_graph in (graph, ObjectGraph([obj]))]
+            assert found[0] == found[1], (rule.code, obj)
+            checked += bool(found[0])
+    assert checked > 20  # the fixtures give every pure rule findings to compare
+
+
+def _count_checks(monkeypatch: pytest.MonkeyPatch, code: str) -> list[str]:
+    from kqlint.registry import builtin_rules
+
+    module = next(rule.module for rule in builtin_rules() if rule.code == code)
+    calls: list[str] = []
+    real = module.check
+
+    def counting(obj: object, ctx: object) -> object:
+        calls.append(obj.file)  # type: ignore[attr-defined]
+        return real(obj, ctx)
+
+    monkeypatch.setattr(module, "check", counting)
+    return calls
+
+
+def test_pure_findings_of_unchanged_files_are_reused(repo: Path, capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """After an edit only the edited file's objects meet the pure rules again; graph-reading
+    per-object rules (KQ005: the platform model) still see every object; output as --no-cache."""
+    expected = _all_outputs(capsys, ".", "--no-cache")
+    assert _all_outputs(capsys, ".") == expected
+    staged = repo / STAGED
+    staged.write_text(staged.read_text() + "# edited\n")
+    expected = _all_outputs(capsys, ".", "--no-cache")
+    pure, graph_reading = _count_checks(monkeypatch, "KQ002"), _count_checks(monkeypatch, "KQ005")
+    assert _run(capsys, ".", "--format", "text") == expected[0]
+    assert set(pure) == {STAGED} and len(set(graph_reading)) > 1
+    for report in repo.glob(".kqlint_cache/*/report-*"):
+        report.unlink()
+    pure.clear()
+    assert _all_outputs(capsys, ".") == expected and pure == []
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_reused_findings_follow_config_crds_and_paths(repo: Path, capsys: pytest.CaptureFixture[str],
+                                                      monkeypatch: pytest.MonkeyPatch, jobs: str) -> None:
+    """Rule options, the default namespace, --crd content, the selection and the display path
+    (run from a subfolder) are all part of what a stored finding is reused for."""
+    monkeypatch.setattr(parallel, "MIN_ITEMS_PER_JOB", 1)
+    crd = repo / "crd.yaml"
+    crd.write_text(_WIDGET_CRD)
+    (repo / "tenants" / "widget.yaml").write_text(_WIDGET.format(size=3))
+    _assert_same_as_uncached(capsys, ".", "--jobs", jobs, "--crd", "crd.yaml")
+    crd.write_text(crd.read_text().replace("type: integer", "type: string"))
+    _assert_same_as_uncached(capsys, ".", "--jobs", jobs, "--crd", "crd.yaml")
+    (repo / ".kqlint.yaml").write_text("namespace: elsewhere\nrules:\n  KQ302:\n    volcano-scheduler-names: [other]\n")
+    _assert_same_as_uncached(capsys, ".", "--jobs", jobs)
+    _assert_same_as_uncached(capsys, ".", "--jobs", jobs, "--select", "KQ002,KQ004,KQ201")
+    monkeypatch.chdir(repo / "tenants")
+    _assert_same_as_uncached(capsys, ".", "--jobs", jobs)
+
+
+_WIDGET_CRD = """apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets, singular: widget}
+  scope: Namespaced
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                size:
+                  type: integer
+"""
+_WIDGET = "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: {size}\n"
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "planted"])
+def test_damaged_or_planted_results_are_ignored(repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                damage: str) -> None:
+    import zlib
+
+    from kqlint import cache_results
+
+    expected = _all_outputs(capsys, ".", "--no-cache")
+    _run(capsys, ".")
+    folder = next(repo.glob(".kqlint_cache/*/"))
+    for report in folder.glob("report-*"):
+        report.unlink()
+    table = next(folder.glob("results-*"))
+    marker = tmp_path / "pwned"
+
+    class Evil:
+        def __reduce__(self) -> tuple[object, ...]:
+            return (os.system, (f"touch {marker}",))
+
+    if damage == "garbage":
+        table.write_bytes(os.urandom(table.stat().st_size))
+    elif damage == "truncated":
+        table.write_bytes(table.read_bytes()[: table.stat().st_size // 2])
+    else:
+        table.write_bytes(cache_results._MAGIC + zlib.compress(pickle.dumps((cache_results.FORMAT, Evil()))))
+    assert _all_outputs(capsys, ".") == expected
+    assert not marker.exists()
+
+
+def test_reports_with_apply_time_namespaces_are_reused(repo: Path, capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Findings on objects without a namespace carry an ApplyTimeNamespace: the stored report
+    must still load (it used to be refused, so such repositories never got a warm report)."""
+    (repo / "tenants" / "no-namespace.yaml").write_text(
+        "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j\n  labels:\n    kueue.x-k8s.io/queue-name: nowhere\n"
+        "spec:\n  template:\n    spec:\n      containers: [{name: c, image: i}]\n      restartPolicy: Never\n")
+    expected = _run(capsys, ".", "--no-cache", "--format", "json")
+    assert '"namespace": "default"' in expected[1]
+    assert _run(capsys, ".", "--format", "json") == expected
+    from kqlint import runner
+
+    monkeypatch.setattr(runner, "analyze", lambda *a, **k: pytest.fail("the stored report was not reused"))
+    assert _run(capsys, ".", "--format", "json") == expected
+
+
+def test_placeholder_templates_stay_skipped_when_cached(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every SourceFile field is cached (placeholder_hint was lost once: a cached envsubst
+    template was linted as a manifest), for inputs and for context files."""
+    for name in ("bad-envsubst", "bad-sed-token", "good-placeholders-in-strings"):
+        shutil.copytree(ROOT / "tests/fixtures/rules/KQ006" / name, repo / "tenants" / name)
+    _assert_same_as_uncached(capsys, ".")
+    _assert_same_as_uncached(capsys, STAGED)
+
+
+def test_folders_of_other_versions_are_pruned_on_a_run(repo: Path, capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another kqlint version's folder goes once unused for a while (not after a day), so the
+    cache stays bounded across upgrades; one in use by a concurrent run stays."""
+    expected = _run(capsys, ".", "--format", "json")
+    current = next(repo.glob(".kqlint_cache/*/"))
+    old, busy = repo / ".kqlint_cache" / "0123456789abcdef", repo / ".kqlint_cache" / "fedcba9876543210"
+    for folder in (old, busy):
+        shutil.copytree(current, folder)
+    stale = os.stat(old).st_mtime - cache_module.STALE_SETTINGS_S - 10
+    for path in [old, *old.iterdir()]:
+        os.utime(path, (stale, stale))
+    assert _run(capsys, ".", "--format", "json") == expected
+    assert not old.exists() and busy.exists() and current.exists()
+
+
+def test_a_pruned_folder_is_recreated_by_the_run_using_it(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from kqlint.cache import FileCache
+
+    _run(capsys, ".")
+    cache = FileCache(str(repo / ".kqlint_cache"))
+    shutil.rmtree(cache.folder)  # another version's run pruned it meanwhile
+    assert cache._write(os.path.join(cache.folder, "probe"), b"x") and cache.writable
+
+
+def test_stored_findings_keep_fields_and_classes_added_later() -> None:
+    """Serialisation is generic: any dataclass or enum of kqlint (a Fix with its Edits and
+    Applicability, Finding fields added later) comes back equal; foreign classes do not."""
+    import io
+
+    from kqlint.cache_entry import ModelUnpickler
+    from kqlint.fixes import Edit, Fix
+    from kqlint.model import Finding, Location, ObjectRef, Severity
+    from kqlint.objects import ApplyTimeNamespace
+
+    ref = ObjectRef("v1", "Pod", ApplyTimeNamespace("default", "a.yaml"), "p")
+    finding = Finding("KQ002", "schema-violation", Severity.ERROR, "m", Location("a.yaml", 3, 5, ("spec", 0), ref), ref)
+    fix = Fix.safe("Set it", Edit.replace(("spec", "x"), 4), Edit.insert(("spec",), "y", {"z": [1]}))
+    for value in (finding, fix, (finding, fix)):
+        assert ModelUnpickler(io.BytesIO(pickle.dumps(value, protocol=5))).load() == value
+    from kqlint.cache import Miss
+
+    for foreign in (Path("x"), Miss("a", b"", "d")):  # not kqlint's, or not a value type
+        with pytest.raises(pickle.UnpicklingError):
+            ModelUnpickler(io.BytesIO(pickle.dumps(foreign, protocol=5))).load()
+
+
+def test_a_pre_commit_run_neither_reads_nor_writes_stored_findings(repo: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A few staged files are checked faster than the table of stored findings is read and
+    rewritten: pre-commit keeps its latency."""
+    _run(capsys, STAGED)
+    assert list(repo.glob(".kqlint_cache/*/pack-*")) and not list(repo.glob(".kqlint_cache/*/results-*"))
+    _run(capsys, ".")
+    assert list(repo.glob(".kqlint_cache/*/results-*"))

@@ -1,0 +1,239 @@
+"""Findings of *pure* per-object rules, reused for objects whose file did not change.
+
+A pure rule reads nothing but its object (its own file's document, for positions) and the
+run's settings: no other object, no graph, no platform facts. Its findings for an object are
+then a function of the file's content (BLAKE2b), the file's display path (findings carry it),
+the rule's code (kqlint's code and schemas fingerprint), the configuration (options, default
+namespace, profile, selection) and the ``--crd`` files' content. Those are the key; a file
+whose content changed has another digest and its objects are checked again. Every rule that
+reads the graph (another object, the platform model, the folder layout) is run every time.
+Why each rule is pure: PURE_RULES (README "The cache" repeats the list).
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import pickle
+import zlib
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from kqlint.cache import keep_newest
+
+# code -> why its findings depend on the object alone (checked against the rule's source)
+PURE_RULES: dict[str, str] = {
+    "KQ002": "validates obj.data against its kind's schema: kqlint's shipped schemas or the --crd files",
+    "KQ004": "the object's own fields and the pod templates it owns (a TrainJob's runtime templates "
+             "belong to the runtime and are skipped; the graph only shares the template cache)",
+    "KQ109": "a PriorityClass's own value and name against constants (the built-in classes)",
+    "KQ302": "the workload's own templates and pod count (graph-free extractors for its kinds), options",
+    "KQ305": "an LLMInferenceService's own pod specs",
+    "KQ306": "the probes of an LLMInferenceService's own overlay pod specs",
+    "KQ307": "a Kubeflow job's own replica specs and templates, options",
+    "KQ402": "the probes of the pod templates the object owns (graph: template cache only)",
+    "KQ403": "the resources of the pod templates the object owns and its own resourcesPerNode",
+    "KQ501": "a TrainJob's own labels and annotations (kakaocloud profile)",
+    "KQ504": "a LocalQueue's own clusterQueue against its namespace (kakaocloud profile)",
+    "KQ507": "a ClusterQueue's own preemption settings (kakaocloud profile)",
+}
+
+FORMAT = 1
+MAX_TABLES = 2  # one per recent configuration
+MIN_INPUT_FILES = 20  # fewer input files: no table read or written
+ObjectKey = tuple[int, tuple[Any, ...]]  # (document index, path of the object inside it)
+Table = dict[str, tuple[str, dict[ObjectKey, tuple[Any, ...]]]]  # digest -> (display, findings per object)
+
+
+class Reuse:
+    """The run's stored findings of pure rules, and those it computes (kept by save())."""
+
+    def __init__(self, cache: Any, key: str, codes: frozenset[str]) -> None:
+        self.cache, self.key, self.codes = cache, key, codes
+        self._table: Table | None = None
+        self.new: Table = {}
+
+    @property
+    def table(self) -> Table:
+        if self._table is None:
+            self._table = _load(self.path)
+        return self._table
+
+    @property
+    def path(self) -> str:
+        return os.path.join(self.cache.folder, f"results-{self.key}")
+
+    def _stored(self, obj: Any) -> tuple[Any, ...] | None:
+        digest = self.cache.digest_of_display.get(obj.file)
+        if digest is None:
+            return None
+        for table in (self.table, self.new):
+            record = table.get(digest)
+            if record is not None and record[0] == obj.file:
+                found = record[1].get((obj.doc, obj.base))
+                if found is not None:
+                    return found
+        return None
+
+    def skip(self, obj: Any) -> frozenset[str]:
+        """The pure rules whose findings on ``obj`` are stored (not to be run again)."""
+        return self.codes if self._stored(obj) is not None else frozenset()
+
+    def merge(self, inputs: Sequence[Any], outcomes: Sequence[tuple[list[Any], list[str]]]) -> list[Any]:
+        """Stored findings of skipped objects; the pure findings of the others recorded."""
+        reused: list[Any] = []
+        for obj, (found, failed) in zip(inputs, outcomes, strict=True):
+            stored = self._stored(obj)
+            if stored is not None:
+                reused.extend(stored)
+            elif not failed:
+                self._record(obj, tuple(f for f in found if f.code in self.codes))
+        return reused
+
+    def _record(self, obj: Any, findings: tuple[Any, ...]) -> None:
+        digest = self.cache.digest_of_display.get(obj.file)
+        if digest is None or any(not _inside(f, obj.file) for f in findings):
+            return
+        record = self.new.setdefault(digest, (obj.file, {}))
+        if record[0] == obj.file:
+            record[1][(obj.doc, obj.base)] = findings
+
+    def save(self, live: set[str]) -> None:
+        """Write the table (stored + new, only files still indexed) if this run added to it."""
+        if not self.new or not self.cache.writable:
+            return
+        table = {digest: record for digest, record in self.table.items() if digest in live}
+        for digest, (display, objects) in self.new.items():
+            if digest not in live:
+                continue
+            old = table.get(digest)
+            merged = dict(old[1]) if old is not None and old[0] == display else {}
+            merged.update(objects)
+            table[digest] = (display, merged)
+        try:
+            blob = _MAGIC + zlib.compress(pickle.dumps((FORMAT, table), protocol=5), 1)
+        except Exception:
+            return
+        if self.cache._write(self.path, blob):
+            keep_newest(self.cache.folder, "results-", MAX_TABLES)
+
+
+class _NoReuse:
+    codes: frozenset[str] = frozenset()
+
+    def skip(self, obj: Any) -> frozenset[str]:
+        return frozenset()
+
+    def merge(self, inputs: Sequence[Any], outcomes: Sequence[tuple[list[Any], list[str]]]) -> list[Any]:
+        return []
+
+
+_MAGIC = b"KQLR\x00\x01"
+_ACTIVE: Reuse | None = None
+NO_REUSE = _NoReuse()
+
+
+def reuse_for(object_rules: Iterable[tuple[Any, ...]]) -> Reuse | _NoReuse:
+    """The hook run_rules calls with its per-object rules (tuples starting with the rule): the
+    active run's stored results, if its rules are the ones keyed."""
+    active = _ACTIVE
+    if active is None or not active.codes <= {entry[0].code for entry in object_rules}:
+        return NO_REUSE
+    active.table  # noqa: B018 - read once here, before --jobs forks: not once per worker
+    return active
+
+
+def begin(cache: Any, config: Any, rules: list[Any], inputs: int) -> Reuse | None:
+    """Make the stored results of this configuration the active ones (None: nothing to reuse).
+    A run of a few files (pre-commit) checks them faster than it reads and rewrites the table."""
+    global _ACTIVE
+    key, codes = results_key(cache, config, rules) if inputs >= MIN_INPUT_FILES else (None, frozenset[str]())
+    _ACTIVE = Reuse(cache, key, codes) if key is not None else None
+    return _ACTIVE
+
+
+def end(save: bool) -> None:
+    global _ACTIVE
+    active, _ACTIVE = _ACTIVE, None
+    if active is not None and save:
+        active.save(active.cache.live_digests())
+
+
+def pure_rules(rules: Iterable[Any]) -> frozenset[str]:
+    """The selected rules that are pure built-ins (a plugin or custom rule never is)."""
+    return frozenset(rule.code for rule in rules if rule.code in PURE_RULES and rule.meta.scope == "object"
+                     and getattr(rule.module, "__name__", "").startswith("kqlint.rules."))
+
+
+def results_key(cache: Any, config: Any, rules: list[Any]) -> tuple[str | None, frozenset[str]]:
+    from kqlint.cache_run import code_fingerprint
+
+    codes = pure_rules(rules)
+    settings = repr(config)
+    if not codes or " object at 0x" in settings:
+        return None, codes
+    crds = _crd_digest(config.crds)
+    if crds is None:
+        return None, codes
+    digest = hashlib.blake2b(digest_size=16)
+    for part in (str(FORMAT), os.path.basename(cache.folder), code_fingerprint(), settings,
+                 repr(sorted(codes)), crds):
+        digest.update(part.encode("utf-8", "surrogateescape") + b"\x00")
+    return digest.hexdigest(), codes
+
+
+def _crd_digest(crds: tuple[str, ...]) -> str | None:
+    """The content of every ``--crd`` file (KQ002 validates against them), or None if unreadable."""
+    if not crds:
+        return ""
+    from kqlint.discover import discover
+
+    digest = hashlib.blake2b(digest_size=16)
+    for given in crds:
+        found = discover([given])
+        if found.missing:
+            return None
+        for path in found.files:
+            try:
+                with open(path, "rb") as handle:
+                    digest.update(os.path.abspath(path).encode("utf-8", "surrogateescape") + b"\x00"
+                                  + hashlib.blake2b(handle.read(), digest_size=16).digest())
+            except OSError:
+                return None
+    return digest.hexdigest()
+
+
+def _inside(finding: Any, file: str) -> bool:
+    """Every location of a stored finding is in the object's own file (a pure rule's are)."""
+    return finding.location.file == file and all(r.file == file for r in finding.related)
+
+
+def _load(path: str) -> Table:
+    from kqlint.cache_entry import ModelUnpickler
+
+    try:
+        with open(path, "rb") as handle:
+            blob = handle.read()
+        if not blob.startswith(_MAGIC):
+            return {}
+        loaded = ModelUnpickler(io.BytesIO(zlib.decompress(blob[len(_MAGIC):]))).load()
+        if not (isinstance(loaded, tuple) and len(loaded) == 2 and loaded[0] == FORMAT and isinstance(loaded[1], dict)):
+            return {}
+        return _checked(loaded[1])
+    except Exception:
+        return {}
+
+
+def _checked(table: dict[Any, Any]) -> Table:
+    """Only well-formed records: anything else is a miss (the objects are checked again)."""
+    from kqlint.model import Finding
+
+    good: Table = {}
+    for digest, record in table.items():
+        if (isinstance(digest, str) and isinstance(record, tuple) and len(record) == 2
+                and isinstance(record[0], str) and isinstance(record[1], dict)
+                and all(isinstance(found, tuple) and all(isinstance(f, Finding) for f in found)
+                        for found in record[1].values())):
+            good[digest] = record
+    return good
+
