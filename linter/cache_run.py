@@ -65,7 +65,7 @@ def _encoded(source: SourceFile) -> bytes | None:
 
 _REPORT_CLASSES = {("kqlint.model", name) for name in ("Report", "Finding", "Location", "ObjectRef",
                                                        "Summary", "Severity")} | \
-    {("kqlint.fixes", name) for name in ("Fix", "Edit", "Applicability")}  # a finding's fix: plain data
+    {("kqlint.fixes", name) for name in ("Fix", "Edit", "Applicability", "TextRange")}  # a finding's fix: plain data
 MAX_REPORTS = 8  # the last few distinct runs (pre-commit on different files, whole-repo checks)
 
 

@@ -248,6 +248,7 @@ def check(
                        progress=not quiet, jobs=jobs,
                        cache=_open_cache(no_cache, cache_dir, config, targets_paths))
     _report_stderr_lines(report, targets_paths, quiet)
+    report = _with_text_fixes(report, config)
     report = _apply_baseline(report, baseline, write_baseline, quiet)
     if fix and targets_paths == [STDOUT]:  # the fixed stream is on stdout: the report goes to stderr
         targets = [(name, "/dev/stderr" if target == STDOUT else target) for name, target in targets]
@@ -256,6 +257,20 @@ def check(
     for line in report.internal_errors:
         _err(f"kqlint: {line}; {BUG_HINT}")
     raise typer.Exit(exit_status(report, fail))
+
+
+def _with_text_fixes(report: Any, config: Any) -> Any:
+    """Each fix as the text it changes (JSON, SARIF, the ``[*]`` marks); fixes that cannot be
+    written safely are dropped."""
+    if not any(f.fix is not None for f in report.findings):
+        return report
+    from dataclasses import replace
+
+    from kqlint.fix_apply import resolve
+    from kqlint.fix_run import readable_input
+
+    findings = resolve(report.findings, readable_input(report.files), config.namespace or "default")
+    return replace(report, findings=tuple(findings))
 
 
 def _check_excludes(excludes: tuple[str, ...]) -> None:

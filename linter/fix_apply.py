@@ -25,10 +25,10 @@ import json
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from kqlint.fixes import Edit, Fix
+from kqlint.fixes import Edit, Fix, TextRange
 from kqlint.goyaml import resolve_plain
 from kqlint.loader import Map, Seq, SourceFile, locate, parse_bytes, position, unpack
 from kqlint.model import Finding
@@ -88,6 +88,10 @@ class Text:
         if not 1 <= line <= len(self.starts):
             raise NotApplicable("position outside the file")
         return self.starts[line - 1] + column - 1
+
+    def position(self, offset: int) -> tuple[int, int]:
+        line = bisect_right(self.starts, offset)
+        return line, offset - self.starts[line - 1] + 1
 
     def line_start(self, offset: int) -> int:
         return self.starts[bisect_right(self.starts, offset) - 1]
@@ -240,7 +244,11 @@ class _Target:
         if first in "&!*":
             raise NotApplicable("a tagged, anchored or aliased scalar")
         style = first if first in "'\"" else ""
-        return TextEdit(start, end, scalar_text(edit.value, self.is_flow(start), style))
+        return TextEdit(start, end, scalar_text(edit.value, self._entry_in_flow(parent, step), style))
+
+    def _entry_in_flow(self, parent: Any, step: Any) -> bool:
+        slot = 2 * list(parent).index(step) if isinstance(parent, Map) else step
+        return self.is_flow(self.text.offset(parent.pos[slot]))
 
     def _rename(self, edit: Edit) -> TextEdit:
         parent = self.container(edit.path[:-1])
@@ -305,7 +313,7 @@ class _Target:
         if not isinstance(mapping, Map) or edit.key is None or edit.key in mapping:
             raise NotApplicable("not a mapping, or the key exists already")
         if not mapping:
-            raise NotApplicable("an empty mapping has no position to insert at")
+            return self._insert_empty(edit)
         first_key = self.text.offset(mapping.pos[0])
         last_key = list(mapping)[-1]
         _, end = self.value_span(mapping, last_key)
@@ -322,6 +330,15 @@ class _Target:
         newline = self.text.newline
         lead = newline if at == len(self.text.text) and not self.text.text.endswith(("\n", "\r")) else ""
         return TextEdit(at, at, lead + block_entry(edit.key, edit.value, indent, newline))
+
+
+    def _insert_empty(self, edit: Edit) -> TextEdit:
+        """``{}`` becomes ``{key: value}``."""
+        start, _, depth = locate(self.root, self.base + edit.path, value=True)
+        offset = self.text.offset(start) if start and depth == len(self.base + edit.path) else -1
+        if offset < 0 or self.text.text[offset] != "{":
+            raise NotApplicable("an empty mapping that is not written {}")
+        return TextEdit(offset + 1, offset + 1, f"{scalar_text(edit.key, True)}: {_flow_value(edit.value)}")
 
 
 # ------------------------------------------------------------------ the data the edits describe
@@ -370,28 +387,68 @@ class Planned:
 def fix_file(raw: bytes, display: str, findings: Sequence[Finding], namespace: str = "default") -> FileFixes:
     """Apply the fixes of ``findings`` (all in this file) to ``raw``, as far as they do not
     overlap; returns the new text and which findings were fixed, deferred or failed."""
-    try:
-        text = Text(raw)
-    except UnicodeDecodeError:
+    planned = plan_file(raw, display, findings, namespace)
+    if planned is None:
         return FileFixes("", failed=list(findings))
-    source = parse_bytes(display, raw)
-    outcome = FileFixes(text.text)
-    planned: list[Planned] = []
-    for finding in findings:
-        plan = _plan(text, source, finding, namespace)
-        if plan is None:
-            outcome.failed.append(finding)
-        elif plan == "stale":
-            return FileFixes(text.text, failed=list(findings), stale=True)
-        else:
-            assert isinstance(plan, Planned)
-            planned.append(plan)
-    taken = _without_overlaps(planned, outcome.deferred)
+    text, source, plans, outcome = planned
+    if outcome.stale:
+        return outcome
+    taken = _without_overlaps(plans, outcome.deferred)
     accepted = _verified(text, source, taken, display)
     outcome.applied = [p.finding for p in accepted]
     outcome.failed += [p.finding for p in taken if p not in accepted]
     outcome.text = _apply_text(text.text, [e for p in accepted for e in p.edits])
     return outcome
+
+
+def plan_file(raw: bytes, display: str, findings: Sequence[Finding], namespace: str = "default"
+              ) -> tuple[Text, SourceFile, list[Planned], FileFixes] | None:
+    """The text edits of each finding's fix (None: the file is not UTF-8 text)."""
+    try:
+        text = Text(raw)
+    except UnicodeDecodeError:
+        return None
+    source = parse_bytes(display, raw)
+    outcome = FileFixes(text.text)
+    planned: list[Planned] = []
+    for finding in findings:
+        plan = _plan(text, source, finding, namespace)
+        if plan == "stale":
+            return text, source, [], FileFixes(text.text, failed=list(findings), stale=True)
+        if isinstance(plan, Planned):
+            planned.append(plan)
+        else:
+            outcome.failed.append(finding)
+    return text, source, planned, outcome
+
+
+def resolve(findings: Sequence[Finding], read: Any, namespace: str = "default") -> list[Finding]:
+    """``findings`` with each fix's text ranges filled in (``Fix.text``); a fix that cannot
+    be written safely (or whose file cannot be read with ``read(file)``) is dropped."""
+    by_file: dict[str, list[Finding]] = {}
+    for finding in findings:
+        if finding.fix is not None:
+            by_file.setdefault(finding.location.file, []).append(finding)
+    resolved: dict[int, Finding] = {}
+    for file, fixable in by_file.items():
+        raw = read(file)
+        planned = plan_file(raw, file, fixable, namespace) if raw is not None else None
+        plans = _verified(planned[0], planned[1], planned[2], file) if planned and not planned[3].stale else []
+        text = planned[0] if planned else None
+        good = {id(plan.finding): plan for plan in plans}
+        for finding in fixable:
+            plan = good.get(id(finding))
+            fix = finding.fix
+            assert fix is not None
+            new_fix = replace(fix, text=tuple(_range(text, e) for e in plan.edits)) if plan and text else None
+            resolved[id(finding)] = replace(finding, fix=new_fix)
+    return [resolved.get(id(f), f) for f in findings]
+
+
+def _range(text: Text, edit: TextEdit) -> TextRange:
+    line, column = text.position(edit.start)
+    end_line, end_column = text.position(edit.end)
+    return TextRange(line, column, end_line, end_column, edit.content)
 
 
 def _plan(text: Text, source: SourceFile, finding: Finding, namespace: str) -> Planned | str | None:
@@ -403,7 +460,7 @@ def _plan(text: Text, source: SourceFile, finding: Finding, namespace: str) -> P
     objects, _, _ = objects_from_file(source, namespace)
     obj = _object_of(objects, finding)
     if obj is None:
-        return "stale"
+        return None  # not a top-level object (one wrapped in another): not fixed
     if finding.location.path and not _still_there(obj, finding):
         return "stale"
     target = _Target(text, obj.root, obj.base)
@@ -411,25 +468,22 @@ def _plan(text: Text, source: SourceFile, finding: Finding, namespace: str) -> P
         edits = tuple(e for edit in fix.edits for e in target.edit(edit))
     except (NotApplicable, KeyError, IndexError, TypeError):
         return None
-    if any(a.overlaps(b) for i, a in enumerate(edits) for b in edits[i + 1:]):
-        return None
+    if any(a.overlaps(b) and not (a.start == a.end == b.start == b.end)
+           for i, a in enumerate(edits) for b in edits[i + 1:]):
+        return None  # inserts at one point are fine inside a fix: the deeper one goes first
     return Planned(finding, obj.doc, obj.base, edits)
 
 
 def _object_of(objects: list[Any], finding: Finding) -> Any:
     """The object the finding's location points into: same identity, the last one starting
-    at or before the location."""
+    at or before the location (the first one for a location before every object)."""
     location = finding.location
     ref = location.obj or finding.obj
     here = (location.line, location.column)
-    best = None
-    for obj in objects:
-        if ref is not None and (obj.kind, obj.name, obj.api_version) != (ref.kind, ref.name, ref.api_version):
-            continue
-        start = obj.location()
-        if (start.line, start.column) <= here:
-            best = obj
-    return best
+    same = [obj for obj in objects if ref is None or
+            (obj.kind, obj.name, obj.api_version) == (ref.kind, ref.name, ref.api_version)]
+    before = [obj for obj in same if (obj.location().line, obj.location().column) <= here]
+    return before[-1] if before else (same[0] if same else None)
 
 
 def _still_there(obj: Any, finding: Finding) -> bool:
@@ -451,9 +505,14 @@ def _without_overlaps(planned: list[Planned], deferred: list[Finding]) -> list[P
 
 
 def _apply_text(text: str, edits: list[TextEdit]) -> str:
-    for edit in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
+    for edit in sorted(edits, key=lambda e: (e.start, e.end, -_indent(e.content)), reverse=True):
         text = text[:edit.start] + edit.content + text[edit.end:]
     return text
+
+
+def _indent(content: str) -> int:
+    line = content.lstrip("\r\n")
+    return len(line) - len(line.lstrip(" "))
 
 
 def _verified(text: Text, source: SourceFile, planned: list[Planned], display: str) -> list[Planned]:

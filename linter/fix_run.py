@@ -125,6 +125,15 @@ def _encoded(raw: bytes, text: str) -> bytes:
     return ((BOM if raw.startswith(b"\xef\xbb\xbf") else "") + text).encode("utf-8")
 
 
+def readable_input(files: Iterable[str]) -> Callable[[str], bytes | None]:
+    """``read(file)``: the bytes of an input file (None for stdin, a context file, a failure)."""
+    inputs = set(files)
+
+    def read(path: str) -> bytes | None:
+        return _read(path) if path in inputs and not path.startswith("<") else None
+    return read
+
+
 def _read(path: str) -> bytes | None:
     try:
         with open(path, "rb") as handle:

@@ -152,16 +152,21 @@ def _result(finding: Finding, fingerprint: str, index: dict[str, int], artifacts
         obj = finding.obj
         location["logicalLocations"] = [{"name": obj.name, "kind": "resource",
                                          "fullyQualifiedName": obj.display().replace(" ", "/", 1)}]
+    from kqlint.reporters.remedy import with_remedy
+
+    message = with_remedy(finding)
     result: dict[str, Any] = {
         "ruleId": finding.code, "ruleIndex": index[finding.code], "level": LEVELS[finding.severity],
-        "message": {"text": finding.message if not is_pseudo(finding.location.file)
-                    else f"{finding.message} ({pseudo_note(finding.location.file)})"},
+        "message": {"text": message if not is_pseudo(finding.location.file)
+                    else f"{message} ({pseudo_note(finding.location.file)})"},
         "locations": [location],
     }
     if finding.related:
         result["relatedLocations"] = [_related(number, related, artifacts)
                                       for number, related in enumerate(finding.related, 1)]
     result["partialFingerprints"] = {FINGERPRINT: fingerprint}
+    if finding.fix is not None and finding.fix.text and not is_pseudo(finding.location.file):
+        result["fixes"] = [_fix(finding, artifacts)]
     if finding.suppression is not None:
         result["suppressions"] = [{"kind": "inSource", "justification": finding.suppression}]
     return result
@@ -172,6 +177,19 @@ def _related(number: int, related: Location, artifacts: _Artifacts) -> dict[str,
     if is_pseudo(related.file):
         return {"id": number, "message": {"text": f"{text} ({pseudo_note(related.file)})"}}
     return {"id": number, "physicalLocation": _physical(related, artifacts), "message": {"text": text}}
+
+
+def _fix(finding: Finding, artifacts: _Artifacts) -> dict[str, Any]:
+    """A SARIF ``fix``: the text replacements ``kqlint check --fix`` makes in the file."""
+    fix = finding.fix
+    assert fix is not None
+    replacements = [{"deletedRegion": {"startLine": e.line, "startColumn": e.column,
+                                       "endLine": e.end_line, "endColumn": e.end_column},
+                     "insertedContent": {"text": e.content}} for e in fix.text]
+    return {"description": {"text": fix.title},
+            "artifactChanges": [{"artifactLocation": artifacts.location(finding.location.file),
+                                 "replacements": replacements}],
+            "properties": {"applicability": fix.applicability.value}}
 
 
 def _result_order(result: dict[str, Any]) -> tuple[Any, ...]:
