@@ -30,7 +30,8 @@ from typing import Any
 
 from kqlint.fixes import Edit, Fix, TextRange
 from kqlint.goyaml import resolve_plain
-from kqlint.loader import Map, Seq, SourceFile, locate, parse_bytes, position, unpack
+from kqlint.loader import Map, Seq, SourceFile, exact_spans, locate, position, unpack
+from kqlint.loader import parse_bytes as _parse_bytes
 from kqlint.model import Finding
 
 BOM = "\ufeff"
@@ -188,7 +189,8 @@ class _Target:
             if depth != 1 or start < last:
                 raise NotApplicable("the node is not written here (an alias or a merge)")
             node, last = node[step], start
-        if not isinstance(node, (Map, Seq)) or len(getattr(node, "end", ())) != len(node.pos):
+        if not isinstance(node, (Map, Seq)) or len(getattr(node, "pos", ())) != \
+                (2 * len(node) if isinstance(node, Map) else len(node)):
             raise NotApplicable("not a mapping or list with known positions")
         return node
 
@@ -364,6 +366,11 @@ def _dig(node: Any, path: tuple[Any, ...]) -> Any:
     for step in path:
         node = node[step]
     return node
+
+
+def parse_bytes(display: str, raw: bytes) -> SourceFile:
+    with exact_spans():  # plain scalars folded over lines must end where they really end
+        return _parse_bytes(display, raw)
 
 
 def _plain(node: Any) -> Any:

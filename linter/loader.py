@@ -5,10 +5,13 @@ resolver and a small node -> data walker (see shared/reference/performance.md:
 position-keeping at or below the cost of PyYAML's C ``load_all``). Mappings become
 :class:`Map` and sequences :class:`Seq`; each carries one array ``pos`` of packed
 ``(line << 20) | column`` ints (1-based): for a Map two per key (key, value), for a
-Seq one per item; and one array ``end`` laid out the same, where each of those nodes ends
-as the parser marks it (just past a scalar; past the bracket of a flow collection; for a
-block collection, where the next token starts: see :func:`node_end`). Positions are
-decoded only when a finding or a fix needs them.
+Seq one per item. The bits above 40 of the same int say where that node ends (see
+:func:`end_of`), so keeping ends costs no extra list, append or array. Reading a node's end
+from the parser costs time, so a run keeps it only for quoted and block scalars: a plain
+scalar ends ``len(text)`` after its start (:func:`node_end`; not so for one folded over
+lines or a number written unusually, ``0x1F``), a collection where its last node ends.
+Within :func:`exact_spans` (the fixer) every node keeps its exact end. Positions are decoded only
+when a finding or a fix needs them.
 """
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ import sys
 import warnings
 from array import array as _Positions  # 8 bytes per position instead of a tuple of int objects
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from sys import intern as _intern
 from typing import Any
@@ -70,46 +74,70 @@ def _shared_tag(name: str) -> Tag:
 T_STR, T_PLAIN, T_MAP, T_SEQ = (_shared_tag(name) for name in (STR, PLAIN, MAP, SEQ))
 
 
-_NO_ENDS = _Positions("Q")
-
-
 class Map(dict):  # type: ignore[type-arg]
-    """A YAML mapping with packed positions: pos[2*i] key, pos[2*i+1] value (ends alike)."""
+    """A YAML mapping with packed positions: pos[2*i] key, pos[2*i+1] value."""
 
-    __slots__ = ("pos", "end")
+    __slots__ = ("pos",)
     pos: Any  # an array of packed positions (a tuple where built by hand)
-    end: Any
 
     def __reduce__(self) -> Any:  # fast pickling for --jobs (the default path is 3x slower)
-        return (Map, (), (self.pos, getattr(self, "end", _NO_ENDS)), None, iter(self.items()))
+        return (Map, (), self.pos, None, iter(self.items()))
 
     def __setstate__(self, state: Any) -> None:
-        _set_positions(self, state)
+        self.pos = state
 
 
 class Seq(list):  # type: ignore[type-arg]
-    """A YAML sequence with packed positions: pos[i] for item i (ends alike)."""
+    """A YAML sequence with packed positions: pos[i] for item i."""
 
-    __slots__ = ("pos", "end")
+    __slots__ = ("pos",)
     pos: Any
-    end: Any
 
     def __reduce__(self) -> Any:
-        return (Seq, (), (self.pos, getattr(self, "end", _NO_ENDS)), iter(self))
+        return (Seq, (), self.pos, iter(self))
 
     def __setstate__(self, state: Any) -> None:
-        _set_positions(self, state)
+        self.pos = state
 
 
-def _set_positions(node: Map | Seq, state: Any) -> None:
-    if isinstance(state, tuple) and len(state) == 2:
-        node.pos, node.end = state
-    else:  # a cache entry written before ends were kept
-        node.pos, node.end = state, _NO_ENDS
+START_BITS = 2 * COL_BITS          # a packed int: start line and column in the low 40 bits,
+START_MASK = (1 << START_BITS) - 1  # then the end: 8 bits of line delta, 16 of column + 1
+_LINE_MASK = (1 << COL_BITS) - 1
 
 
 def unpack(packed: int) -> tuple[int, int]:
-    return packed >> COL_BITS, packed & COL_MASK
+    return (packed >> COL_BITS) & _LINE_MASK, packed & COL_MASK
+
+
+def end_of(packed: int) -> int:
+    """The end kept in ``packed`` as a packed 1-based (line, column) just past the node, or 0
+    when not kept (a plain key: its start plus its length; or too far to encode)."""
+    code = packed >> START_BITS
+    if not code:
+        return 0
+    return (((packed >> COL_BITS) & _LINE_MASK) + (code >> 16)) << COL_BITS | (code & 0xFFFF)
+
+
+def _with_end(start: int, line: int, mark: Any) -> int:
+    """``start`` (of a node on 0-based ``line``) with the node's end ``mark`` encoded above it
+    (written out inline in the walker's loops, where a call per node would cost)."""
+    delta, column = mark.line - line, mark.column
+    if delta < 256 and column < 0xFFFF:
+        return start | ((delta << 16 | (column + 1)) << START_BITS)
+    return start
+
+
+_EXACT = [False]  # inside exact_spans(): every node keeps its end
+
+
+@contextmanager
+def exact_spans() -> Iterator[None]:
+    """Parse with the exact end of every node (plain strings too), as the fixer needs."""
+    _EXACT[0] = True
+    try:
+        yield
+    finally:
+        _EXACT[0] = False
 
 
 def is_k8s_object(document: Any) -> bool:
@@ -227,6 +255,7 @@ class _Walker:
     as Kubernetes does. Where kubectl would refuse the document, ``refusal`` says why."""
 
     def __init__(self, memoise: bool, byte_budget: int = MAX_EXPANDED_BYTES) -> None:
+        self.exact = _EXACT[0]
         # memoised (the file has anchors): (value, expanded nodes, expanded scalar bytes) per node
         self.memo: dict[int, tuple[Any, int, int]] | None = {} if memoise else None
         self.expanded = 0
@@ -293,19 +322,24 @@ class _Walker:
     def _sequence(self, node: SequenceNode, depth: int) -> Seq:
         seq = Seq()
         positions = []
-        ends = []
+        exact = self.exact
         for item in node.value:
             if item.__class__ is ScalarNode and item.ctag is T_STR:
                 self.expanded += 1
                 seq.append(item.value)
+                plain = not item.style
             else:
                 seq.append(self.walk(item, depth + 1))
+                plain = True  # a collection ends with its last node; a number: see node_end
             mark = item.start_mark
-            positions.append(((mark.line + 1) << COL_BITS) | (mark.column + 1))
-            mark = item.end_mark
-            ends.append(((mark.line + 1) << COL_BITS) | (mark.column + 1))
+            if plain and not exact:
+                positions.append(((mark.line + 1) << COL_BITS) | (mark.column + 1))
+            else:  # _with_end, inline
+                end = item.end_mark
+                line, delta, column = mark.line, end.line - mark.line, end.column
+                positions.append((((line + 1) << COL_BITS) | (mark.column + 1)) | (
+                    ((delta << 16 | (column + 1)) << START_BITS) if delta < 256 and column < 0xFFFF else 0))
         seq.pos = _Positions("Q", positions)
-        seq.end = _Positions("Q", ends)
         return seq
 
     def _mapping(self, node: MappingNode, depth: int) -> Map:
@@ -314,11 +348,11 @@ class _Walker:
         # overrides one, so that repeated keys cost O(1) each, never a list search.
         mapping = Map()
         packed: list[int] = []
-        ends: list[int] = []
-        slots: dict[Any, tuple[int, int, int, int]] | None = None
+        slots: dict[Any, tuple[int, int]] | None = None
         explicit: set[Any] = set()
         first_duplicate: tuple[Any, int, int] | None = None
         repeated = 0
+        exact = self.exact
         for key_node, value_node in node.value:
             if key_node.ctag is T_STR:
                 key = _intern(key_node.value)  # keys repeat across thousands of documents
@@ -326,14 +360,16 @@ class _Walker:
                 key = self._key(node, key_node)
                 if key is MERGE_KEY:
                     if slots is None:
-                        slots, explicit = self._slots(mapping, packed, ends), set(mapping)
+                        slots, explicit = self._slots(mapping, packed), set(mapping)
                     self._merge(mapping, slots, value_node, depth)
                     continue
             km = key_node.start_mark
             key_pos = ((km.line + 1) << COL_BITS) | (km.column + 1)
+            if exact or key_node.ctag is not T_STR or key_node.style:  # plain (style "" or None): start + len
+                key_pos = _with_end(key_pos, km.line, key_node.end_mark)
             if key in mapping:
                 if slots is None:
-                    slots, explicit = self._slots(mapping, packed, ends), set(mapping)
+                    slots, explicit = self._slots(mapping, packed), set(mapping)
                 if key in explicit:  # the API server keeps the last value: drop the first
                     repeated += 1
                     if first_duplicate is None:
@@ -343,34 +379,34 @@ class _Walker:
                 self.expanded += 1
                 value = value_node.value
                 mapping[key] = _intern(value) if len(value) < 24 else value
+                plain = not value_node.style  # "" (C parser) or None: plain
             else:
                 mapping[key] = self.walk(value_node, depth + 1)
+                plain = True  # a collection ends with its last node; a number: see node_end
             vm = value_node.start_mark
-            value_pos = ((vm.line + 1) << COL_BITS) | (vm.column + 1)
-            km = key_node.end_mark
-            vm = value_node.end_mark
+            if plain and not exact:
+                value_pos = ((vm.line + 1) << COL_BITS) | (vm.column + 1)
+            else:  # _with_end, inline
+                end = value_node.end_mark
+                line, delta, column = vm.line, end.line - vm.line, end.column
+                value_pos = (((line + 1) << COL_BITS) | (vm.column + 1)) | (
+                    ((delta << 16 | (column + 1)) << START_BITS) if delta < 256 and column < 0xFFFF else 0)
             if slots is None:
                 packed.append(key_pos)
                 packed.append(value_pos)
-                ends.append(((km.line + 1) << COL_BITS) | (km.column + 1))
-                ends.append(((vm.line + 1) << COL_BITS) | (vm.column + 1))
             else:
-                slots[key] = (key_pos, value_pos, ((km.line + 1) << COL_BITS) | (km.column + 1),
-                              ((vm.line + 1) << COL_BITS) | (vm.column + 1))
+                slots[key] = (key_pos, value_pos)
                 explicit.add(key)
         if slots is not None:
-            packed = [p for key in mapping for p in slots[key][:2]]
-            ends = [p for key in mapping for p in slots[key][2:]]
+            packed = [p for key in mapping for p in slots[key]]
         if first_duplicate is not None:
             self.duplicates.append((*first_duplicate, repeated))
         mapping.pos = _Positions("Q", packed)
-        mapping.end = _Positions("Q", ends)
         return mapping
 
     @staticmethod
-    def _slots(mapping: Map, packed: list[int], ends: list[int]) -> dict[Any, tuple[int, int, int, int]]:
-        return {key: (packed[2 * i], packed[2 * i + 1], ends[2 * i], ends[2 * i + 1])
-                for i, key in enumerate(mapping)}
+    def _slots(mapping: Map, packed: list[int]) -> dict[Any, tuple[int, int]]:
+        return {key: (packed[2 * i], packed[2 * i + 1]) for i, key in enumerate(mapping)}
 
     def _key(self, parent: Any, key_node: Any) -> Any:
         """A key as sigs.k8s.io/yaml writes it into JSON (a string), or MERGE_KEY."""
@@ -397,7 +433,7 @@ class _Walker:
             self._refuse(key_node, "invalid map key: a mapping or sequence cannot be a key")
         return f"<{'mapping' if key_node.__class__ is MappingNode else 'sequence'} key at {line}:{column}>"
 
-    def _merge(self, mapping: Map, slots: dict[Any, tuple[int, int, int, int]], node: Any, depth: int) -> None:
+    def _merge(self, mapping: Map, slots: dict[Any, tuple[int, int]], node: Any, depth: int) -> None:
         """``<<`` as go-yaml v2 merges: in place, overriding keys set before it; of a list of
         maps the earlier ones win. Merged keys keep their anchor's positions."""
         sources = list(reversed(node.value)) if node.__class__ is SequenceNode else [node]
@@ -408,8 +444,7 @@ class _Walker:
                 continue
             for index, (key, value) in enumerate(source.items()):
                 mapping[key] = value
-                slots[key] = (source.pos[2 * index], source.pos[2 * index + 1],
-                              source.end[2 * index], source.end[2 * index + 1])
+                slots[key] = (source.pos[2 * index], source.pos[2 * index + 1])
 
 
 # ---------------------------------------------------------------- files
@@ -798,35 +833,38 @@ def locate(root: Any, path: tuple[Any, ...], value: bool = False) -> tuple[int, 
 
 
 def _step_span(node: Any, step: Any, value: bool) -> tuple[int, int] | None:
+    """(start, end) of a key, value or item, both packed 1-based without end bits."""
     if isinstance(node, Map):
         if step not in node:
             return None
-        slot = 2 * list(node).index(step) + (1 if value else 0)
-        return node.pos[slot], _end_of(node, slot, node[step] if value else None)
+        packed = node.pos[2 * list(node).index(step) + (1 if value else 0)]
+        if not value:
+            end = end_of(packed)
+            return packed & START_MASK, end or (packed & START_MASK) + len(str(step))  # a plain key
+        return packed & START_MASK, node_end(node[step], packed)
     if isinstance(node, Seq) and isinstance(step, int) and -len(node) <= step < len(node):
-        return node.pos[step], _end_of(node, step % len(node), node[step])
+        packed = node.pos[step]
+        return packed & START_MASK, node_end(node[step], packed)
     return None
 
 
-def _end_of(parent: Any, slot: int, child: Any) -> int:
-    ends = getattr(parent, "end", _NO_ENDS)
-    if slot >= len(ends):
-        return 0
-    return node_end(child, ends[slot])
-
-
-def node_end(node: Any, marked: int) -> int:
-    """Where ``node`` ends, given the end the parser marked for it: for a non-empty
-    collection, the end of its last scalar (the parser marks a block collection's end where
+def node_end(node: Any, packed: int) -> int:
+    """Where the node at ``packed`` ends (packed, 1-based; 0 when unknown): for a non-empty
+    collection, where its last scalar ends (the parser marks a block collection's end where
     the next token starts, past comments and blank lines)."""
-    end = marked
     while isinstance(node, (Map, Seq)) and node:
-        ends = getattr(node, "end", _NO_ENDS)
-        if len(ends) != (2 * len(node) if isinstance(node, Map) else len(node)):
+        positions = getattr(node, "pos", ())
+        if len(positions) != (2 * len(node) if isinstance(node, Map) else len(node)):
             return 0
-        end = ends[-1]
+        packed = positions[-1]
         node = node[-1] if isinstance(node, Seq) else node[next(reversed(node))]
-    return end
+    end = end_of(packed)
+    if end or node is None:
+        return end
+    if isinstance(node, (Map, Seq)):
+        return (packed & START_MASK) + 2  # `{}` or `[]`
+    text = node if isinstance(node, str) else str(node).lower() if isinstance(node, bool) else str(node)
+    return (packed & START_MASK) + len(text)  # a plain scalar, as written in the usual way
 
 
 def iter_paths(node: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
