@@ -234,7 +234,8 @@ def check(
         from kqlint.fix_cli import FixRequest, run_fixes
 
         request = FixRequest(targets_paths, config, tuple(context or ()), not no_inline_suppressions, lint_rules,
-                             unsafe_fixes, diff, fix_only, quiet, jobs)
+                             unsafe_fixes, diff, fix_only, quiet, jobs,
+                             _open_cache(no_cache, cache_dir, config, targets_paths))
         report, code = run_fixes(request, _lint, _err)
         if code is not None:
             raise typer.Exit(code)

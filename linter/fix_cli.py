@@ -29,6 +29,7 @@ class FixRequest:
     fix_only: bool
     quiet: bool
     jobs: int | None
+    cache: Any = None
 
 
 def run_fixes(request: FixRequest, lint: Callable[..., Any], err: Callable[[str], None]) -> tuple[Any, int | None]:
@@ -38,9 +39,10 @@ def run_fixes(request: FixRequest, lint: Callable[..., Any], err: Callable[[str]
     else:
         def lint_once() -> Any:
             return lint(request.paths, request.config, request.context, request.inline, request.rules,
-                        progress=False, jobs=request.jobs, cache=None)
+                        progress=False, jobs=request.jobs, cache=request.cache)
 
-        outcome = fix_run(lint_once, request.unsafe, not request.diff, request.config.namespace or "default")
+        outcome = fix_run(lint_once, request.unsafe, not request.diff, request.config.namespace or "default",
+                          report_needed=not request.fix_only)
     for note in outcome.notes:
         err(f"kqlint: {note}")
     if request.diff:

@@ -65,24 +65,26 @@ def unified_diff(path: str, before: bytes, after: bytes) -> str:
                    for line in lines)
 
 
-def fix_run(lint: Callable[[], Report], unsafe: bool, write: bool, namespace: str = "default") -> FixOutcome:
+def fix_run(lint: Callable[[], Report], unsafe: bool, write: bool, namespace: str = "default",
+            report_needed: bool = True) -> FixOutcome:
     """Lint with ``lint``, fix, and lint again until nothing more applies (``write``), or one
-    pass in memory (not ``write``: ``--diff``)."""
+    pass in memory (not ``write``: ``--diff``). Without ``report_needed`` (``--fix-only``) the
+    last lint is left out unless a fix waits for another pass."""
     report = lint()
     outcome = FixOutcome(report)
     for _ in range(MAX_PASSES):
-        applied = _one_pass(report, unsafe, write, namespace, outcome)
-        if not write:
+        applied, waiting = _one_pass(report, unsafe, write, namespace, outcome)
+        if not write or not applied or not (report_needed or waiting):
             break
-        if applied:
-            report = lint()
-            outcome.report = report
-        if not applied or not any(fixable(f, unsafe) for f in report.findings):
+        report = lint()
+        outcome.report = report
+        if not any(fixable(f, unsafe) for f in report.findings):
             break
     return outcome
 
 
-def _one_pass(report: Report, unsafe: bool, write: bool, namespace: str, outcome: FixOutcome) -> int:
+def _one_pass(report: Report, unsafe: bool, write: bool, namespace: str, outcome: FixOutcome) -> tuple[int, int]:
+    """(fixes applied, fixes waiting for the next pass)."""
     from kqlint.fix_apply import fix_file
 
     inputs = set(report.files)
@@ -90,7 +92,7 @@ def _one_pass(report: Report, unsafe: bool, write: bool, namespace: str, outcome
     for finding in report.findings:
         if fixable(finding, unsafe) and finding.location.file in inputs:
             by_file.setdefault(finding.location.file, []).append(finding)
-    applied = 0
+    applied = waiting = 0
     for path, findings in sorted(by_file.items()):
         target = writable_target(path, inputs)
         if isinstance(target, Refusal):
@@ -104,6 +106,7 @@ def _one_pass(report: Report, unsafe: bool, write: bool, namespace: str, outcome
         if result.stale:
             outcome.notes.append(f"{path}: not fixed: it changed on disk since it was read")
             continue
+        waiting += len(result.deferred)
         if not result.applied:
             continue
         new = _encoded(raw, result.text)
@@ -116,7 +119,7 @@ def _one_pass(report: Report, unsafe: bool, write: bool, namespace: str, outcome
         outcome.files[path] = (first, new)
         outcome.fixed.update(f.code for f in result.applied)
         applied += len(result.applied)
-    return applied
+    return applied, waiting
 
 
 def _encoded(raw: bytes, text: str) -> bytes:
