@@ -121,7 +121,8 @@ def end_of(packed: int) -> int:
 def _with_end(start: int, line: int, mark: Any) -> int:
     """``start`` (of a node on 0-based ``line``) with the node's end ``mark`` encoded above it
     (written out inline in the walker's loops, where a call per node would cost)."""
-    delta, column = mark.line - line, mark.column
+    delta: int = mark.line - line
+    column: int = mark.column
     if delta < 256 and column < 0xFFFF:
         return start | ((delta << 16 | (column + 1)) << START_BITS)
     return start
@@ -853,7 +854,7 @@ def node_end(node: Any, packed: int) -> int:
     collection, where its last scalar ends (the parser marks a block collection's end where
     the next token starts, past comments and blank lines)."""
     while isinstance(node, (Map, Seq)) and node:
-        positions = getattr(node, "pos", ())
+        positions: Any = getattr(node, "pos", ())
         if len(positions) != (2 * len(node) if isinstance(node, Map) else len(node)):
             return 0
         packed = positions[-1]
