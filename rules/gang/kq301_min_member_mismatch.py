@@ -88,7 +88,8 @@ spec:
 Set the minimum to the number of pods that must start together: the sum of the replicas
 (Job: parallelism, lowered to completions) of every template that joins the gang. If only
 part of the workload must start together (elastic training), lower the replicas instead or
-make that explicit with an elastic policy.
+make that explicit with an elastic policy. `kqlint check --fix --unsafe-fixes` sets the
+minimum to the pod count (unsafe: the gang then waits for a different number of pods).
 """
 from __future__ import annotations
 
