@@ -3,9 +3,15 @@
 Parsing uses ruamel.yaml's C composer (``ruamel.yaml.clib``) with a lean YAML 1.1
 resolver and a small node -> data walker (see shared/reference/performance.md:
 position-keeping at or below the cost of PyYAML's C ``load_all``). Mappings become
-:class:`Map` and sequences :class:`Seq`; each carries one tuple ``pos`` of packed
+:class:`Map` and sequences :class:`Seq`; each carries one array ``pos`` of packed
 ``(line << 20) | column`` ints (1-based): for a Map two per key (key, value), for a
-Seq one per item. Positions are decoded only when a finding needs them.
+Seq one per item. The bits above 40 of the same int say where that node ends (see
+:func:`end_of`), so keeping ends costs no extra list, append or array. Reading a node's end
+from the parser costs time, so a run keeps it only for quoted and block scalars: a plain
+scalar ends ``len(text)`` after its start (:func:`node_end`; not so for one folded over
+lines or a number written unusually, ``0x1F``), a collection where its last node ends.
+Within :func:`exact_spans` (the fixer) every node keeps its exact end. Positions are decoded only
+when a finding or a fix needs them.
 """
 from __future__ import annotations
 
@@ -15,6 +21,7 @@ import sys
 import warnings
 from array import array as _Positions  # 8 bytes per position instead of a tuple of int objects
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from sys import intern as _intern
 from typing import Any
@@ -71,6 +78,7 @@ class Map(dict):  # type: ignore[type-arg]
     """A YAML mapping with packed positions: pos[2*i] key, pos[2*i+1] value."""
 
     __slots__ = ("pos",)
+    pos: Any  # an array of packed positions (a tuple where built by hand)
 
     def __reduce__(self) -> Any:  # fast pickling for --jobs (the default path is 3x slower)
         return (Map, (), self.pos, None, iter(self.items()))
@@ -83,6 +91,7 @@ class Seq(list):  # type: ignore[type-arg]
     """A YAML sequence with packed positions: pos[i] for item i."""
 
     __slots__ = ("pos",)
+    pos: Any
 
     def __reduce__(self) -> Any:
         return (Seq, (), self.pos, iter(self))
@@ -91,8 +100,45 @@ class Seq(list):  # type: ignore[type-arg]
         self.pos = state
 
 
+START_BITS = 2 * COL_BITS          # a packed int: start line and column in the low 40 bits,
+START_MASK = (1 << START_BITS) - 1  # then the end: 8 bits of line delta, 16 of column + 1
+_LINE_MASK = (1 << COL_BITS) - 1
+
+
 def unpack(packed: int) -> tuple[int, int]:
-    return packed >> COL_BITS, packed & COL_MASK
+    return (packed >> COL_BITS) & _LINE_MASK, packed & COL_MASK
+
+
+def end_of(packed: int) -> int:
+    """The end kept in ``packed`` as a packed 1-based (line, column) just past the node, or 0
+    when not kept (a plain key: its start plus its length; or too far to encode)."""
+    code = packed >> START_BITS
+    if not code:
+        return 0
+    return (((packed >> COL_BITS) & _LINE_MASK) + (code >> 16)) << COL_BITS | (code & 0xFFFF)
+
+
+def _with_end(start: int, line: int, mark: Any) -> int:
+    """``start`` (of a node on 0-based ``line``) with the node's end ``mark`` encoded above it
+    (written out inline in the walker's loops, where a call per node would cost)."""
+    delta: int = mark.line - line
+    column: int = mark.column
+    if delta < 256 and column < 0xFFFF:
+        return start | ((delta << 16 | (column + 1)) << START_BITS)
+    return start
+
+
+_EXACT = [False]  # inside exact_spans(): every node keeps its end
+
+
+@contextmanager
+def exact_spans() -> Iterator[None]:
+    """Parse with the exact end of every node (plain strings too), as the fixer needs."""
+    _EXACT[0] = True
+    try:
+        yield
+    finally:
+        _EXACT[0] = False
 
 
 def is_k8s_object(document: Any) -> bool:
@@ -210,6 +256,7 @@ class _Walker:
     as Kubernetes does. Where kubectl would refuse the document, ``refusal`` says why."""
 
     def __init__(self, memoise: bool, byte_budget: int = MAX_EXPANDED_BYTES) -> None:
+        self.exact = _EXACT[0]
         # memoised (the file has anchors): (value, expanded nodes, expanded scalar bytes) per node
         self.memo: dict[int, tuple[Any, int, int]] | None = {} if memoise else None
         self.expanded = 0
@@ -276,14 +323,23 @@ class _Walker:
     def _sequence(self, node: SequenceNode, depth: int) -> Seq:
         seq = Seq()
         positions = []
+        exact = self.exact
         for item in node.value:
             if item.__class__ is ScalarNode and item.ctag is T_STR:
                 self.expanded += 1
                 seq.append(item.value)
+                plain = not item.style
             else:
                 seq.append(self.walk(item, depth + 1))
+                plain = True  # a collection ends with its last node; a number: see node_end
             mark = item.start_mark
-            positions.append(((mark.line + 1) << COL_BITS) | (mark.column + 1))
+            if plain and not exact:
+                positions.append(((mark.line + 1) << COL_BITS) | (mark.column + 1))
+            else:  # _with_end, inline
+                end = item.end_mark
+                line, delta, column = mark.line, end.line - mark.line, end.column
+                positions.append((((line + 1) << COL_BITS) | (mark.column + 1)) | (
+                    ((delta << 16 | (column + 1)) << START_BITS) if delta < 256 and column < 0xFFFF else 0))
         seq.pos = _Positions("Q", positions)
         return seq
 
@@ -297,6 +353,7 @@ class _Walker:
         explicit: set[Any] = set()
         first_duplicate: tuple[Any, int, int] | None = None
         repeated = 0
+        exact = self.exact
         for key_node, value_node in node.value:
             if key_node.ctag is T_STR:
                 key = _intern(key_node.value)  # keys repeat across thousands of documents
@@ -309,6 +366,8 @@ class _Walker:
                     continue
             km = key_node.start_mark
             key_pos = ((km.line + 1) << COL_BITS) | (km.column + 1)
+            if exact or key_node.ctag is not T_STR or key_node.style:  # plain (style "" or None): start + len
+                key_pos = _with_end(key_pos, km.line, key_node.end_mark)
             if key in mapping:
                 if slots is None:
                     slots, explicit = self._slots(mapping, packed), set(mapping)
@@ -321,10 +380,18 @@ class _Walker:
                 self.expanded += 1
                 value = value_node.value
                 mapping[key] = _intern(value) if len(value) < 24 else value
+                plain = not value_node.style  # "" (C parser) or None: plain
             else:
                 mapping[key] = self.walk(value_node, depth + 1)
+                plain = True  # a collection ends with its last node; a number: see node_end
             vm = value_node.start_mark
-            value_pos = ((vm.line + 1) << COL_BITS) | (vm.column + 1)
+            if plain and not exact:
+                value_pos = ((vm.line + 1) << COL_BITS) | (vm.column + 1)
+            else:  # _with_end, inline
+                end = value_node.end_mark
+                line, delta, column = vm.line, end.line - vm.line, end.column
+                value_pos = (((line + 1) << COL_BITS) | (vm.column + 1)) | (
+                    ((delta << 16 | (column + 1)) << START_BITS) if delta < 256 and column < 0xFFFF else 0)
             if slots is None:
                 packed.append(key_pos)
                 packed.append(value_pos)
@@ -747,26 +814,58 @@ def position(root: Any, path: tuple[Any, ...], value: bool = False) -> tuple[int
     for a sequence item the item's. When the path does not exist, the deepest existing
     ancestor's position is returned, and ``depth_found`` tells how far it got.
     """
-    best = (1, 1)
+    start, _, depth = locate(root, path, value)
+    line, column = unpack(start) if start else (1, 1)
+    return line, column, depth
+
+
+def locate(root: Any, path: tuple[Any, ...], value: bool = False) -> tuple[int, int, int]:
+    """``(start, end, depth_found)`` as :func:`position`, packed; 0 where unknown. The end of a
+    key or scalar is just past it; of a non-empty collection, the end of its last scalar."""
+    best = (0, 0)
     node = root
     for depth, step in enumerate(path):
-        packed = _step_position(node, step, value and depth == len(path) - 1)
-        if packed is None:
+        found = _step_span(node, step, value and depth == len(path) - 1)
+        if found is None:
             return best[0], best[1], depth
-        best = unpack(packed)
+        best = found
         node = node[step]
     return best[0], best[1], len(path)
 
 
-def _step_position(node: Any, step: Any, value: bool) -> int | None:
+def _step_span(node: Any, step: Any, value: bool) -> tuple[int, int] | None:
+    """(start, end) of a key, value or item, both packed 1-based without end bits."""
     if isinstance(node, Map):
         if step not in node:
             return None
-        index = list(node).index(step)
-        return node.pos[2 * index + (1 if value else 0)]
+        packed = node.pos[2 * list(node).index(step) + (1 if value else 0)]
+        if not value:
+            end = end_of(packed)
+            return packed & START_MASK, end or (packed & START_MASK) + len(str(step))  # a plain key
+        return packed & START_MASK, node_end(node[step], packed)
     if isinstance(node, Seq) and isinstance(step, int) and -len(node) <= step < len(node):
-        return node.pos[step]
+        packed = node.pos[step]
+        return packed & START_MASK, node_end(node[step], packed)
     return None
+
+
+def node_end(node: Any, packed: int) -> int:
+    """Where the node at ``packed`` ends (packed, 1-based; 0 when unknown): for a non-empty
+    collection, where its last scalar ends (the parser marks a block collection's end where
+    the next token starts, past comments and blank lines)."""
+    while isinstance(node, (Map, Seq)) and node:
+        positions: Any = getattr(node, "pos", ())
+        if len(positions) != (2 * len(node) if isinstance(node, Map) else len(node)):
+            return 0
+        packed = positions[-1]
+        node = node[-1] if isinstance(node, Seq) else node[next(reversed(node))]
+    end = end_of(packed)
+    if end or node is None:
+        return end
+    if isinstance(node, (Map, Seq)):
+        return (packed & START_MASK) + 2  # `{}` or `[]`
+    text = node if isinstance(node, str) else str(node).lower() if isinstance(node, bool) else str(node)
+    return (packed & START_MASK) + len(text)  # a plain scalar, as written in the usual way
 
 
 def iter_paths(node: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:

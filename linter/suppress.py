@@ -47,6 +47,7 @@ class Suppression:
     reason: str
     kind: str                      # "annotation", "comment", "file-comment"
     used: bool = False
+    end_column: int = 0            # a comment: just past its last character (reports' regions)
 
     def matches(self, finding: Finding) -> bool:
         return ALL in self.names or finding.code.upper() in self.names or finding.slug in self.names
@@ -122,7 +123,8 @@ class SuppressionIndex:
         for line, text in sorted(comment_lines.items()):
             for kind, names, column in directives(text):
                 item = Suppression(file, line, column, parse_names(names or ""), "",
-                                   "file-comment" if kind == "ignore-file" else "comment")
+                                   "file-comment" if kind == "ignore-file" else "comment",
+                                   end_column=len(text.rstrip(" \t\r\n")) + 1)
                 if kind == "ignore-file":
                     self.by_file.setdefault(file, []).append(item)
                 else:  # its own line and the line below it

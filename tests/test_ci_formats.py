@@ -20,7 +20,8 @@ from kqlint.explain import explain_text
 from kqlint.model import Finding, Location, ObjectRef, Report, Severity, Summary
 from kqlint.registry import load_rules
 from kqlint.reporters import render
-from kqlint.reporters.sarif import sarif_log, token_end
+from kqlint.reporters.sarif import sarif_log
+from kqlint.reporters.source import token_end
 
 GOLDEN_SUFFIX = {"text": "txt", "json": "json", "sarif": "sarif.json", "github": "txt", "junit": "xml"}
 JOB = ObjectRef("batch/v1", "Job", "research", "train")

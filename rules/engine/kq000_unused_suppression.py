@@ -152,8 +152,12 @@ def _where(item: Suppression, objects: Sequence[Any]) -> tuple[Location, Any]:
                 owner = obj
         if owner is not None:
             ref: ObjectRef = owner.ref
-            return Location(item.file, item.line, item.column, (), ref), owner
-    return Location(item.file, item.line, item.column), None
+            return Location(item.file, item.line, item.column, (), ref, "", *_comment_end(item)), owner
+    return Location(item.file, item.line, item.column, (), None, "", *_comment_end(item)), None
+
+
+def _comment_end(item: Suppression) -> tuple[int, int]:
+    return (item.line, item.end_column) if item.end_column > item.column else (0, 0)
 
 
 def _spelling(part: tuple[str, str], known: set[str]) -> str:

@@ -88,7 +88,8 @@ spec:
 Set the minimum to the number of pods that must start together: the sum of the replicas
 (Job: parallelism, lowered to completions) of every template that joins the gang. If only
 part of the workload must start together (elastic training), lower the replicas instead or
-make that explicit with an elastic policy.
+make that explicit with an elastic policy. `kqlint check --fix --unsafe-fixes` sets the
+minimum to the pod count (unsafe: the gang then waits for a different number of pods).
 """
 from __future__ import annotations
 
@@ -97,6 +98,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from kqlint.fields import integer_or_digits
+from kqlint.fixes import Edit, Fix
 from kqlint.graph import ObjectGraph
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
@@ -163,15 +165,17 @@ def _pod_group_members(graph: ObjectGraph) -> Members:
 
 def _compare(ctx: RuleContext, at: Any, what: str, declared: int, pods: int, detail: str,
              fix: str, related: list[Any] | None = None,
-             never: str = "the gang can never be scheduled") -> Iterator[Finding]:
+             never: str = "the gang can never be scheduled", as_text: bool = False) -> Iterator[Finding]:
+    # unsafe: the gang then waits for (or starts with) a different number of pods
+    change = Fix.unsafe(fix[0].upper() + fix[1:], Edit.replace(at.path, str(pods) if as_text else pods))
     if declared > pods:
         yield ctx.finding(at, f"{what} {declared} > {pods} pods{detail}: {never}; {fix}",
-                          related=related or [])
+                          related=related or [], fix=change)
     elif declared < pods:
         yield ctx.finding(at, f"{what} {declared} < {pods} pods{detail}: the gang starts as soon as "
                               f"{declared} of them fit, so started pods hold their GPUs/CPUs while the "
                               f"rest wait Pending; {fix}",
-                          related=related or [], severity=Severity.WARNING)
+                          related=related or [], severity=Severity.WARNING, fix=change)
 
 
 def _pod_group(group: K8sObject, joined: list[tuple[PodTemplate, PodGroupRef]],
@@ -229,4 +233,4 @@ def _batch_min_member(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             yield from _compare(ctx, obj.at(*site.path),
                                 f"{obj.display()}{site.job}: kai.scheduler/batch-min-member",
                                 declared, site.pods, " the Job runs at once (parallelism, capped by completions)",
-                                f'set the annotation to "{site.pods}"')
+                                f'set the annotation to "{site.pods}"', as_text=True)

@@ -59,16 +59,18 @@ spec:
 ```
 
 ## How to fix
-Add `kai.scheduler/enabled: "true"` to the pod template's labels.
+Add `kai.scheduler/enabled: "true"` to the pod template's labels. `kqlint check --fix` adds it
+(safe) when the label is missing; a label set to another value is left for you to decide.
 """
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.fixes import Edit, Fix
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
-from kqlint.workloads import pod_templates
+from kqlint.workloads import PodTemplate, pod_templates
 
 META = RuleMeta(code="KQ506", slug="kai-enabled-label-missing", severity=Severity.ERROR,
                 summary="a kai-scheduler pod template lacks the label kai.scheduler/enabled: \"true\"",
@@ -86,4 +88,21 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
                 at=template.owner.at_value(*template.spec_path, "schedulerName"),
                 message=(f"{obj.display()} ({template.role}): schedulerName kai-scheduler without the pod label "
                          f'{LABEL}: "true"; the platform\'s KAI pod grouper ignores these pods and they stay '
-                         f'SchedulingGated: add {LABEL}: "true" to the template labels'))
+                         f'SchedulingGated: add {LABEL}: "true" to the template labels'),
+                fix=_fix(template))
+
+
+def _fix(template: PodTemplate) -> Fix | None:
+    """The label added where the template's labels are (created when missing)."""
+    if template.meta_path is None or LABEL in template.labels:
+        return None  # a label with another value: someone chose it
+    metadata = template.owner.get(*template.meta_path)
+    if isinstance(metadata, dict) and isinstance(metadata.get("labels"), dict):
+        edit = Edit.insert(template.meta_path + ("labels",), LABEL, "true")
+    elif isinstance(metadata, dict) and "labels" not in metadata:
+        edit = Edit.insert(template.meta_path, "labels", {LABEL: "true"})
+    elif metadata is None and not template.owner.has(*template.meta_path):
+        edit = Edit.insert(template.meta_path[:-1], template.meta_path[-1], {"labels": {LABEL: "true"}})
+    else:
+        return None
+    return Fix.safe(f'Add the pod label {LABEL}: "true"', edit)
