@@ -22,6 +22,12 @@ line above it, `# kqlint: ignore-file[{code}]` for a whole file. In config: `ign
 README_START = "<!-- rules-table:start -->"
 README_END = "<!-- rules-table:end -->"
 README_UPDATE_COMMAND = "python -m kqlint.explain README.md"
+FIX_LINE = {
+    "safe": "Fix: safe: `kqlint check --fix` applies it (`--diff` shows it first).",
+    "unsafe": "Fix: unsafe: `kqlint check --fix --unsafe-fixes` applies it; it changes what the workload "
+              "does, so review it (`--unsafe-fixes --diff`).",
+    None: "Fix: none: fix by hand (see How to fix).",
+}
 
 
 def available_rules(config: Any = None) -> list[Rule]:
@@ -48,7 +54,7 @@ def explain_text(name: str, config: Any = None) -> str | None:
     header = (f"{meta.code} {meta.slug} (default severity: {meta.severity.label}"
               f"{'; profile ' + meta.profile if meta.profile else ''}"
               f"{'; off by default' if not meta.enabled else ''})\n\n{meta.summary}\n\n")
-    return header + rule.doc.strip() + "\n" + SUPPRESS_HINT.format(code=meta.code)
+    return header + FIX_LINE[meta.fix] + "\n\n" + rule.doc.strip() + "\n" + SUPPRESS_HINT.format(code=meta.code)
 
 
 def _enabled_label(row: dict[str, Any]) -> str:
@@ -57,13 +63,17 @@ def _enabled_label(row: dict[str, Any]) -> str:
     return f"profile {row['profile']}" if row["profile"] else "no"
 
 
+def _fix_label(row: dict[str, Any]) -> str:
+    return str(row["fix"] or "-")
+
+
 def rule_rows(config: Any = None, effective: bool = False) -> list[dict[str, Any]]:
     """One row per rule; with ``effective`` (a configuration is in effect) each row also says
     the severity and whether the rule runs under that configuration."""
     rules = available_rules(config)
     rows = [{"code": r.code, "slug": r.slug, "severity": r.meta.severity.label,
              "enabled": r.meta.enabled and r.meta.profile is None, "profile": r.meta.profile,
-             "summary": r.meta.summary} for r in rules]
+             "fix": r.meta.fix, "summary": r.meta.summary} for r in rules]
     if effective and config is not None:
         from kqlint.config import check_rule_names
         from kqlint.runner import select_rules
@@ -109,13 +119,13 @@ def rules_table(config: Any = None, color: bool = False, width: int | None = Non
     if width is not None and width < 120:
         return _narrow_rules(rows, width, config.path if effective and config is not None else None)
     table = Table(box=None, show_edge=False, pad_edge=False)
-    for column in ("code", "slug", "severity", "enabled"):
+    for column in ("code", "slug", "severity", "enabled", "fix"):
         table.add_column(column, no_wrap=True)
     table.add_column("summary", overflow="fold", ratio=1)
     for row in rows:
         severity, enabled = _effective_cells(row)
         table.add_row(escape(terminal_safe(row["code"])), escape(terminal_safe(row["slug"])), severity, enabled,
-                      escape(terminal_safe(row["summary"])))
+                      _fix_label(row), escape(terminal_safe(row["summary"])))
     buffer = io.StringIO()
     console = Console(file=buffer, width=width or 160, no_color=not color, force_terminal=color,
                       highlight=False)
@@ -131,12 +141,13 @@ def _narrow_rules(rows: list[dict[str, Any]], width: int, config_path: Any) -> s
 
     from kqlint.sanitize import terminal_safe
 
-    cells = [(row["code"], row["slug"], *_effective_cells(row)) for row in rows]
-    widths = [max(len(c[i]) for c in cells + [("code", "slug", "severity", "enabled")]) for i in range(4)]
+    headings = ("code", "slug", "severity", "enabled", "fix")
+    cells = [(row["code"], row["slug"], *_effective_cells(row), _fix_label(row)) for row in rows]
+    widths = [max(len(c[i]) for c in [*cells, headings]) for i in range(len(headings))]
     lines = [f"configuration: {terminal_safe(str(config_path))}"] if config_path else []
-    lines.append("  ".join(h.ljust(w) for h, w in zip(("code", "slug", "severity", "enabled"), widths)).rstrip())
-    for row, cell in zip(rows, cells):
-        lines.append("  ".join(terminal_safe(c).ljust(w) for c, w in zip(cell, widths)).rstrip())
+    lines.append("  ".join(h.ljust(w) for h, w in zip(headings, widths, strict=True)).rstrip())
+    for row, cell in zip(rows, cells, strict=True):
+        lines.append("  ".join(terminal_safe(c).ljust(w) for c, w in zip(cell, widths, strict=True)).rstrip())
         lines.extend(textwrap.wrap(terminal_safe(row["summary"]), width=max(30, width - 1),
                                    initial_indent="    ", subsequent_indent="    "))
     return "\n".join(lines) + "\n"
@@ -178,10 +189,10 @@ def _cell(text: str) -> str:
 
 def rules_markdown(config: Any = None) -> str:
     """The rules as a Markdown table (the README block between the rules-table markers)."""
-    lines = ["| code | slug | severity | enabled | summary |", "| --- | --- | --- | --- | --- |"]
+    lines = ["| code | slug | severity | enabled | fix | summary |", "| --- | --- | --- | --- | --- | --- |"]
     for row in rule_rows(config):
         lines.append(f"| {row['code']} | `{row['slug']}` | {row['severity']} | {_enabled_label(row)} "
-                     f"| {_cell(row['summary'])} |")
+                     f"| {_fix_label(row)} | {_cell(row['summary'])} |")
     return "\n".join(lines) + "\n"
 
 

@@ -32,6 +32,7 @@ class RuleMeta:
     scope: Literal["object", "graph", "engine"] = "object"
     enabled: bool = True                      # enabled by default
     profile: str | None = None                # only with this profile active
+    fix: Literal["safe", "unsafe"] | None = None  # the fixes the rule can offer (None: none)
 
 
 @dataclass(frozen=True)

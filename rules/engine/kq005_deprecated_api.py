@@ -71,13 +71,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.fixes import Fix
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.platform import platform_of
 from kqlint.rule import RuleContext, RuleMeta
+from kqlint.rules.engine._api_migration import (
+    fungibility_alias,
+    kueue_v1alpha1,
+    kueue_v1beta2,
+    removed_core_api,
+)
 
 META = RuleMeta(code="KQ005", slug="deprecated-api", severity=Severity.INFO,
-                summary="a deprecated or no longer served API version or value is used")
+                summary="a deprecated or no longer served API version or value is used", fix="safe")
 
 KUEUE = "kueue.x-k8s.io"
 APPS_WORKLOADS = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "DaemonSet"})
@@ -91,6 +98,9 @@ REMOVED = {
     **{(version, kind): ("1.16", "apps/v1") for version in ("apps/v1beta1", "apps/v1beta2", "extensions/v1beta1")
        for kind in APPS_WORKLOADS},
 }
+
+APPS_BY_HAND = (" and set by hand what apps/v1 no longer defaults (a required spec.selector) or defaults "
+                "differently (update strategy, revisionHistoryLimit, rolling-update surge)")
 
 # v1beta1 ClusterQueue fields renamed or removed in v1beta2 (kueue.md B7)
 V1BETA2_SPELLING = {
@@ -109,7 +119,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             at=obj.at_value("apiVersion"), severity=Severity.ERROR,
             message=(f"{obj.display()}: apiVersion {obj.api_version} is no longer served (removed in "
                      f"Kubernetes {removed[0]}): kubectl apply fails with 'no matches for kind'; "
-                     f"use apiVersion: {removed[1]}"))
+                     f"use apiVersion: {removed[1]}{'' if removed_core_api(obj) else APPS_BY_HAND}"))
     if obj.group == KUEUE:
         yield from _kueue_version(obj, ctx)
         if obj.kind == "ClusterQueue":
@@ -125,6 +135,9 @@ def _kueue_version(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     elif obj.version == "v1beta1" and served_v1beta2 is not False:
         renames = [text for path, text in V1BETA2_SPELLING.items() if obj.kind == "ClusterQueue" and obj.has(*path)]
         extra = f"; in v1beta2 spell {', '.join(renames)}" if renames else ""
+        migration = kueue_v1beta2(obj)
+        if migration is not None and not migration.mechanical:
+            extra += f"; by hand: {'; '.join(migration.manual)}"
         yield ctx.finding(
             at=obj.at_value("apiVersion"),
             message=(f"{obj.display()}: kueue.x-k8s.io/v1beta1 is deprecated since Kueue 0.16 (v1beta2 is "
@@ -168,3 +181,32 @@ def _fungibility(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             message=(f"{obj.display()}: flavorFungibility.{field}: {value} "
                      + ("is a deprecated v1beta1 alias" if served else f"is not accepted by {obj.api_version}")
                      + "; use MayStopSearch (same behaviour)"))
+
+
+# ------------------------------------------------------------------ fixes (all safe: Kueue's own conversion)
+
+def v1beta2_fix(obj: K8sObject) -> Fix | None:
+    """The whole ``v1beta1`` -> ``v1beta2`` move of ``obj``, when every field has a mechanical
+    equivalent (offered only where the finding is: the platform serves ``v1beta2``)."""
+    migration = kueue_v1beta2(obj)
+    if migration is None or not migration.mechanical:
+        return None
+    return Fix.safe("Move to kueue.x-k8s.io/v1beta2", *migration.edits)
+
+
+def v1alpha1_fix(obj: K8sObject, target: str) -> Fix | None:
+    migration = kueue_v1alpha1(obj, target)
+    if migration is None or not migration.mechanical:
+        return None
+    return Fix.safe(f"Move to {target}", *migration.edits)
+
+
+def removed_api_fix(obj: K8sObject) -> Fix | None:
+    edit = removed_core_api(obj)
+    return Fix.safe(f"Use apiVersion {edit.value}", edit) if edit is not None else None
+
+
+def fungibility_fix(obj: K8sObject, field: str, served_v1beta2: bool | None) -> Fix | None:
+    """``MayStopSearch`` exists from Kueue 0.15: no fix for an older platform."""
+    edit = fungibility_alias(obj, field) if served_v1beta2 is not False else None
+    return Fix.safe(f"Replace {edit.path[-1]}: {obj.get(*edit.path)} with MayStopSearch", edit) if edit else None

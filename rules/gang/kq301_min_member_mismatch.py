@@ -96,8 +96,9 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
+from kqlint.fixes import Edit, Fix
 from kqlint.graph import ObjectGraph
-from kqlint.model import Finding, Severity
+from kqlint.model import Finding, Location, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
 from kqlint.workloads import (
@@ -122,7 +123,7 @@ from kqlint.workloads import (
 
 META = RuleMeta(code="KQ301", slug="min-member-mismatch", severity=Severity.ERROR,
                 summary="a gang's declared minimum differs from the pods that join it",
-                scope="graph")
+                scope="graph", fix="unsafe")
 
 _REJECTED = "Volcano's admission webhook rejects the Job, and the gang could never fill anyway"
 Members = dict[tuple[str, str | None, str], list[tuple[PodTemplate, PodGroupRef]]]
@@ -243,3 +244,11 @@ def _batch_min_member(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
                                 f"{obj.display()}{site.job}: kai.scheduler/batch-min-member",
                                 declared, site.pods, " the Job runs at once (parallelism, capped by completions)",
                                 f'set the annotation to "{site.pods}"')
+
+
+def declared_size_fix(at: Location, pods: int) -> Fix:
+    """The declared minimum set to the pod count, written as it was (an annotation is a
+    string). Unsafe: it changes how many pods the gang waits for."""
+    field = str(at.path[-1])
+    value: int | str = str(pods) if field.startswith("kai.scheduler/") else pods
+    return Fix.unsafe(f"Set {field} to {pods}", Edit.replace(at.path, value))

@@ -112,7 +112,7 @@ from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ101", slug="pod-preemption-enabled", severity=Severity.ERROR,
                 summary="gang pods of a Kueue-managed workload use a preempting PriorityClass",
-                kinds=MANAGED_KINDS)
+                kinds=MANAGED_KINDS, fix="unsafe")
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:

@@ -101,7 +101,7 @@ from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ102", slug="global-default-leak", severity=Severity.ERROR,
                 summary="a Kueue-managed pod template without a class inherits a preempting global default",
-                kinds=MANAGED_KINDS)
+                kinds=MANAGED_KINDS, fix="unsafe")
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:

@@ -87,6 +87,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.fixes import Edit, Fix
 from kqlint.kueue import (
     KUEUE_GROUP,
     QUEUE_LABEL,
@@ -103,7 +104,7 @@ from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ201", slug="missing-within-cluster-queue", severity=Severity.WARNING,
                 summary="a ClusterQueue with several priorities in play leaves withinClusterQueue at Never",
-                kinds=frozenset({"ClusterQueue"}))
+                kinds=frozenset({"ClusterQueue"}), fix="unsafe")
 
 MAX_RELATED = 10
 WITHIN = ("spec", "preemption", "withinClusterQueue")
@@ -153,3 +154,17 @@ def _workload_related(unit: ManagedWorkload, priority: WorkloadPriority) -> tupl
 def _missing_at(obj: K8sObject) -> Location:
     """The nearest existing ancestor of withinClusterQueue: `preemption:`, else `spec:`."""
     return obj.at(*WITHIN) if obj.has("spec") else obj.location()
+
+
+def lower_priority_fix(obj: K8sObject) -> Fix | None:
+    """``withinClusterQueue: LowerPriority`` written where it belongs. Unsafe: the queue starts
+    preempting admitted workloads."""
+    title = "Set spec.preemption.withinClusterQueue: LowerPriority"
+    preemption = obj.get("spec", "preemption")
+    if obj.has(*WITHIN):  # written without a value (null)
+        return Fix.unsafe(title, Edit.replace(WITHIN, "LowerPriority"))
+    if isinstance(preemption, dict):
+        return Fix.unsafe(title, Edit.insert(WITHIN[:-1], WITHIN[-1], "LowerPriority"))
+    if not obj.has("spec", "preemption") and isinstance(obj.get("spec"), dict):
+        return Fix.unsafe(title, Edit.insert(("spec",), "preemption", {"withinClusterQueue": "LowerPriority"}))
+    return None

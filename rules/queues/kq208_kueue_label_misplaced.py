@@ -89,6 +89,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from kqlint.fixes import Edit, Fix
 from kqlint.graph import ObjectGraph
 from kqlint.kueue import INTEGRATIONS, POD_TEMPLATE_LABELLED, PRIORITY_LABEL, QUEUE_LABEL
 from kqlint.model import Finding, Location, Severity
@@ -99,7 +100,8 @@ from kqlint.rules.queues._refs import template_text
 from kqlint.workloads import own_templates
 
 META = RuleMeta(code="KQ208", slug="kueue-label-misplaced", severity=Severity.ERROR,
-                summary="a Kueue queue-name/priority-class label sits where that integration does not read it")
+                summary="a Kueue queue-name/priority-class label sits where that integration does not read it",
+                fix="safe")
 
 KUEUE_LABELS = (QUEUE_LABEL, PRIORITY_LABEL)
 DEPLOYMENT = ("apps", "Deployment")
@@ -261,3 +263,29 @@ def _effects(labels: list[MisplacedLabel]) -> str:
 
 def _keys(labels: list[MisplacedLabel]) -> str:
     return " and ".join(f"`{label.key}`" for label in labels)
+
+
+def move_labels_fix(obj: K8sObject, labels: list[MisplacedLabel]) -> Fix | None:
+    """Every misplaced Kueue label of ``obj`` moved to its own ``metadata.labels`` (the one
+    place the integration reads), when each label has one value wherever it sits and the
+    object's labels hold no other value for it. DynamoGraphDeployment labels go the other way
+    (onto each component): not offered."""
+    if not labels or any(label.site == OWN_METADATA for label in labels) or not isinstance(obj.get("metadata"), dict):
+        return None
+    values: dict[str, str] = {}
+    for label in labels:
+        value = obj.get(*label.at.path)
+        if values.setdefault(label.key, value) != value:
+            return None  # templates disagree: which queue was meant is a decision
+    own = obj.get("metadata", "labels")
+    if obj.has("metadata", "labels") and not isinstance(own, dict):
+        return None
+    if isinstance(own, dict) and any(key in own for key in values):
+        return None  # an empty or non-string value already there: the user's to resolve
+    removals = [Edit.remove(label.at.path) for label in labels]
+    if isinstance(own, dict):
+        inserts = [Edit.insert(("metadata", "labels"), key, value) for key, value in values.items()]
+    else:
+        inserts = [Edit.insert(("metadata",), "labels", values)]
+    names = " and ".join(f"`{key}`" for key in values)
+    return Fix.safe(f"Move {names} to the {obj.kind}'s metadata.labels", *removals, *inserts)
