@@ -125,7 +125,7 @@ def _workload(obj: K8sObject) -> Iterator[Step]:
     target = WORKLOAD_CLASS_SOURCES.get(source) if isinstance(source, str) else None
     if obj.has("spec", "priorityClassRef") or target is None or not (isinstance(name, str) and name):
         yield ("replace `spec.priorityClassName`/`spec.priorityClassSource` with "
-               "`spec.priorityClassRef: {group, kind, name}` (Kueue drops a class name without a source)")
+               "`spec.priorityClassRef: {group, kind, name}` (Kueue's conversion drops a name without a source)")
         return
     yield Edit.remove(("spec", "priorityClassName"))
     yield Edit.remove(("spec", "priorityClassSource"))

@@ -133,22 +133,24 @@ def _kueue_version(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     if obj.version == "v1alpha1":
         yield from _v1alpha1(obj, ctx, served_v1beta2)
     elif obj.version == "v1beta1" and served_v1beta2 is not False:
-        renames = [text for path, text in V1BETA2_SPELLING.items() if obj.kind == "ClusterQueue" and obj.has(*path)]
-        extra = f"; in v1beta2 spell {', '.join(renames)}" if renames else ""
-        migration = kueue_v1beta2(obj)
-        if migration is not None and not migration.mechanical:
-            extra += f"; by hand: {'; '.join(migration.manual)}"
-        yield ctx.finding(
-            at=obj.at_value("apiVersion"),
-            message=(f"{obj.display()}: kueue.x-k8s.io/v1beta1 is deprecated since Kueue 0.16 (v1beta2 is "
-                     f"the storage version) and will stop being served; move to apiVersion: "
-                     f"kueue.x-k8s.io/v1beta2, which Kueue serves from 0.15{extra}"))
+        yield ctx.finding(at=obj.at_value("apiVersion"), message=_v1beta1_message(obj))
     elif obj.version == "v1beta2" and served_v1beta2 is False:
         yield ctx.finding(
             at=obj.at_value("apiVersion"), severity=Severity.ERROR,
             message=(f"{obj.display()}: kueue.x-k8s.io/v1beta2 is served only from Kueue 0.15, and the "
                      f"platform's Kueue is {_version(ctx)}: the object cannot be applied; use apiVersion: "
                      f"kueue.x-k8s.io/v1beta1 or upgrade Kueue"))
+
+
+def _v1beta1_message(obj: K8sObject) -> str:
+    renames = [text for path, text in V1BETA2_SPELLING.items() if obj.kind == "ClusterQueue" and obj.has(*path)]
+    extra = f"; in v1beta2 spell {', '.join(renames)}" if renames else ""
+    move = "move to apiVersion: kueue.x-k8s.io/v1beta2, which Kueue serves from 0.15"
+    migration = kueue_v1beta2(obj)
+    if migration is not None and not migration.mechanical:  # no fix: the remedy starts with the manual steps
+        move, extra = f"{', and '.join(migration.manual)} by hand, then {move}", ""
+    return (f"{obj.display()}: kueue.x-k8s.io/v1beta1 is deprecated since Kueue 0.16 (v1beta2 is "
+            f"the storage version) and will stop being served; {move}{extra}")
 
 
 def _v1alpha1(obj: K8sObject, ctx: RuleContext, served_v1beta2: bool | None) -> Iterator[Finding]:
