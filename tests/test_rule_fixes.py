@@ -19,7 +19,6 @@ from kqlint.rules.kakaocloud.kq503_kai_queue_not_default import default_queue_fi
 from kqlint.rules.kakaocloud.kq506_kai_enabled_label_missing import LABEL, enabled_label_fix
 from kqlint.rules.kakaocloud.kq507_cross_tenant_reclaim import never_reclaim_fix
 from kqlint.rules.kakaocloud.kq508_wrong_scheduler_name import right_name_fix
-from kqlint.rules.podtemplate import kq403_extended_resource_mismatch as kq403
 from kqlint.rules.priority._shared_class import use_class_fix
 from kqlint.rules.queues import kq201_missing_within_cluster_queue as kq201
 from kqlint.rules.queues import kq208_kueue_label_misplaced as kq208
@@ -347,31 +346,6 @@ def test_kq301_sets_the_declared_size_as_written() -> None:
     assert fix.applicability is Applicability.UNSAFE and edits(fix) == [("replace", ("spec", "minMember"), None, 4)]
     annotation = ("metadata", "annotations", "kai.scheduler/batch-min-member")
     assert edits(declared_size_fix(Location("f", 1, 1, annotation), 3)) == [("replace", annotation, None, "3")]
-
-
-# ------------------------------------------------------------------ KQ403 requests equal to limits
-
-
-
-def kq403_fix(resources: str) -> Fix | None:
-    [obj], graph = load("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
-                        f"  - name: m\n    image: x\n    resources: {resources}\n")
-    [template] = own_templates(obj, graph)
-    return kq403.equal_limits_fix(obj, kq403._template_problems(template))
-
-
-def test_kq403_request_takes_the_limit() -> None:
-    res = ("spec", "containers", 0, "resources")
-    assert edits(kq403_fix("{requests: {nvidia.com/gpu: 2}, limits: {nvidia.com/gpu: 4}}")) == [
-        ("replace", (*res, "requests", "nvidia.com/gpu"), None, 4)]
-    assert edits(kq403_fix("{requests: {nvidia.com/gpu: 2}, limits: {cpu: 1}}")) == [
-        ("insert", (*res, "limits"), "nvidia.com/gpu", 2)]
-    assert edits(kq403_fix("{requests: {nvidia.com/gpu: 2, hugepages-2Mi: 1Gi}}")) == [
-        ("insert", res, "limits", {"nvidia.com/gpu": 2, "hugepages-2Mi": "1Gi"})]
-
-
-def test_kq403_no_fix_when_limits_is_not_a_mapping() -> None:
-    assert kq403_fix("{requests: {nvidia.com/gpu: 2}, limits: [1]}") is None
 
 
 # ------------------------------------------------------------------ kakaocloud and KQ307

@@ -72,7 +72,6 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from kqlint.fixes import Edit, Fix
 from kqlint.model import Finding, Location, Severity
 from kqlint.objects import K8sObject
 from kqlint.podspec import (
@@ -89,7 +88,7 @@ from kqlint.rule import RuleContext, RuleMeta
 from kqlint.workloads import PodTemplate, own_templates
 
 META = RuleMeta(code="KQ403", slug="extended-resource-mismatch", severity=Severity.ERROR,
-                summary="an extended or hugepages resource has requests not equal to limits", fix="safe")
+                summary="an extended or hugepages resource has requests not equal to limits")
 
 
 @dataclass(frozen=True)
@@ -156,22 +155,3 @@ def _finding(obj: K8sObject, problems: list[Problem], ctx: RuleContext) -> Findi
     related = [(first.request_at, f"the request of {first.name}")]
     related += [(p.at, p.describe()) for p in rest]
     return ctx.finding(at=first.at, message=message, related=related)
-
-
-def equal_limits_fix(obj: K8sObject, problems: list[Problem]) -> Fix | None:
-    """Each request made equal to its limit, or a missing limit written equal to the request
-    (what the API server requires; the device plugin allocates the limit)."""
-    edits: list[Edit] = []
-    missing: dict[tuple[Any, ...], dict[str, Any]] = {}  # resources path -> limits to write
-    for problem in problems:
-        limits_path = problem.at.path[:-1]
-        if problem.limit is not None:
-            edits.append(Edit.replace(problem.request_at.path, problem.limit))
-        elif isinstance(obj.get(*limits_path), dict):
-            edits.append(Edit.insert(limits_path, problem.name, problem.request))
-        elif not obj.has(*limits_path) and isinstance(obj.get(*limits_path[:-1]), dict):
-            missing.setdefault(limits_path[:-1], {})[problem.name] = problem.request
-        else:
-            return None  # `limits:` written but not a mapping
-    edits += [Edit.insert(path, "limits", limits) for path, limits in missing.items()]
-    return Fix.safe("Make requests equal to limits", *edits)
