@@ -64,7 +64,8 @@ def _encoded(source: SourceFile) -> bytes | None:
 # ------------------------------------------------------------------ whole reports
 
 _REPORT_CLASSES = {("kqlint.model", name) for name in ("Report", "Finding", "Location", "ObjectRef",
-                                                       "Summary", "Severity")}
+                                                       "Summary", "Severity")} | \
+    {("kqlint.fixes", name) for name in ("Fix", "Edit", "Applicability", "TextRange")}  # a finding's fix: plain data
 MAX_REPORTS = 8  # the last few distinct runs (pre-commit on different files, whole-repo checks)
 
 

@@ -188,6 +188,12 @@ def check(
     cache_dir: str | None = typer.Option(None, "--cache-dir", metavar="DIR", envvar="KQLINT_CACHE_DIR",
                                             help="Cache folder (default: .kqlint_cache in the project root; "
                                                  "also KQLINT_CACHE_DIR)."),
+    fix: bool = typer.Option(False, "--fix", help="Apply safe fixes to the input files, then report what is left."),
+    unsafe_fixes: bool = typer.Option(False, "--unsafe-fixes",
+                                      help="Also apply unsafe fixes (they change what a workload does)."),
+    diff: bool = typer.Option(False, "--diff", help="Print a unified diff of what --fix would change; write "
+                                                    "nothing; exit 1 when there is a change."),
+    fix_only: bool = typer.Option(False, "--fix-only", help="Apply fixes and report nothing else."),
 ) -> None:
     """Lint files and folders (default: the current directory)."""
     from kqlint.explain import available_rules
@@ -222,7 +228,17 @@ def check(
         preflight.check(targets_paths, config, tuple(context or ()), _err, rules)
     except preflight.PreflightError as exc:
         raise Exit(2, f"kqlint: {exc}") from None
-    if kustomize:
+    if fix or diff or fix_only:
+        if kustomize:
+            raise Exit(2, "kqlint: --fix, --diff and --fix-only do not combine with --kustomize; fix the sources")
+        from kqlint.fix_cli import FixRequest, run_fixes
+
+        request = FixRequest(targets_paths, config, tuple(context or ()), not no_inline_suppressions, lint_rules,
+                             unsafe_fixes, diff, fix_only, quiet, jobs)
+        report, code = run_fixes(request, _lint, _err)
+        if code is not None:
+            raise typer.Exit(code)
+    elif kustomize:
         from kqlint.kustomize import lint_overlays
 
         report = lint_overlays(list(kustomize), config, tuple(context or ()), not no_inline_suppressions,
@@ -232,12 +248,29 @@ def check(
                        progress=not quiet, jobs=jobs,
                        cache=_open_cache(no_cache, cache_dir, config, targets_paths))
     _report_stderr_lines(report, targets_paths, quiet)
+    report = _with_text_fixes(report, config)
     report = _apply_baseline(report, baseline, write_baseline, quiet)
+    if fix and targets_paths == [STDOUT]:  # the fixed stream is on stdout: the report goes to stderr
+        targets = [(name, "/dev/stderr" if target == STDOUT else target) for name, target in targets]
     _write_reports(report, targets, color=color_on, quiet=quiet, statistics=statistics,
-                   rules=rules, fail_on=fail, report_suppressed=report_suppressed)
+                   rules=rules, fail_on=fail, report_suppressed=report_suppressed, unsafe_fixes=unsafe_fixes)
     for line in report.internal_errors:
         _err(f"kqlint: {line}; {BUG_HINT}")
     raise typer.Exit(exit_status(report, fail))
+
+
+def _with_text_fixes(report: Any, config: Any) -> Any:
+    """Each fix as the text it changes (JSON, SARIF, the ``[*]`` marks); fixes that cannot be
+    written safely are dropped."""
+    if not any(f.fix is not None for f in report.findings):
+        return report
+    from dataclasses import replace
+
+    from kqlint.fix_apply import resolve
+    from kqlint.fix_run import readable_input
+
+    findings = resolve(report.findings, readable_input(report.files), config.namespace or "default")
+    return replace(report, findings=tuple(findings))
 
 
 def _check_excludes(excludes: tuple[str, ...]) -> None:

@@ -10,6 +10,14 @@ indentation, line endings). Modelled on ruff's ``Fix``/``Edit``/``Applicability`
 - ``Edit.remove(path)``: the entry (key and value, or list item) at ``path`` goes.
 - ``Edit.insert(path, key, value)``: the mapping at ``path`` gets ``key: value``; ``value`` may
   be a scalar, a mapping or a list (written in block style at the mapping's indentation).
+
+The object the paths start from is the one the finding's location points into (the
+``Location`` from ``obj.at(...)`` passed to ``ctx.finding``). Edits of one fix must not touch
+the same node twice; inserts at one point are written deepest first.
+
+Added by the engine, not by rules: ``Fix.text``, the edits as text ranges of the file
+(:class:`TextRange`), filled in by ``kqlint.fix_apply.resolve`` for the JSON and SARIF
+reports; empty until then.
 """
 from __future__ import annotations
 
@@ -51,10 +59,23 @@ class Edit:
 
 
 @dataclass(frozen=True)
+class TextRange:
+    """One text edit: replace from (line, column) to (end_line, end_column), 1-based, columns
+    in characters, end exclusive (equal for an insertion), by ``content``."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    content: str
+
+
+@dataclass(frozen=True)
 class Fix:
     title: str  # imperative, short: "Set minMember to 4"
     edits: tuple[Edit, ...]
     applicability: Applicability
+    text: tuple[TextRange, ...] = ()  # the engine's: the edits as text of the file
 
     @classmethod
     def safe(cls, title: str, *edits: Edit) -> Fix:

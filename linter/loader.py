@@ -3,9 +3,12 @@
 Parsing uses ruamel.yaml's C composer (``ruamel.yaml.clib``) with a lean YAML 1.1
 resolver and a small node -> data walker (see shared/reference/performance.md:
 position-keeping at or below the cost of PyYAML's C ``load_all``). Mappings become
-:class:`Map` and sequences :class:`Seq`; each carries one tuple ``pos`` of packed
+:class:`Map` and sequences :class:`Seq`; each carries one array ``pos`` of packed
 ``(line << 20) | column`` ints (1-based): for a Map two per key (key, value), for a
-Seq one per item. Positions are decoded only when a finding needs them.
+Seq one per item; and one array ``end`` laid out the same, where each of those nodes ends
+as the parser marks it (just past a scalar; past the bracket of a flow collection; for a
+block collection, where the next token starts: see :func:`node_end`). Positions are
+decoded only when a finding or a fix needs them.
 """
 from __future__ import annotations
 
@@ -67,28 +70,42 @@ def _shared_tag(name: str) -> Tag:
 T_STR, T_PLAIN, T_MAP, T_SEQ = (_shared_tag(name) for name in (STR, PLAIN, MAP, SEQ))
 
 
-class Map(dict):  # type: ignore[type-arg]
-    """A YAML mapping with packed positions: pos[2*i] key, pos[2*i+1] value."""
+_NO_ENDS = _Positions("Q")
 
-    __slots__ = ("pos",)
+
+class Map(dict):  # type: ignore[type-arg]
+    """A YAML mapping with packed positions: pos[2*i] key, pos[2*i+1] value (ends alike)."""
+
+    __slots__ = ("pos", "end")
+    pos: Any  # an array of packed positions (a tuple where built by hand)
+    end: Any
 
     def __reduce__(self) -> Any:  # fast pickling for --jobs (the default path is 3x slower)
-        return (Map, (), self.pos, None, iter(self.items()))
+        return (Map, (), (self.pos, getattr(self, "end", _NO_ENDS)), None, iter(self.items()))
 
     def __setstate__(self, state: Any) -> None:
-        self.pos = state
+        _set_positions(self, state)
 
 
 class Seq(list):  # type: ignore[type-arg]
-    """A YAML sequence with packed positions: pos[i] for item i."""
+    """A YAML sequence with packed positions: pos[i] for item i (ends alike)."""
 
-    __slots__ = ("pos",)
+    __slots__ = ("pos", "end")
+    pos: Any
+    end: Any
 
     def __reduce__(self) -> Any:
-        return (Seq, (), self.pos, iter(self))
+        return (Seq, (), (self.pos, getattr(self, "end", _NO_ENDS)), iter(self))
 
     def __setstate__(self, state: Any) -> None:
-        self.pos = state
+        _set_positions(self, state)
+
+
+def _set_positions(node: Map | Seq, state: Any) -> None:
+    if isinstance(state, tuple) and len(state) == 2:
+        node.pos, node.end = state
+    else:  # a cache entry written before ends were kept
+        node.pos, node.end = state, _NO_ENDS
 
 
 def unpack(packed: int) -> tuple[int, int]:
@@ -276,6 +293,7 @@ class _Walker:
     def _sequence(self, node: SequenceNode, depth: int) -> Seq:
         seq = Seq()
         positions = []
+        ends = []
         for item in node.value:
             if item.__class__ is ScalarNode and item.ctag is T_STR:
                 self.expanded += 1
@@ -284,7 +302,10 @@ class _Walker:
                 seq.append(self.walk(item, depth + 1))
             mark = item.start_mark
             positions.append(((mark.line + 1) << COL_BITS) | (mark.column + 1))
+            mark = item.end_mark
+            ends.append(((mark.line + 1) << COL_BITS) | (mark.column + 1))
         seq.pos = _Positions("Q", positions)
+        seq.end = _Positions("Q", ends)
         return seq
 
     def _mapping(self, node: MappingNode, depth: int) -> Map:
@@ -293,7 +314,8 @@ class _Walker:
         # overrides one, so that repeated keys cost O(1) each, never a list search.
         mapping = Map()
         packed: list[int] = []
-        slots: dict[Any, tuple[int, int]] | None = None
+        ends: list[int] = []
+        slots: dict[Any, tuple[int, int, int, int]] | None = None
         explicit: set[Any] = set()
         first_duplicate: tuple[Any, int, int] | None = None
         repeated = 0
@@ -304,14 +326,14 @@ class _Walker:
                 key = self._key(node, key_node)
                 if key is MERGE_KEY:
                     if slots is None:
-                        slots, explicit = self._slots(mapping, packed), set(mapping)
+                        slots, explicit = self._slots(mapping, packed, ends), set(mapping)
                     self._merge(mapping, slots, value_node, depth)
                     continue
             km = key_node.start_mark
             key_pos = ((km.line + 1) << COL_BITS) | (km.column + 1)
             if key in mapping:
                 if slots is None:
-                    slots, explicit = self._slots(mapping, packed), set(mapping)
+                    slots, explicit = self._slots(mapping, packed, ends), set(mapping)
                 if key in explicit:  # the API server keeps the last value: drop the first
                     repeated += 1
                     if first_duplicate is None:
@@ -325,22 +347,30 @@ class _Walker:
                 mapping[key] = self.walk(value_node, depth + 1)
             vm = value_node.start_mark
             value_pos = ((vm.line + 1) << COL_BITS) | (vm.column + 1)
+            km = key_node.end_mark
+            vm = value_node.end_mark
             if slots is None:
                 packed.append(key_pos)
                 packed.append(value_pos)
+                ends.append(((km.line + 1) << COL_BITS) | (km.column + 1))
+                ends.append(((vm.line + 1) << COL_BITS) | (vm.column + 1))
             else:
-                slots[key] = (key_pos, value_pos)
+                slots[key] = (key_pos, value_pos, ((km.line + 1) << COL_BITS) | (km.column + 1),
+                              ((vm.line + 1) << COL_BITS) | (vm.column + 1))
                 explicit.add(key)
         if slots is not None:
-            packed = [p for key in mapping for p in slots[key]]
+            packed = [p for key in mapping for p in slots[key][:2]]
+            ends = [p for key in mapping for p in slots[key][2:]]
         if first_duplicate is not None:
             self.duplicates.append((*first_duplicate, repeated))
         mapping.pos = _Positions("Q", packed)
+        mapping.end = _Positions("Q", ends)
         return mapping
 
     @staticmethod
-    def _slots(mapping: Map, packed: list[int]) -> dict[Any, tuple[int, int]]:
-        return {key: (packed[2 * i], packed[2 * i + 1]) for i, key in enumerate(mapping)}
+    def _slots(mapping: Map, packed: list[int], ends: list[int]) -> dict[Any, tuple[int, int, int, int]]:
+        return {key: (packed[2 * i], packed[2 * i + 1], ends[2 * i], ends[2 * i + 1])
+                for i, key in enumerate(mapping)}
 
     def _key(self, parent: Any, key_node: Any) -> Any:
         """A key as sigs.k8s.io/yaml writes it into JSON (a string), or MERGE_KEY."""
@@ -367,7 +397,7 @@ class _Walker:
             self._refuse(key_node, "invalid map key: a mapping or sequence cannot be a key")
         return f"<{'mapping' if key_node.__class__ is MappingNode else 'sequence'} key at {line}:{column}>"
 
-    def _merge(self, mapping: Map, slots: dict[Any, tuple[int, int]], node: Any, depth: int) -> None:
+    def _merge(self, mapping: Map, slots: dict[Any, tuple[int, int, int, int]], node: Any, depth: int) -> None:
         """``<<`` as go-yaml v2 merges: in place, overriding keys set before it; of a list of
         maps the earlier ones win. Merged keys keep their anchor's positions."""
         sources = list(reversed(node.value)) if node.__class__ is SequenceNode else [node]
@@ -378,7 +408,8 @@ class _Walker:
                 continue
             for index, (key, value) in enumerate(source.items()):
                 mapping[key] = value
-                slots[key] = (source.pos[2 * index], source.pos[2 * index + 1])
+                slots[key] = (source.pos[2 * index], source.pos[2 * index + 1],
+                              source.end[2 * index], source.end[2 * index + 1])
 
 
 # ---------------------------------------------------------------- files
@@ -747,26 +778,55 @@ def position(root: Any, path: tuple[Any, ...], value: bool = False) -> tuple[int
     for a sequence item the item's. When the path does not exist, the deepest existing
     ancestor's position is returned, and ``depth_found`` tells how far it got.
     """
-    best = (1, 1)
+    start, _, depth = locate(root, path, value)
+    line, column = unpack(start) if start else (1, 1)
+    return line, column, depth
+
+
+def locate(root: Any, path: tuple[Any, ...], value: bool = False) -> tuple[int, int, int]:
+    """``(start, end, depth_found)`` as :func:`position`, packed; 0 where unknown. The end of a
+    key or scalar is just past it; of a non-empty collection, the end of its last scalar."""
+    best = (0, 0)
     node = root
     for depth, step in enumerate(path):
-        packed = _step_position(node, step, value and depth == len(path) - 1)
-        if packed is None:
+        found = _step_span(node, step, value and depth == len(path) - 1)
+        if found is None:
             return best[0], best[1], depth
-        best = unpack(packed)
+        best = found
         node = node[step]
     return best[0], best[1], len(path)
 
 
-def _step_position(node: Any, step: Any, value: bool) -> int | None:
+def _step_span(node: Any, step: Any, value: bool) -> tuple[int, int] | None:
     if isinstance(node, Map):
         if step not in node:
             return None
-        index = list(node).index(step)
-        return node.pos[2 * index + (1 if value else 0)]
+        slot = 2 * list(node).index(step) + (1 if value else 0)
+        return node.pos[slot], _end_of(node, slot, node[step] if value else None)
     if isinstance(node, Seq) and isinstance(step, int) and -len(node) <= step < len(node):
-        return node.pos[step]
+        return node.pos[step], _end_of(node, step % len(node), node[step])
     return None
+
+
+def _end_of(parent: Any, slot: int, child: Any) -> int:
+    ends = getattr(parent, "end", _NO_ENDS)
+    if slot >= len(ends):
+        return 0
+    return node_end(child, ends[slot])
+
+
+def node_end(node: Any, marked: int) -> int:
+    """Where ``node`` ends, given the end the parser marked for it: for a non-empty
+    collection, the end of its last scalar (the parser marks a block collection's end where
+    the next token starts, past comments and blank lines)."""
+    end = marked
+    while isinstance(node, (Map, Seq)) and node:
+        ends = getattr(node, "end", _NO_ENDS)
+        if len(ends) != (2 * len(node) if isinstance(node, Map) else len(node)):
+            return 0
+        end = ends[-1]
+        node = node[-1] if isinstance(node, Seq) else node[next(reversed(node))]
+    return end
 
 
 def iter_paths(node: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:

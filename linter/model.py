@@ -3,7 +3,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kqlint.fixes import Fix
 
 
 class Severity(IntEnum):
@@ -45,7 +48,8 @@ class ObjectRef:
 @dataclass(frozen=True)
 class Location:
     """A 1-based position in a file. ``path`` is the field path inside the object
-    (used for baselines and fingerprints, never for display)."""
+    (used for baselines and fingerprints, never for display). ``end_line``/``end_column``:
+    just past the node there (a key, a scalar, a collection's last scalar), 0 when unknown."""
 
     file: str
     line: int
@@ -53,9 +57,12 @@ class Location:
     path: tuple[Any, ...] = ()
     obj: ObjectRef | None = None
     message: str = ""
+    end_line: int = field(default=0, compare=False)
+    end_column: int = field(default=0, compare=False)
 
     def with_message(self, message: str) -> Location:
-        return Location(self.file, self.line, self.column, self.path, self.obj, message)
+        return Location(self.file, self.line, self.column, self.path, self.obj, message,
+                        self.end_line, self.end_column)
 
     def sort_key(self) -> tuple[str, int, int]:
         return (self.file, self.line, self.column)
@@ -71,6 +78,16 @@ class Finding:
     obj: ObjectRef | None = None
     related: tuple[Location, ...] = ()
     suppression: str | None = None  # justification when suppressed (reported with --report-suppressed)
+    fix: Fix | None = field(default=None, compare=False)  # kqlint.fixes: what --fix would change
+    remedy: str | None = None  # what to do, apart from the message (None: kqlint.reporters.remedy splits it)
+
+    @property
+    def end_line(self) -> int:
+        return self.location.end_line
+
+    @property
+    def end_column(self) -> int:
+        return self.location.end_column
 
     def sort_key(self) -> tuple[Any, ...]:
         loc = self.location

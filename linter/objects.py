@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kqlint.loader import Map, SourceFile, is_k8s_object, position  # is_k8s_object: re-exported
+from kqlint.loader import Map, SourceFile, is_k8s_object, locate, unpack  # is_k8s_object: re-exported
 from kqlint.model import Location, ObjectRef
 
 # Kinds whose objects live outside namespaces (group, kind). Unknown kinds are namespaced.
@@ -130,17 +130,22 @@ class K8sObject:
         full = self.base + tuple(path)
         if self.root is None:
             return Location(self.file, 1, 1, tuple(path), self.ref)
-        line, column, depth = position(self.root, full, value)
+        start, end, depth = locate(self.root, full, value)
         if depth == 0 and full:  # not even the first key exists: the object's own start, not line 1
             return self._start(tuple(path))
-        return Location(self.file, line, column, tuple(path), self.ref)
+        return self._location(start, end, tuple(path))
+
+    def _location(self, start: int, end: int, path: tuple[Any, ...]) -> Location:
+        line, column = unpack(start) if start else (1, 1)
+        end_line, end_column = unpack(end) if end else (0, 0)
+        return Location(self.file, line, column, path, self.ref, "", end_line, end_column)
 
     def _start(self, path: tuple[Any, ...]) -> Location:
         first = next(iter(self.data), None)
         if first is None or self.root is None:
             return Location(self.file, 1, 1, path, self.ref)
-        line, column, _ = position(self.root, self.base + (first,))
-        return Location(self.file, line, column, path, self.ref)
+        start, end, _ = locate(self.root, self.base + (first,))
+        return self._location(start, end, path)
 
     def location(self) -> Location:
         """Where the object starts (its first key, usually ``apiVersion``)."""

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from kqlint.model import Finding, Location, ObjectRef, Severity
 
 if TYPE_CHECKING:
+    from kqlint.fixes import Fix
     from kqlint.graph import ObjectGraph
     from kqlint.objects import K8sObject
 
@@ -74,16 +75,18 @@ class RuleContext:
 
     def finding(self, at: Location, message: str,
                 related: Sequence[Location | tuple[Location, str]] = (),
-                obj: ObjectRef | None = None, severity: Severity | None = None) -> Finding:
+                obj: ObjectRef | None = None, severity: Severity | None = None,
+                fix: Fix | None = None, remedy: str | None = None) -> Finding:
         """Record a finding at ``at`` (from ``obj.at(...)``). ``related`` items are locations
         or ``(location, message)`` pairs. ``severity`` is only for rules whose severity depends
-        on the case (rules.md says so); default META.severity. Returns the finding so rules may
-        ``yield`` it."""
+        on the case (rules.md says so); default META.severity. ``fix`` (kqlint.fixes): edits
+        inside the object ``at`` points into. ``remedy``: what to do, when the message does
+        not end with it. Returns the finding so rules may ``yield`` it."""
         meta = self.rule.meta
         related_locations = tuple(
             item[0].with_message(item[1]) if isinstance(item, tuple) else item for item in related)
         finding = Finding(meta.code, meta.slug, severity or meta.severity, message, at,
-                          obj or at.obj, related_locations)
+                          obj or at.obj, related_locations, fix=fix, remedy=remedy)
         self.findings.append(finding)
         return finding
 

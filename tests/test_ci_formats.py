@@ -19,7 +19,8 @@ from ci_helpers import EXAMPLES, check_golden, cli, parse_junit, sarif_requires_
 from kqlint.explain import available_rules, explain_text
 from kqlint.model import Finding, Location, ObjectRef, Report, Severity, Summary
 from kqlint.reporters import render
-from kqlint.reporters.sarif import sarif_log, token_end
+from kqlint.reporters.sarif import sarif_log
+from kqlint.reporters.source import token_end
 
 GOLDEN_SUFFIX = {"text": "txt", "json": "json", "sarif": "sarif.json", "github": "txt", "junit": "xml"}
 JOB = ObjectRef("batch/v1", "Job", "research", "train")

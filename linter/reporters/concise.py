@@ -7,20 +7,25 @@ from __future__ import annotations
 from typing import Any
 
 from kqlint.model import Finding, Report
+from kqlint.reporters.remedy import fixable, fixable_footer, with_remedy
 from kqlint.sanitize import terminal_safe
 
 
-def line(finding: Finding) -> str:
+def line(finding: Finding, unsafe_fixes: bool = False) -> str:
     loc = finding.location
-    message = " ".join(finding.message.split())
+    message = " ".join(with_remedy(finding).split())
+    mark = "[*] " if fixable(finding, unsafe_fixes) else ""
     return terminal_safe(f"{loc.file}:{loc.line}:{loc.column}: {finding.severity.label} "
-                         f"{finding.code} [{finding.slug}] {message}")
+                         f"{finding.code} [{finding.slug}] {mark}{message}")
 
 
-def render(report: Report, quiet: bool = False, **_: Any) -> str:
-    lines = [line(f) for f in report.findings]
+def render(report: Report, quiet: bool = False, unsafe_fixes: bool = False, **_: Any) -> str:
+    lines = [line(f, unsafe_fixes) for f in report.findings]
     if not quiet or lines:
         count = len(report.findings)
         lines.append(f"Found {count} finding{'' if count == 1 else 's'} in {report.summary.files} "
                      f"file{'' if report.summary.files == 1 else 's'}.")
+        footer = fixable_footer(report.findings, unsafe_fixes)
+        if footer:
+            lines.append(f"[*] {footer}.")
     return "\n".join(lines) + ("\n" if lines else "")

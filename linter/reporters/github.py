@@ -28,7 +28,9 @@ def command(finding: Finding) -> str:
     loc = finding.location
     props = (f"file={escape_property(loc.file)},line={loc.line},col={loc.column},"
              f"title={escape_property(finding.code)}")
-    text = f"{finding.message} ({finding.code} {finding.slug})"
+    from kqlint.reporters.remedy import with_remedy
+
+    text = f"{with_remedy(finding)} ({finding.code} {finding.slug})"
     for related in finding.related:
         note = f": {related.message}" if related.message else ""
         text += f"\nrelated: {related.file}:{related.line}:{related.column}{note}"

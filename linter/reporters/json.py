@@ -23,6 +23,14 @@ def finding_to_json(finding: Finding) -> dict[str, Any]:
     }
     if finding.suppression is not None:
         data["suppression"] = {"justification": finding.suppression}
+    if finding.remedy:
+        data["remedy"] = finding.remedy
+    if finding.fix is not None and finding.fix.text:
+        fix = finding.fix
+        data["fix"] = {"title": fix.title, "applicability": fix.applicability.value,
+                       "edits": [{"start": {"line": e.line, "column": e.column},
+                                  "end": {"line": e.end_line, "column": e.end_column},
+                                  "content": e.content} for e in fix.text]}
     return data
 
 

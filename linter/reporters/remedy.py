@@ -18,6 +18,34 @@ _VERBS = ("add", "change", "declare", "define", "drop", "give", "keep", "label",
 _REMEDY = re.compile(r"(?:[;.]|:)\s+(?=(?:" + "|".join(_VERBS) + r")\b)", re.IGNORECASE)
 
 
+def fixable(finding: Any, unsafe: bool = False) -> bool:
+    """Whether ``--fix`` (with ``unsafe``: ``--fix --unsafe-fixes``) applies the finding's fix."""
+    fix = getattr(finding, "fix", None)
+    if fix is None or not fix.text:
+        return False
+    return unsafe or fix.applicability.value == "safe"
+
+
+def fixable_footer(findings: Any, unsafe: bool = False) -> str | None:
+    """ruff's closing line: ``N fixable with --fix (M more with --unsafe-fixes)``."""
+    findings = list(findings)
+    safe = sum(1 for f in findings if fixable(f))
+    every = sum(1 for f in findings if fixable(f, True))
+    if not every:
+        return None
+    if unsafe:
+        return f"{every} fixable with --fix --unsafe-fixes"
+    more = f" ({every - safe} more with --unsafe-fixes)" if every > safe else ""
+    return f"{safe} fixable with --fix{more}"
+
+
+def with_remedy(finding: Any) -> str:
+    """The message, and the rule's remedy when it gave one apart (one line: concise, GitHub)."""
+    remedy = getattr(finding, "remedy", None)
+    message = str(finding.message)
+    return f"{message}; {remedy}" if remedy and remedy not in message else message
+
+
 def split_remedy(finding: Any) -> tuple[str, str | None]:
     remedy = getattr(finding, "remedy", None)
     message = str(finding.message)

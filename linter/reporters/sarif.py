@@ -2,10 +2,11 @@
 
 - Every rule kqlint knows is in ``tool.driver.rules``: id, name (the slug), short and full
   description, the ``kqlint explain`` text as help, default level and whether it is on.
-- Every result has the real region (start line/column; the end of the token there when the
-  file can be read), its file relative to the ``SRCROOT`` base (the directory kqlint ran
-  in), the object as a logical location, ``relatedLocations``, and a ``partialFingerprints``
-  entry built from rule code + object + field path (not the line), so alerts survive edits.
+- Every result has the real region (start line/column, and where the node there ends, from
+  the positions the loader keeps: no file is read again), its file relative to the
+  ``SRCROOT`` base (the directory kqlint ran in), the object as a logical location,
+  ``relatedLocations``, and a ``partialFingerprints`` entry built from rule code + object +
+  field path (not the line), so alerts survive edits.
 - Suppressed findings (``--report-suppressed``) come with ``suppressions`` of kind
   ``inSource`` whose justification is the annotation's reason.
 - No pseudo-artifacts: ``<stdin>`` (without ``--stdin-filename``), ``<profile NAME>`` (objects
@@ -27,8 +28,6 @@ from urllib.parse import quote
 
 from kqlint import __version__
 from kqlint.model import Finding, Location, Report, Severity
-from kqlint.reporters.source import SourceLines as _Sources
-from kqlint.reporters.source import token_end  # noqa: F401 - re-exported (tests, callers)
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = "https://github.com/kqlint/kqlint"
@@ -49,8 +48,7 @@ def sarif_log(report: Report, rules: Iterable[Any] | None = None,
     descriptors = _descriptors(_rules(rules), findings)
     index = {d["id"]: i for i, d in enumerate(descriptors)}
     artifacts = _Artifacts(report.files, findings)
-    sources = _Sources()
-    results = [_result(f, ordinal, index, artifacts, sources) for f, ordinal in _ordinals(findings)]
+    results = [_result(f, ordinal, index, artifacts) for f, ordinal in _ordinals(findings)]
     run: dict[str, Any] = {
         "tool": {"driver": {"name": "kqlint", "version": __version__, "semanticVersion": __version__,
                             "informationUri": INFORMATION_URI, "rules": descriptors}},
@@ -146,35 +144,52 @@ def pseudo_note(file: str) -> str:
     return f"in {file}"
 
 
-def _result(finding: Finding, fingerprint: str, index: dict[str, int], artifacts: _Artifacts,
-            sources: _Sources) -> dict[str, Any]:
+def _result(finding: Finding, fingerprint: str, index: dict[str, int], artifacts: _Artifacts) -> dict[str, Any]:
     location: dict[str, Any] = {}
     if not is_pseudo(finding.location.file):
-        location["physicalLocation"] = _physical(finding.location, artifacts, sources)
+        location["physicalLocation"] = _physical(finding.location, artifacts)
     if finding.obj is not None:
         obj = finding.obj
         location["logicalLocations"] = [{"name": obj.name, "kind": "resource",
                                          "fullyQualifiedName": obj.display().replace(" ", "/", 1)}]
+    from kqlint.reporters.remedy import with_remedy
+
+    message = with_remedy(finding)
     result: dict[str, Any] = {
         "ruleId": finding.code, "ruleIndex": index[finding.code], "level": LEVELS[finding.severity],
-        "message": {"text": finding.message if not is_pseudo(finding.location.file)
-                    else f"{finding.message} ({pseudo_note(finding.location.file)})"},
+        "message": {"text": message if not is_pseudo(finding.location.file)
+                    else f"{message} ({pseudo_note(finding.location.file)})"},
         "locations": [location],
     }
     if finding.related:
-        result["relatedLocations"] = [_related(number, related, artifacts, sources)
+        result["relatedLocations"] = [_related(number, related, artifacts)
                                       for number, related in enumerate(finding.related, 1)]
     result["partialFingerprints"] = {FINGERPRINT: fingerprint}
+    if finding.fix is not None and finding.fix.text and not is_pseudo(finding.location.file):
+        result["fixes"] = [_fix(finding, artifacts)]
     if finding.suppression is not None:
         result["suppressions"] = [{"kind": "inSource", "justification": finding.suppression}]
     return result
 
 
-def _related(number: int, related: Location, artifacts: _Artifacts, sources: _Sources) -> dict[str, Any]:
+def _related(number: int, related: Location, artifacts: _Artifacts) -> dict[str, Any]:
     text = related.message or "related location"
     if is_pseudo(related.file):
         return {"id": number, "message": {"text": f"{text} ({pseudo_note(related.file)})"}}
-    return {"id": number, "physicalLocation": _physical(related, artifacts, sources), "message": {"text": text}}
+    return {"id": number, "physicalLocation": _physical(related, artifacts), "message": {"text": text}}
+
+
+def _fix(finding: Finding, artifacts: _Artifacts) -> dict[str, Any]:
+    """A SARIF ``fix``: the text replacements ``kqlint check --fix`` makes in the file."""
+    fix = finding.fix
+    assert fix is not None
+    replacements = [{"deletedRegion": {"startLine": e.line, "startColumn": e.column,
+                                       "endLine": e.end_line, "endColumn": e.end_column},
+                     "insertedContent": {"text": e.content}} for e in fix.text]
+    return {"description": {"text": fix.title},
+            "artifactChanges": [{"artifactLocation": artifacts.location(finding.location.file),
+                                 "replacements": replacements}],
+            "properties": {"applicability": fix.applicability.value}}
 
 
 def _result_order(result: dict[str, Any]) -> tuple[Any, ...]:
@@ -186,11 +201,10 @@ def _result_order(result: dict[str, Any]) -> tuple[Any, ...]:
             result["ruleId"], result["message"]["text"], "suppressions" in result)
 
 
-def _physical(location: Location, artifacts: _Artifacts, sources: _Sources) -> dict[str, Any]:
+def _physical(location: Location, artifacts: _Artifacts) -> dict[str, Any]:
     region: dict[str, Any] = {"startLine": location.line, "startColumn": location.column}
-    end = sources.token_end(location.file, location.line, location.column)
-    if end is not None:
-        region.update(endLine=location.line, endColumn=end)
+    if (location.end_line, location.end_column) > (location.line, location.column):
+        region.update(endLine=location.end_line, endColumn=location.end_column)
     return {"artifactLocation": artifacts.location(location.file), "region": region}
 
 

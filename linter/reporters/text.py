@@ -14,7 +14,7 @@ import textwrap
 from typing import Any
 
 from kqlint.model import Finding, Report, Severity
-from kqlint.reporters.remedy import split_remedy
+from kqlint.reporters.remedy import fixable, fixable_footer, split_remedy
 from kqlint.reporters.source import SourceLines
 from kqlint.sanitize import safe_lines, terminal_safe
 
@@ -27,7 +27,7 @@ _MAX_FRAME = 160
 
 
 def render(report: Report, color: bool = False, statistics: bool = False, quiet: bool = False,
-           width: int = 100, wrap: int | None = None, **_: Any) -> str:
+           width: int = 100, wrap: int | None = None, unsafe_fixes: bool = False, **_: Any) -> str:
     from rich.console import Console
 
     buffer = io.StringIO()
@@ -41,11 +41,14 @@ def render(report: Report, color: bool = False, statistics: bool = False, quiet:
                 console.print()
             current = finding.location.file
             console.print(f"[bold underline]{_esc(current)}[/]")
-        _finding(console, finding, sources, wrap)
+        _finding(console, finding, sources, wrap, unsafe_fixes)
     if statistics and (report.findings or report.platform):
         _statistics(console, report)
     if not quiet or report.findings:
         _summary(console, report)
+        footer = fixable_footer(report.findings, unsafe_fixes)
+        if footer:
+            console.print(_esc(f"[*] {footer}"))
     return buffer.getvalue()
 
 
@@ -71,13 +74,14 @@ def _wrapped(text: str, first_indent: int, wrap: int | None) -> str:
     return ("\n" + _INDENT).join(out)
 
 
-def _finding(console: Any, f: Finding, sources: SourceLines, wrap: int | None) -> None:
+def _finding(console: Any, f: Finding, sources: SourceLines, wrap: int | None, unsafe_fixes: bool) -> None:
     loc = f.location
     problem, remedy = split_remedy(f)
-    head = f"  {loc.line}:{loc.column}  {f.severity.label}  {f.code} {f.slug}  "
+    mark = " [*]" if fixable(f, unsafe_fixes) else ""
+    head = f"  {loc.line}:{loc.column}  {f.severity.label}  {f.code}{mark} {f.slug}  "
     message = _wrapped(problem, len(head), wrap)
     console.print(f"  {loc.line}:{loc.column}  [{_STYLE[f.severity]}]{f.severity.label}[/]  "
-                  f"[bold]{_esc(f.code)}[/] [dim]{_esc(f.slug)}[/]  {_esc(message)}")
+                  f"[bold]{_esc(f.code)}[/]{_esc(mark)} [dim]{_esc(f.slug)}[/]  {_esc(message)}")
     _frame(console, sources, loc.file, loc.line, loc.column)
     if remedy:
         help_text = _wrapped(remedy, len(_INDENT) + len("help: "), wrap)

@@ -98,7 +98,7 @@ from typing import Any
 
 from kqlint.fixes import Edit, Fix
 from kqlint.graph import ObjectGraph
-from kqlint.model import Finding, Location, Severity
+from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
 from kqlint.workloads import (
@@ -173,15 +173,17 @@ def _pod_group_members(graph: ObjectGraph) -> Members:
 
 def _compare(ctx: RuleContext, at: Any, what: str, declared: int, pods: int, detail: str,
              fix: str, related: list[Any] | None = None,
-             never: str = "the gang can never be scheduled") -> Iterator[Finding]:
+             never: str = "the gang can never be scheduled", as_text: bool = False) -> Iterator[Finding]:
+    # unsafe: the gang then waits for (or starts with) a different number of pods
+    change = Fix.unsafe(fix[0].upper() + fix[1:], Edit.replace(at.path, str(pods) if as_text else pods))
     if declared > pods:
         yield ctx.finding(at, f"{what} {declared} > {pods} pods{detail}: {never}; {fix}",
-                          related=related or [])
+                          related=related or [], fix=change)
     elif declared < pods:
         yield ctx.finding(at, f"{what} {declared} < {pods} pods{detail}: the gang starts as soon as "
                               f"{declared} of them fit, so started pods hold their GPUs/CPUs while the "
                               f"rest wait Pending; {fix}",
-                          related=related or [], severity=Severity.WARNING)
+                          related=related or [], severity=Severity.WARNING, fix=change)
 
 
 def _pod_group(group: K8sObject, joined: list[tuple[PodTemplate, PodGroupRef]],
@@ -243,12 +245,4 @@ def _batch_min_member(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             yield from _compare(ctx, obj.at(*site.path),
                                 f"{obj.display()}{site.job}: kai.scheduler/batch-min-member",
                                 declared, site.pods, " the Job runs at once (parallelism, capped by completions)",
-                                f'set the annotation to "{site.pods}"')
-
-
-def declared_size_fix(at: Location, pods: int) -> Fix:
-    """The declared minimum set to the pod count, written as it was (an annotation is a
-    string). Unsafe: it changes how many pods the gang waits for."""
-    field = str(at.path[-1])
-    value: int | str = str(pods) if field.startswith("kai.scheduler/") else pods
-    return Fix.unsafe(f"Set {field} to {pods}", Edit.replace(at.path, value))
+                                f'set the annotation to "{site.pods}"', as_text=True)

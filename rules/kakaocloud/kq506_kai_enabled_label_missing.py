@@ -50,7 +50,8 @@ spec:
 ```
 
 ## How to fix
-Add `kai.scheduler/enabled: "true"` to the pod template's labels.
+Add `kai.scheduler/enabled: "true"` to the pod template's labels. `kqlint check --fix` adds it
+(safe) when the label is missing; a label set to another value is left for you to decide.
 """
 from __future__ import annotations
 
@@ -78,20 +79,21 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
                 at=template.owner.at_value(*template.spec_path, "schedulerName"),
                 message=(f"{obj.display()} ({template.role}): schedulerName kai-scheduler without the pod label "
                          f'{LABEL}: "true"; the platform\'s KAI pod grouper ignores these pods and they stay '
-                         f'SchedulingGated: add {LABEL}: "true" to the template labels'))
+                         f'SchedulingGated: add {LABEL}: "true" to the template labels'),
+                fix=_fix(template))
 
 
-def enabled_label_fix(obj: K8sObject, template: PodTemplate) -> Fix | None:
-    """The label added to the template's labels (creating ``labels``, or ``metadata``, when
-    absent). A label written with another value (``"false"``) is a decision: not offered."""
-    meta = template.meta_path
-    if meta is None or template.owner is not obj or obj.has(*meta, "labels", LABEL):
+def _fix(template: PodTemplate) -> Fix | None:
+    """The label added where the template's labels are (created when missing)."""
+    if template.meta_path is None or LABEL in template.labels:
+        return None  # a label with another value: someone chose it
+    metadata = template.owner.get(*template.meta_path)
+    if isinstance(metadata, dict) and isinstance(metadata.get("labels"), dict):
+        edit = Edit.insert(template.meta_path + ("labels",), LABEL, "true")
+    elif isinstance(metadata, dict) and "labels" not in metadata:
+        edit = Edit.insert(template.meta_path, "labels", {LABEL: "true"})
+    elif metadata is None and not template.owner.has(*template.meta_path):
+        edit = Edit.insert(template.meta_path[:-1], template.meta_path[-1], {"labels": {LABEL: "true"}})
+    else:
         return None
-    title = f'Add the pod label {LABEL}: "true"'
-    if isinstance(obj.get(*meta, "labels"), dict):
-        return Fix.safe(title, Edit.insert((*meta, "labels"), LABEL, "true"))
-    if isinstance(obj.get(*meta), dict) and not obj.has(*meta, "labels"):
-        return Fix.safe(title, Edit.insert(meta, "labels", {LABEL: "true"}))
-    if meta[-1:] == ("metadata",) and not obj.has(*meta) and isinstance(obj.get(*meta[:-1]), dict):
-        return Fix.safe(title, Edit.insert(meta[:-1], "metadata", {"labels": {LABEL: "true"}}))
-    return None
+    return Fix.safe(f'Add the pod label {LABEL}: "true"', edit)

@@ -64,6 +64,8 @@ spec:
 ## How to fix
 Set the limit equal to the request, or write the resource only under `limits` (the request
 then defaults to the limit, which is what the Kubernetes docs recommend for GPUs).
+`kqlint check --fix` does it (safe): a request that differs from its limit is set to the
+limit (the limit is what the node grants), and a missing limit is added equal to the request.
 """
 from __future__ import annotations
 
@@ -72,6 +74,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from kqlint.fixes import Edit, Fix
 from kqlint.model import Finding, Location, Severity
 from kqlint.objects import K8sObject
 from kqlint.podspec import (
@@ -88,7 +91,7 @@ from kqlint.rule import RuleContext, RuleMeta
 from kqlint.workloads import PodTemplate, own_templates
 
 META = RuleMeta(code="KQ403", slug="extended-resource-mismatch", severity=Severity.ERROR,
-                summary="an extended or hugepages resource has requests not equal to limits")
+                summary="an extended or hugepages resource has requests not equal to limits", fix="safe")
 
 
 @dataclass(frozen=True)
@@ -154,4 +157,23 @@ def _finding(obj: K8sObject, problems: list[Problem], ctx: RuleContext) -> Findi
                f"set the limit equal to the request, or write {first.name} only under limits")
     related = [(first.request_at, f"the request of {first.name}")]
     related += [(p.at, p.describe()) for p in rest]
-    return ctx.finding(at=first.at, message=message, related=related)
+    return ctx.finding(at=first.at, message=message, related=related, fix=_fix(obj, problems))
+
+
+def _fix(obj: K8sObject, problems: list[Problem]) -> Fix:
+    """Requests set to their limits; missing limits added equal to the requests."""
+    edits: list[Edit] = []
+    missing: dict[tuple[Any, ...], dict[str, Any]] = {}  # resources path -> limits to add
+    for problem in problems:
+        request_path = problem.request_at.path
+        if problem.limit is not None:  # written as the request was: a quoted request stays a string
+            limit = str(problem.limit) if isinstance(problem.request, str) else problem.limit
+            edits.append(Edit.replace(request_path, limit))
+        else:
+            missing.setdefault(request_path[:-2], {})[problem.name] = problem.request
+    for resources, limits in missing.items():
+        if isinstance(obj.get(*resources, "limits"), dict) and obj.get(*resources, "limits"):
+            edits += [Edit.insert(resources + ("limits",), name, value) for name, value in limits.items()]
+        else:
+            edits.append(Edit.insert(resources, "limits", limits))
+    return Fix.safe("Make extended-resource limits and requests equal", *edits)
