@@ -108,7 +108,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     if validator is None:
         return
     for violation in validator.validate(obj.data):
-        yield ctx.finding(at=_position(obj, violation), message=_message(obj, violation, schemas))
+        yield ctx.finding(at=_position(obj, violation), message=_message(obj, violation, schemas),
+                          fix=spelling_fix(obj, violation))
 
 
 def _position(obj: K8sObject, violation: Violation) -> Location:

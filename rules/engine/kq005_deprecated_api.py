@@ -119,7 +119,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             at=obj.at_value("apiVersion"), severity=Severity.ERROR,
             message=(f"{obj.display()}: apiVersion {obj.api_version} is no longer served (removed in "
                      f"Kubernetes {removed[0]}): kubectl apply fails with 'no matches for kind'; "
-                     f"use apiVersion: {removed[1]}{'' if removed_core_api(obj) else APPS_BY_HAND}"))
+                     f"use apiVersion: {removed[1]}{'' if removed_core_api(obj) else APPS_BY_HAND}"),
+            fix=removed_api_fix(obj))
     if obj.group == KUEUE:
         yield from _kueue_version(obj, ctx)
         if obj.kind == "ClusterQueue":
@@ -133,7 +134,7 @@ def _kueue_version(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     if obj.version == "v1alpha1":
         yield from _v1alpha1(obj, ctx, served_v1beta2)
     elif obj.version == "v1beta1" and served_v1beta2 is not False:
-        yield ctx.finding(at=obj.at_value("apiVersion"), message=_v1beta1_message(obj))
+        yield ctx.finding(at=obj.at_value("apiVersion"), message=_v1beta1_message(obj), fix=v1beta2_fix(obj))
     elif obj.version == "v1beta2" and served_v1beta2 is False:
         yield ctx.finding(
             at=obj.at_value("apiVersion"), severity=Severity.ERROR,
@@ -158,11 +159,13 @@ def _v1alpha1(obj: K8sObject, ctx: RuleContext, served_v1beta2: bool | None) -> 
     if last is not None and platform_of(ctx.graph).kueue_at_least(last[0], last[1] + 1) is False:
         return  # the platform's Kueue still serves it
     target = "kueue.x-k8s.io/v1beta2" if served_v1beta2 is not False else "kueue.x-k8s.io/v1beta1"
+    parent = " and spell `spec.parent` as `spec.parentName`" if obj.kind == "Cohort" and obj.has("spec", "parent") else ""
     yield ctx.finding(
         at=obj.at_value("apiVersion"), severity=Severity.ERROR,
         message=(f"{obj.display()}: {obj.api_version} is no longer served by Kueue (Cohort moved to "
                  f"v1beta1 in 0.13, Topology in 0.14): the object cannot be applied; use "
-                 f"apiVersion: {target}"))
+                 f"apiVersion: {target}{parent}"),
+        fix=v1alpha1_fix(obj, target))
 
 
 def _version(ctx: RuleContext) -> str:
@@ -182,7 +185,8 @@ def _fungibility(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             severity=Severity.INFO if served else Severity.ERROR,
             message=(f"{obj.display()}: flavorFungibility.{field}: {value} "
                      + ("is a deprecated v1beta1 alias" if served else f"is not accepted by {obj.api_version}")
-                     + "; use MayStopSearch (same behaviour)"))
+                     + "; use MayStopSearch (same behaviour)"),
+            fix=fungibility_fix(obj, field, platform_of(ctx.graph).kueue_at_least(*V1BETA2_SINCE)))
 
 
 # ------------------------------------------------------------------ fixes (all safe: Kueue's own conversion)

@@ -105,7 +105,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             f"({kai[0].scheduler_name}): KAI's pod grouper refuses a Kubeflow job whose replica specs "
             f"do not all set replicas above 0, so none of its pods is scheduled; set "
             f"{spec.role}.replicas explicitly",
-            related=[(kai[0].at("schedulerName"), f"template {kai[0].role} goes to KAI")])
+            related=[(kai[0].at("schedulerName"), f"template {kai[0].role} goes to KAI")],
+            fix=explicit_replicas_fix(obj, spec))
 
 
 def explicit_replicas_fix(obj: K8sObject, spec: ReplicaSpec) -> Fix | None:

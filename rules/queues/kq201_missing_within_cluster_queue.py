@@ -122,7 +122,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
                    f"while the workloads routed to it carry {len(by_value)} workload priorities ({values}): "
                    f"priorities only order the queue and never preempt; {ADVICE}")
         related = [_workload_related(unit, prio) for _, (unit, prio) in sorted(by_value.items())]
-        yield ctx.finding(at=_missing_at(obj), message=message, related=related[:MAX_RELATED])
+        yield ctx.finding(at=_missing_at(obj), message=message, related=related[:MAX_RELATED],
+                          fix=lower_priority_fix(obj))
         return
     # classes of other folders of a monorepo may belong to samples never applied with this queue
     classes = [c for c in workload_priority_classes(ctx.graph) if ctx.graph.applied_with(obj, c)]
@@ -132,7 +133,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
                    f"while {len(classes)} WorkloadPriorityClasses exist ({names}): priorities only order "
                    f"the queue and never preempt; {ADVICE}")
         related = [(c.at("metadata", "name"), f"WorkloadPriorityClass {c.name}") for c in classes]
-        yield ctx.finding(at=_missing_at(obj), message=message, related=related[:MAX_RELATED])
+        yield ctx.finding(at=_missing_at(obj), message=message, related=related[:MAX_RELATED],
+                          fix=lower_priority_fix(obj))
 
 
 def _distinct_priorities(units: list[ManagedWorkload], ctx: RuleContext

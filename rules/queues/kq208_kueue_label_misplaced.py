@@ -236,8 +236,10 @@ def _dgd_misplaced(obj: K8sObject, graph: ObjectGraph) -> list[MisplacedLabel]:
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     by_site: dict[str, list[MisplacedLabel]] = {}
-    for label in misplaced_labels(obj, ctx.graph):
+    misplaced = misplaced_labels(obj, ctx.graph)
+    for label in misplaced:
         by_site.setdefault(label.site, []).append(label)
+    move = move_labels_fix(obj, misplaced)  # the whole object at once: each finding offers it
     for site, labels in by_site.items():  # one finding per template (or per DGD metadata)
         related: list[tuple[Location, str]] = [(label.at, "also misplaced") for label in labels[1:]]
         if site == OWN_METADATA:
@@ -252,7 +254,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         yield ctx.finding(
             at=labels[0].at,
             message=f"{obj.display()}: {_keys(labels)} on the {site}: {reads}: {_effects(labels)}; {fix}",
-            related=related)
+            related=related, fix=move)
 
 
 def _effects(labels: list[MisplacedLabel]) -> str:
