@@ -48,8 +48,11 @@ def explain_text(name: str, config: Any = None) -> str | None:
     from kqlint.registry import find_rule
 
     rule = find_rule(available_rules(config), name)
-    if rule is None:
-        return None
+    return rule_text(rule) if rule is not None else None
+
+
+def rule_text(rule: Rule) -> str:
+    """The ``kqlint explain`` text of one rule (also SARIF's rule help)."""
     meta = rule.meta
     header = (f"{meta.code} {meta.slug} (default severity: {meta.severity.label}"
               f"{'; profile ' + meta.profile if meta.profile else ''}"
