@@ -229,11 +229,12 @@ def job(own_labels: str, template_labels: str) -> str:
 
 def test_kq208_moves_labels_into_existing_metadata_labels() -> None:
     fix = kq208_fix(job("  labels: {app: t}\n", f"{{{QUEUE}: training, {PRIO}: high}}"))
-    template = ("spec", "template", "metadata", "labels")
-    assert edits(fix) == [
-        ("remove", (*template, QUEUE), None, None), ("remove", (*template, PRIO), None, None),
+    assert edits(fix) == [  # the template's metadata held only these labels: it goes as a whole
+        ("remove", ("spec", "template", "metadata"), None, None),
         ("insert", ("metadata", "labels"), QUEUE, "training"), ("insert", ("metadata", "labels"), PRIO, "high"),
     ]
+    labels = ("spec", "template", "metadata", "labels")
+    assert edits(kq208_fix(job("", f"{{{QUEUE}: training, app: t}}")))[0] == ("remove", (*labels, QUEUE), None, None)
 
 
 def test_kq208_inserts_the_labels_mapping_when_absent() -> None:
