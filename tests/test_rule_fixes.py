@@ -9,14 +9,12 @@ from kqlint.fixes import Applicability, Fix
 from kqlint.graph import ObjectGraph
 from kqlint.kueue import managed_templates
 from kqlint.loader import parse_bytes
-from kqlint.model import Location
 from kqlint.objects import INPUT, K8sObject, objects_from_file
 from kqlint.rules.engine import kq002_schema_violation as kq002
 from kqlint.rules.engine import kq005_deprecated_api as kq005
-from kqlint.rules.gang.kq301_min_member_mismatch import declared_size_fix
 from kqlint.rules.gang.kq307_kubeflow_replicas_unset import explicit_replicas_fix
+from kqlint.rules.kakaocloud import kq506_kai_enabled_label_missing as kq506
 from kqlint.rules.kakaocloud.kq503_kai_queue_not_default import default_queue_fix
-from kqlint.rules.kakaocloud.kq506_kai_enabled_label_missing import LABEL, enabled_label_fix
 from kqlint.rules.kakaocloud.kq507_cross_tenant_reclaim import never_reclaim_fix
 from kqlint.rules.kakaocloud.kq508_wrong_scheduler_name import right_name_fix
 from kqlint.rules.priority._shared_class import use_class_fix
@@ -338,17 +336,6 @@ def test_kq101_no_fix_with_none_or_several_non_preempting_classes() -> None:
     assert class_fix(PCS + other + KUEUE + gang("urgent")) is None
 
 
-# ------------------------------------------------------------------ KQ301 declared gang size
-
-
-
-def test_kq301_sets_the_declared_size_as_written() -> None:
-    fix = declared_size_fix(Location("f", 1, 1, ("spec", "minMember")), 4)
-    assert fix.applicability is Applicability.UNSAFE and edits(fix) == [("replace", ("spec", "minMember"), None, 4)]
-    annotation = ("metadata", "annotations", "kai.scheduler/batch-min-member")
-    assert edits(declared_size_fix(Location("f", 1, 1, annotation), 3)) == [("replace", annotation, None, "3")]
-
-
 # ------------------------------------------------------------------ kakaocloud and KQ307
 
 
@@ -358,16 +345,17 @@ def kai_fix(metadata: str) -> Fix | None:
                         f"{metadata}    spec:\n      schedulerName: kai-scheduler\n"
                         "      containers: [{name: m, image: x}]\n")
     [template] = own_templates(obj, graph)
-    return enabled_label_fix(obj, template)
+    return kq506._fix(template)
 
 
 def test_kq506_adds_the_label_where_the_template_has_room() -> None:
     meta = ("spec", "template", "metadata")
-    assert edits(kai_fix("    metadata:\n      labels: {app: j}\n")) == [("insert", (*meta, "labels"), LABEL, "true")]
+    assert edits(kai_fix("    metadata:\n      labels: {app: j}\n")) == [
+        ("insert", (*meta, "labels"), kq506.LABEL, "true")]
     assert edits(kai_fix("    metadata:\n      annotations: {a: b}\n")) == [
-        ("insert", meta, "labels", {LABEL: "true"})]
-    assert edits(kai_fix("")) == [("insert", meta[:-1], "metadata", {"labels": {LABEL: "true"}})]
-    assert kai_fix(f"    metadata:\n      labels: {{{LABEL}: 'false'}}\n") is None
+        ("insert", meta, "labels", {kq506.LABEL: "true"})]
+    assert edits(kai_fix("")) == [("insert", meta[:-1], "metadata", {"labels": {kq506.LABEL: "true"}})]
+    assert kai_fix(f"    metadata:\n      labels: {{{kq506.LABEL}: 'false'}}\n") is None
 
 
 def test_kakaocloud_value_fixes() -> None:
