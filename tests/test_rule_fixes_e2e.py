@@ -4,7 +4,8 @@ and then: the file changed, a new check no longer reports the fixed findings and
 nothing new (any rule), a second `--fix` changes nothing, and kubectl still decodes it.
 
 Markers: `# expect: KQ005:13 fixable` says the finding carries a fix; a finding of a fixable
-rule without the word carries none (the cases where a fix must not be offered).
+rule without the word carries none (the cases where a fix must not be offered). For a few
+file cases, tests/fixtures/fixes/<CODE>/<case>.fixed holds the exact bytes after the fix.
 """
 from __future__ import annotations
 
