@@ -159,7 +159,8 @@ def _v1alpha1(obj: K8sObject, ctx: RuleContext, served_v1beta2: bool | None) -> 
     if last is not None and platform_of(ctx.graph).kueue_at_least(last[0], last[1] + 1) is False:
         return  # the platform's Kueue still serves it
     target = "kueue.x-k8s.io/v1beta2" if served_v1beta2 is not False else "kueue.x-k8s.io/v1beta1"
-    parent = " and spell `spec.parent` as `spec.parentName`" if obj.kind == "Cohort" and obj.has("spec", "parent") else ""
+    renamed = obj.kind == "Cohort" and obj.has("spec", "parent")
+    parent = " and spell `spec.parent` as `spec.parentName`" if renamed else ""
     yield ctx.finding(
         at=obj.at_value("apiVersion"), severity=Severity.ERROR,
         message=(f"{obj.display()}: {obj.api_version} is no longer served by Kueue (Cohort moved to "
