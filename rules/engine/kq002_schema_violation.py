@@ -66,6 +66,9 @@ that sits at the wrong level, unquote numbers and booleans, quote strings YAML w
 booleans (`"true"`, `"on"`). When the field exists in a newer API version than the one the
 object declares (or the reverse), change `apiVersion` or use that version's spelling. If
 your cluster runs a different version of the operator, pass its CRDs with `--crd PATH`.
+`kqlint check --fix` renames a key or replaces an enum value (safe) when exactly one valid
+spelling is closest (a case difference, or one or two typos in a longer word) and, for a key,
+the right key is not already there.
 """
 from __future__ import annotations
 

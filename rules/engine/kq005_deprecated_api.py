@@ -65,7 +65,11 @@ spec:
 ## How to fix
 Move to the served version and its field names: Kueue `v1beta2` (`cohortName`,
 `admissionChecksStrategy`, `MayStopSearch`), `batch/v1` CronJob, `apps/v1` workloads,
-`scheduling.k8s.io/v1` PriorityClass.
+`scheduling.k8s.io/v1` PriorityClass. `kqlint check --fix --select KQ005` does it (safe) the
+way Kueue's conversion does, for the whole object at once (also Workload `priorityClassRef`,
+AdmissionCheck `retryDelayMinutes` dropped, MultiKueueCluster `clusterSource`, Cohort
+`parentName`); an object with a field that has no mechanical equivalent, an `apps/v1beta1` or
+`extensions/v1beta1` workload, or a platform Kueue older than 0.15 gets no fix.
 """
 from __future__ import annotations
 
