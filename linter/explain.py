@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kqlint.rule import Rule
 
 SUPPRESS_HINT = """
 ## How to suppress
@@ -20,6 +23,12 @@ line above it, `# kqlint: ignore-file[{code}]` for a whole file. In config: `ign
 README_START = "<!-- rules-table:start -->"
 README_END = "<!-- rules-table:end -->"
 README_UPDATE_COMMAND = "python -m kqlint.explain README.md"
+FIX_LINE = {
+    "safe": "Fix: safe: `kqlint check --fix` applies it (`--diff` shows it first).",
+    "unsafe": "Fix: unsafe: `kqlint check --fix --unsafe-fixes` applies it; it changes what the workload "
+              "does, so review it (`--unsafe-fixes --diff`).",
+    None: "Fix: none: fix by hand (see How to fix).",
+}
 
 
 def explain_text(name: str, config: Any = None) -> str | None:
@@ -27,19 +36,26 @@ def explain_text(name: str, config: Any = None) -> str | None:
     from kqlint.registry import load_rules
 
     rule = load_rules(config).find(name)
-    if rule is None:
-        return None
+    return rule_text(rule) if rule is not None else None
+
+
+def rule_text(rule: Rule) -> str:
+    """The ``kqlint explain`` text of one rule (also SARIF's rule help)."""
     meta = rule.meta
     header = (f"{meta.code} {meta.slug} (default severity: {meta.severity.label}"
               f"{'; profile ' + meta.profile if meta.profile else ''}"
               f"{'; off by default' if not meta.enabled else ''})\n\n{meta.summary}\n\n")
-    return header + rule.doc.strip() + "\n" + SUPPRESS_HINT.format(code=meta.code)
+    return header + FIX_LINE[meta.fix] + "\n\n" + str(rule.doc).strip() + "\n" + SUPPRESS_HINT.format(code=meta.code)
 
 
 def _enabled_label(row: dict[str, Any]) -> str:
     if row["enabled"]:
         return "yes"
     return f"profile {row['profile']}" if row["profile"] else "no"
+
+
+def _fix_label(row: dict[str, Any]) -> str:
+    return str(row["fix"] or "-")
 
 
 def rule_rows(config: Any = None, effective: bool = False) -> list[dict[str, Any]]:
@@ -50,7 +66,7 @@ def rule_rows(config: Any = None, effective: bool = False) -> list[dict[str, Any
     rules = load_rules(config)
     rows: list[dict[str, Any]] = [{"code": r.code, "slug": r.slug, "severity": r.meta.severity.label,
              "enabled": r.meta.enabled and r.meta.profile is None, "profile": r.meta.profile,
-             "summary": r.meta.summary} for r in rules]
+             "fix": r.meta.fix, "summary": r.meta.summary} for r in rules]
     if effective and config is not None:
         from kqlint.config import check_rule_names
         from kqlint.runner import select_rules
@@ -96,13 +112,13 @@ def rules_table(config: Any = None, color: bool = False, width: int | None = Non
     if width is not None and width < 120:
         return _narrow_rules(rows, width, config.path if effective and config is not None else None)
     table = Table(box=None, show_edge=False, pad_edge=False)
-    for column in ("code", "slug", "severity", "enabled"):
+    for column in ("code", "slug", "severity", "enabled", "fix"):
         table.add_column(column, no_wrap=True)
     table.add_column("summary", overflow="fold", ratio=1)
     for row in rows:
         severity, enabled = _effective_cells(row)
         table.add_row(escape(terminal_safe(row["code"])), escape(terminal_safe(row["slug"])), severity, enabled,
-                      escape(terminal_safe(row["summary"])))
+                      _fix_label(row), escape(terminal_safe(row["summary"])))
     buffer = io.StringIO()
     console = Console(file=buffer, width=width or 160, no_color=not color, force_terminal=color,
                       highlight=False)
@@ -118,9 +134,9 @@ def _narrow_rules(rows: list[dict[str, Any]], width: int, config_path: Any) -> s
 
     from kqlint.sanitize import terminal_safe
 
-    cells = [(row["code"], row["slug"], *_effective_cells(row)) for row in rows]
-    headings = ("code", "slug", "severity", "enabled")
-    widths = [max(len(c[i]) for c in cells + [headings]) for i in range(4)]
+    headings = ("code", "slug", "severity", "enabled", "fix")
+    cells = [(row["code"], row["slug"], *_effective_cells(row), _fix_label(row)) for row in rows]
+    widths = [max(len(c[i]) for c in [*cells, headings]) for i in range(len(headings))]
     lines = [f"configuration: {terminal_safe(str(config_path))}"] if config_path else []
     lines.append("  ".join(h.ljust(w) for h, w in zip(headings, widths, strict=True)).rstrip())
     for row, cell in zip(rows, cells, strict=True):
@@ -168,10 +184,10 @@ def _cell(text: str) -> str:
 
 def rules_markdown(config: Any = None) -> str:
     """The rules as a Markdown table (the README block between the rules-table markers)."""
-    lines = ["| code | slug | severity | enabled | summary |", "| --- | --- | --- | --- | --- |"]
+    lines = ["| code | slug | severity | enabled | fix | summary |", "| --- | --- | --- | --- | --- | --- |"]
     for row in rule_rows(config):
         lines.append(f"| {row['code']} | `{row['slug']}` | {row['severity']} | {_enabled_label(row)} "
-                     f"| {_cell(row['summary'])} |")
+                     f"| {_fix_label(row)} | {_cell(row['summary'])} |")
     return "\n".join(lines) + "\n"
 
 

@@ -52,6 +52,7 @@ class RuleMeta:
     scope: Scope = "object"
     enabled: bool = True                      # enabled by default
     profile: str | None = None                # only with this profile active
+    fix: Literal["safe", "unsafe"] | None = None  # the fixes the rule can offer (None: none)
 
 
 @dataclass(frozen=True)

@@ -379,15 +379,16 @@ def test_rules_text_and_json(capsys: pytest.CaptureFixture[str], in_tmp_cwd: Pat
     assert code == 0 and rows == sorted(rows, key=lambda r: r["code"])
     [kq001] = [row for row in rows if row["code"] == "KQ001"]
     assert kq001 == {"code": "KQ001", "slug": "invalid-yaml", "severity": "error", "enabled": True,
-                     "profile": None, "summary": "a file cannot be read or parsed"}
+                     "profile": None, "fix": None, "summary": "a file cannot be read or parsed"}
     code, out, _ = run(capsys, "rules")
-    assert code == 0 and out.split()[:5] == ["code", "slug", "severity", "enabled", "summary"]
+    assert code == 0 and out.split()[:6] == ["code", "slug", "severity", "enabled", "fix", "summary"]
     assert all(row["code"] in out and row["slug"] in out for row in rows)
 
 
 def test_explain_by_code_and_slug(capsys: pytest.CaptureFixture[str], in_tmp_cwd: Path) -> None:
     code, by_code, _ = run(capsys, "explain", "KQ001")
     assert code == 0 and by_code.startswith("KQ001 invalid-yaml (default severity: error)")
+    assert "\nFix: none" in by_code and "\nFix: safe: `kqlint check --fix`" in run(capsys, "explain", "KQ005")[1]
     for heading in ("## What it catches", "## Why it breaks on a cluster", "## Bad", "## Good",
                     "## How to fix", "## How to suppress"):
         assert heading in by_code

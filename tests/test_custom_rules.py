@@ -145,7 +145,7 @@ def test_listed_and_explained(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     assert main(["rules", "--format", "json", "--config", "kq.yaml"]) == 0
     rows = [r for r in __import__("json").loads(capsys.readouterr().out) if r["code"] == "X001"]
     assert rows == [{"code": "X001", "slug": "team-label", "severity": "info", "enabled": True,
-                     "profile": None, "summary": "needs a team label",
+                     "profile": None, "fix": None, "summary": "needs a team label",
                      "effective": {"severity": "info", "enabled": True}}]  # a config is in effect
     assert main(["explain", "team-label", "--config", "kq.yaml"]) == 0
     text = capsys.readouterr().out

@@ -59,28 +59,31 @@ def test_rule_rows_follow_the_registry() -> None:
     for row, rule in zip(rows, RULES, strict=True):
         assert row == {"code": rule.code, "slug": rule.slug, "severity": rule.meta.severity.label,
                        "enabled": rule.meta.enabled and rule.meta.profile is None,
-                       "profile": rule.meta.profile, "summary": rule.meta.summary}
+                       "profile": rule.meta.profile, "fix": rule.meta.fix, "summary": rule.meta.summary}
     assert json.loads(rules_json()) == rows
 
 
 def test_rules_text_table_lists_every_rule() -> None:
     table = rules_table()
     lines = table.splitlines()
-    assert lines[0].split() == ["code", "slug", "severity", "enabled", "summary"]
+    assert lines[0].split() == ["code", "slug", "severity", "enabled", "fix", "summary"]
     for rule in RULES:
         [line] = [x for x in lines if x.startswith(rule.code + " ")]
         assert rule.slug in line and rule.meta.severity.label in line
+        assert f" {rule.meta.fix or '-'} " in line
     assert "\x1b[" not in table
 
 
 def test_rules_markdown() -> None:
     text = rules_markdown()
     lines = text.splitlines()
-    assert lines[:2] == ["| code | slug | severity | enabled | summary |", "| --- | --- | --- | --- | --- |"]
+    assert lines[:2] == ["| code | slug | severity | enabled | fix | summary |",
+                         "| --- | --- | --- | --- | --- | --- |"]
     assert len(lines) == 2 + len(RULES)
     for line, rule in zip(lines[2:], RULES, strict=True):
         assert line.startswith(f"| {rule.code} | `{rule.slug}` | {rule.meta.severity.label} | ")
-        assert line.count(" | ") - line.count("\\|") == 4  # pipes in summaries are escaped
+        assert f" | {rule.meta.fix or '-'} | " in line
+        assert line.count(" | ") - line.count("\\|") == 5  # pipes in summaries are escaped
 
 
 def test_cli_rules_markdown_is_the_same_table(capsys: pytest.CaptureFixture[str], in_tmp_cwd: Path) -> None:

@@ -85,13 +85,9 @@ def _descriptors(rules: list[Any], findings: list[Finding]) -> list[dict[str, An
 
 def rule_help(rule: Any) -> str:
     """The ``kqlint explain`` text of ``rule`` (tests hold it equal to explain_text)."""
-    from kqlint.explain import SUPPRESS_HINT
+    from kqlint.explain import rule_text
 
-    meta = rule.meta
-    header = (f"{meta.code} {meta.slug} (default severity: {meta.severity.label}"
-              f"{'; profile ' + meta.profile if meta.profile else ''}"
-              f"{'; off by default' if not meta.enabled else ''})\n\n{meta.summary}\n\n")
-    return str(header + rule.doc.strip() + "\n" + SUPPRESS_HINT.format(code=meta.code))
+    return rule_text(rule)
 
 
 def _section(doc: str, heading: str) -> str | None:

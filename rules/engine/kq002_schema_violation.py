@@ -66,6 +66,9 @@ that sits at the wrong level, unquote numbers and booleans, quote strings YAML w
 booleans (`"true"`, `"on"`). When the field exists in a newer API version than the one the
 object declares (or the reverse), change `apiVersion` or use that version's spelling. If
 your cluster runs a different version of the operator, pass its CRDs with `--crd PATH`.
+`kqlint check --fix` renames a key or replaces an enum value (safe) when exactly one valid
+spelling is closest (a case difference, or one or two typos in a longer word) and, for a key,
+the right key is not already there.
 """
 from __future__ import annotations
 
@@ -73,6 +76,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from kqlint.fixes import Edit, Fix
 from kqlint.model import Finding, Location, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta, Run
@@ -90,7 +94,7 @@ from kqlint.schema import (
 META = RuleMeta(code="KQ002", slug="schema-violation", severity=Severity.ERROR,
                 summary="an object violates its kind's schema: unknown field, wrong type, or value "
                         "outside an enum; suggests the closest valid name or value",
-                kinds=None, scope="object")
+                kinds=None, scope="object", fix="safe")
 MAX_SHOWN_CHOICES = 8
 
 
@@ -105,7 +109,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     if validator is None:
         return
     for violation in validator.validate(obj.data):
-        yield ctx.finding(at=_position(obj, violation), message=_message(obj, violation, schemas))
+        yield ctx.finding(at=_position(obj, violation), message=_message(obj, violation, schemas),
+                          fix=spelling_fix(obj, violation))
 
 
 def _position(obj: K8sObject, violation: Violation) -> Location:
@@ -171,3 +176,52 @@ def _choices(choices: tuple[Any, ...]) -> str:
     shown = ", ".join(f"`{c}`" for c in choices[:MAX_SHOWN_CHOICES])
     more = f" and {len(choices) - MAX_SHOWN_CHOICES} more" if len(choices) > MAX_SHOWN_CHOICES else ""
     return f"valid: {shown}{more}"
+
+
+# ------------------------------------------------------------------ fix: one close valid spelling
+
+def spelling_fix(obj: K8sObject, violation: Violation) -> Fix | None:
+    """Rename an unknown key, or replace a value outside an enum, when exactly one valid
+    spelling is closest: a case difference, or one or two typos in a long enough word.
+    A key whose correct spelling is already in the mapping is left alone (two entries)."""
+    if violation.problem not in (UNKNOWN_FIELD, NOT_IN_ENUM) or not isinstance(violation.value, str):
+        return None
+    target = closest_spelling(violation.value, [c for c in violation.expected if isinstance(c, str)])
+    if target is None:
+        return None
+    if violation.problem == NOT_IN_ENUM:
+        return Fix.safe(f"Replace `{violation.value}` with `{target}`", Edit.replace(violation.path, target))
+    siblings = obj.get(*violation.path[:-1])
+    if not isinstance(siblings, dict) or target in siblings:
+        return None
+    return Fix.safe(f"Rename `{violation.value}` to `{target}`", Edit.rename(violation.path, target))
+
+
+def closest_spelling(word: str, candidates: list[str]) -> str | None:
+    """The one candidate nearest ``word`` (case ignored, then edit distance), or None when the
+    nearest is too far or shared by several."""
+    if not word:
+        return None
+    limit = 0 if len(word) < 4 else 1 if len(word) < 8 else 2
+    scored = [(_distance(word.lower(), c.lower()), c) for c in set(candidates) if c and c != word]
+    best = min((d for d, _ in scored), default=None)
+    if best is None or best > limit:
+        return None
+    nearest = [c for d, c in scored if d == best]
+    return nearest[0] if len(nearest) == 1 else None
+
+
+def _distance(a: str, b: str) -> int:
+    """Optimal string alignment distance (a swap of two neighbours is one typo)."""
+    if abs(len(a) - len(b)) > 2:
+        return 3  # beyond any limit: not worth the table
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                current[j] = min(current[j], previous2[j - 2] + 1)
+        previous2, previous = previous, current
+    return previous[-1]

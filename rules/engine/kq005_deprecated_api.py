@@ -66,20 +66,31 @@ spec:
 ## How to fix
 Move to the served version and its field names: Kueue `v1beta2` (`cohortName`,
 `admissionChecksStrategy`, `MayStopSearch`), `batch/v1` CronJob, `apps/v1` workloads,
-`scheduling.k8s.io/v1` PriorityClass.
+`scheduling.k8s.io/v1` PriorityClass. `kqlint check --fix --select KQ005` does it (safe) the
+way Kueue's conversion does, for the whole object at once (also Workload `priorityClassRef`,
+AdmissionCheck `retryDelayMinutes` dropped, MultiKueueCluster `clusterSource`, Cohort
+`parentName`); an object with a field that has no mechanical equivalent, an `apps/v1beta1` or
+`extensions/v1beta1` workload, or a platform Kueue older than 0.15 gets no fix.
 """
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.fixes import Fix
 from kqlint.kinds import KUEUE_GROUP
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.platform import platform_of
 from kqlint.rule import RuleContext, RuleMeta
+from kqlint.rules.engine._api_migration import (
+    fungibility_alias,
+    kueue_v1alpha1,
+    kueue_v1beta2,
+    removed_core_api,
+)
 
 META = RuleMeta(code="KQ005", slug="deprecated-api", severity=Severity.INFO,
-                summary="a deprecated or no longer served API version or value is used")
+                summary="a deprecated or no longer served API version or value is used", fix="safe")
 
 APPS_WORKLOADS = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "DaemonSet"})
 
@@ -92,6 +103,9 @@ REMOVED = {
     **{(version, kind): ("1.16", "apps/v1") for version in ("apps/v1beta1", "apps/v1beta2", "extensions/v1beta1")
        for kind in APPS_WORKLOADS},
 }
+
+APPS_BY_HAND = (" and set by hand what apps/v1 no longer defaults (a required spec.selector) or defaults "
+                "differently (update strategy, revisionHistoryLimit, rolling-update surge)")
 
 # v1beta1 ClusterQueue fields renamed or removed in v1beta2 (kueue.md B7)
 V1BETA2_SPELLING = {
@@ -110,7 +124,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             at=obj.at_value("apiVersion"), severity=Severity.ERROR,
             message=(f"{obj.display()}: apiVersion {obj.api_version} is no longer served (removed in "
                      f"Kubernetes {removed[0]}): kubectl apply fails with 'no matches for kind'; "
-                     f"use apiVersion: {removed[1]}"))
+                     f"use apiVersion: {removed[1]}{'' if removed_core_api(obj) else APPS_BY_HAND}"),
+            fix=removed_api_fix(obj))
     if obj.group == KUEUE_GROUP:
         yield from _kueue_version(obj, ctx)
         if obj.kind == "ClusterQueue":
@@ -124,13 +139,7 @@ def _kueue_version(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     if obj.version == "v1alpha1":
         yield from _v1alpha1(obj, ctx, served_v1beta2)
     elif obj.version == "v1beta1" and served_v1beta2 is not False:
-        renames = [text for path, text in V1BETA2_SPELLING.items() if obj.kind == "ClusterQueue" and obj.has(*path)]
-        extra = f"; in v1beta2 spell {', '.join(renames)}" if renames else ""
-        yield ctx.finding(
-            at=obj.at_value("apiVersion"),
-            message=(f"{obj.display()}: kueue.x-k8s.io/v1beta1 is deprecated since Kueue 0.16 (v1beta2 is "
-                     f"the storage version) and will stop being served; move to apiVersion: "
-                     f"kueue.x-k8s.io/v1beta2, which Kueue serves from 0.15{extra}"))
+        yield ctx.finding(at=obj.at_value("apiVersion"), message=_v1beta1_message(obj), fix=v1beta2_fix(obj))
     elif obj.version == "v1beta2" and served_v1beta2 is False:
         yield ctx.finding(
             at=obj.at_value("apiVersion"), severity=Severity.ERROR,
@@ -139,16 +148,30 @@ def _kueue_version(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
                      f"kueue.x-k8s.io/v1beta1 or upgrade Kueue"))
 
 
+def _v1beta1_message(obj: K8sObject) -> str:
+    renames = [text for path, text in V1BETA2_SPELLING.items() if obj.kind == "ClusterQueue" and obj.has(*path)]
+    extra = f"; in v1beta2 spell {', '.join(renames)}" if renames else ""
+    move = "move to apiVersion: kueue.x-k8s.io/v1beta2, which Kueue serves from 0.15"
+    migration = kueue_v1beta2(obj)
+    if migration is not None and not migration.mechanical:  # no fix: the remedy starts with the manual steps
+        move, extra = f"{', and '.join(migration.manual)} by hand, then {move}", ""
+    return (f"{obj.display()}: kueue.x-k8s.io/v1beta1 is deprecated since Kueue 0.16 (v1beta2 is "
+            f"the storage version) and will stop being served; {move}{extra}")
+
+
 def _v1alpha1(obj: K8sObject, ctx: RuleContext, served_v1beta2: bool | None) -> Iterator[Finding]:
     last = V1ALPHA1_LAST.get(obj.kind)
     if last is not None and platform_of(ctx.graph).kueue_at_least(last[0], last[1] + 1) is False:
         return  # the platform's Kueue still serves it
     target = "kueue.x-k8s.io/v1beta2" if served_v1beta2 is not False else "kueue.x-k8s.io/v1beta1"
+    renamed = obj.kind == "Cohort" and obj.has("spec", "parent")
+    parent = " and spell `spec.parent` as `spec.parentName`" if renamed else ""
     yield ctx.finding(
         at=obj.at_value("apiVersion"), severity=Severity.ERROR,
         message=(f"{obj.display()}: {obj.api_version} is no longer served by Kueue (Cohort moved to "
                  f"v1beta1 in 0.13, Topology in 0.14): the object cannot be applied; use "
-                 f"apiVersion: {target}"))
+                 f"apiVersion: {target}{parent}"),
+        fix=v1alpha1_fix(obj, target))
 
 
 def _version(ctx: RuleContext) -> str:
@@ -168,4 +191,34 @@ def _fungibility(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             severity=Severity.INFO if served else Severity.ERROR,
             message=(f"{obj.display()}: flavorFungibility.{field}: {value} "
                      + ("is a deprecated v1beta1 alias" if served else f"is not accepted by {obj.api_version}")
-                     + "; use MayStopSearch (same behaviour)"))
+                     + "; use MayStopSearch (same behaviour)"),
+            fix=fungibility_fix(obj, field, platform_of(ctx.graph).kueue_at_least(*V1BETA2_SINCE)))
+
+
+# ------------------------------------------------------------------ fixes (all safe: Kueue's own conversion)
+
+def v1beta2_fix(obj: K8sObject) -> Fix | None:
+    """The whole ``v1beta1`` -> ``v1beta2`` move of ``obj``, when every field has a mechanical
+    equivalent (offered only where the finding is: the platform serves ``v1beta2``)."""
+    migration = kueue_v1beta2(obj)
+    if migration is None or not migration.mechanical:
+        return None
+    return Fix.safe("Move to kueue.x-k8s.io/v1beta2", *migration.edits)
+
+
+def v1alpha1_fix(obj: K8sObject, target: str) -> Fix | None:
+    migration = kueue_v1alpha1(obj, target)
+    if migration is None or not migration.mechanical:
+        return None
+    return Fix.safe(f"Move to {target}", *migration.edits)
+
+
+def removed_api_fix(obj: K8sObject) -> Fix | None:
+    edit = removed_core_api(obj)
+    return Fix.safe(f"Use apiVersion {edit.value}", edit) if edit is not None else None
+
+
+def fungibility_fix(obj: K8sObject, field: str, served_v1beta2: bool | None) -> Fix | None:
+    """``MayStopSearch`` exists from Kueue 0.15: no fix for an older platform."""
+    edit = fungibility_alias(obj, field) if served_v1beta2 is not False else None
+    return Fix.safe(f"Replace {edit.path[-1]}: {obj.get(*edit.path)} with MayStopSearch", edit) if edit else None

@@ -126,7 +126,7 @@ from kqlint.workloads import (
 
 META = RuleMeta(code="KQ301", slug="min-member-mismatch", severity=Severity.ERROR,
                 summary="a gang's declared minimum differs from the pods that join it",
-                scope="graph")
+                scope="graph", fix="unsafe")
 
 _REJECTED = "Volcano's admission webhook rejects the Job, and the gang could never fill anyway"
 Members = dict[tuple[str, str | None, str], list[tuple[PodTemplate, PodGroupRef]]]
@@ -137,7 +137,8 @@ def check_graph(graph: ObjectGraph, ctx: RuleContext) -> Iterator[Finding]:
     for obj in graph.inputs:
         for group in [obj] if is_pod_group(obj) else [o for o in wrapped_objects(obj) if is_pod_group(o)]:
             members = _pod_group_members(graph) if members is None else members
-            yield from _pod_group(group, members.get((group.group, group.namespace, group.name), []), ctx)
+            joined = members.get((group.group, group.namespace, group.name), [])
+            yield from _pod_group(group, joined, ctx, fixable=group is obj)  # fixes edit top-level objects only
         if is_pod_group(obj):
             continue
         elif (obj.group, obj.kind) == VOLCANO_JOB:
@@ -165,9 +166,11 @@ def _pod_group_members(graph: ObjectGraph) -> Members:
 
 def _compare(ctx: RuleContext, at: Any, what: str, declared: int, pods: int, detail: str,
              fix: str, related: list[Any] | None = None,
-             never: str = "the gang can never be scheduled", as_text: bool = False) -> Iterator[Finding]:
+             never: str = "the gang can never be scheduled", as_text: bool = False,
+             fixable: bool = True) -> Iterator[Finding]:
     # unsafe: the gang then waits for (or starts with) a different number of pods
-    change = Fix.unsafe(fix[0].upper() + fix[1:], Edit.replace(at.path, str(pods) if as_text else pods))
+    change = Fix.unsafe(fix[0].upper() + fix[1:], Edit.replace(at.path, str(pods) if as_text else pods)) \
+        if fixable else None
     if declared > pods:
         yield ctx.finding(at, f"{what} {declared} > {pods} pods{detail}: {never}; {fix}",
                           related=related or [], fix=change)
@@ -179,7 +182,7 @@ def _compare(ctx: RuleContext, at: Any, what: str, declared: int, pods: int, det
 
 
 def _pod_group(group: K8sObject, joined: list[tuple[PodTemplate, PodGroupRef]],
-               ctx: RuleContext) -> Iterator[Finding]:
+               ctx: RuleContext, fixable: bool) -> Iterator[Finding]:
     declared = integer_or_digits(group.get("spec", "minMember"))
     if declared is None or not joined:
         return
@@ -190,7 +193,8 @@ def _pod_group(group: K8sObject, joined: list[tuple[PodTemplate, PodGroupRef]],
                for t, ref in joined]
     scheduler = SCHEDULER_TITLES[joined[0][1].family]
     yield from _compare(ctx, group.at("spec", "minMember"), f"{scheduler} {group.display()}: minMember",
-                        declared, pods, f" that join it ({parts})", f"set minMember: {pods}", related)
+                        declared, pods, f" that join it ({parts})", f"set minMember: {pods}", related,
+                        fixable=fixable)
 
 
 def _volcano_job(job: K8sObject, ctx: RuleContext) -> Iterator[Finding]:

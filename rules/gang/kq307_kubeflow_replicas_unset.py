@@ -66,19 +66,21 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from kqlint.fixes import Edit, Fix
 from kqlint.kinds import KUBEFLOW_JOBS
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
 from kqlint.workloads import (
     KAI_SCHEDULER_NAMES,
+    ReplicaSpec,
     own_templates,
     replica_specs,
 )
 
 META = RuleMeta(code="KQ307", slug="kubeflow-replicas-unset", severity=Severity.WARNING,
                 summary="a Kubeflow job sent to KAI has a replica spec without replicas",
-                kinds=frozenset(KUBEFLOW_JOBS))
+                kinds=frozenset(KUBEFLOW_JOBS), fix="safe")
 
 
 @dataclass(frozen=True)
@@ -100,4 +102,13 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             f"({kai[0].scheduler_name}): KAI's pod grouper refuses a Kubeflow job whose replica specs "
             f"do not all set replicas above 0, so none of its pods is scheduled; set "
             f"{spec.role}.replicas explicitly",
-            related=[(kai[0].at("schedulerName"), f"template {kai[0].role} goes to KAI")])
+            related=[(kai[0].at("schedulerName"), f"template {kai[0].role} goes to KAI")],
+            fix=explicit_replicas_fix(obj, spec))
+
+
+def explicit_replicas_fix(obj: K8sObject, spec: ReplicaSpec) -> Fix | None:
+    """``replicas`` written as the operator defaults it (1); ``replicas: 0`` and a type that
+    defaults to 0 (MPIJob Worker) are a decision: not offered."""
+    if spec.has_replicas or spec.replicas <= 0 or not isinstance(obj.get(*spec.path), dict):
+        return None
+    return Fix.safe(f"Set {spec.role}.replicas: {spec.replicas}", Edit.insert(spec.path, "replicas", spec.replicas))

@@ -74,7 +74,9 @@ Use `kai.scheduler/queue: default-queue` (or leave the label out).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
+from kqlint.fixes import Edit, Fix
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
@@ -82,7 +84,7 @@ from kqlint.rules.kakaocloud._markers import markers
 from kqlint.workloads import KAI_QUEUE_LABEL
 
 META = RuleMeta(code="KQ503", slug="kai-queue-not-default", severity=Severity.ERROR,
-                summary="a kai.scheduler/queue label other than default-queue", profile="kakaocloud")
+                summary="a kai.scheduler/queue label other than default-queue", profile="kakaocloud", fix="safe")
 
 KEY, DEFAULT = KAI_QUEUE_LABEL, "default-queue"
 
@@ -93,4 +95,10 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             yield ctx.finding(
                 at=obj.at_value(*path),
                 message=(f"{obj.display()}: {KEY}: {value} names a KAI queue that does not exist on this "
-                         f"platform (only `{DEFAULT}`): the pods are never scheduled; set it to {DEFAULT}"))
+                         f"platform (only `{DEFAULT}`): the pods are never scheduled; set it to {DEFAULT}"),
+                fix=default_queue_fix(path))
+
+
+def default_queue_fix(path: tuple[Any, ...]) -> Fix:
+    """The platform has one KAI queue: naming it is the only way the pods get scheduled."""
+    return Fix.safe(f"Use {KEY}: {DEFAULT}", Edit.replace(path, DEFAULT))

@@ -74,7 +74,7 @@ from kqlint.workloads import PodTemplate, pod_templates
 
 META = RuleMeta(code="KQ506", slug="kai-enabled-label-missing", severity=Severity.ERROR,
                 summary="a kai-scheduler pod template lacks the label kai.scheduler/enabled: \"true\"",
-                profile="kakaocloud")
+                profile="kakaocloud", fix="safe")
 
 LABEL = "kai.scheduler/enabled"
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.fixes import Edit, Fix
 from kqlint.kinds import CLUSTER_QUEUE
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
@@ -48,7 +49,7 @@ from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ507", slug="cross-tenant-reclaim", severity=Severity.ERROR,
                 summary="a ClusterQueue sets reclaimWithinCohort to anything but Never",
-                kinds=frozenset({CLUSTER_QUEUE}), profile="kakaocloud")
+                kinds=frozenset({CLUSTER_QUEUE}), profile="kakaocloud", fix="unsafe")
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
@@ -57,4 +58,14 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         yield ctx.finding(
             at=obj.at_value("spec", "preemption", "reclaimWithinCohort"),
             message=(f"{obj.display()}: reclaimWithinCohort {value} lets this queue evict other tenants' "
-                     "workloads in its cohort, which the platform forbids; set reclaimWithinCohort: Never"))
+                     "workloads in its cohort, which the platform forbids; set reclaimWithinCohort: Never"),
+            fix=never_reclaim_fix(obj))
+
+
+def never_reclaim_fix(obj: K8sObject) -> Fix | None:
+    """``reclaimWithinCohort: Never``; not offered while ``borrowWithinCohort.policy`` is not
+    Never (Kueue rejects that pair, B8). Unsafe: the queue stops reclaiming its quota."""
+    if obj.get("spec", "preemption", "borrowWithinCohort", "policy") not in (None, "Never"):
+        return None
+    return Fix.unsafe("Set reclaimWithinCohort: Never",
+                      Edit.replace(("spec", "preemption", "reclaimWithinCohort"), "Never"))

@@ -47,7 +47,9 @@ Use `schedulerName: volcano-scheduler`.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
+from kqlint.fixes import Edit, Fix
 from kqlint.kinds import VOLCANO_BATCH_GROUP
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
@@ -56,7 +58,7 @@ from kqlint.workloads import pod_templates
 
 META = RuleMeta(code="KQ508", slug="wrong-scheduler-name", severity=Severity.ERROR,
                 summary="schedulerName: volcano (the platform's Volcano is volcano-scheduler)",
-                profile="kakaocloud")
+                profile="kakaocloud", fix="safe")
 
 WRONG, RIGHT = "volcano", "volcano-scheduler"
 
@@ -70,4 +72,9 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         yield ctx.finding(
             at=obj.at_value(*path),
             message=(f"{obj.display()}: schedulerName `{WRONG}` matches no scheduler on this platform (its "
-                     f"Volcano is `{RIGHT}`): the pods stay Pending; use schedulerName: {RIGHT}"))
+                     f"Volcano is `{RIGHT}`): the pods stay Pending; use schedulerName: {RIGHT}"),
+            fix=right_name_fix(path))
+
+
+def right_name_fix(path: tuple[Any, ...]) -> Fix:
+    return Fix.safe(f"Use schedulerName: {RIGHT}", Edit.replace(path, RIGHT))

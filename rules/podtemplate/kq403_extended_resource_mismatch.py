@@ -91,7 +91,7 @@ from kqlint.rule import RuleContext, RuleMeta
 from kqlint.workloads import PodTemplate, own_templates
 
 META = RuleMeta(code="KQ403", slug="extended-resource-mismatch", severity=Severity.ERROR,
-                summary="an extended or hugepages resource has requests not equal to limits")
+                summary="an extended or hugepages resource has requests not equal to limits", fix="safe")
 
 
 @dataclass(frozen=True)

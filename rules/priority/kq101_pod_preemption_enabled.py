@@ -130,10 +130,11 @@ from kqlint.kueue import (
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
+from kqlint.rules.priority._shared_class import use_class_fix
 
 META = RuleMeta(code="KQ101", slug="pod-preemption-enabled", severity=Severity.ERROR,
                 summary="gang pods of a Kueue-managed workload use a preempting PriorityClass",
-                kinds=MANAGED)
+                kinds=MANAGED, fix="unsafe")
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
@@ -151,4 +152,5 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
                    f"rank the job with a WorkloadPriorityClass")
         # the built-in system classes have no manifest to point at
         related = [(class_location(pc, "preemptionPolicy"), f"PriorityClass {pc.name}")] if pc.root else []
-        yield ctx.finding(at=template.at("priorityClassName"), message=message, related=related)
+        yield ctx.finding(at=template.at("priorityClassName"), message=message, related=related,
+                          fix=use_class_fix(obj, template, ctx.graph))

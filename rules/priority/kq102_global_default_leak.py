@@ -114,10 +114,11 @@ from kqlint.kueue import (
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
+from kqlint.rules.priority._shared_class import use_class_fix
 
 META = RuleMeta(code="KQ102", slug="global-default-leak", severity=Severity.ERROR,
                 summary="a Kueue-managed pod template without a class inherits a preempting global default",
-                kinds=MANAGED)
+                kinds=MANAGED, fix="unsafe")
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
@@ -133,4 +134,5 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
                    f"admitted gangs to place them, behind Kueue's back. Set priorityClassName to a shared "
                    f"class with preemptionPolicy: Never and rank workloads with a WorkloadPriorityClass")
         related = [(class_location(default, "globalDefault"), f"global default PriorityClass {default.name}")]
-        yield ctx.finding(at=template.at("priorityClassName"), message=message, related=related)
+        yield ctx.finding(at=template.at("priorityClassName"), message=message, related=related,
+                          fix=use_class_fix(obj, template, ctx.graph))

@@ -92,6 +92,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.fixes import Edit, Fix
 from kqlint.kinds import CLUSTER_QUEUE
 from kqlint.kueue import (
     QUEUE_LABEL,
@@ -108,7 +109,7 @@ from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ201", slug="missing-within-cluster-queue", severity=Severity.WARNING,
                 summary="a ClusterQueue with several priorities in play leaves withinClusterQueue at Never",
-                kinds=frozenset({CLUSTER_QUEUE}))
+                kinds=frozenset({CLUSTER_QUEUE}), fix="unsafe")
 
 MAX_RELATED = 10
 WITHIN = ("spec", "preemption", "withinClusterQueue")
@@ -126,7 +127,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
                    f"while the workloads routed to it carry {len(by_value)} workload priorities ({values}): "
                    f"priorities only order the queue and never preempt; {ADVICE}")
         related = [_workload_related(unit, prio) for _, (unit, prio) in sorted(by_value.items())]
-        yield ctx.finding(at=_missing_at(obj), message=message, related=related[:MAX_RELATED])
+        yield ctx.finding(at=_missing_at(obj), message=message, related=related[:MAX_RELATED],
+                          fix=lower_priority_fix(obj))
         return
     # classes of other folders of a monorepo may belong to samples never applied with this queue
     classes = [c for c in workload_priority_classes(ctx.graph) if ctx.graph.applied_with(obj, c)]
@@ -136,7 +138,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
                    f"while {len(classes)} WorkloadPriorityClasses exist ({names}): priorities only order "
                    f"the queue and never preempt; {ADVICE}")
         related = [(c.at("metadata", "name"), f"WorkloadPriorityClass {c.name}") for c in classes]
-        yield ctx.finding(at=_missing_at(obj), message=message, related=related[:MAX_RELATED])
+        yield ctx.finding(at=_missing_at(obj), message=message, related=related[:MAX_RELATED],
+                          fix=lower_priority_fix(obj))
 
 
 def _distinct_priorities(units: list[ManagedWorkload], ctx: RuleContext
@@ -158,3 +161,17 @@ def _workload_related(unit: ManagedWorkload, priority: WorkloadPriority) -> tupl
 def _missing_at(obj: K8sObject) -> Location:
     """The nearest existing ancestor of withinClusterQueue: `preemption:`, else `spec:`."""
     return obj.at(*WITHIN) if obj.has("spec") else obj.location()
+
+
+def lower_priority_fix(obj: K8sObject) -> Fix | None:
+    """``withinClusterQueue: LowerPriority`` written where it belongs. Unsafe: the queue starts
+    preempting admitted workloads."""
+    title = "Set spec.preemption.withinClusterQueue: LowerPriority"
+    preemption = obj.get("spec", "preemption")
+    if obj.has(*WITHIN):  # written without a value (null)
+        return Fix.unsafe(title, Edit.replace(WITHIN, "LowerPriority"))
+    if isinstance(preemption, dict):
+        return Fix.unsafe(title, Edit.insert(WITHIN[:-1], WITHIN[-1], "LowerPriority"))
+    if not obj.has("spec", "preemption") and isinstance(obj.get("spec"), dict):
+        return Fix.unsafe(title, Edit.insert(("spec",), "preemption", {"withinClusterQueue": "LowerPriority"}))
+    return None

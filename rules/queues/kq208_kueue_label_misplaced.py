@@ -104,6 +104,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from kqlint.fixes import Edit, Fix
 from kqlint.graph import ObjectGraph
 from kqlint.kinds import DEPLOYMENT, JOBSET, LWS, POD, STATEFULSET
 from kqlint.kueue import INTEGRATIONS, POD_TEMPLATE_LABELLED, PRIORITY_LABEL, QUEUE_LABEL
@@ -115,7 +116,8 @@ from kqlint.wording import template_text
 from kqlint.workloads import own_templates
 
 META = RuleMeta(code="KQ208", slug="kueue-label-misplaced", severity=Severity.ERROR,
-                summary="a Kueue queue-name/priority-class label sits where that integration does not read it")
+                summary="a Kueue queue-name/priority-class label sits where that integration does not read it",
+                fix="safe")
 
 KUEUE_LABELS = (QUEUE_LABEL, PRIORITY_LABEL)
 # Each pod of these becomes its own Workload when the pod integration reads template labels.
@@ -249,8 +251,10 @@ def _dgd_misplaced(obj: K8sObject, graph: ObjectGraph) -> list[MisplacedLabel]:
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     by_site: dict[str, list[MisplacedLabel]] = {}
-    for label in misplaced_labels(obj, ctx.graph):
+    misplaced = misplaced_labels(obj, ctx.graph)
+    for label in misplaced:
         by_site.setdefault(label.site, []).append(label)
+    move = move_labels_fix(obj, misplaced)  # the whole object at once: each finding offers it
     for site, labels in by_site.items():  # one finding per template (or per DGD metadata)
         related: list[tuple[Location, str]] = [(label.at, "also misplaced") for label in labels[1:]]
         if site == OWN_METADATA:
@@ -265,7 +269,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         yield ctx.finding(
             at=labels[0].at,
             message=f"{obj.display()}: {_keys(labels)} on the {site}: {reads}: {_effects(labels)}; {fix}",
-            related=related)
+            related=related, fix=move)
 
 
 def _effects(labels: list[MisplacedLabel]) -> str:
@@ -276,3 +280,46 @@ def _effects(labels: list[MisplacedLabel]) -> str:
 
 def _keys(labels: list[MisplacedLabel]) -> str:
     return " and ".join(f"`{label.key}`" for label in labels)
+
+
+def move_labels_fix(obj: K8sObject, labels: list[MisplacedLabel]) -> Fix | None:
+    """Every misplaced Kueue label of ``obj`` moved to its own ``metadata.labels`` (the one
+    place the integration reads), when each label has one value wherever it sits and the
+    object's labels hold no other value for it. DynamoGraphDeployment labels go the other way
+    (onto each component): not offered."""
+    if not labels or any(label.site == OWN_METADATA for label in labels) or not isinstance(obj.get("metadata"), dict):
+        return None
+    values: dict[str, str] = {}
+    for label in labels:
+        value = obj.get(*label.at.path)
+        if values.setdefault(label.key, value) != value:
+            return None  # templates disagree: which queue was meant is a decision
+    own = obj.get("metadata", "labels")
+    if obj.has("metadata", "labels") and not isinstance(own, dict):
+        return None
+    if isinstance(own, dict) and any(key in own for key in values):
+        return None  # an empty or non-string value already there: the user's to resolve
+    removals = [Edit.remove(path) for path in _emptied(obj, [label.at.path for label in labels])]
+    if isinstance(own, dict):
+        inserts = [Edit.insert(("metadata", "labels"), key, value) for key, value in values.items()]
+    else:
+        inserts = [Edit.insert(("metadata",), "labels", values)]
+    names = " and ".join(f"`{key}`" for key in values)
+    return Fix.safe(f"Move {names} to the {obj.kind}'s metadata.labels", *removals, *inserts)
+
+
+def _emptied(obj: K8sObject, paths: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """What to remove so that ``paths`` go: a mapping left empty goes with them (``labels:``
+    with nothing under it would read as null, not as an empty mapping)."""
+    by_parent: dict[tuple[Any, ...], set[Any]] = {}
+    for path in paths:
+        by_parent.setdefault(path[:-1], set()).add(path[-1])
+    found: list[tuple[Any, ...]] = []
+    for parent, keys in by_parent.items():
+        mapping = obj.get(*parent)
+        whole = isinstance(mapping, dict) and set(mapping) <= keys and parent and isinstance(parent[-1], str)
+        if whole and parent[:-1] and isinstance(obj.get(*parent[:-1]), dict):
+            found += _emptied(obj, [parent])
+        else:
+            found += [parent + (key,) for key in sorted(keys, key=str)]
+    return found
