@@ -160,7 +160,7 @@ def lint(paths: list[str], config: Config | None = None, *, context: Iterable[st
         return _lint_loaded(paths, named, config, selected, inline_suppressions, progress, jobs, notes)
     from kqlint.cache_run import cached_run
 
-    report = cached_run(cache, paths, named, config, list(selected), inline_suppressions,
+    report: Report = cached_run(cache, paths, named, config, list(selected), inline_suppressions,
                         lambda: _lint_loaded(paths, named, config, selected, inline_suppressions,
                                              progress, jobs, notes, cache))
     _remember_reads(cache, paths, named, config)

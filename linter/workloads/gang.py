@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from kqlint import kinds as K
 from kqlint.fields import text, text_or
@@ -148,7 +148,7 @@ def wrapped_objects(obj: K8sObject) -> list[K8sObject]:
     in the AppWrapper's namespace and file (positions point into the AppWrapper); [] otherwise."""
     if (obj.group, obj.kind) != APPWRAPPER:
         return []
-    from kqlint.loader import is_k8s_object
+    from kqlint.loader import Map, is_k8s_object
     from kqlint.objects import K8sObject
 
     found = []
@@ -156,7 +156,7 @@ def wrapped_objects(obj: K8sObject) -> list[K8sObject]:
         inner = comp.get("template")
         if is_k8s_object(inner):
             found.append(K8sObject(obj.file, obj.doc, obj.root, obj.base + ("spec", "components", index, "template"),
-                                   inner, obj.namespace or "default", obj.source))
+                                   cast(Map, inner), obj.namespace or "default", obj.source))
     return found
 
 

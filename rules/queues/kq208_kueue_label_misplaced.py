@@ -150,7 +150,7 @@ def misplaced_labels(obj: K8sObject, graph: ObjectGraph) -> list[MisplacedLabel]
     found = []
     effect = _template_effect(obj, platform)
     for template in own_templates(obj, graph) if effect is not None else ():
-        if template.meta_path is not None:
+        if template.meta_path is not None and effect is not None:
             path = template.meta_path + ("labels",)
             found += _unread(obj, path, own, template_text(template), effect)
     if key == JOBSET:
