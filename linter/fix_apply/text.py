@@ -31,7 +31,6 @@ class TextEdit:
             (other.start == other.end and self.start < other.start < self.end)
 
 
-
 class Text:
     """A file's text with line starts as the YAML parser counts lines."""
 

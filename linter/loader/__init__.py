@@ -21,7 +21,7 @@ from types import ModuleType
 
 from kqlint.loader.compose import FAST_PATH as FAST_PATH
 from kqlint.loader.compose import too_deep
-from kqlint.loader.decode import decode
+from kqlint.loader.decode import to_utf8
 from kqlint.loader.documents import compose_with_fallback, record_parse_error
 from kqlint.loader.nodes import COL_BITS as COL_BITS
 from kqlint.loader.nodes import COL_MASK as COL_MASK
@@ -74,7 +74,7 @@ def parse_bytes(display: str, raw: bytes, consumer: str | None = None) -> Source
     """Parse a YAML/JSON stream into documents. Never raises. ``consumer`` names the tool
     that reads a non-Kubernetes file (duplicate keys are worded for it; see kqlint.loader.duplicates)."""
     source = SourceFile(display)
-    data, error = decode(raw)
+    data, error = to_utf8(raw)
     if data is None:
         line, column, message = error or (1, 1, "unreadable")
         source.problems.append(LoadProblem(display, line, column, message))

@@ -105,12 +105,10 @@ else:  # pragma: no cover - exercised only without ruamel.yaml.clib
     composer = PureComposer
 
 
-
 # What ruamel.yaml.clib refuses and kubectl reads: `:` in a plain scalar of a flow
 # collection, an anchor defined twice (go-yaml: the later one wins).
 C_PARSER_QUIRKS = ("found unexpected ':'", "found duplicate anchor")
 MAX_FALLBACK_SIZE = 4 * 1024 * 1024
-
 
 
 # libyaml's composer recurses in C: ~30,000 nesting levels overflow the C stack (a segfault,

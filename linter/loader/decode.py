@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 
-def decode(data: bytes) -> tuple[bytes | None, tuple[int, int, str] | None]:
+def to_utf8(data: bytes) -> tuple[bytes | None, tuple[int, int, str] | None]:
     """Return UTF-8 bytes for the parser, or (line, column, message). Handles BOMs and UTF-16."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]

@@ -37,7 +37,7 @@ def compose_with_fallback(source: SourceFile, data: bytes, consumer: str | None 
         return
     except MarkedYAMLError as fast_error:
         if composer is PureComposer or not any(quirk in f"{fast_error.problem} {fast_error.context}"
-                                                  for quirk in C_PARSER_QUIRKS):
+                                                 for quirk in C_PARSER_QUIRKS):
             raise
         if len(data) > MAX_FALLBACK_SIZE:  # ~6 s and ~150 bytes of memory per byte of input
             fast_error.problem = (f"{fast_error.problem}: ruamel.yaml.clib cannot read this and the file is "
@@ -58,7 +58,6 @@ def compose_with_fallback(source: SourceFile, data: bytes, consumer: str | None 
             source.documents.clear()
             source.problems.clear()
             raise fast_error from None
-
 
 
 def _later(one: MarkedYAMLError, other: MarkedYAMLError) -> bool:
