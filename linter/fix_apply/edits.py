@@ -19,6 +19,8 @@ _REST_OF_LINE = re.compile(r"[ \t\]}]*(#[^\r\n]*)?$")
 
 @dataclass(frozen=True)
 class Planned:
+    """A finding's fix as text edits, with its object's document index and path in that document."""
+
     finding: Finding
     doc: int
     base: tuple[Any, ...]

@@ -32,6 +32,7 @@ def exact_spans() -> Iterator[None]:
     finally:
         _EXACT[0] = False
 
+
 class AliasBomb(Exception):
     pass
 
@@ -42,8 +43,6 @@ def packed_start(node: Any) -> int:
     column: int = node.start_mark.column
     return ((line + 1) << COL_BITS) | (column + 1)
 
-
-# ---------------------------------------------------------------- walker
 
 def _scalar_bytes(node: Any) -> int:
     """Bytes of the scalars directly in a collection node (aliased ones once per use)."""
