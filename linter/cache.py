@@ -82,7 +82,7 @@ def settings_key(max_file_size: int) -> str:
                  str(loader.FAST_PATH), str(max_file_size), str(loader.MAX_DEPTH),
                  str(loader.MAX_EXPANDED_NODES), str(loader.COL_BITS)):
         digest.update(part.encode() + b"\x00")
-    for module in (loader, objects, cache_entry, platform, podspec, workloads, sys.modules[__name__]):
+    for module in (*loader.SOURCE_MODULES, objects, cache_entry, platform, podspec, workloads, sys.modules[__name__]):
         digest.update(_source_bytes(module))
     return digest.hexdigest()
 

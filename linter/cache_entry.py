@@ -18,7 +18,7 @@ from kqlint.objects import INPUT, K8sObject, dig, objects_from_file
 MAGIC = b"KQLC\x00\x01"
 
 
-_ALLOWED = {("kqlint.loader", "Map"), ("kqlint.loader", "Seq"), ("array", "array"),
+_ALLOWED = {("kqlint.loader.nodes", "Map"), ("kqlint.loader.nodes", "Seq"), ("array", "array"),
             ("array", "_array_reconstructor")}
 
 

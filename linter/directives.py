@@ -10,10 +10,11 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from kqlint.sanitize import terminal_safe
+from kqlint.suppress import DIRECTIVE_KIND, DIRECTIVE_PREFIX
 
 KNOWN = ("ignore", "ignore-file")
-_COMMENT = re.compile(r"#\s*kqlint:\s*(?P<word>[\w-]*)(?P<rest>\S*)")
-_VALID = re.compile(r"#\s*kqlint:\s*(ignore-file|ignore)(?![\w-])\s*(?:\[[^\]]*\]|$|\s)")
+_COMMENT = re.compile(DIRECTIVE_PREFIX + r"\s*(?P<word>[\w-]*)(?P<rest>\S*)")
+_VALID = re.compile(DIRECTIVE_PREFIX + DIRECTIVE_KIND + r"(?:\[[^\]]*\]|$|\s)")
 
 
 def problems(file: str, comment_lines: dict[int, str]) -> list[str]:

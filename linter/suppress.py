@@ -31,7 +31,12 @@ from kqlint.model import Finding
 IGNORE_ANNOTATION = "kqlint.io/ignore"
 IGNORE_REASON_PREFIX = "ignore.kqlint.io/"
 ALL = "all"
-_DIRECTIVE_RE = re.compile(r"#\s*kqlint:\s*(ignore-file|ignore)(?![\w-])\s*(?:\[([^\]]*)\])?")
+# The directive grammar, written once (kqlint.directives builds its checks from the same parts):
+# ``# kqlint: ignore[...]`` / ``# kqlint: ignore-file[...]``.
+DIRECTIVE_PREFIX = r"#\s*kqlint:"
+DIRECTIVE_KIND = r"\s*(ignore-file|ignore)(?![\w-])\s*"
+_DIRECTIVE_RE = re.compile(DIRECTIVE_PREFIX + DIRECTIVE_KIND + r"(?:\[([^\]]*)\])?")
+_ANY_DIRECTIVE_RE = re.compile(DIRECTIVE_PREFIX)
 _SEPARATOR_RE = re.compile(r"[,\s]+")
 _SCALAR_START = frozenset(" \t-:[{,?")
 
@@ -92,6 +97,16 @@ def comment_start(line: str) -> int | None:
             quote = char
         index += 1
     return None
+
+
+def comment_lines(data: bytes) -> dict[int, str]:
+    """Line number -> text of each line of ``data`` with a ``# kqlint:`` comment, misspelt ones
+    too (kqlint.directives warns about those); the loader keeps them in ``SourceFile``."""
+    found: dict[int, str] = {}
+    for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
+        if "kqlint:" in line and _ANY_DIRECTIVE_RE.search(line):
+            found[number] = line
+    return found
 
 
 def directives(line: str) -> list[tuple[str, str | None, int]]:

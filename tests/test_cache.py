@@ -273,7 +273,7 @@ def test_cache_dir_option_and_environment(repo: Path, tmp_path: Path, capsys: py
 
 
 def test_key_changes_with_the_loader_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No version constant to forget: any edit of loader.py (or objects.py, the cache modules)
+    """No version constant to forget: any edit of the loader (or objects.py, the cache modules)
     is a new settings folder, so entries written by another loader are never read."""
     before = cache_module.settings_key(loader.MAX_FILE_SIZE)
     copy = tmp_path / "loader.py"

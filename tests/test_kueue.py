@@ -366,7 +366,7 @@ spec:
 def test_malformed_values_never_crash(monkeypatch: pytest.MonkeyPatch) -> None:
     # kubectl refuses the malformed metadata below (the loader's KQ001); the helpers must still
     # not crash on such objects from other sources, so the loader's check is bypassed here
-    monkeypatch.setattr("kqlint.loader.metadata_problem", lambda document: None)
+    monkeypatch.setattr("kqlint.loader.documents.metadata_problem", lambda document: None)
     g = graph("""
 apiVersion: scheduling.k8s.io/v1
 kind: PriorityClass

@@ -529,3 +529,22 @@ def test_duplicate_keys_name_the_consuming_tool(name: str, data: bytes, says: st
 
 def test_duplicate_keys_in_other_documents_are_not_findings() -> None:
     assert parse_bytes(".github/ci.yaml", b"on: push\non: pull_request\n").problems == []
+
+
+def test_the_cache_key_covers_every_loader_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each module of the loader package decides what a file loads to: an edit of any of them
+    must change the cache's settings key, so cached entries of another loader are never read."""
+    import pkgutil
+
+    import kqlint.loader
+    from kqlint.cache import settings_key
+
+    names = {info.name for info in pkgutil.iter_modules(kqlint.loader.__path__)}
+    hashed = {module.__name__ for module in kqlint.loader.SOURCE_MODULES}
+    assert {f"kqlint.loader.{name}" for name in names} <= hashed and len(names) >= 5
+    walker = sys.modules["kqlint.loader.walker"]
+    before = settings_key(kqlint.loader.MAX_FILE_SIZE)
+    edited = tmp_path / "walker.py"
+    edited.write_bytes(Path(str(walker.__file__)).read_bytes() + b"\n# a change\n")
+    monkeypatch.setattr(walker, "__file__", str(edited))
+    assert settings_key(kqlint.loader.MAX_FILE_SIZE) != before

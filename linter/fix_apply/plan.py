@@ -1,0 +1,150 @@
+"""One file: each finding's fix planned as text edits, overlaps deferred to the next pass, the
+verified ones applied (fix_file) or turned into text ranges for reports (resolve)."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from kqlint.fix_apply.edits import Planned, Target
+from kqlint.fix_apply.text import NotApplicable, Text, TextEdit, apply_text
+from kqlint.fix_apply.verify import parse_bytes, verified
+from kqlint.fixes import Fix, TextRange
+from kqlint.loader import SourceFile, position
+from kqlint.model import Finding
+
+
+@dataclass
+class FileFixes:
+    """The outcome for one file."""
+
+    text: str                       # the new text (BOM excluded)
+    applied: list[Finding] = field(default_factory=list)
+    deferred: list[Finding] = field(default_factory=list)  # overlap an applied fix: next pass
+    failed: list[Finding] = field(default_factory=list)    # cannot be written safely
+    stale: bool = False             # the file no longer matches the findings: nothing applied
+
+
+def fix_file(raw: bytes, display: str, findings: Sequence[Finding], namespace: str = "default") -> FileFixes:
+    """Apply the fixes of ``findings`` (all in this file) to ``raw``, as far as they do not
+    overlap; returns the new text and which findings were fixed, deferred or failed."""
+    planned = plan_file(raw, display, findings, namespace)
+    if planned is None:
+        return FileFixes("", failed=list(findings))
+    text, source, plans, outcome = planned
+    if outcome.stale:
+        return outcome
+    taken = _without_overlaps(plans, outcome.deferred)
+    accepted = verified(text, source, taken, display)
+    outcome.applied = [p.finding for p in accepted]
+    outcome.failed += [p.finding for p in taken if p not in accepted]
+    outcome.text = apply_text(text.text, [e for p in accepted for e in p.edits])
+    return outcome
+
+
+def plan_file(raw: bytes, display: str, findings: Sequence[Finding], namespace: str = "default"
+              ) -> tuple[Text, SourceFile, list[Planned], FileFixes] | None:
+    """The text edits of each finding's fix (None: the file is not UTF-8 text)."""
+    try:
+        text = Text(raw)
+    except UnicodeDecodeError:
+        return None
+    source = parse_bytes(display, raw)
+    outcome = FileFixes(text.text)
+    planned: list[Planned] = []
+    for finding in findings:
+        plan = _plan(text, source, finding, namespace)
+        if plan == "stale":
+            return text, source, [], FileFixes(text.text, failed=list(findings), stale=True)
+        if isinstance(plan, Planned):
+            planned.append(plan)
+        else:
+            outcome.failed.append(finding)
+    return text, source, planned, outcome
+
+
+def resolve(findings: Sequence[Finding], read: Any, namespace: str = "default") -> list[Finding]:
+    """``findings`` with each fix's text ranges filled in (``Fix.text``); a fix that cannot
+    be written safely (or whose file cannot be read with ``read(file)``) is dropped."""
+    by_file: dict[str, list[Finding]] = {}
+    for finding in findings:
+        if finding.fix is not None:
+            by_file.setdefault(finding.location.file, []).append(finding)
+    resolved: dict[int, Finding] = {}
+    for file, fixable in by_file.items():
+        raw = read(file)
+        planned = plan_file(raw, file, fixable, namespace) if raw is not None else None
+        plans = verified(planned[0], planned[1], planned[2], file) if planned and not planned[3].stale else []
+        text = planned[0] if planned else None
+        good = {id(plan.finding): plan for plan in plans}
+        for finding in fixable:
+            plan = good.get(id(finding))
+            fix = finding.fix
+            assert fix is not None
+            new_fix = replace(fix, text=tuple(_range(text, e) for e in plan.edits)) if plan and text else None
+            resolved[id(finding)] = replace(finding, fix=new_fix)
+    return [resolved.get(id(f), f) for f in findings]
+
+
+def _range(text: Text, edit: TextEdit) -> TextRange:
+    line, column = text.position(edit.start)
+    end_line, end_column = text.position(edit.end)
+    return TextRange(line, column, end_line, end_column, edit.content)
+
+
+def _plan(text: Text, source: SourceFile, finding: Finding, namespace: str) -> Planned | str | None:
+    from kqlint.objects import objects_from_file
+
+    fix = finding.fix
+    if fix is None:
+        return None
+    objects, _, _ = objects_from_file(source, namespace)
+    obj = _object_of(objects, finding)
+    if obj is None:
+        return None  # not a top-level object (one wrapped in another): not fixed
+    if finding.location.path and not _still_there(obj, finding):
+        return "stale"
+    target = Target(text, obj.root, obj.base)
+    try:
+        edits = tuple(e for edit in fix.edits for e in target.edit(edit))
+    except (NotApplicable, KeyError, IndexError, TypeError):
+        return None
+    if any(a.overlaps(b) and not (a.start == a.end == b.start == b.end)
+           for i, a in enumerate(edits) for b in edits[i + 1:]):
+        return None  # inserts at one point are fine inside a fix: the deeper one goes first
+    return Planned(finding, obj.doc, obj.base, edits)
+
+
+def _object_of(objects: list[Any], finding: Finding) -> Any:
+    """The object the finding's location points into: same identity, the last one starting
+    at or before the location (the first one for a location before every object)."""
+    location = finding.location
+    ref = location.obj or finding.obj
+    here = (location.line, location.column)
+    same = [obj for obj in objects if ref is None or
+            (obj.kind, obj.name, obj.api_version) == (ref.kind, ref.name, ref.api_version)]
+    before = [obj for obj in same if (obj.location().line, obj.location().column) <= here]
+    return before[-1] if before else (same[0] if same else None)
+
+
+def _still_there(obj: Any, finding: Finding) -> bool:
+    """Whether the finding's node is still at its reported position (the file did not change)."""
+    full = obj.base + tuple(finding.location.path)
+    here = (finding.location.line, finding.location.column)
+    return any(position(obj.root, full, value)[:2] == here for value in (False, True)) or \
+        position(obj.root, full)[2] < len(full)  # a missing node: at() points at its parent
+
+
+def _without_overlaps(planned: list[Planned], deferred: list[Finding]) -> list[Planned]:
+    taken: list[Planned] = []
+    for plan in sorted(planned, key=lambda p: (p.edits[0].start if p.edits else 0, p.finding.sort_key())):
+        if any(a.overlaps(b) for other in taken for a in plan.edits for b in other.edits):
+            deferred.append(plan.finding)
+        else:
+            taken.append(plan)
+    return taken
+
+
+def changed_paths(fix: Fix) -> list[tuple[Any, ...]]:
+    """The paths a fix touches (for reports)."""
+    return [edit.path + ((edit.key,) if edit.op == "insert" else ()) for edit in fix.edits]

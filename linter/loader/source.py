@@ -1,0 +1,35 @@
+"""What loading a file yields (:class:`SourceFile`, :class:`LoadProblem`) and the limits it keeps."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+MAX_FILE_SIZE = 16 * 1024 * 1024
+MAX_DEPTH = 200            # deeper documents are refused (no Kubernetes object nests this deep)
+MAX_EXPANDED_NODES = 2_000_000  # alias-expansion budget per document ("billion laughs")
+MAX_EXPANDED_BYTES = 64 * 1024 * 1024  # ... and of scalar bytes (a big scalar aliased many times)
+
+
+def is_k8s_object(document: Any) -> bool:
+    return (isinstance(document, dict) and isinstance(document.get("apiVersion"), str)
+            and isinstance(document.get("kind"), str) and bool(document.get("kind")))
+
+
+@dataclass(frozen=True)
+class LoadProblem:
+    """A file that could not be read or parsed: becomes KQ001 (or KQ006 for templates)."""
+
+    file: str
+    line: int
+    column: int
+    message: str
+    code: str = "KQ001"
+
+
+@dataclass
+class SourceFile:
+    path: str                      # as displayed in reports
+    documents: list[Any] = field(default_factory=list)
+    problems: list[LoadProblem] = field(default_factory=list)
+    comment_lines: dict[int, str] = field(default_factory=dict)  # line -> text of `# kqlint:` comments
+    placeholder_hint: bool = False  # may hold envsubst/sed placeholders (kqlint.placeholders)
