@@ -24,7 +24,6 @@ from kqlint.cli.options import (
     split,
     use_color,
 )
-from kqlint.cli.reporting import apply_baseline, report_stderr_lines, with_text_fixes, write_reports
 
 
 def check(
@@ -100,6 +99,7 @@ def check(
     fix_only: bool = typer.Option(False, "--fix-only", help="Apply fixes and report nothing else."),
 ) -> None:
     """Lint files and folders (default: the current directory)."""
+    from kqlint.cli.reporting import apply_baseline, report_stderr_lines, with_text_fixes, write_reports
     from kqlint.registry import load_rules
     from kqlint.runner import exit_status
 
