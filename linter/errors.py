@@ -1,6 +1,6 @@
 """Every error kqlint reports on purpose, in one hierarchy.
 
-The CLI sorts them by class alone (``kqlint.cli._handle``): a :class:`UserError` is one line
+The CLI sorts them by class alone (``kqlint.cli.boundary._handle``): a :class:`UserError` is one line
 and exit 2, an :class:`InternalError` is a bug (one line and exit 3). Modules raise these;
 they never import each other to reach an exception class, which is what caused the hidden
 import cycles config <-> custom and config <-> profiles.

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from kqlint import cache as cache_module
 from kqlint import loader, parallel
+from kqlint.cache import layout as cache_layout
+from kqlint.cache import store as cache_store
 from kqlint.cache_entry import MAGIC
 from kqlint.cli import main
 
@@ -108,7 +110,7 @@ def test_stat_fast_path_reads_nothing_and_still_sees_rewrites(repo: Path, capsys
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """Unchanged stat: no file is read. A same-size rewrite with the mtime put back changes the
     ctime (nanoseconds), so it is hashed again."""
-    monkeypatch.setattr(cache_module, "RACY_NS", -10**12)  # trust even files written just now
+    monkeypatch.setattr(cache_store, "RACY_NS", -10**12)  # trust even files written just now
     _run(capsys, ".")
     for report in repo.glob(".kqlint_cache/*/report-*"):
         report.unlink()
@@ -225,7 +227,7 @@ def test_full_disk_means_no_cache_and_one_line(repo: Path, capsys: pytest.Captur
     def full(target: str, blob: bytes) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(cache_module, "_atomic_write", full)
+    monkeypatch.setattr(cache_layout, "atomic_write", full)
     status, out, err = _run(capsys, ".", "--format", "json")
     assert (status, out) == expected[:2]
     assert err.count("No space left on device") == 1

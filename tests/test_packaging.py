@@ -67,7 +67,7 @@ def test_wheel_layout(wheel: Path) -> None:
     assert "kqlint/schemas/config.schema.json" in names
     assert any(n.startswith("kqlint/schemas/kinds/") and n.endswith(".json") for n in names)
     assert "kqlint/rules/queues/kq205_unknown_priority_class.py" in names
-    assert "kqlint/cli.py" in names and "kqlint/reporters/json.py" in names
+    assert "kqlint/cli/check.py" in names and "kqlint/reporters/json.py" in names
     # every rule family and every rule module of the registry is in the wheel
     from kqlint.rules import BUILTIN
 

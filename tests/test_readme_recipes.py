@@ -145,7 +145,7 @@ def test_pip_install_from_a_git_url_pinned_to_a_commit(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
                            "--target", str(target), local], capture_output=True, text=True, timeout=900, check=False)
     assert done.returncode == 0, done.stderr
-    assert (target / "kqlint" / "cli.py").is_file() and (target / "bin" / "kqlint").is_file()
+    assert (target / "kqlint" / "cli" / "check.py").is_file() and (target / "bin" / "kqlint").is_file()
     assert not (target / "linter").exists() and not (target / "rules").exists()
 
 

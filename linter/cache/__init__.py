@@ -1,0 +1,52 @@
+"""A persistent cache of parsed files (``.kqlint_cache/`` in the project root).
+
+What is cached, per file *content*: the loaded documents with their positions, the
+file-level problems (KQ001/KQ006 found while reading that file alone), the ``# kqlint:``
+comment lines and, per object, its identity, its ``metadata.labels`` and the extended
+resources its pods request (kqlint.cache_entry: a context object answers these, Kueue
+routing and platform evidence, without its body being decoded). Nothing that depends
+on another file, on the configuration or on where the file was found: display paths and
+findings are rebuilt every run, so a warm run gives the same report as a cold one. The
+reports of the last few complete runs are kept too, keyed by everything they read
+(kqlint.cache_run).
+
+Layout::
+
+    .kqlint_cache/.gitignore             "*" (never committed)
+    .kqlint_cache/<settings>/index.json  files: relative path -> [mtime_ns, size, inode, ctime_ns, hash]
+                                         entries: hash -> [pack, offset, length]
+    .kqlint_cache/<settings>/pack-<id>   the entries one run parsed, concatenated
+    .kqlint_cache/<settings>/report-<key> the report of one complete run
+
+``<settings>`` hashes everything that changes how a file is read: the cache format,
+kqlint's version, the Python and ruamel.yaml versions, the parser (C or pure Python), the
+size/depth/alias limits, and the *source* of the loader, of objects.py and of the cache
+modules (so any edit of the loader starts a new cache: no version constant to forget).
+``hash`` is the BLAKE2b digest of the file's bytes. A file whose stat (mtime, size, inode,
+ctime, in nanoseconds) matches its index record is trusted to still have the recorded hash:
+git's fast path, with git's "racy clean" rule (a file changed less than two seconds before
+the run started is always hashed again). ctime cannot be set from user space, so a rewrite
+that restores the mtime and size is still seen.
+
+Writes are atomic (temporary file + ``os.replace``): each run writes at most one new pack
+and then the index, merged with the index on disk at that moment. Two runs at once both
+stay correct; the one that writes its index last wins, and the other's pack becomes
+garbage that a later run removes. Anything unreadable (missing, truncated or corrupt pack,
+foreign format) is a miss and is rebuilt. Entries are unpickled with a restricted unpickler
+that only builds plain data, Map, Seq and arrays, so a planted cache file cannot run code. A
+cache that cannot be written (read-only, full disk) is switched off for the run with one
+line on stderr. Size: packs whose entries are more than half garbage are compacted.
+
+Modules: :mod:`~kqlint.cache.keys` (settings key, content hash, default folder),
+:mod:`~kqlint.cache.index` (index and packs), :mod:`~kqlint.cache.layout` (atomic writes,
+pruning, ``kqlint cache clean``), :mod:`~kqlint.cache.store` (:class:`FileCache`, one run's
+lookups and writes).
+"""
+from __future__ import annotations
+
+from kqlint.cache.keys import CACHE_FORMAT, DIR_NAME, ENV_VAR, content_hash, default_cache_dir, settings_key
+from kqlint.cache.layout import STALE_SETTINGS_S, clean, keep_newest
+from kqlint.cache.store import FileCache, Miss, open_cache
+
+__all__ = ["CACHE_FORMAT", "DIR_NAME", "ENV_VAR", "STALE_SETTINGS_S", "FileCache", "Miss", "clean", "content_hash",
+           "default_cache_dir", "keep_newest", "open_cache", "settings_key"]

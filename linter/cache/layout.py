@@ -1,0 +1,110 @@
+"""The cache folder on disk: atomic writes, the ``.gitignore`` that keeps it out of git, and
+pruning (packs nothing refers to, folders of other settings, old run reports)."""
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+
+GARBAGE_AGE_NS = 60 * 1_000_000_000  # unreferenced packs younger than this may be a concurrent run's
+STALE_SETTINGS_S = 120      # other settings folders (kqlint versions) unused this long are removed
+
+
+def atomic_write(target: str, blob: bytes) -> None:
+    handle, temporary = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".tmp-")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(blob)
+        os.replace(temporary, target)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
+def ensure_folder(directory: str, folder: str) -> None:
+    """``folder`` (one settings folder of the cache ``directory``) exists, and the cache is ignored by git."""
+    if os.path.isdir(folder):
+        return
+    os.makedirs(folder, exist_ok=True)
+    ignore = os.path.join(directory, ".gitignore")
+    if not os.path.exists(ignore):
+        atomic_write(ignore, b"# created by kqlint: the cache is never committed\n*\n")
+
+
+def prune_packs(folder: str, packs: set[str], horizon_ns: int) -> None:
+    """Remove packs (and temporary files) not in ``packs`` and older than ``horizon_ns``."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        if (name.startswith("pack-") or name.startswith(".tmp-")) and name not in packs:
+            _remove_if_older(os.path.join(folder, name), horizon_ns)
+
+
+def prune_other_settings(directory: str, folder: str) -> None:
+    """Folders of other settings (another kqlint version, other limits) go as soon as no run
+    used them for STALE_SETTINGS_S, so versions do not pile up. Safe for a run of another
+    version still going: whatever it has not read yet becomes a miss (parsed again), and its
+    writes recreate its folder."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    horizon = time.time() - STALE_SETTINGS_S
+    for name in names:
+        path = os.path.join(directory, name)
+        if path == folder or name.startswith(".") or not os.path.isdir(path):
+            continue
+        if max(_mtime(os.path.join(path, ".used")), _mtime(os.path.join(path, "index.json")),
+               _mtime(path)) > horizon:
+            continue
+        _remove_tree(path)
+
+
+def keep_newest(folder: str, prefix: str, count: int) -> None:
+    """Remove all but the ``count`` newest files of ``folder`` whose name starts with ``prefix``."""
+    try:
+        paths = [os.path.join(folder, n) for n in os.listdir(folder) if n.startswith(prefix)]
+        paths.sort(key=lambda p: os.stat(p).st_mtime_ns, reverse=True)
+    except OSError:
+        return
+    for path in paths[count:]:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+def clean(directory: str) -> bool:
+    """Remove a cache folder (``kqlint cache clean``); refuses folders that are not a cache."""
+    if not os.path.isdir(directory):
+        return False
+    if not os.path.isfile(os.path.join(directory, ".gitignore")):
+        raise OSError(f"{directory} does not look like a kqlint cache (no .gitignore); not removed")
+    _remove_tree(directory)
+    return True
+
+
+def _mtime(path: str) -> float:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return 0.0
+
+
+def _remove_if_older(path: str, horizon_ns: int) -> None:
+    try:
+        if os.stat(path).st_mtime_ns < horizon_ns:
+            os.unlink(path)
+    except OSError:
+        pass
+
+
+def _remove_tree(path: str) -> None:
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=True)

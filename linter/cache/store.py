@@ -1,0 +1,297 @@
+"""The cache of one run (:class:`FileCache`): a file is looked up by its stat, else by the
+hash of its bytes; the entries this run parsed are written by ``flush`` as one pack and the
+index merged over the one on disk. Layout and guarantees: :mod:`kqlint.cache`."""
+from __future__ import annotations
+
+import os
+import stat
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from kqlint import loader
+from kqlint.cache import layout
+from kqlint.cache.index import INDEX, Records, encode_index, entry_bytes, pack_entries, read_index, sparse_packs
+from kqlint.cache.keys import content_hash, default_cache_dir, project_root, settings_key
+from kqlint.cache_entry import CachedSource, Entry, decode_entry
+from kqlint.loader import SourceFile
+
+RACY_NS = 2_000_000_000     # files changed this close to the run's start are hashed every time
+
+
+@dataclass
+class Miss:
+    """A file to parse: its bytes were read (and hashed) while looking it up."""
+
+    path: str
+    raw: bytes
+    digest: str
+
+
+@dataclass
+class FileCache:
+    directory: str                      # .kqlint_cache
+    max_file_size: int = loader.MAX_FILE_SIZE
+    warn: Callable[[str], None] = field(default=lambda line: _stderr(line))
+    root: str = field(default_factory=project_root)
+
+    def __post_init__(self) -> None:
+        self.folder = os.path.join(self.directory, settings_key(self.max_file_size))
+        self.started_ns = time.time_ns()
+        self.writable = True
+        self.files, self.entries = read_index(self.folder)
+        try:
+            os.utime(os.path.join(self.folder, ".used"))  # in use from now: see layout.prune_other_settings
+        except OSError:
+            pass
+        self.seen: dict[str, list[Any]] = {}
+        self.new_entries: dict[str, bytes] = {}
+        self._packs: dict[str, bytes | None] = {}
+        self._discoveries: dict[tuple[Any, ...], Any] = {}
+        self.changed_during_run = False
+        self._stats: dict[str, tuple[str, os.stat_result]] = {}
+        self._unparsed: dict[str, bytes] = {}  # bytes read by digest() for files not in the cache
+        self.digest_of_display: dict[str, str] = {}  # files looked up this run: display path -> hash
+        self._live: set[str] | None = None
+
+    def discover(self, paths: list[str], excludes: tuple[str, ...]) -> Any:
+        """discover.discover, once per run for the same arguments (the run key needs it too)."""
+        from kqlint.discover import discover
+
+        key = (tuple(paths), tuple(excludes))
+        if key not in self._discoveries:
+            self._discoveries[key] = discover(paths, excludes)
+        return self._discoveries[key]
+
+    # ------------------------------------------------------------ lookup
+    def relative(self, path: str) -> str | None:
+        """The path relative to the project root, or None for files outside it (not cached)."""
+        absolute = os.path.abspath(path)
+        prefix = self.root.rstrip(os.sep) + os.sep
+        if not absolute.startswith(prefix):
+            return None
+        relative = absolute[len(prefix):]  # abspath normalised it: no `..` left
+        return relative if os.sep == "/" else relative.replace(os.sep, "/")
+
+    def _stat(self, path: str) -> tuple[str, os.stat_result] | None:
+        """(relative path, stat) of a cacheable file; remembered for the run's second look
+        (run key, then load), but a file re-read after a change is stat'ed again."""
+        found = self._stats.pop(path, None)
+        if found is None:
+            found = self._stat_now(path)
+            if found is not None:
+                self._stats[path] = found
+        return found
+
+    def _stat_now(self, path: str) -> tuple[str, os.stat_result] | None:
+        rel = self.relative(path)
+        if rel is None:
+            return None
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        if not stat.S_ISREG(st.st_mode) or st.st_size > self.max_file_size:
+            return None
+        return rel, st
+
+    def _known_digest(self, rel: str, st: os.stat_result) -> str | None:
+        record = self.seen.get(rel) or self.files.get(rel)
+        if record and record[:4] == [st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns]:
+            return record[4]  # type: ignore[no-any-return]
+        return None
+
+    def _hash(self, path: str, rel: str, st: os.stat_result) -> tuple[bytes, str] | None:
+        raw, _ = loader.read_bytes(path, self.max_file_size)
+        if raw is None:
+            return None
+        digest = content_hash(raw)
+        if rel in self.seen and self.seen[rel][4] != digest:
+            self.changed_during_run = True  # read twice in this run, with different content
+        racy = max(st.st_mtime_ns, st.st_ctime_ns) >= self.started_ns - RACY_NS or len(raw) != st.st_size
+        self.seen[rel] = [0, 0, 0, 0, digest] if racy else \
+            [st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns, digest]
+        return raw, digest
+
+    def digest(self, path: str) -> str | None:
+        """The content hash of ``path`` (from the index when its stat is unchanged), or None."""
+        found = self._stat(path)
+        if found is None:
+            return None
+        rel, st = found
+        known = self._known_digest(rel, st)
+        if known is not None:
+            self.seen.setdefault(rel, self.files[rel] if rel in self.files else self.seen[rel])
+            return known
+        hashed = self._hash(path, rel, st)
+        if hashed is None:
+            return None
+        raw, digest = hashed
+        if digest not in self.entries:
+            self._unparsed[rel] = raw  # lookup() will need these bytes: do not read them twice
+        return digest
+
+    def lookup(self, path: str, display: str, lazy: bool) -> SourceFile | Miss | None:
+        """A cached source (lazy: objects only, for context files), or a Miss with the bytes to
+        parse, or None when the file is not cached (outside the project, not a regular file)."""
+        found = self._stat(path)
+        if found is None:
+            return None
+        rel, st = found
+        raw = self._unparsed.pop(rel, None)
+        digest = self.seen[rel][4] if raw is not None else self._known_digest(rel, st)
+        if digest is None:
+            hashed = self._hash(path, rel, st)
+            if hashed is None:
+                return None
+            raw, digest = hashed
+        else:
+            self.seen.setdefault(rel, self.files.get(rel) or self.seen[rel])
+        self.digest_of_display[display] = digest
+        entry = self._read_entry(digest)
+        if entry is not None:
+            try:
+                return self._source(entry, path, display, lazy)
+            except Exception:
+                pass
+        if raw is None:  # trusted the stat, but the entry is gone: read the file now
+            hashed = self._hash(path, rel, st)
+            if hashed is None:
+                return None
+            raw, digest = hashed
+            self.digest_of_display[display] = digest
+        return Miss(path, raw, digest)
+
+    def source_of(self, blob: bytes, path: str, display: str, lazy: bool) -> SourceFile:
+        """The source an entry encodes (made by a worker from the file just parsed)."""
+        return self._source(decode_entry(blob), path, display, lazy)
+
+    def _source(self, entry: Entry, path: str, display: str, lazy: bool) -> SourceFile:
+        if lazy:
+            source = entry.make(CachedSource, display, [])
+            source.entry, source.real_path = entry, path  # type: ignore[attr-defined]
+            return source
+        return entry.source(display)
+
+    def _read_entry(self, digest: str) -> Entry | None:
+        try:
+            pack, offset, length = self.entries[digest]
+            blob = entry_bytes(self._pack(pack), offset, length)
+            return None if blob is None else decode_entry(blob)
+        except Exception:
+            return None
+
+    def _pack(self, name: str) -> bytes | None:
+        if name not in self._packs:
+            try:
+                with open(os.path.join(self.folder, name), "rb") as handle:
+                    self._packs[name] = handle.read()
+            except OSError:
+                self._packs[name] = None
+        return self._packs[name]
+
+    # ------------------------------------------------------------ store
+    def add(self, digest: str, blob: bytes) -> None:
+        """An entry parsed in this run (maybe in a worker), written to disk by flush()."""
+        if self.writable:
+            self.new_entries[digest] = blob
+
+    def flush(self) -> None:
+        """Write this run's pack and the index (merged over the one on disk), then prune."""
+        if not self.writable:
+            return
+        self._mark_used()
+        layout.prune_other_settings(self.directory, self.folder)
+        files, entries = read_index(self.folder)  # what concurrent runs wrote meanwhile
+        files.update(self.seen)
+        for rel in [rel for rel in files if rel not in self.seen]:
+            if not os.path.exists(os.path.join(self.root, rel)):
+                del files[rel]  # pruned: the file was deleted or renamed
+        live = self._live = {record[4] for record in files.values()}
+        entries = {digest: where for digest, where in entries.items() if digest in live}
+        new = {digest: blob for digest, blob in self.new_entries.items() if digest in live}
+        new.update(self._compaction(entries))
+        if new:
+            pack = f"pack-{self.started_ns:x}-{os.getpid()}"
+            if not self._write(os.path.join(self.folder, pack), pack_entries(pack, new, entries)):
+                return
+        if files == self.files and entries == self.entries:
+            return
+        if self._write(os.path.join(self.folder, INDEX), encode_index(files, entries)):
+            layout.prune_packs(self.folder, {where[0] for where in entries.values()},
+                               self.started_ns - layout.GARBAGE_AGE_NS)
+
+    def live_digests(self) -> set[str]:
+        """The content hashes the index keeps (after flush: as written)."""
+        if self._live is not None:
+            return self._live
+        return {record[4] for record in {**self.files, **self.seen}.values()}
+
+    def _compaction(self, entries: Records) -> dict[str, bytes]:
+        """Entries to rewrite into this run's pack: those of packs that are mostly garbage."""
+        moved: dict[str, bytes] = {}
+        for pack in sparse_packs(self.folder, entries):
+            data = self._pack(pack)
+            for digest, (name, offset, length) in list(entries.items()):
+                blob = entry_bytes(data, offset, length) if name == pack else None
+                if blob is not None:
+                    moved[digest] = blob
+        return moved
+
+    def _mark_used(self) -> None:
+        """The folder's ``.used`` file's mtime: when a run last used it (see layout.prune_other_settings)."""
+        marker = os.path.join(self.folder, ".used")
+        try:
+            os.utime(marker)
+        except OSError:
+            self._write(marker, b"")
+
+    def prepare_writes(self) -> None:
+        """Before parsing misses: find out once whether the cache is writable (one warning)."""
+        if self.writable and self._write(os.path.join(self.folder, ".probe"), b""):
+            try:
+                os.unlink(os.path.join(self.folder, ".probe"))
+            except OSError:
+                pass
+
+    def _write(self, target: str, blob: bytes) -> bool:
+        if not self.writable:
+            return False
+        try:
+            layout.ensure_folder(self.directory, self.folder)
+            try:
+                layout.atomic_write(target, blob)
+            except FileNotFoundError:  # the folder was pruned meanwhile by another version's run
+                layout.ensure_folder(self.directory, self.folder)
+                layout.atomic_write(target, blob)
+            return True
+        except OSError as exc:
+            self.writable = False
+            self.warn(f"kqlint: cache disabled for this run: cannot write {_shown(self.directory)}: "
+                      f"{exc.strerror or exc}")
+            return False
+
+
+def _shown(path: str) -> str:
+    from kqlint.discover import display_path
+
+    return display_path(path)
+
+
+def _stderr(line: str) -> None:
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def open_cache(directory: str | None, max_file_size: int) -> FileCache | None:
+    """The cache of this run (``directory`` or the default), or None when it cannot be used."""
+    try:
+        return FileCache(os.path.abspath(directory) if directory else default_cache_dir(), max_file_size)
+    except Exception as exc:
+        _stderr(f"kqlint: cache disabled for this run: {type(exc).__name__}: {exc}")
+        return None

@@ -1,0 +1,3 @@
+from kqlint.cli import entry
+
+entry()

@@ -1,0 +1,72 @@
+"""What ``kqlint check`` does with a finished report: each fix as the text it changes, the
+lines beside the report on stderr, the baseline, and the reports written to their targets."""
+from __future__ import annotations
+
+from typing import Any
+
+from kqlint.cli.app import STDOUT, Exit, emit, err
+
+
+def with_text_fixes(report: Any, config: Any) -> Any:
+    """Each fix as the text it changes (JSON, SARIF, the ``[*]`` marks); fixes that cannot be
+    written safely are dropped."""
+    if not any(f.fix is not None for f in report.findings):
+        return report
+    from dataclasses import replace
+
+    from kqlint.fix_apply import resolve
+    from kqlint.fix_run import readable_input
+
+    findings = resolve(report.findings, readable_input(report.files), config.namespace or "default")
+    return replace(report, findings=tuple(findings))
+
+
+def report_stderr_lines(report: Any, paths: list[str], quiet: bool) -> None:
+    """What the run says beside its report: warnings (misspelt directives, nothing to lint),
+    then notes (no project root, paths skipped for safety) unless ``--quiet``."""
+    from kqlint import preflight
+
+    for line in report.warnings:
+        err(line)
+    preflight.report_empty(report, paths, err)
+    for note in () if quiet else report.notes:
+        err(f"kqlint: note: {note}")
+
+
+def apply_baseline(report: Any, baseline_file: str | None, write_file: str | None, quiet: bool) -> Any:
+    """``--write-baseline``: accept every current finding; ``--baseline``: drop accepted ones."""
+    if not baseline_file and not write_file:
+        return report
+    from kqlint import baseline
+    from kqlint.errors import BaselineError
+
+    try:
+        if write_file:
+            count = baseline.write(write_file, report.findings)
+            if not quiet:
+                err(f"kqlint: wrote {count} finding(s) to the baseline {write_file}")
+        accepted = baseline.load(write_file or baseline_file or "")
+    except BaselineError as exc:
+        raise Exit(2, f"kqlint: {exc}") from None
+    kept, absorbed = baseline.apply(report, accepted)
+    from dataclasses import replace
+
+    return replace(kept, baselined=absorbed)
+
+
+def write_reports(report: Any, targets: list[tuple[str, str]], *, color: bool, quiet: bool,
+                   statistics: bool, **options: Any) -> None:
+    from kqlint.output import terminal_width
+    from kqlint.reporters import render
+
+    for name, target in targets:
+        on_terminal = target == STDOUT and name == "text"
+        width = terminal_width() if on_terminal else None
+        try:
+            text = render(name, report, color=on_terminal and color, quiet=quiet, statistics=statistics,
+                          wrap=width, **options)
+        except Exception as exc:
+            from kqlint.errors import InternalError
+
+            raise InternalError(f"the {name} report", exc) from exc
+        emit(text, target)
