@@ -14,7 +14,6 @@ from typing import Any
 import typer
 from kqlint import __version__
 
-GRAPH_FORMATS = ("tree", "dot", "mermaid", "json")
 RULES_FORMATS = ("text", "json", "markdown")
 FAIL_ON = ("error", "warning", "info", "never")
 STDOUT = "-"
@@ -457,10 +456,11 @@ def graph(
     """Show the resolved object graph: workloads -> LocalQueue -> ClusterQueue -> ResourceFlavors
     and cohort, their WorkloadPriorityClasses and PriorityClasses, PodGroups and TrainJob
     runtimes. Unresolved references are marked as such."""
-    from kqlint.graph_export import command
+    from kqlint.formats import choose
+    from kqlint.graph_export import FORMATS
+    from kqlint.graph_export.run import command
 
-    if format not in GRAPH_FORMATS:
-        raise Exit(2, f"kqlint: unknown --format {format!r} (choose from {', '.join(GRAPH_FORMATS)})")
+    choose(format, FORMATS)
     config = _load_config(config_file, False, allow_plugins).with_overrides(
         profile=profile, namespace=namespace, exclude=(tuple(exclude or ())) or None)
     _check_excludes(config.exclude)
@@ -471,14 +471,7 @@ def graph(
         _err(f"kqlint: note: {note}")
     targets = list(paths or ["."])
     color = output is None and format == "tree" and _use_color(no_color)
-    text = command(targets, config, tuple(context or ()), format, with_findings, color)
-    from kqlint.sanitize import json_safe, safe_lines
-
-    if format == "json":
-        text = json_safe(text)
-    elif not color:  # object names are the repository's: no control characters reach a terminal or log
-        text = safe_lines(text)
-    _emit(text, output)
+    _emit(command(targets, config, tuple(context or ()), format, with_findings, color), output)
 
 
 # ------------------------------------------------------------------ cache
