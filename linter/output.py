@@ -15,7 +15,8 @@ import os
 import shutil
 import sys
 
-FORMATS = ("text", "concise", "json", "sarif", "github", "junit", "gitlab")
+from kqlint.reporters import FORMATS
+
 OUTPUT_STYLES = {"full": "text", "concise": "concise"}
 COLOR_CHOICES = ("auto", "always", "never")
 STDOUT = "-"
@@ -42,10 +43,11 @@ def format_for_file(path: str) -> str:
 
 
 def normalise(name: str) -> str:
-    name = OUTPUT_STYLES.get(name, name)
-    if name not in FORMATS:
-        raise OutputError(f"unknown --format {name!r} (choose from {', '.join(FORMATS)}, or full)")
-    return name
+    """The report format ``name`` (or the style ``full``/``concise``) stands for; UsageError
+    (exit 2) for any other name."""
+    from kqlint.formats import choose
+
+    return choose(name, FORMATS, OUTPUT_STYLES)
 
 
 def targets(formats: list[str], outputs: list[str], default_style: str | None = None) -> list[tuple[str, str]]:

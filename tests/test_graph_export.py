@@ -163,3 +163,14 @@ def test_graph_cli_errors_and_output(tmp_path: Path) -> None:
     assert code == 0 and out == "" and target.read_text() == graph(EXAMPLES, "-f", "dot")
     code, out, _ = cli("graph", cwd=tmp_path)  # nothing to show: still a summary line
     assert code == 0 and out == "0 objects, 0 references, 0 unresolved\n"
+
+
+def test_graph_and_check_pick_formats_from_their_maps(tmp_path: Path) -> None:
+    """One mechanism for both commands: --format is one of the package's FORMATS names."""
+    from kqlint.graph_export import FORMATS as GRAPH_FORMATS
+    from kqlint.reporters import FORMATS as REPORT_FORMATS
+
+    assert set(SUFFIX) == set(GRAPH_FORMATS)  # every graph format is pinned by golden files
+    for command, names in (("graph", GRAPH_FORMATS), ("check", REPORT_FORMATS)):
+        code, _, err = cli(command, ".", "-f", "png", cwd=tmp_path)
+        assert code == 2 and f"unknown --format 'png' (choose from {', '.join(names)}" in err, err

@@ -10,7 +10,7 @@ from ci_helpers import cli
 from helpers import chdir
 from kqlint.config import Config, config_from_mapping
 from kqlint.errors import ConfigError
-from kqlint.graph_export import load
+from kqlint.graph_export.run import load
 from kqlint.platform import parse_version, platform_of
 from kqlint.runner import lint
 

@@ -10,7 +10,7 @@ import pytest
 from helpers import chdir, validate_json_report
 from kqlint.config import Config
 from kqlint.model import Finding, Location, ObjectRef, Report, Severity, Summary
-from kqlint.reporters import REPORTERS, render
+from kqlint.reporters import FORMATS, render
 from kqlint.reporters.github import escape_data, escape_property
 from kqlint.runner import lint
 
@@ -52,7 +52,7 @@ def check_golden(name: str, text: str, update: bool) -> None:
         f"{name} differs from the golden file; if intended: pytest tests/test_reporters.py --update-golden"
 
 
-@pytest.mark.parametrize("fmt", sorted(REPORTERS))
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
 def test_sample_report_golden(fmt: str, update_golden: bool) -> None:
     text = render(fmt, sample_report())
     check_golden(f"reporters/sample.{fmt}.txt", text, update_golden)
@@ -60,7 +60,7 @@ def test_sample_report_golden(fmt: str, update_golden: bool) -> None:
         validate_json_report(text)
 
 
-@pytest.mark.parametrize("fmt", sorted(REPORTERS))
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
 def test_project_golden(fmt: str, update_golden: bool) -> None:
     """A real run over tests/fixtures/golden/project (engine findings only: stable while rules grow)."""
     with chdir(GOLDEN / "project"):
@@ -181,11 +181,11 @@ def test_text_quiet_and_statistics() -> None:
 
 RENDER_EXAMPLES = """
 import json
-from kqlint.reporters import REPORTERS, render
+from kqlint.reporters import FORMATS, render
 from kqlint.runner import lint
 
 report = lint(["examples"])
-print(json.dumps({fmt: render(fmt, report) for fmt in sorted(REPORTERS)}))
+print(json.dumps({fmt: render(fmt, report) for fmt in sorted(FORMATS)}))
 """
 
 
@@ -203,7 +203,7 @@ def test_reporters_are_deterministic_across_processes() -> None:
         done = subprocess.run([sys.executable, "-c", RENDER_EXAMPLES], cwd=root, env=env,
                               capture_output=True, text=True, timeout=300, check=True)
         outputs.append(json.loads(done.stdout))
-    assert sorted(outputs[0]) == sorted(REPORTERS)
-    assert all(outputs[0][fmt] for fmt in REPORTERS)
-    for fmt in REPORTERS:
+    assert sorted(outputs[0]) == sorted(FORMATS)
+    assert all(outputs[0][fmt] for fmt in FORMATS)
+    for fmt in FORMATS:
         assert outputs[0][fmt] == outputs[1][fmt], f"{fmt} output depends on the hash seed"

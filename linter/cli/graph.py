@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import typer
-from kqlint.cli.app import Exit, emit, err
+from kqlint.cli.app import emit, err
 from kqlint.cli.options import (
     allow_plugins_option,
     check_excludes,
@@ -14,8 +14,6 @@ from kqlint.cli.options import (
     profile_option,
     use_color,
 )
-
-GRAPH_FORMATS = ("tree", "dot", "mermaid", "json")
 
 
 def graph(
@@ -37,10 +35,11 @@ def graph(
     """Show the resolved object graph: workloads -> LocalQueue -> ClusterQueue -> ResourceFlavors
     and cohort, their WorkloadPriorityClasses and PriorityClasses, PodGroups and TrainJob
     runtimes. Unresolved references are marked as such."""
-    from kqlint.graph_export import command
+    from kqlint.formats import choose
+    from kqlint.graph_export import FORMATS
+    from kqlint.graph_export.run import command
 
-    if format not in GRAPH_FORMATS:
-        raise Exit(2, f"kqlint: unknown --format {format!r} (choose from {', '.join(GRAPH_FORMATS)})")
+    choose(format, FORMATS)
     config = load_config(config_file, False, allow_plugins).with_overrides(
         profile=profile, namespace=namespace, exclude=(tuple(exclude or ())) or None)
     check_excludes(config.exclude)
@@ -51,11 +50,4 @@ def graph(
         err(f"kqlint: note: {note}")
     targets = list(paths or ["."])
     color = output is None and format == "tree" and use_color(no_color)
-    text = command(targets, config, tuple(context or ()), format, with_findings, color)
-    from kqlint.sanitize import json_safe, safe_lines
-
-    if format == "json":
-        text = json_safe(text)
-    elif not color:  # object names are the repository's: no control characters reach a terminal or log
-        text = safe_lines(text)
-    emit(text, output)
+    emit(command(targets, config, tuple(context or ()), format, with_findings, color), output)

@@ -1,19 +1,19 @@
-"""Report writers, looked up by format name. Each module has ``render(report, **kw) -> str``."""
+"""Report writers, looked up by format name the way ``kqlint graph`` looks up its formats
+(kqlint.formats). Each module has ``render(report, **kw) -> str``."""
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from kqlint.model import Report
 
-REPORTERS = {
+FORMATS = {  # in the order a usage error lists them
     "text": "kqlint.reporters.text",
     "concise": "kqlint.reporters.concise",
-    "gitlab": "kqlint.reporters.gitlab",
     "json": "kqlint.reporters.json",
-    "github": "kqlint.reporters.github",
     "sarif": "kqlint.reporters.sarif",
+    "github": "kqlint.reporters.github",
     "junit": "kqlint.reporters.junit",
+    "gitlab": "kqlint.reporters.gitlab",
 }
 
 
@@ -21,10 +21,6 @@ JSON_FORMATS = frozenset({"json", "sarif", "gitlab"})
 
 
 def render(format_name: str, report: Report, **options: Any) -> str:
-    module = importlib.import_module(REPORTERS[format_name])
-    text: str = module.render(report, **options)
-    if format_name in JSON_FORMATS:  # C1, bidi and undecodable characters as \uXXXX escapes
-        from kqlint.sanitize import json_safe
+    from kqlint import formats
 
-        text = json_safe(text)
-    return text
+    return formats.render(FORMATS, JSON_FORMATS, format_name, report, **options)
