@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -14,6 +15,23 @@ from kqlint.errors import InternalError, UsageError
 from kqlint.graph import declared_object
 from kqlint.loader import SourceFile, load_file, load_stdin
 from kqlint.objects import CONTEXT, EXTERNAL, K8sObject, objects_from_file
+
+
+# The files parsed by the passes of one ``--fix`` run, by (path, bytes read): a pass after a
+# fix re-reads every file but parses only those whose bytes changed (kqlint.fix_run).
+ParsedFiles = dict[tuple[str, bytes | None], SourceFile]  # never a None (unread) key
+_PARSED: ParsedFiles | None = None
+
+
+@contextmanager
+def parses_reused() -> Iterator[None]:
+    """Within the block, a file read with the same bytes as before is not parsed again."""
+    global _PARSED
+    previous, _PARSED = _PARSED, {}
+    try:
+        yield
+    finally:
+        _PARSED = previous
 
 
 @dataclass
@@ -63,6 +81,8 @@ def load_paths(paths: list[str], config: Config, tier: str,
             from kqlint.cache_run import load_sources
 
             sources = load_sources(files, cache, tier == CONTEXT, jobs, parse)
+        elif _PARSED is not None:
+            sources = _parse_changed(files, config, jobs, parse, _PARSED)
         else:
             sources = map_chunks(parse, files, jobs)
         for path, source in zip(files, sources, strict=True):
@@ -74,6 +94,26 @@ def load_paths(paths: list[str], config: Config, tier: str,
             gc.freeze()
             gc.enable()
     return loaded, found
+
+
+def _parse_changed(files: list[str], config: Config, jobs: int,
+                   parse: Callable[[str, bytes | None], SourceFile], parsed: ParsedFiles) -> list[SourceFile]:
+    """Every file's source, in order; only the files not in ``parsed`` with these bytes are
+    parsed (over ``jobs`` processes), then remembered. A file that cannot be read is parsed
+    as usual (its load problem) and not remembered."""
+    from kqlint.loader import read_bytes
+    from kqlint.parallel import map_chunks
+
+    keys = [(path, read_bytes(path, config.max_file_size)[0]) for path in files]
+    misses = [key for key in keys if key[1] is None or key not in parsed]
+    fresh = dict(zip(misses, map_chunks(lambda key: parse(*key), misses, jobs), strict=True))
+    parsed.update((key, source) for key, source in fresh.items() if key[1] is not None)
+    return [_unshared(fresh[key] if key in fresh else parsed[key]) for key in keys]
+
+
+def _unshared(source: SourceFile) -> SourceFile:
+    """A copy whose problems list a pass may extend (KQ006) without changing the remembered one."""
+    return replace(source, problems=list(source.problems))
 
 
 def _read_stdin(config: Config) -> list[SourceFile]:
