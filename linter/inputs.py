@@ -21,17 +21,23 @@ from kqlint.objects import CONTEXT, EXTERNAL, K8sObject, objects_from_file
 # fix re-reads every file but parses only those whose bytes changed (kqlint.fix_run).
 ParsedFiles = dict[tuple[str, bytes | None], SourceFile]  # never a None (unread) key
 _PARSED: ParsedFiles | None = None
+_DIGESTS: dict[str, str] = {}  # display path -> content digest of what this pass read (kqlint.cache_results)
 
 
 @contextmanager
 def parses_reused() -> Iterator[None]:
-    """Within the block, a file read with the same bytes as before is not parsed again."""
-    global _PARSED
-    previous, _PARSED = _PARSED, {}
-    try:
-        yield
-    finally:
-        _PARSED = previous
+    """Within the block, a file read with the same bytes as before is not parsed again, and the
+    findings of pure rules on its objects are reused (kqlint.cache_results.kept_between_passes)."""
+    from kqlint.cache_results import kept_between_passes
+
+    global _PARSED, _DIGESTS
+    previous = _PARSED, _DIGESTS
+    with kept_between_passes() as digests:
+        _PARSED, _DIGESTS = {}, digests
+        try:
+            yield
+        finally:
+            _PARSED, _DIGESTS = previous
 
 
 @dataclass
@@ -101,10 +107,16 @@ def _parse_changed(files: list[str], config: Config, jobs: int,
     """Every file's source, in order; only the files not in ``parsed`` with these bytes are
     parsed (over ``jobs`` processes), then remembered. A file that cannot be read is parsed
     as usual (its load problem) and not remembered."""
+    from kqlint.cache import content_hash
     from kqlint.loader import read_bytes
     from kqlint.parallel import map_chunks
 
     keys = [(path, read_bytes(path, config.max_file_size)[0]) for path in files]
+    for path, raw in keys:
+        if raw is not None:
+            _DIGESTS[display_path(path)] = content_hash(raw)
+        else:
+            _DIGESTS.pop(display_path(path), None)
     misses = [key for key in keys if key[1] is None or key not in parsed]
     fresh = dict(zip(misses, map_chunks(lambda key: parse(*key), misses, jobs), strict=True))
     parsed.update((key, source) for key, source in fresh.items() if key[1] is not None)
