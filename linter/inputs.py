@@ -16,10 +16,9 @@ from kqlint.graph import declared_object
 from kqlint.loader import SourceFile, load_file, load_stdin
 from kqlint.objects import CONTEXT, EXTERNAL, K8sObject, objects_from_file
 
-
-# The files parsed by the passes of one ``--fix`` run, by (path, bytes read): a pass after a
-# fix re-reads every file but parses only those whose bytes changed (kqlint.fix_run).
-ParsedFiles = dict[tuple[str, bytes | None], SourceFile]  # never a None (unread) key
+# The files parsed by the passes of one ``--fix`` run, by (path, content digest): a pass after
+# a fix re-reads every file but parses only those whose bytes changed (kqlint.fix_run).
+ParsedFiles = dict[tuple[str, str], SourceFile]
 _PARSED: ParsedFiles | None = None
 _DIGESTS: dict[str, str] = {}  # display path -> content digest of what this pass read (kqlint.cache_results)
 
@@ -86,7 +85,10 @@ def load_paths(paths: list[str], config: Config, tier: str,
         if cache is not None:
             from kqlint.cache_run import load_sources
 
-            sources = load_sources(files, cache, tier == CONTEXT, jobs, parse)
+            lazy = tier == CONTEXT
+            sources = load_sources(files, cache, lazy, jobs, parse, None if lazy else _PARSED)
+            if _PARSED is not None and not lazy:
+                sources = [_unshared(source) for source in sources]
         elif _PARSED is not None:
             sources = _parse_changed(files, config, jobs, parse, _PARSED)
         else:
@@ -111,21 +113,28 @@ def _parse_changed(files: list[str], config: Config, jobs: int,
     from kqlint.loader import read_bytes
     from kqlint.parallel import map_chunks
 
-    keys = [(path, read_bytes(path, config.max_file_size)[0]) for path in files]
-    for path, raw in keys:
-        if raw is not None:
-            _DIGESTS[display_path(path)] = content_hash(raw)
+    read = [(path, read_bytes(path, config.max_file_size)[0]) for path in files]
+    keys = [(path, content_hash(raw) if raw is not None else None) for path, raw in read]
+    for path, digest in keys:
+        if digest is not None:
+            _DIGESTS[display_path(path)] = digest
         else:
             _DIGESTS.pop(display_path(path), None)
-    misses = [key for key in keys if key[1] is None or key not in parsed]
-    fresh = dict(zip(misses, map_chunks(lambda key: parse(*key), misses, jobs), strict=True))
-    parsed.update((key, source) for key, source in fresh.items() if key[1] is not None)
-    return [_unshared(fresh[key] if key in fresh else parsed[key]) for key in keys]
+    misses = [(key, raw) for key, (_, raw) in zip(keys, read, strict=True)
+              if key[1] is None or key not in parsed]
+    fresh = dict(zip([key for key, _ in misses],
+                     map_chunks(lambda miss: parse(miss[0][0], miss[1]), misses, jobs), strict=True))
+    parsed.update(((path, digest), source) for (path, digest), source in fresh.items() if digest is not None)
+    return [_unshared(fresh[key] if key in fresh else parsed[key]) for key in keys]  # type: ignore[index]
 
 
 def _unshared(source: SourceFile) -> SourceFile:
     """A copy whose problems list a pass may extend (KQ006) without changing the remembered one."""
-    return replace(source, problems=list(source.problems))
+    import copy
+
+    unshared = copy.copy(source)
+    unshared.problems = list(source.problems)
+    return unshared
 
 
 def _read_stdin(config: Config) -> list[SourceFile]:
