@@ -14,7 +14,9 @@ repository as context, as under pre-commit):
   warm-1pct         1 % of the files edited (a comment appended) before each run
   precommit-warm    ``kqlint check ONE_FILE``, the repository as context, nothing changed
   precommit-edited  the same after editing that one file (a real commit)
-Edited files are restored afterwards. Commands run with bytecode caching allowed (as an
+  fix               ``kqlint check . --no-cache --fix --unsafe-fixes`` (compare with nocache)
+  fix-cold          ``kqlint check . --fix --unsafe-fixes``, the cache removed (compare with cold)
+Edited and fixed files are restored before each run and afterwards. Commands run with bytecode caching allowed (as an
 installed kqlint has its .pyc files), after one warm-up run.
 
 For each size it generates a repository with ../shared/bench/gen_corpus.py (cached under
@@ -84,7 +86,7 @@ def kqlint_command(directory: Path, jobs: int) -> list[str]:
     return [sys.executable, "-m", "kqlint", "check", str(directory), "--format", "json", "--jobs", str(jobs)]
 
 
-SCENARIOS = ("nocache", "cold", "warm", "warm-1pct", "precommit-warm", "precommit-edited")
+SCENARIOS = ("nocache", "cold", "warm", "warm-1pct", "precommit-warm", "precommit-edited", "fix", "fix-cold")
 
 
 def manifests(directory: Path) -> list[Path]:
@@ -101,24 +103,33 @@ class Scenario:
         self.staged = files[len(files) // 2]
         self.edited = files[:: 100] if name == "warm-1pct" else [self.staged] if name == "precommit-edited" else []
         self.originals = {path: path.read_bytes() for path in self.edited}
+        self.fixed = {path: path.read_bytes() for path in files} if name.startswith("fix") else {}
         self.runs = 0
         (directory / ".git").mkdir(exist_ok=True)
 
     def command(self) -> list[str]:
         target = str(self.staged.relative_to(self.directory)) if self.name.startswith("precommit") else "."
-        extra = ["--no-cache"] if self.name == "nocache" else []
+        extra = ["--no-cache"] if self.name in ("nocache", "fix") else []
+        extra += ["--fix", "--unsafe-fixes"] if self.name.startswith("fix") else []
         return [sys.executable, "-m", "kqlint", "check", target, "--format", "json", "--jobs", str(self.jobs)] + extra
 
     def before(self) -> None:
         self.runs += 1
-        if self.name == "cold":
+        if self.name in ("cold", "fix-cold"):
             subprocess.run(["rm", "-rf", str(self.directory / ".kqlint_cache")], check=True)
+        self.put_back_fixed()
         for path, data in self.originals.items():
             path.write_bytes(data + f"# bench edit {self.runs}\n".encode())
 
     def restore(self) -> None:
         for path, data in self.originals.items():
             path.write_bytes(data)
+        self.put_back_fixed()
+
+    def put_back_fixed(self) -> None:
+        for path, data in self.fixed.items():
+            if path.read_bytes() != data:
+                path.write_bytes(data)
 
 
 def cache_bytes(directory: Path) -> int:

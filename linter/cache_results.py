@@ -16,7 +16,8 @@ import io
 import os
 import pickle
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from kqlint.cache import keep_newest
@@ -133,10 +134,46 @@ _ACTIVE: Reuse | None = None
 NO_REUSE = _NoReuse()
 
 
+class _Passes:
+    """Stands in for the FileCache in the passes of one ``--fix`` run without it: the content
+    digests of the files read this pass (set by kqlint.inputs); nothing on disk."""
+
+    folder = ""
+    writable = False
+
+    def __init__(self) -> None:
+        self.digest_of_display: dict[str, str] = {}
+
+
+_PASSES: Reuse | None = None  # the findings of pure rules kept from one --fix pass to the next
+
+
+@contextmanager
+def kept_between_passes() -> Iterator[dict[str, str]]:
+    """Within the block, runs without the cache reuse the pure rules' findings on objects whose
+    file has the digest it had in an earlier run of the block. Yields the display path -> digest
+    map the loader fills."""
+    global _PASSES
+    previous, _PASSES = _PASSES, Reuse(_Passes(), "", frozenset())
+    _PASSES._table = {}
+    try:
+        yield _PASSES.cache.digest_of_display
+    finally:
+        _PASSES = previous
+
+
+def _between_passes(object_rules: Iterable[tuple[Any, ...]]) -> Reuse | None:
+    kept = _PASSES
+    if kept is not None and not kept.codes:  # the rules are those of every pass of the run
+        kept.codes = pure_rules(entry[0] for entry in object_rules)
+    return kept
+
+
 def reuse_for(object_rules: Iterable[tuple[Any, ...]]) -> Reuse | _NoReuse:
     """The hook run_rules calls with its per-object rules (tuples starting with the rule): the
-    active run's stored results, if its rules are the ones keyed."""
-    active = _ACTIVE
+    active run's stored results (or those of an earlier --fix pass), if its rules are the ones keyed."""
+    object_rules = list(object_rules)
+    active = _ACTIVE or _between_passes(object_rules)
     if active is None or not active.codes <= {entry[0].code for entry in object_rules}:
         return NO_REUSE
     active.table  # noqa: B018 - read once here, before --jobs forks: not once per worker

@@ -16,9 +16,12 @@ from kqlint.loader import SourceFile
 
 
 def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
-                 parse: Callable[[str, bytes | None], SourceFile]) -> list[SourceFile]:
+                 parse: Callable[[str, bytes | None], SourceFile],
+                 parsed: dict[tuple[str, str], SourceFile] | None = None) -> list[SourceFile]:
     """Every file's source, in order: hits from the cache, misses parsed (over ``jobs``
-    processes) and stored. ``parse(path, raw)`` parses one file (``raw`` None: read it)."""
+    processes) and stored. ``parse(path, raw)`` parses one file (``raw`` None: read it).
+    ``parsed``: sources by (path, content digest) parsed earlier in this process (the passes
+    of one --fix run), taken from there, and the misses parsed now added to it."""
     from kqlint.discover import STDIN, display_path
     from kqlint.parallel import map_chunks
 
@@ -28,6 +31,8 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
         hit = cache.lookup(path, display_path(path), lazy) if path != STDIN else None
         if isinstance(hit, SourceFile):
             results[position] = hit
+        elif parsed is not None and hit is not None and (path, hit.digest) in parsed:
+            results[position] = parsed[(path, hit.digest)]  # stored when it was parsed
         else:
             misses.append((position, path, hit))
     if any(miss is not None for _, _, miss in misses):
@@ -53,6 +58,8 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
             cache.add(miss.digest, blob)
             if source is None:
                 source = cache.source_of(blob, path, display_path(path), lazy)
+        if parsed is not None and miss is not None and source is not None:
+            parsed[(path, miss.digest)] = source
         results[position] = source
     return results  # type: ignore[return-value]
 

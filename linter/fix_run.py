@@ -69,7 +69,16 @@ def fix_run(lint: Callable[[], Report], unsafe: bool, write: bool, namespace: st
             report_needed: bool = True) -> FixOutcome:
     """Lint with ``lint``, fix, and lint again until nothing more applies (``write``), or one
     pass in memory (not ``write``: ``--diff``). Without ``report_needed`` (``--fix-only``) the
-    last lint is left out unless a fix waits for another pass."""
+    last lint is left out unless a fix waits for another pass. A lint after a pass parses
+    only the files it changed (kqlint.inputs.parses_reused)."""
+    from kqlint.inputs import parses_reused
+
+    with parses_reused():
+        return _passes(lint, unsafe, write, namespace, report_needed)
+
+
+def _passes(lint: Callable[[], Report], unsafe: bool, write: bool, namespace: str,
+            report_needed: bool) -> FixOutcome:
     report = lint()
     outcome = FixOutcome(report)
     for _ in range(MAX_PASSES):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -14,6 +15,28 @@ from kqlint.errors import InternalError, UsageError
 from kqlint.graph import declared_object
 from kqlint.loader import SourceFile, load_file, load_stdin
 from kqlint.objects import CONTEXT, EXTERNAL, K8sObject, objects_from_file
+
+# The files parsed by the passes of one ``--fix`` run, by (path, content digest): a pass after
+# a fix re-reads every file but parses only those whose bytes changed (kqlint.fix_run).
+ParsedFiles = dict[tuple[str, str], SourceFile]
+_PARSED: ParsedFiles | None = None
+_DIGESTS: dict[str, str] = {}  # display path -> content digest of what this pass read (kqlint.cache_results)
+
+
+@contextmanager
+def parses_reused() -> Iterator[None]:
+    """Within the block, a file read with the same bytes as before is not parsed again, and the
+    findings of pure rules on its objects are reused (kqlint.cache_results.kept_between_passes)."""
+    from kqlint.cache_results import kept_between_passes
+
+    global _PARSED, _DIGESTS
+    previous = _PARSED, _DIGESTS
+    with kept_between_passes() as digests:
+        _PARSED, _DIGESTS = {}, digests
+        try:
+            yield
+        finally:
+            _PARSED, _DIGESTS = previous
 
 
 @dataclass
@@ -62,7 +85,12 @@ def load_paths(paths: list[str], config: Config, tier: str,
         if cache is not None:
             from kqlint.cache_run import load_sources
 
-            sources = load_sources(files, cache, tier == CONTEXT, jobs, parse)
+            lazy = tier == CONTEXT
+            sources = load_sources(files, cache, lazy, jobs, parse, None if lazy else _PARSED)
+            if _PARSED is not None and not lazy:
+                sources = [_unshared(source) for source in sources]
+        elif _PARSED is not None:
+            sources = _parse_changed(files, config, jobs, parse, _PARSED)
         else:
             sources = map_chunks(parse, files, jobs)
         for path, source in zip(files, sources, strict=True):
@@ -74,6 +102,39 @@ def load_paths(paths: list[str], config: Config, tier: str,
             gc.freeze()
             gc.enable()
     return loaded, found
+
+
+def _parse_changed(files: list[str], config: Config, jobs: int,
+                   parse: Callable[[str, bytes | None], SourceFile], parsed: ParsedFiles) -> list[SourceFile]:
+    """Every file's source, in order; only the files not in ``parsed`` with these bytes are
+    parsed (over ``jobs`` processes), then remembered. A file that cannot be read is parsed
+    as usual (its load problem) and not remembered."""
+    from kqlint.cache import content_hash
+    from kqlint.loader import read_bytes
+    from kqlint.parallel import map_chunks
+
+    read = [(path, read_bytes(path, config.max_file_size)[0]) for path in files]
+    keys = [(path, content_hash(raw) if raw is not None else None) for path, raw in read]
+    for path, digest in keys:
+        if digest is not None:
+            _DIGESTS[display_path(path)] = digest
+        else:
+            _DIGESTS.pop(display_path(path), None)
+    misses = [(key, raw) for key, (_, raw) in zip(keys, read, strict=True)
+              if key[1] is None or key not in parsed]
+    fresh = dict(zip([key for key, _ in misses],
+                     map_chunks(lambda miss: parse(miss[0][0], miss[1]), misses, jobs), strict=True))
+    parsed.update(((path, digest), source) for (path, digest), source in fresh.items() if digest is not None)
+    return [_unshared(fresh[key] if key in fresh else parsed[key]) for key in keys]  # type: ignore[index]
+
+
+def _unshared(source: SourceFile) -> SourceFile:
+    """A copy whose problems list a pass may extend (KQ006) without changing the remembered one."""
+    import copy
+
+    unshared = copy.copy(source)
+    unshared.problems = list(source.problems)
+    return unshared
 
 
 def _read_stdin(config: Config) -> list[SourceFile]:
