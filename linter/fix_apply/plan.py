@@ -52,8 +52,11 @@ def plan_file(raw: bytes, display: str, findings: Sequence[Finding], namespace: 
     source = parse_bytes(display, raw)
     outcome = FileFixes(text.text)
     planned: list[Planned] = []
+    from kqlint.objects import objects_from_file
+
+    objects, _, _ = objects_from_file(source, namespace)  # once per file, not once per finding
     for finding in findings:
-        plan = _plan(text, source, finding, namespace)
+        plan = _plan(text, objects, finding)
         if plan == "stale":
             return text, source, [], FileFixes(text.text, failed=list(findings), stale=True)
         if isinstance(plan, Planned):
@@ -92,13 +95,10 @@ def _range(text: Text, edit: TextEdit) -> TextRange:
     return TextRange(line, column, end_line, end_column, edit.content)
 
 
-def _plan(text: Text, source: SourceFile, finding: Finding, namespace: str) -> Planned | str | None:
-    from kqlint.objects import objects_from_file
-
+def _plan(text: Text, objects: list[Any], finding: Finding) -> Planned | str | None:
     fix = finding.fix
     if fix is None:
         return None
-    objects, _, _ = objects_from_file(source, namespace)
     obj = _object_of(objects, finding)
     if obj is None:
         return None  # not a top-level object (one wrapped in another): not fixed

@@ -107,6 +107,15 @@ def _distinct(graph: ObjectGraph, kind: str, group: str) -> list[K8sObject]:
     return list(chosen.values())
 
 
+def only_non_preempting_class(obj: K8sObject, graph: ObjectGraph) -> str | None:
+    """The name of the only PriorityClass with ``preemptionPolicy: Never`` (and a value) applied
+    with ``obj``; None when there is none or several (which one is a decision)."""
+    names = {pc.name for pc in priority_classes(graph)
+             if effective_preemption_policy(pc) == NEVER and class_value(pc) is not None
+             and graph.applied_with(obj, pc)}
+    return names.pop() if len(names) == 1 else None
+
+
 def global_defaults(graph: ObjectGraph) -> list[K8sObject]:
     return [pc for pc in priority_classes(graph) if is_global_default(pc)]
 

@@ -90,6 +90,7 @@ from kqlint.schema import (
     describe_type,
     dotted,
 )
+from kqlint.wording import closest_spelling
 
 META = RuleMeta(code="KQ002", slug="schema-violation", severity=Severity.ERROR,
                 summary="an object violates its kind's schema: unknown field, wrong type, or value "
@@ -195,33 +196,3 @@ def spelling_fix(obj: K8sObject, violation: Violation) -> Fix | None:
     if not isinstance(siblings, dict) or target in siblings:
         return None
     return Fix.safe(f"Rename `{violation.value}` to `{target}`", Edit.rename(violation.path, target))
-
-
-def closest_spelling(word: str, candidates: list[str]) -> str | None:
-    """The one candidate nearest ``word`` (case ignored, then edit distance), or None when the
-    nearest is too far or shared by several."""
-    if not word:
-        return None
-    limit = 0 if len(word) < 4 else 1 if len(word) < 8 else 2
-    scored = [(_distance(word.lower(), c.lower()), c) for c in set(candidates) if c and c != word]
-    best = min((d for d, _ in scored), default=None)
-    if best is None or best > limit:
-        return None
-    nearest = [c for d, c in scored if d == best]
-    return nearest[0] if len(nearest) == 1 else None
-
-
-def _distance(a: str, b: str) -> int:
-    """Optimal string alignment distance (a swap of two neighbours is one typo)."""
-    if abs(len(a) - len(b)) > 2:
-        return 3  # beyond any limit: not worth the table
-    previous2: list[int] = []
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        current = [i] + [0] * len(b)
-        for j, cb in enumerate(b, 1):
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb))
-            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
-                current[j] = min(current[j], previous2[j - 2] + 1)
-        previous2, previous = previous, current
-    return previous[-1]
