@@ -33,10 +33,10 @@ def can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
-def effective_jobs(jobs: int, items: int) -> int:
+def effective_jobs(jobs: int, items: int, min_items: int = MIN_ITEMS_PER_JOB) -> int:
     if jobs <= 1 or not can_fork():
         return 1
-    return max(1, min(jobs, items // MIN_ITEMS_PER_JOB))
+    return max(1, min(jobs, items // min_items))
 
 
 def _run_chunk(index: int) -> list[Any]:
@@ -45,12 +45,14 @@ def _run_chunk(index: int) -> list[Any]:
     return [function(item) for item in chunks[index]]
 
 
-def map_chunks(function: Callable[[_T], _R], items: Sequence[_T], jobs: int) -> list[_R]:
-    """``[function(item) for item in items]``, with items split over ``jobs`` processes.
+def map_chunks(function: Callable[[_T], _R], items: Sequence[_T], jobs: int,
+               min_items: int = MIN_ITEMS_PER_JOB) -> list[_R]:
+    """``[function(item) for item in items]``, with items split over ``jobs`` processes
+    (each getting at least ``min_items``: fewer cost more to fork than they save).
 
     The parent works on the first chunk itself while the workers do the others; results
     come back in the order of ``items``."""
-    jobs = effective_jobs(jobs, len(items))
+    jobs = effective_jobs(jobs, len(items), min_items)
     if jobs == 1:
         return [function(item) for item in items]
     chunks = [list(items[i::jobs]) for i in range(jobs)]

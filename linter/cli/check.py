@@ -137,23 +137,24 @@ def check(
             raise Exit(2, "kqlint: --fix, --diff and --fix-only do not combine with --kustomize; fix the sources")
         from kqlint.fix_cli import FixRequest, run_fixes
 
+        cache = _open_cache(no_cache, cache_dir, config, targets_paths)
         request = FixRequest(targets_paths, config, tuple(context or ()), not no_inline_suppressions, lint_rules,
-                             unsafe_fixes, diff, fix_only, quiet, jobs,
-                             _open_cache(no_cache, cache_dir, config, targets_paths))
+                             unsafe_fixes, diff, fix_only, quiet, jobs, cache)
         report, code = run_fixes(request, _lint, err)
         if code is not None:
             raise typer.Exit(code)
     elif kustomize:
         from kqlint.kustomize import lint_overlays
 
+        cache = None
         report = lint_overlays(list(kustomize), config, tuple(context or ()), not no_inline_suppressions,
                                lint_rules, paths=list(paths or []))
     else:
+        cache = _open_cache(no_cache, cache_dir, config, targets_paths)
         report = _lint(targets_paths, config, tuple(context or ()), not no_inline_suppressions, lint_rules,
-                       progress=not quiet, jobs=jobs,
-                       cache=_open_cache(no_cache, cache_dir, config, targets_paths))
+                       progress=not quiet, jobs=jobs, cache=cache)
     report_stderr_lines(report, targets_paths, quiet)
-    report = with_text_fixes(report, config)
+    report = with_text_fixes(report, config, cache, _jobs(jobs))
     report = apply_baseline(report, baseline, write_baseline, quiet)
     if fix and targets_paths == [STDOUT]:  # the fixed stream is on stdout: the report goes to stderr
         targets = [(name, "/dev/stderr" if target == STDOUT else target) for name, target in targets]
@@ -180,17 +181,22 @@ def _open_cache(no_cache: bool, cache_dir: str | None, config: Any, paths: list[
     return open_cache(cache_dir, config.max_file_size)
 
 
+def _jobs(jobs: int | None) -> int:
+    from kqlint.parallel import default_jobs
+
+    return jobs or default_jobs()
+
+
 def _lint(paths: list[str], config: Any, context: tuple[str, ...], inline: bool, rules: Sequence[Any],
           progress: bool = False, jobs: int | None = None, cache: Any = None) -> Any:
     from kqlint.errors import InternalError, KqlintError
-    from kqlint.parallel import default_jobs
     from kqlint.progress import LoadProgress
     from kqlint.runner import lint
 
     try:
         with LoadProgress() as bar:  # shown only on a terminal, for runs of many files
             return lint(paths, config, context=context, inline_suppressions=inline, rules=rules,
-                        progress=bar if progress else None, jobs=jobs or default_jobs(), cache=cache)
+                        progress=bar if progress else None, jobs=_jobs(jobs), cache=cache)
     except (KqlintError, Exit):
         raise
     except Exception as exc:

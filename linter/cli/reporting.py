@@ -7,9 +7,9 @@ from typing import Any
 from kqlint.cli.app import STDOUT, Exit, emit, err
 
 
-def with_text_fixes(report: Any, config: Any) -> Any:
+def with_text_fixes(report: Any, config: Any, cache: Any = None, jobs: int = 1) -> Any:
     """Each fix as the text it changes (JSON, SARIF, the ``[*]`` marks); fixes that cannot be
-    written safely are dropped."""
+    written safely are dropped. Files resolved by an earlier run are taken from ``cache``."""
     if not any(f.fix is not None for f in report.findings):
         return report
     from dataclasses import replace
@@ -17,7 +17,14 @@ def with_text_fixes(report: Any, config: Any) -> Any:
     from kqlint.fix_apply import resolve
     from kqlint.fix_run import readable_input
 
-    findings = resolve(report.findings, readable_input(report.files), config.namespace or "default")
+    memo = None
+    if cache is not None:
+        from kqlint.fix_apply.memo import ResolvedFixes
+
+        memo = ResolvedFixes(cache)
+    findings = resolve(report.findings, readable_input(report.files), config.namespace or "default", jobs, memo)
+    if memo is not None:
+        memo.save()
     return replace(report, findings=tuple(findings))
 
 

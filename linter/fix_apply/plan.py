@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 from kqlint.fix_apply.edits import Planned, Target
@@ -66,27 +67,53 @@ def plan_file(raw: bytes, display: str, findings: Sequence[Finding], namespace: 
     return text, source, planned, outcome
 
 
-def resolve(findings: Sequence[Finding], read: Any, namespace: str = "default") -> list[Finding]:
+FILES_PER_JOB = 40  # each file is parsed at least twice: worth a worker from a few dozen on
+
+
+def resolve(findings: Sequence[Finding], read: Any, namespace: str = "default", jobs: int = 1,
+            memo: Any = None) -> list[Finding]:
     """``findings`` with each fix's text ranges filled in (``Fix.text``); a fix that cannot
-    be written safely (or whose file cannot be read with ``read(file)``) is dropped."""
+    be written safely (or whose file cannot be read with ``read(file)``) is dropped. Files are
+    resolved over ``jobs`` processes; ``memo`` (kqlint.fix_apply.memo.ResolvedFixes) answers
+    files resolved by an earlier run from the same content and fixes."""
     by_file: dict[str, list[Finding]] = {}
     for finding in findings:
         if finding.fix is not None:
             by_file.setdefault(finding.location.file, []).append(finding)
-    resolved: dict[int, Finding] = {}
-    for file, fixable in by_file.items():
-        raw = read(file)
-        planned = plan_file(raw, file, fixable, namespace) if raw is not None else None
-        plans = verified(planned[0], planned[1], planned[2], file) if planned and not planned[3].stale else []
-        text = planned[0] if planned else None
-        good = {id(plan.finding): plan for plan in plans}
-        for finding in fixable:
-            plan = good.get(id(finding))
-            fix = finding.fix
-            assert fix is not None
-            new_fix = replace(fix, text=tuple(_range(text, e) for e in plan.edits)) if plan and text else None
-            resolved[id(finding)] = replace(finding, fix=new_fix)
-    return [resolved.get(id(f), f) for f in findings]
+    keys = {file: memo.key(file, fixable, namespace) if memo is not None else None
+            for file, fixable in by_file.items()}
+    fixes: dict[str, list[Fix | None]] = {}
+    for file, key in keys.items():
+        stored = memo.get(key) if key is not None else None
+        if stored is not None and len(stored) == len(by_file[file]):
+            fixes[file] = stored
+    misses = [(file, fixable) for file, fixable in by_file.items() if file not in fixes]
+    from kqlint.parallel import map_chunks
+
+    for (file, _), resolved in zip(misses, map_chunks(partial(_resolve_file, read=read, namespace=namespace),
+                                                      misses, jobs, FILES_PER_JOB), strict=True):
+        fixes[file] = resolved
+        if keys[file] is not None:
+            memo.put(keys[file], resolved)
+    new = {id(finding): replace(finding, fix=fix) for file, fixable in by_file.items()
+           for finding, fix in zip(fixable, fixes[file], strict=True)}
+    return [new.get(id(f), f) for f in findings]
+
+
+def _resolve_file(item: tuple[str, list[Finding]], read: Any, namespace: str) -> list[Fix | None]:
+    """Each finding's fix with its text ranges, or None where it cannot be written safely."""
+    file, fixable = item
+    raw = read(file)
+    planned = plan_file(raw, file, fixable, namespace) if raw is not None else None
+    plans = verified(planned[0], planned[1], planned[2], file) if planned and not planned[3].stale else []
+    text = planned[0] if planned else None
+    good = {id(plan.finding): plan for plan in plans}
+    resolved: list[Fix | None] = []
+    for finding in fixable:
+        plan, fix = good.get(id(finding)), finding.fix
+        assert fix is not None
+        resolved.append(replace(fix, text=tuple(_range(text, e) for e in plan.edits)) if plan and text else None)
+    return resolved
 
 
 def _range(text: Text, edit: TextEdit) -> TextRange:
