@@ -16,6 +16,9 @@ from typing import Any, TypeVar
 _T = TypeVar("_T")
 _R = TypeVar("_R")
 MIN_ITEMS_PER_JOB = 200  # below this, forking costs more than it saves
+# A worker pickles each parsed file to send it (about a third of its parse) and the parent
+# unpickles it (a tenth): the parent parses this much more than a worker, so both finish together.
+PARSE_PARENT_WEIGHT = 1.25
 
 # The work of the current fan-out, set by the parent just before forking: the forked
 # workers inherit it (nothing is pickled on the way in). Reset right after.
@@ -46,18 +49,20 @@ def _run_chunk(index: int) -> list[Any]:
 
 
 def map_chunks(function: Callable[[_T], _R], items: Sequence[_T], jobs: int,
-               min_items: int = MIN_ITEMS_PER_JOB) -> list[_R]:
+               min_items: int = MIN_ITEMS_PER_JOB, parent_weight: float = 1.0) -> list[_R]:
     """``[function(item) for item in items]``, with items split over ``jobs`` processes
     (each getting at least ``min_items``: fewer cost more to fork than they save).
 
     The parent works on the first chunk itself while the workers do the others; results
-    come back in the order of ``items``."""
+    come back in the order of ``items``. ``parent_weight``: the parent's share of the items
+    relative to a worker's; above 1 when a worker's results cost it time to send (parsed
+    files are pickled), so that all finish together."""
     jobs = effective_jobs(jobs, len(items), min_items)
     if jobs == 1:
         return [function(item) for item in items]
-    chunks = [list(items[i::jobs]) for i in range(jobs)]
+    indexes = split(len(items), jobs, parent_weight)
     global _WORK
-    _WORK = (function, chunks)
+    _WORK = (function, [[items[i] for i in chunk] for chunk in indexes])
     try:
         from kqlint.interrupts import in_worker
 
@@ -68,19 +73,33 @@ def map_chunks(function: Callable[[_T], _R], items: Sequence[_T], jobs: int,
             results = [_run_chunk(0)] + pending.get()
     finally:
         _WORK = None
-    return _interleave(results, len(items))
+    merged: list[_R] = [None] * len(items)  # type: ignore[list-item]
+    for chunk, found in zip(indexes, results, strict=True):
+        for index, result in zip(chunk, found, strict=True):
+            merged[index] = result
+    return merged
+
+
+def split(count: int, jobs: int, parent_weight: float = 1.0) -> list[list[int]]:
+    """Item indexes per process (the parent's first), interleaved so that neighbouring items,
+    often alike, spread over every process; the parent takes ``parent_weight`` times a
+    worker's share (smooth weighted round robin: deterministic)."""
+    if parent_weight == 1.0:
+        return [list(range(start, count, jobs)) for start in range(jobs)]
+    shares = [parent_weight] + [1.0] * (jobs - 1)
+    total = sum(shares)
+    chunks: list[list[int]] = [[] for _ in range(jobs)]
+    credit = [0.0] * jobs
+    for index in range(count):
+        for job in range(jobs):
+            credit[job] += shares[job] / total
+        chosen = max(range(jobs), key=credit.__getitem__)
+        chunks[chosen].append(index)
+        credit[chosen] -= 1.0
+    return chunks
 
 
 def _worker_start(parent: int, setup: Callable[[], None]) -> None:
     setup()
     if os.getppid() != parent:  # the parent died before the worker was set up
         os._exit(1)
-
-
-def _interleave(results: list[list[_R]], total: int) -> list[_R]:
-    """Undo the ``items[i::jobs]`` split."""
-    merged: list[_R] = [None] * total  # type: ignore[list-item]
-    jobs = len(results)
-    for start, chunk in enumerate(results):
-        merged[start::jobs] = chunk
-    return merged

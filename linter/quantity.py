@@ -15,8 +15,9 @@ Unparseable quantities are skipped, never raised on.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 Requests = dict[str, Fraction]
@@ -46,6 +47,11 @@ def parse_quantity(value: Any) -> Fraction | None:
         return Fraction(str(value)) if value == value and abs(value) != float("inf") else None
     if not isinstance(value, str):
         return None
+    return _parse_text(value)
+
+
+@lru_cache(maxsize=4096)  # the same few spellings ("4", "16Gi", "500m") recur in every manifest
+def _parse_text(value: str) -> Fraction | None:
     match = _QUANTITY_RE.match(value.strip())
     if not match:
         return None
@@ -84,8 +90,21 @@ def add(total: Mapping[str, Fraction], more: Mapping[str, Fraction], times: int 
     """``total`` plus ``more`` × ``times`` (a new dict)."""
     result = dict(total)
     for name, amount in more.items():
-        result[name] = result.get(name, Fraction(0)) + amount * times
+        scaled = amount if times == 1 else amount * times
+        current = result.get(name)
+        result[name] = scaled if current is None else current + scaled
     return result
+
+
+def exact_sum(amounts: Iterable[Fraction]) -> Fraction:
+    """``sum(amounts, Fraction(0))``, adding whole numbers as ints (most quantities are)."""
+    whole, parts = 0, Fraction(0)
+    for amount in amounts:
+        if amount.denominator == 1:
+            whole += amount.numerator
+        else:
+            parts += amount
+    return parts + whole
 
 
 def maximum(left: Mapping[str, Fraction], right: Mapping[str, Fraction]) -> Requests:
@@ -110,5 +129,5 @@ def format_amount(amount: Fraction) -> str:
     return min(spellings, key=len)
 
 
-__all__ = ["Requests", "add", "format_amount", "format_quantity", "maximum", "parse_quantity", "requirement_requests",
-           "resource_list"]
+__all__ = ["Requests", "add", "exact_sum", "format_amount", "format_quantity", "maximum", "parse_quantity",
+           "requirement_requests", "resource_list"]

@@ -34,6 +34,25 @@ def test_map_chunks_keeps_order() -> None:
     assert parallel.map_chunks(lambda x: x * x, items, 3) == [x * x for x in items]
 
 
+@pytest.mark.parametrize(("count", "jobs", "weight"), [(10, 2, 1.0), (9, 2, 1.25), (1000, 2, 1.25), (7, 3, 1.0),
+                                                     (500, 3, 0.5)])
+def test_split_gives_the_parent_its_weighted_share(count: int, jobs: int, weight: float) -> None:
+    chunks = parallel.split(count, jobs, weight)
+    assert sorted(i for chunk in chunks for i in chunk) == list(range(count))
+    share = weight / (weight + jobs - 1)
+    assert abs(len(chunks[0]) - count * share) <= 1
+    assert all(abs(len(chunk) - count * (1 - share) / (jobs - 1)) <= 1 for chunk in chunks[1:])
+    if weight == 1.0:
+        assert chunks == [list(range(count))[start::jobs] for start in range(jobs)]
+
+
+def test_map_chunks_with_a_weighted_parent_keeps_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parallel, "can_fork", lambda: True)
+    items = list(range(1000))
+    assert parallel.map_chunks(lambda x: (x, x * x), items, 2, min_items=1, parent_weight=1.25) == \
+        [(x, x * x) for x in items]
+
+
 def test_warns_once_when_the_c_parser_is_missing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr("kqlint.loader.FAST_PATH", False)

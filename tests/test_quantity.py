@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from kqlint.podspec import asks_for, asks_for_some
-from kqlint.quantity import add, format_amount, parse_quantity, requirement_requests
+from kqlint.quantity import add, exact_sum, format_amount, parse_quantity, requirement_requests
 
 KI, MI, GI, TI, PI, EI = (2 ** (10 * n) for n in range(1, 7))
 
@@ -122,3 +122,10 @@ def test_add_sums_per_resource_times_a_count() -> None:
 def test_asks_for_a_resource(requirements: dict[str, Any], asks: bool, asks_some: bool) -> None:
     assert asks_for(requirements, "nvidia.com/gpu") is asks
     assert asks_for_some(requirements, "nvidia.com/gpu") is asks_some
+
+
+@pytest.mark.parametrize("amounts", [[], [Fraction(3)], [Fraction(1, 2), Fraction(5), Fraction(-7, 3)],
+                                     [Fraction(2**70), Fraction(1, 10**9)]])
+def test_exact_sum_is_the_fraction_sum(amounts: list[Fraction]) -> None:
+    total = exact_sum(iter(amounts))
+    assert total == sum(amounts, Fraction(0)) and isinstance(total, Fraction)

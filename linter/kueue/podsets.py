@@ -118,6 +118,8 @@ class ResourceConfig:
     transformations: tuple[Any, ...] = ()
 
     def apply(self, per_pod: Requests) -> Requests:
+        if not self.exclude_prefixes and not self.transformations:
+            return dict(per_pod)
         kept = {r: q for r, q in per_pod.items() if not r.startswith(self.exclude_prefixes)}
         rules = {t.get("input"): t for t in self.transformations if isinstance(t, dict)}
         result: Requests = {}

@@ -157,7 +157,7 @@ from kqlint.kueue import (
 )
 from kqlint.model import Finding, Location, Severity
 from kqlint.objects import K8sObject
-from kqlint.quantity import format_amount, parse_quantity
+from kqlint.quantity import exact_sum, format_amount, parse_quantity
 from kqlint.rule import RuleContext, RuleMeta
 from kqlint.wording import pod_set_text
 
@@ -294,10 +294,10 @@ def capacity_table(cq: K8sObject, peers: list[K8sObject], graph: ObjectGraph) ->
 
 def _resource_violations(sets: list[PodSet], resource: str, caps: list[Capacity]) -> list[Violation]:
     largest = max(caps, key=lambda c: c.amount)
-    found = [Violation(ps, resource, _total(ps, resource), _pod_set_text(ps, resource, largest), (largest,))
-             for ps in sets if _total(ps, resource) > largest.amount]
-    whole = sum((_total(ps, resource, whole=True) for ps in sets), Fraction(0))
-    limit = sum((c.amount for c in caps), Fraction(0))
+    found = [Violation(ps, resource, amount, _pod_set_text(ps, resource, largest), (largest,))
+             for ps in sets if (amount := _total(ps, resource)) > largest.amount]
+    whole = exact_sum(_total(ps, resource, whole=True) for ps in sets)
+    limit = exact_sum(c.amount for c in caps)
     if not found and whole > limit:
         biggest = max(sets, key=lambda ps: _total(ps, resource, whole=True))
         found.append(Violation(biggest, resource, whole, _whole_text(sets, resource, whole, limit), tuple(caps),
