@@ -176,6 +176,22 @@ def known_source(source: SourceFile, skeletons: list[Skeleton]) -> SourceFile:
     return known
 
 
+class PreparedSource(KnownSource):
+    """A file parsed without the cache whose per-object facts were worked out where it was
+    parsed (kqlint.inputs): its objects' requested resources, and ``skip_objects`` when
+    envsubst placeholders make the whole file one KQ006 (already among its problems)."""
+
+    skip_objects: bool = False
+
+    @classmethod
+    def of(cls, source: SourceFile, objects: list[K8sObject]) -> PreparedSource:
+        from kqlint.platform import object_requested_resources
+
+        prepared = cls(**_fields(source, ()))
+        prepared.requests = {(obj.doc, obj.base): tuple(sorted(object_requested_resources(obj))) for obj in objects}
+        return prepared
+
+
 class KnownObject(K8sObject):
     __slots__ = ("known_requests",)
     known_requests: frozenset[str]

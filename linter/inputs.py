@@ -72,6 +72,8 @@ def load_paths(paths: list[str], config: Config, tier: str,
     def parse(path: str, raw: bytes | None = None) -> SourceFile:
         nonlocal done
         source = _parse_one(path, config, raw)
+        if cache is None:
+            source = _prepared(source, config, tier)
         done += jobs  # the parent parses one chunk of ``jobs`` while workers do the others
         if progress is not None:
             progress(min(done, total), total)
@@ -165,11 +167,33 @@ def _parse_one(path: str, config: Config, raw: bytes | None = None) -> SourceFil
         raise InternalError(display_path(path), exc) from exc
 
 
+def _prepared(source: SourceFile, config: Config, tier: str) -> SourceFile:
+    """What add_source reads from the file alone, worked out where it was parsed (a --jobs
+    worker, in parallel): its objects' requested resources (platform evidence) and whether
+    envsubst placeholders skip it. Not for files the cache stores (the placeholder verdict
+    depends on --crd): those get their requested resources from their entry."""
+    from kqlint.cache_entry import PreparedSource
+
+    try:
+        objects, _, _ = objects_from_file(source, config.namespace, tier)
+        prepared = PreparedSource.of(source, objects)
+        if source.placeholder_hint and objects:
+            prepared.skip_objects = not _without_placeholder_templates(source, objects, config)
+            prepared.placeholder_hint = False  # judged
+        return prepared
+    except MemoryError:
+        raise
+    except Exception:  # add_source reports it, on the file, in input order
+        return source
+
+
 def add_source(loaded: Loaded, path: str, source: SourceFile, config: Config, tier: str) -> None:
     try:
         objects, documents, skipped = _objects_of(source, config.namespace, tier)
         if source.placeholder_hint and objects:
             objects = _without_placeholder_templates(source, objects, config)
+        elif getattr(source, "skip_objects", False):
+            objects = []
     except MemoryError:
         raise
     except Exception as exc:
