@@ -55,7 +55,7 @@ def load_paths(paths: list[str], config: Config, tier: str,
     total)`` is called as files are done. With a ``cache`` (kqlint.cache.FileCache), unchanged
     files are not parsed again."""
     from kqlint.containment import contain_files
-    from kqlint.parallel import PARSE_PARENT_WEIGHT, effective_jobs, map_chunks
+    from kqlint.parallel import effective_jobs, map_chunks
     from kqlint.writer import remember_read
 
     found = cache.discover(paths, config.exclude) if cache is not None else discover(paths, config.exclude)
@@ -94,7 +94,7 @@ def load_paths(paths: list[str], config: Config, tier: str,
         elif _PARSED is not None:
             sources = _parse_changed(files, config, jobs, parse, _PARSED)
         else:
-            sources = map_chunks(parse, files, jobs, parent_weight=PARSE_PARENT_WEIGHT)
+            sources = map_chunks(parse, files, jobs)
         for path, source in zip(files, sources, strict=True):
             add_source(loaded, path, source, config, tier)
         for source in stdin_sources:
@@ -113,7 +113,7 @@ def _parse_changed(files: list[str], config: Config, jobs: int,
     as usual (its load problem) and not remembered."""
     from kqlint.cache import content_hash
     from kqlint.loader import read_bytes
-    from kqlint.parallel import PARSE_PARENT_WEIGHT, map_chunks
+    from kqlint.parallel import map_chunks
 
     read = [(path, read_bytes(path, config.max_file_size)[0]) for path in files]
     keys = [(path, content_hash(raw) if raw is not None else None) for path, raw in read]
@@ -125,8 +125,7 @@ def _parse_changed(files: list[str], config: Config, jobs: int,
     misses = [(key, raw) for key, (_, raw) in zip(keys, read, strict=True)
               if key[1] is None or key not in parsed]
     fresh = dict(zip([key for key, _ in misses],
-                     map_chunks(lambda miss: parse(miss[0][0], miss[1]), misses, jobs,
-                                parent_weight=PARSE_PARENT_WEIGHT), strict=True))
+                     map_chunks(lambda miss: parse(miss[0][0], miss[1]), misses, jobs), strict=True))
     parsed.update(((path, digest), source) for (path, digest), source in fresh.items() if digest is not None)
     return [_unshared(fresh[key] if key in fresh else parsed[key]) for key in keys]  # type: ignore[index]
 

@@ -1,28 +1,31 @@
 """``--jobs``: spread parsing and per-object rules over forked worker processes.
 
 Workers are forked after the parent has everything they need (rules, the graph), so
-nothing but results crosses a process boundary: parsed files (pickled once per chunk,
-which keeps shared anchors shared) and findings. Output is identical to ``--jobs 1``:
-results are merged back in input order and findings are sorted by a total key.
+nothing but results crosses a process boundary: parsed files (pickled once per batch,
+which keeps shared anchors shared) and findings. The items are cut into batches that the
+parent and the workers take in turn from a shared counter, so whoever is free takes the
+next: a process slowed by other work (the parent's graph rules, unpickling what the
+workers send, another program on the machine) simply does fewer. Output is identical to
+``--jobs 1``: results are merged back in input order and findings are sorted by a total key.
 Where ``fork`` is unavailable (Windows, some sandboxes) everything runs in-process.
 """
 from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 _T = TypeVar("_T")
 _R = TypeVar("_R")
 MIN_ITEMS_PER_JOB = 200  # below this, forking costs more than it saves
-# A worker pickles each parsed file to send it (about a third of its parse) and the parent
-# unpickles it (a tenth): the parent parses this much more than a worker, so both finish together.
-PARSE_PARENT_WEIGHT = 1.25
+BATCHES_PER_JOB = 12     # finer: less waiting for the last batch; coarser: fewer messages
 
 # The work of the current fan-out, set by the parent just before forking: the forked
 # workers inherit it (nothing is pickled on the way in). Reset right after.
-_WORK: tuple[Callable[[Any], Any], Sequence[Any]] | None = None
+_WORK: tuple[Callable[[Any], Any], Sequence[Any], list[range], Any] | None = None
 
 
 def default_jobs() -> int:
@@ -42,64 +45,123 @@ def effective_jobs(jobs: int, items: int, min_items: int = MIN_ITEMS_PER_JOB) ->
     return max(1, min(jobs, items // min_items))
 
 
-def _run_chunk(index: int) -> list[Any]:
-    assert _WORK is not None
-    function, chunks = _WORK
-    return [function(item) for item in chunks[index]]
-
-
 def map_chunks(function: Callable[[_T], _R], items: Sequence[_T], jobs: int,
-               min_items: int = MIN_ITEMS_PER_JOB, parent_weight: float = 1.0) -> list[_R]:
-    """``[function(item) for item in items]``, with items split over ``jobs`` processes
+               min_items: int = MIN_ITEMS_PER_JOB, before: Callable[[], None] | None = None) -> list[_R]:
+    """``[function(item) for item in items]``, with items spread over ``jobs`` processes
     (each getting at least ``min_items``: fewer cost more to fork than they save).
 
-    The parent works on the first chunk itself while the workers do the others; results
-    come back in the order of ``items``. ``parent_weight``: the parent's share of the items
-    relative to a worker's; above 1 when a worker's results cost it time to send (parsed
-    files are pickled), so that all finish together."""
+    ``before()`` runs in the parent first; with workers, once they are forked, so it runs
+    beside them and what it computes stays in the parent. Results come back in the order of
+    ``items``. A batch a worker did not return (it died) is done by the parent."""
     jobs = effective_jobs(jobs, len(items), min_items)
     if jobs == 1:
+        if before is not None:
+            before()
         return [function(item) for item in items]
-    indexes = split(len(items), jobs, parent_weight)
+    size = -(-len(items) // (jobs * BATCHES_PER_JOB))
+    batches = [range(start, min(start + size, len(items))) for start in range(0, len(items), size)]
+    context = multiprocessing.get_context("fork")
+    results: list[list[_R] | None] = [None] * len(batches)
     global _WORK
-    _WORK = (function, [[items[i] for i in chunk] for chunk in indexes])
+    _WORK = (function, items, batches, context.Value("i", 0))
+    workers: list[Any] = []
+    inbox = _Inbox()
     try:
         from kqlint.interrupts import in_worker
 
-        parent = os.getpid()
-        with multiprocessing.get_context("fork").Pool(jobs - 1, initializer=_worker_start,
-                                                      initargs=(parent, in_worker)) as pool:
-            pending = pool.map_async(_run_chunk, range(1, jobs))
-            results = [_run_chunk(0)] + pending.get()
+        for _ in range(jobs - 1):
+            workers.append(_start_worker(context, inbox, os.getpid(), in_worker))
+        if before is not None:
+            before()
+        while (index := _take()) is not None:
+            results[index] = [function(items[i]) for i in batches[index]]
+            inbox.unpack_into(results)  # what arrived meanwhile, so it does not pile up
+        for process in workers:
+            process.join()
+        inbox.finish()
+        inbox.unpack_into(results)
     finally:
         _WORK = None
-    merged: list[_R] = [None] * len(items)  # type: ignore[list-item]
-    for chunk, found in zip(indexes, results, strict=True):
-        for index, result in zip(chunk, found, strict=True):
-            merged[index] = result
+        for process in workers:
+            if process.is_alive():
+                process.kill()
+                process.join()
+    merged: list[_R] = []
+    for index, found in enumerate(results):
+        merged.extend(found if found is not None else [function(items[i]) for i in batches[index]])
     return merged
 
 
-def split(count: int, jobs: int, parent_weight: float = 1.0) -> list[list[int]]:
-    """Item indexes per process (the parent's first), interleaved so that neighbouring items,
-    often alike, spread over every process; the parent takes ``parent_weight`` times a
-    worker's share (smooth weighted round robin: deterministic)."""
-    if parent_weight == 1.0:
-        return [list(range(start, count, jobs)) for start in range(jobs)]
-    shares = [parent_weight] + [1.0] * (jobs - 1)
-    total = sum(shares)
-    chunks: list[list[int]] = [[] for _ in range(jobs)]
-    credit = [0.0] * jobs
-    for index in range(count):
-        for job in range(jobs):
-            credit[job] += shares[job] / total
-        chosen = max(range(jobs), key=credit.__getitem__)
-        chunks[chosen].append(index)
-        credit[chosen] -= 1.0
-    return chunks
+def _take() -> int | None:
+    """The next batch nobody has taken yet, or None when all are taken."""
+    assert _WORK is not None
+    counter, total = _WORK[3], len(_WORK[2])
+    with counter.get_lock():
+        index = int(counter.value)
+        if index >= total:
+            return None
+        counter.value = index + 1
+    return index
 
 
-def _worker_start(parent: int, setup: Callable[[], None]) -> None:
+def _start_worker(context: Any, inbox: _Inbox, parent: int, setup: Callable[[], None]) -> Any:
+    receive, send = context.Pipe(duplex=False)
+    process = context.Process(target=_work, args=(send, parent, setup), daemon=True)
+    process.start()
+    send.close()
+    inbox.listen(receive)
+    return process
+
+
+def _work(send: Any, parent: int, setup: Callable[[], None]) -> None:
+    """A worker: take batches until none are left, sending each batch's results. Any error
+    ends it quietly; the parent does what it did not send (and meets the error itself)."""
     setup()
     if os.getppid() != parent:  # the parent died before the worker was set up
         os._exit(1)
+    assert _WORK is not None
+    function, items, batches, _ = _WORK
+    try:
+        while (index := _take()) is not None:
+            send.send_bytes(pickle.dumps((index, [function(items[i]) for i in batches[index]]), protocol=5))
+    except BaseException:
+        pass
+    finally:
+        send.close()
+
+
+class _Inbox:
+    """The workers' messages, read by one thread per worker as they come (a worker never
+    waits for the parent to finish a batch before it can send), unpickled by the parent."""
+
+    def __init__(self) -> None:
+        self.messages: list[bytes] = []
+        self.threads: list[threading.Thread] = []
+        self.lock = threading.Lock()
+
+    def listen(self, connection: Any) -> None:
+        thread = threading.Thread(target=self._read, args=(connection,), daemon=True)
+        thread.start()
+        self.threads.append(thread)
+
+    def _read(self, connection: Any) -> None:
+        try:
+            while True:
+                message = connection.recv_bytes()
+                with self.lock:
+                    self.messages.append(message)
+        except (EOFError, OSError):
+            pass
+        finally:
+            connection.close()
+
+    def finish(self) -> None:
+        for thread in self.threads:
+            thread.join()
+
+    def unpack_into(self, results: list[Any]) -> None:
+        with self.lock:
+            messages, self.messages = self.messages, []
+        for message in messages:
+            index, found = pickle.loads(message)
+            results[index] = found

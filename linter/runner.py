@@ -64,14 +64,17 @@ def prepare_rules(rules: RuleSet, config: Config, errors: list[str]) -> tuple[li
 
 def run_rules(rules: list[Rule], graph: ObjectGraph, config: Config, errors: list[str],
               jobs: int = 1, states: dict[str, Any] | None = None) -> list[Finding]:
-    """Graph rules in this process; per-object rules over the inputs, split over ``jobs``.
-    The findings are what the rules yield."""
+    """Graph rules in this process (beside the workers); per-object rules over the inputs,
+    split over ``jobs``. The findings are what the rules yield."""
     findings: list[Finding] = []
     contexts = {r.code: _context(r, graph, config, states) for r in rules if r.meta.scope != "engine"}
-    for rule in rules:
-        if rule.meta.scope == "graph":
-            findings += _guarded(rule, partial(rule.check_graph, graph, contexts[rule.code]),
-                                 "the object graph", errors)
+
+    def graph_rules() -> None:  # in the parent, beside the workers' per-object rules
+        for rule in rules:
+            if rule.meta.scope == "graph":
+                findings.extend(_guarded(rule, partial(rule.check_graph, graph, contexts[rule.code]),
+                                         "the object graph", errors))
+
     object_rules = [(r, contexts[r.code], _scope(r)) for r in rules if r.meta.scope == "object"]
     from kqlint.cache_results import reuse_for
 
@@ -89,7 +92,7 @@ def run_rules(rules: list[Rule], graph: ObjectGraph, config: Config, errors: lis
 
     from kqlint.parallel import map_chunks
 
-    outcomes = map_chunks(check_object, graph.inputs, jobs)
+    outcomes = map_chunks(check_object, graph.inputs, jobs, before=graph_rules)
     findings.extend(reuse.merge(graph.inputs, outcomes))
     for found, failed in outcomes:
         findings.extend(found)

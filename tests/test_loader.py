@@ -548,3 +548,19 @@ def test_the_cache_key_covers_every_loader_module(tmp_path: Path, monkeypatch: p
     edited.write_bytes(Path(str(walker.__file__)).read_bytes() + b"\n# a change\n")
     monkeypatch.setattr(walker, "__file__", str(edited))
     assert settings_key(kqlint.loader.MAX_FILE_SIZE) != before
+
+
+@pytest.mark.parametrize("tag", ["tag:yaml.org,2002:str", "!custom"])
+@pytest.mark.parametrize("extra", [(), ("|",), ("|", ["comment"], "anchor")])
+def test_lean_node_constructors_set_what_ruamels_do(tag: str, extra: tuple[object, ...]) -> None:
+    """kqlint.loader.compose flattens ruamel's node __init__ chains (speed): same attributes."""
+    from kqlint.loader.compose import ORIGINAL_INITS
+    from ruamel.yaml.error import StreamMark
+
+    marks = (StreamMark("f", 0, 0, 0), StreamMark("f", 3, 0, 3))
+    for cls, original in ORIGINAL_INITS.items():
+        lean, reference = cls.__new__(cls), cls.__new__(cls)
+        cls.__init__(lean, tag, "value", *marks, *extra)
+        original(reference, tag, "value", *marks, *extra)
+        slots = {name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ())}
+        assert {s: getattr(lean, s) for s in slots} == {s: getattr(reference, s) for s in slots}

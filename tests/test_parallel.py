@@ -34,23 +34,42 @@ def test_map_chunks_keeps_order() -> None:
     assert parallel.map_chunks(lambda x: x * x, items, 3) == [x * x for x in items]
 
 
-@pytest.mark.parametrize(("count", "jobs", "weight"), [(10, 2, 1.0), (9, 2, 1.25), (1000, 2, 1.25), (7, 3, 1.0),
-                                                     (500, 3, 0.5)])
-def test_split_gives_the_parent_its_weighted_share(count: int, jobs: int, weight: float) -> None:
-    chunks = parallel.split(count, jobs, weight)
-    assert sorted(i for chunk in chunks for i in chunk) == list(range(count))
-    share = weight / (weight + jobs - 1)
-    assert abs(len(chunks[0]) - count * share) <= 1
-    assert all(abs(len(chunk) - count * (1 - share) / (jobs - 1)) <= 1 for chunk in chunks[1:])
-    if weight == 1.0:
-        assert chunks == [list(range(count))[start::jobs] for start in range(jobs)]
+def test_map_chunks_balances_batches_and_keeps_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The parent, slowed by ``before()``, takes fewer batches; the results keep item order."""
+    import os
+    import time
 
-
-def test_map_chunks_with_a_weighted_parent_keeps_order(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parallel, "can_fork", lambda: True)
-    items = list(range(1000))
-    assert parallel.map_chunks(lambda x: (x, x * x), items, 2, min_items=1, parent_weight=1.25) == \
-        [(x, x * x) for x in items]
+    items = list(range(480))
+
+    def work(x: int) -> tuple[int, int]:
+        time.sleep(0.001)
+        return x * x, os.getpid()
+
+    found = parallel.map_chunks(work, items, 2, min_items=1, before=lambda: time.sleep(0.3))
+    assert [square for square, _ in found] == [x * x for x in items]
+    by_parent = sum(1 for _, pid in found if pid == os.getpid())
+    assert 0 < by_parent < len(items) / 2  # the worker did more while the parent was busy
+
+
+def test_a_worker_that_fails_leaves_its_batches_to_the_parent(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    monkeypatch.setattr(parallel, "can_fork", lambda: True)
+    parent = os.getpid()
+
+    def work(x: int) -> int:
+        if os.getpid() != parent:
+            raise RuntimeError("a broken worker")
+        return x + 1
+
+    assert parallel.map_chunks(work, list(range(500)), 2, min_items=1) == list(range(1, 501))
+
+
+def test_before_runs_once_without_workers() -> None:
+    calls: list[str] = []
+    assert parallel.map_chunks(lambda x: x, [1, 2], 4, before=lambda: calls.append("before")) == [1, 2]
+    assert calls == ["before"]
 
 
 def test_warns_once_when_the_c_parser_is_missing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
