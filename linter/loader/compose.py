@@ -149,8 +149,9 @@ _PRESCAN_INDICATORS = 10_000
 
 def too_deep(data: bytes) -> tuple[int, int] | None:
     """(line, column) of the first node nested deeper than MAX_DEPTH, for suspicious files."""
-    if CParser is None or (len(data) <= MAX_FILE_SIZE
-                            and sum(data.count(i) for i in _NESTING_INDICATORS) < _PRESCAN_INDICATORS):
+    if CParser is None or len(data) < _PRESCAN_INDICATORS:  # fewer bytes than that: fewer indicators
+        return None
+    if len(data) <= MAX_FILE_SIZE and sum(data.count(i) for i in _NESTING_INDICATORS) < _PRESCAN_INDICATORS:
         return None
     from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent
 
