@@ -8,10 +8,25 @@ only when a finding or a fix needs them.
 """
 from __future__ import annotations
 
+from array import array
 from typing import Any
 
 COL_BITS = 20
 COL_MASK = (1 << COL_BITS) - 1
+
+
+def _pickled(pos: Any) -> Any:
+    """An array of positions as its bytes: pickled as one string, not through the array's own
+    reducer (which costs as much again as the whole document; --jobs and the cache pickle)."""
+    return pos.tobytes() if pos.__class__ is array else pos
+
+
+def _unpickled(state: Any) -> Any:
+    if state.__class__ is bytes:
+        pos = array("Q")
+        pos.frombytes(state)
+        return pos
+    return state
 
 
 class Map(dict):  # type: ignore[type-arg]
@@ -21,10 +36,10 @@ class Map(dict):  # type: ignore[type-arg]
     pos: Any  # an array of packed positions (a tuple where built by hand)
 
     def __reduce__(self) -> Any:  # fast pickling for --jobs (the default path is 3x slower)
-        return (Map, (), self.pos, None, iter(self.items()))
+        return (Map, (), _pickled(self.pos), None, iter(self.items()))
 
     def __setstate__(self, state: Any) -> None:
-        self.pos = state
+        self.pos = _unpickled(state)
 
 
 class Seq(list):  # type: ignore[type-arg]
@@ -34,10 +49,10 @@ class Seq(list):  # type: ignore[type-arg]
     pos: Any
 
     def __reduce__(self) -> Any:
-        return (Seq, (), self.pos, iter(self))
+        return (Seq, (), _pickled(self.pos), iter(self))
 
     def __setstate__(self, state: Any) -> None:
-        self.pos = state
+        self.pos = _unpickled(state)
 
 
 START_BITS = 2 * COL_BITS          # a packed int: start line and column in the low 40 bits,
