@@ -183,6 +183,20 @@ class Capacity:
 
 
 @dataclass(frozen=True)
+class Capacities:
+    """One resource's capacity in every flavor of a ClusterQueue, with the largest one (a
+    single pod set must fit one flavor) and their sum (all pod sets together), worked out once."""
+
+    each: tuple[Capacity, ...]
+    largest: Capacity
+    limit: Fraction
+
+    @classmethod
+    def of(cls, caps: list[Capacity]) -> Capacities:
+        return cls(tuple(caps), max(caps, key=lambda c: c.amount), exact_sum(c.amount for c in caps))
+
+
+@dataclass(frozen=True)
 class Violation:
     pod_set: PodSet               # the offending pod set (for a total: the biggest one)
     resource: str
@@ -278,29 +292,28 @@ def _violations(sets: list[PodSet], cq: K8sObject, peers: list[K8sObject], graph
     return found
 
 
-def capacity_table(cq: K8sObject, peers: list[K8sObject], graph: ObjectGraph) -> dict[str, list[Capacity]]:
+def capacity_table(cq: K8sObject, peers: list[K8sObject], graph: ObjectGraph) -> dict[str, Capacities]:
     """Covered resource -> its capacity per flavor, for every resource whose quotas can be
     read; built once per ClusterQueue and graph."""
-    cache: dict[int, dict[str, list[Capacity]]] = graph.memo(capacity_table, dict)
+    cache: dict[int, dict[str, Capacities]] = graph.memo(capacity_table, dict)
     table = cache.get(id(cq))
     if table is None:
         table = cache[id(cq)] = {}
         for resource in covered_resources(cq):
             caps = [capacity(cq, peers, flavor, resource) for flavor in flavors_covering(cq, resource)]
             if caps and all(c is not None for c in caps):
-                table[resource] = [c for c in caps if c is not None]
+                table[resource] = Capacities.of([c for c in caps if c is not None])
     return table
 
 
-def _resource_violations(sets: list[PodSet], resource: str, caps: list[Capacity]) -> list[Violation]:
-    largest = max(caps, key=lambda c: c.amount)
+def _resource_violations(sets: list[PodSet], resource: str, caps: Capacities) -> list[Violation]:
+    largest = caps.largest
     found = [Violation(ps, resource, amount, _pod_set_text(ps, resource, largest), (largest,))
              for ps in sets if (amount := _total(ps, resource)) > largest.amount]
     whole = exact_sum(_total(ps, resource, whole=True) for ps in sets)
-    limit = exact_sum(c.amount for c in caps)
-    if not found and whole > limit:
+    if not found and whole > caps.limit:
         biggest = max(sets, key=lambda ps: _total(ps, resource, whole=True))
-        found.append(Violation(biggest, resource, whole, _whole_text(sets, resource, whole, limit), tuple(caps),
+        found.append(Violation(biggest, resource, whole, _whole_text(sets, resource, whole, caps.limit), caps.each,
                                whole=True))
     return found
 
