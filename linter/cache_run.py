@@ -158,7 +158,9 @@ def run_key(cache: FileCache, paths: list[str], context_paths: list[str], config
     found = cache.discover(paths, config.exclude)
     if found.missing:
         return None
-    context = cache.discover([p for p in context_paths if os.path.exists(p)], config.exclude)
+    from kqlint.inputs import context_beyond_inputs
+
+    context = cache.discover(context_beyond_inputs(context_paths, paths), config.exclude)
     parts = [os.path.basename(cache.folder), settings, repr(sorted(rule.code for rule in rules)),
              repr(inline_suppressions), repr(paths), repr(context_paths),
              repr(found.charts), repr(found.problems), repr(context.charts), repr(context.problems),

@@ -240,12 +240,22 @@ def external_objects(config: Config) -> list[K8sObject]:
             if isinstance(entry, dict)]
 
 
-def load_context(paths: list[str], config: Config, inputs: Loaded, jobs: int = 1, cache: Any = None) -> Loaded:
-    """The context objects (CONTEXT tier) from ``paths``, without the input files."""
-    if not paths:
+def context_beyond_inputs(paths: Iterable[str], input_paths: Iterable[str]) -> list[str]:
+    """The context paths that exist and are not themselves input paths (a folder linted as
+    input brings nothing more as context: its files are inputs)."""
+    linted = {os.path.realpath(p) for p in input_paths if p != STDIN}
+    return [p for p in paths if os.path.exists(p) and os.path.realpath(p) not in linted]
+
+
+def load_context(paths: list[str], config: Config, inputs: Loaded, jobs: int = 1, cache: Any = None,
+                 input_paths: Iterable[str] = ()) -> Loaded:
+    """The context objects (CONTEXT tier) from ``paths``, without the input files. A context
+    path that is also an input path (``check .`` at the project root) holds only input files:
+    it is not walked again."""
+    existing = context_beyond_inputs(paths, input_paths)
+    if not existing:
         return Loaded()
     input_files = {s.path for s in inputs.sources}
-    existing = [p for p in paths if os.path.exists(p)]
     skip = frozenset(os.path.abspath(p) for p in input_files if not p.startswith("<"))
     loaded, _ = load_paths(existing, config, CONTEXT, jobs=jobs, skip=skip, cache=cache)
     keep = [o for o in loaded.objects if o.file not in input_files]

@@ -1,7 +1,6 @@
 """One lint run: load (kqlint.inputs) -> graph -> rules -> suppress -> Report."""
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from functools import partial
@@ -11,7 +10,7 @@ from kqlint.config import Config, check_rule_names
 from kqlint.discover import Discovery
 from kqlint.errors import ConfigError, CrdError, UsageError
 from kqlint.graph import ObjectGraph
-from kqlint.inputs import Loaded, context_paths, external_objects, load_context, load_paths
+from kqlint.inputs import Loaded, context_beyond_inputs, context_paths, external_objects, load_context, load_paths
 from kqlint.model import Finding, Report, Severity, Summary
 from kqlint.objects import INPUT, K8sObject
 from kqlint.registry import RuleSet, names, selects
@@ -176,7 +175,7 @@ def _lint_loaded(paths: list[str], named_context: list[str], config: Config, sel
     inputs, found = load_paths(paths, config, INPUT, progress, jobs, cache=cache)
     if found.missing:
         raise UsageError(f"path does not exist: {found.missing[0]}")
-    context_loaded = load_context(named_context, config, inputs, jobs, cache)
+    context_loaded = load_context(named_context, config, inputs, jobs, cache, input_paths=paths)
     report = analyze(inputs, found, context_loaded.objects, config, selected, inline_suppressions, jobs)
     notes = notes + inputs.notes + context_loaded.notes
     return replace(report, notes=tuple(dict.fromkeys(notes))) if notes else report
@@ -187,8 +186,8 @@ def _remember_reads(cache: Any, paths: list[str], named_context: list[str], conf
     overwrite the inputs and context (kqlint.writer)."""
     from kqlint.writer import remember_read
 
-    existing = [p for p in named_context if os.path.exists(p)]
-    remember_read(cache.discover(paths, config.exclude).files + cache.discover(existing, config.exclude).files)
+    beyond = context_beyond_inputs(named_context, paths)
+    remember_read(cache.discover(paths, config.exclude).files + cache.discover(beyond, config.exclude).files)
 
 
 def prepare(config: Config | None, rules: Iterable[Rule] | None = None) -> tuple[Config, RuleSet]:
