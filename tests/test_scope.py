@@ -303,3 +303,27 @@ def test_kq003_is_linear_on_2000_copies(tmp_path: Path) -> None:
     assert result["related"] <= 5               # bounded related list
     assert result["bytes"] < 4 * 1024 * 1024    # linear output (was 706 MB)
     assert result["elapsed"] < 10               # was 56 s; well under a second unloaded
+
+
+def test_a_folder_linted_as_input_is_not_walked_again_as_context(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """``check .`` at the project root: the root is both the input and the automatic context;
+    its files are walked once, and the report is the same as with the context named apart."""
+    import shutil
+
+    from kqlint import inputs
+    from kqlint.runner import lint
+
+    shutil.copytree(Path(__file__).resolve().parent.parent / "examples", tmp_path / "project")
+    (tmp_path / "project" / ".git").mkdir()
+    monkeypatch.chdir(tmp_path / "project")
+    walks: list[list[str]] = []
+    real = inputs.discover
+
+    def counting(paths: list[str], excludes: tuple[str, ...]) -> object:
+        walks.append(list(paths))
+        return real(paths, excludes)
+    monkeypatch.setattr(inputs, "discover", counting)
+    whole = lint(["."])
+    assert len(walks) == 1
+    assert whole.findings and whole == lint(["."], auto_context=False)
