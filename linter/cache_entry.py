@@ -13,7 +13,7 @@ from typing import Any
 
 from kqlint import loader
 from kqlint.loader import LoadProblem, SourceFile
-from kqlint.objects import INPUT, K8sObject, dig, objects_from_file
+from kqlint.objects import INPUT, K8sObject, dig, mapping_at, objects_from_file
 
 MAGIC = b"KQLC\x00\x01"
 
@@ -58,8 +58,8 @@ def _unpickle(data: bytes) -> Any:
 
 
 IDENTITY_PATHS = frozenset({("apiVersion",), ("kind",), ("metadata", "name"), ("metadata", "generateName"),
-                            ("metadata", "namespace"), ("metadata", "labels")})
-_METADATA_KEYS = ("name", "generateName", "namespace", "labels")
+                            ("metadata", "namespace"), ("metadata", "labels"), ("metadata", "annotations")})
+_METADATA_KEYS = ("name", "generateName", "namespace", "labels", "annotations")
 
 
 def in_identity(path: tuple[Any, ...]) -> bool:
@@ -70,7 +70,8 @@ def in_identity(path: tuple[Any, ...]) -> bool:
 def _identity(obj: K8sObject) -> Any:
     """What identifies one object without its body: the raw apiVersion, kind and metadata
     name/generateName/namespace, as a Map K8sObject.__init__ reads exactly like the real one,
-    and ``metadata.labels`` as written (Kueue routing reads them: kqlint.kueue)."""
+    and ``metadata.labels`` and ``metadata.annotations`` as written (Kueue routing reads the
+    labels; suppressions and Kueue's own annotations are read from every object)."""
     data = obj.data
     ident = loader.Map()
     for key in ("apiVersion", "kind"):
@@ -244,13 +245,15 @@ class _Body:
             _ROOT.__set__(obj, root)
             _DATA.__set__(obj, data)
             obj._body = None
+            obj.__class__ = FilledObject  # type: ignore[assignment]  # plain slots from now on: rules read fields often
         self.objects = []
 
 
 class LazyObject(K8sObject):
-    """A context object from the cache: identity now, fields on first access.
+    """An object from the cache: identity now, fields on first access.
 
-    Context objects only resolve references; most are never read in a pre-commit run.
+    Context objects only resolve references; most are never read in a pre-commit run. An
+    input whose rules' findings are all reused (kqlint.cache_results) is never read either.
     ``known_requests``: the extended resources its pods request (kqlint.platform evidence),
     computed from the same content when it was cached."""
 
@@ -281,6 +284,15 @@ class LazyObject(K8sObject):
         return K8sObject.get(self, *path, default=default)
 
     @property
+    def labels(self) -> dict[str, Any]:
+        return mapping_at(_DATA.__get__(self) if self._body is not None else self.data, ("metadata", "labels"))
+
+    @property
+    def annotations(self) -> dict[str, Any]:
+        return mapping_at(_DATA.__get__(self) if self._body is not None else self.data,
+                          ("metadata", "annotations"))
+
+    @property
     def root(self) -> Any:
         if self._body is not None:
             self._body.fill()
@@ -289,6 +301,12 @@ class LazyObject(K8sObject):
     @root.setter
     def root(self, value: Any) -> None:
         _ROOT.__set__(self, value)
+
+
+class FilledObject(K8sObject):
+    """A LazyObject once its body is read: the same slots, without the lazy accessors."""
+
+    __slots__ = ("_body", "known_requests")
 
 
 class CachedSource(SourceFile):

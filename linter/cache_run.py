@@ -17,18 +17,22 @@ from kqlint.loader import SourceFile
 
 def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
                  parse: Callable[[str, bytes | None], SourceFile],
-                 parsed: dict[tuple[str, str], SourceFile] | None = None) -> list[SourceFile]:
+                 parsed: dict[tuple[str, str], SourceFile] | None = None,
+                 lazy_hits: bool | None = None) -> list[SourceFile]:
     """Every file's source, in order: hits from the cache, misses parsed (over ``jobs``
     processes) and stored. ``parse(path, raw)`` parses one file (``raw`` None: read it).
     ``parsed``: sources by (path, content digest) parsed earlier in this process (the passes
-    of one --fix run), taken from there, and the misses parsed now added to it."""
+    of one --fix run), taken from there, and the misses parsed now added to it. ``lazy``:
+    objects whose fields are decoded on first use; ``lazy_hits``: the same for hits only
+    (default: as ``lazy``; files parsed in this run are read by its rules anyway)."""
+    lazy_hits = lazy if lazy_hits is None else lazy_hits
     from kqlint.discover import STDIN, display_path
     from kqlint.parallel import map_chunks
 
     results: list[SourceFile | None] = [None] * len(files)
     misses: list[tuple[int, str, Miss | None]] = []
     for position, path in enumerate(files):
-        hit = cache.lookup(path, display_path(path), lazy) if path != STDIN else None
+        hit = cache.lookup(path, display_path(path), lazy_hits) if path != STDIN else None
         if isinstance(hit, SourceFile):
             results[position] = hit
         elif parsed is not None and hit is not None and (path, hit.digest) in parsed:

@@ -88,7 +88,8 @@ def load_paths(paths: list[str], config: Config, tier: str,
             from kqlint.cache_run import load_sources
 
             lazy = tier == CONTEXT
-            sources = load_sources(files, cache, lazy, jobs, parse, None if lazy else _PARSED)
+            sources = load_sources(files, cache, lazy, jobs, parse, None if lazy else _PARSED,
+                                   lazy_hits=lazy or _PARSED is None)  # a --fix pass edits what it loads
             if _PARSED is not None and not lazy:
                 sources = [_unshared(source) for source in sources]
         elif _PARSED is not None:

@@ -312,6 +312,44 @@ def test_context_objects_are_lazy_until_read(repo: Path) -> None:
     assert [o.location() for o in lazy] == [o.location() for o in eager]
 
 
+def test_lazy_objects_answer_identity_labels_and_annotations_unread_and_become_plain(repo: Path) -> None:
+    from kqlint.cache import FileCache
+    from kqlint.cache_entry import FilledObject, LazyObject, encode_entry, objects_of
+    from kqlint.loader import load_file
+
+    path = "tenants/research/training/allreduce-bench.yaml"
+    source = load_file(path, path)
+    eager, _, _ = objects_of(source, "default", "input")
+    cache = FileCache(str(repo / ".kqlint_cache"))
+    cache.add(cache.lookup(path, path, lazy=True).digest, encode_entry(source))
+    cache.flush()
+    lazy, _, _ = objects_of(FileCache(str(repo / ".kqlint_cache")).lookup(path, path, lazy=True), "default", "input")
+    assert [(o.labels, o.annotations, o.get("metadata", "annotations")) for o in lazy] == \
+        [(o.labels, o.annotations, o.get("metadata", "annotations")) for o in eager]
+    assert all(type(o) is LazyObject and o._body is not None for o in lazy)  # nothing decoded yet
+    assert [o.data for o in lazy] == [o.data for o in eager]
+    assert all(type(o) is FilledObject and o._body is None for o in lazy)
+
+
+def test_a_warm_run_decodes_no_input_whose_rules_are_all_reused(repo: Path, capsys: pytest.CaptureFixture[str],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inputs served from the cache are decoded only when something reads them: with only pure
+    rules selected (their findings reused), editing one file decodes no other file."""
+    from kqlint import cache_entry, cache_results
+
+    monkeypatch.setattr(cache_results, "MIN_INPUT_FILES", 1)
+    args = (".", "--select", "KQ002,KQ004,KQ403", "--format", "json")
+    uncached = _run(capsys, *args, "--no-cache")
+    assert _run(capsys, *args) == uncached
+    edited = repo / "platform" / "priority" / "priority-classes.yaml"  # nothing it holds reads other objects
+    edited.write_text(edited.read_text() + "# edited\n")
+    filled: list[str] = []
+    real = cache_entry._Body.fill
+    monkeypatch.setattr(cache_entry._Body, "fill", lambda body: (filled.append(body.path), real(body))[1])
+    assert _run(capsys, *args) == _run(capsys, *args, "--no-cache")
+    assert filled == []
+
+
 def test_a_file_changed_during_the_run_keeps_its_report_out_of_the_cache(
         repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from kqlint.cache import FileCache
