@@ -96,8 +96,11 @@ def load_paths(paths: list[str], config: Config, tier: str,
             sources = _parse_changed(files, config, jobs, parse, _PARSED)
         else:
             sources = map_chunks(parse, files, jobs)
+        verdicts = _placeholder_verdicts(cache, config)
         for path, source in zip(files, sources, strict=True):
-            add_source(loaded, path, source, config, tier)
+            add_source(loaded, path, source, config, tier, verdicts)
+        if verdicts is not None:
+            verdicts.save()
         for source in stdin_sources:
             add_source(loaded, STDIN, source, config, tier)
     finally:
@@ -187,11 +190,22 @@ def _prepared(source: SourceFile, config: Config, tier: str) -> SourceFile:
         return source
 
 
-def add_source(loaded: Loaded, path: str, source: SourceFile, config: Config, tier: str) -> None:
+def _placeholder_verdicts(cache: Any, config: Config) -> Any:
+    if cache is None:
+        return None
+    from kqlint.cache_placeholders import PlaceholderVerdicts
+
+    return PlaceholderVerdicts(cache, config.namespace or "", tuple(config.crds or ()))
+
+
+def add_source(loaded: Loaded, path: str, source: SourceFile, config: Config, tier: str,
+               verdicts: Any = None) -> None:
+    """The objects of ``source`` added to ``loaded``; ``verdicts`` (a PlaceholderVerdicts):
+    placeholder checks answered by an earlier run."""
     try:
         objects, documents, skipped = _objects_of(source, config.namespace, tier)
         if source.placeholder_hint and objects:
-            objects = _without_placeholder_templates(source, objects, config)
+            objects = _without_placeholder_templates(source, objects, config, verdicts)
         elif getattr(source, "skip_objects", False):
             objects = []
     except MemoryError:
@@ -204,11 +218,17 @@ def add_source(loaded: Loaded, path: str, source: SourceFile, config: Config, ti
     loaded.skipped += skipped
 
 
-def _without_placeholder_templates(source: SourceFile, objects: list[K8sObject], config: Config) -> list[K8sObject]:
+def _without_placeholder_templates(source: SourceFile, objects: list[K8sObject], config: Config,
+                                   verdicts: Any = None) -> list[K8sObject]:
     """A manifest meant for envsubst/sed is one KQ006 and is skipped (kqlint.placeholders)."""
     from kqlint.placeholders import unrendered_placeholders
 
-    problem = unrendered_placeholders(source, objects, tuple(config.crds or ()))
+    key = verdicts.key(source.path) if verdicts is not None else None
+    known, problem = verdicts.get(key) if key is not None else (False, None)
+    if not known:
+        problem = unrendered_placeholders(source, objects, tuple(config.crds or ()))
+        if key is not None:
+            verdicts.put(key, problem)
     if problem is None:
         return objects
     source.problems.append(problem)

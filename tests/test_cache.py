@@ -533,6 +533,38 @@ def test_placeholder_templates_stay_skipped_when_cached(repo: Path, capsys: pyte
     _assert_same_as_uncached(capsys, STAGED)
 
 
+@pytest.mark.parametrize("damage", [None, "garbage", "wrong-shape"])
+def test_placeholder_verdicts_are_kept_and_checked_again_only_when_needed(
+        repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, damage: str | None) -> None:
+    """A warm run takes each file's envsubst verdict from the cache (without decoding the file);
+    an edited file, a damaged table or another --crd set is checked again."""
+    from kqlint import cache_placeholders, placeholders
+
+    for name in ("bad-envsubst", "bad-sed-token", "good-placeholders-in-strings"):
+        shutil.copytree(ROOT / "tests/fixtures/rules/KQ006" / name, repo / "tenants" / name)
+    uncached = _run(capsys, ".", "--format", "json", "--no-cache")
+    assert '"KQ006"' in uncached[1]
+    assert _run(capsys, ".", "--format", "json") == uncached
+    checked: list[str] = []
+    real = placeholders.unrendered_placeholders
+    monkeypatch.setattr(placeholders, "unrendered_placeholders",
+                        lambda source, objects, crds: (checked.append(source.path), real(source, objects, crds))[1])
+    [table] = repo.glob(".kqlint_cache/*/placeholders-*")
+    if damage is not None:
+        table.write_bytes(b"garbage" if damage == "garbage" else cache_placeholders._MAGIC + __import__("zlib").compress(
+            pickle.dumps({"k": ("not", "a", "verdict")})))
+    for report in repo.glob(".kqlint_cache/*/report-*"):
+        report.unlink()
+    assert _run(capsys, ".", "--format", "json") == uncached
+    assert (checked == []) if damage is None else bool(checked)  # damaged: nothing trusted
+    checked.clear()
+    bad = next(repo.glob("tenants/bad-envsubst/*.yaml"))
+    bad.write_text(bad.read_text() + "# edited\n")
+    warm = _run(capsys, ".", "--format", "json")
+    assert [Path(path).name for path in checked] == [bad.name]  # only the edited file again
+    assert warm == _run(capsys, ".", "--format", "json", "--no-cache")
+
+
 def test_folders_of_other_versions_are_pruned_on_a_run(repo: Path, capsys: pytest.CaptureFixture[str],
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """Another kqlint version's folder goes once unused for a while (not after a day), so the
