@@ -62,15 +62,21 @@ def map_chunks(function: Callable[[_T], _R], items: Sequence[_T], jobs: int,
     batches = [range(start, min(start + size, len(items))) for start in range(0, len(items), size)]
     context = multiprocessing.get_context("fork")
     results: list[list[_R] | None] = [None] * len(batches)
+    try:
+        counter = context.Value("i", 0)
+    except OSError:  # no shared memory for the counter (some sandboxes): in-process
+        return map_chunks(function, items, 1, min_items, before)
     global _WORK
-    _WORK = (function, items, batches, context.Value("i", 0))
+    _WORK = (function, items, batches, counter)
     workers: list[Any] = []
     inbox = _Inbox()
     try:
         from kqlint.interrupts import in_worker
 
-        for _ in range(jobs - 1):
-            workers.append(_start_worker(context, inbox, os.getpid(), in_worker))
+        pipes = [_start_worker(context, os.getpid(), in_worker) for _ in range(jobs - 1)]
+        workers = [process for process, _ in pipes]
+        for _, receive in pipes:  # every worker forked first: no thread of ours is copied into one
+            inbox.listen(receive)
         if before is not None:
             before()
         while (index := _take()) is not None:
@@ -104,13 +110,13 @@ def _take() -> int | None:
     return index
 
 
-def _start_worker(context: Any, inbox: _Inbox, parent: int, setup: Callable[[], None]) -> Any:
+def _start_worker(context: Any, parent: int, setup: Callable[[], None]) -> tuple[Any, Any]:
+    """A forked worker and the end of the pipe its results come through."""
     receive, send = context.Pipe(duplex=False)
     process = context.Process(target=_work, args=(send, parent, setup), daemon=True)
     process.start()
     send.close()
-    inbox.listen(receive)
-    return process
+    return process, receive
 
 
 def _work(send: Any, parent: int, setup: Callable[[], None]) -> None:
