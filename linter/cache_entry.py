@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import hashlib
 import io
 import pickle
 import sys
@@ -15,7 +16,7 @@ from kqlint import loader
 from kqlint.loader import LoadProblem, SourceFile
 from kqlint.objects import INPUT, K8sObject, dig, objects_from_file
 
-MAGIC = b"KQLC\x00\x01"
+MAGIC = b"KQLC\x00\x02"  # 2: per-document digests in the head
 
 
 _ALLOWED = {("kqlint.loader.nodes", "Map"), ("kqlint.loader.nodes", "Seq"), ("array", "array"),
@@ -108,8 +109,17 @@ def encode(source: SourceFile) -> tuple[bytes, list[Skeleton]]:
                  for obj in objects]
     body = zlib.compress(pickle.dumps(source.documents, protocol=5), 1)
     head = zlib.compress(pickle.dumps((problems, source.comment_lines, _fields(source, _SOURCE_OWN), skeletons,
-                                       documents, skipped, zlib.crc32(body)), protocol=5), 1)
+                                       documents, skipped, zlib.crc32(body), document_digests(source.documents)),
+                                      protocol=5), 1)
     return MAGIC + len(head).to_bytes(4, "big") + head + body, skeletons
+
+
+def document_digests(documents: list[Any]) -> tuple[str, ...]:
+    """One digest per document as loaded, node positions included (they are in its pickle):
+    text after a document (a comment appended to the file) leaves it unchanged, any change to
+    the document's data or to where its nodes sit changes it (kqlint.cache_results)."""
+    return tuple(hashlib.blake2b(pickle.dumps(document, protocol=5), digest_size=16).hexdigest()
+                 for document in documents)
 
 
 def encode_entry(source: SourceFile) -> bytes:
@@ -127,6 +137,7 @@ class Entry:
     documents_count: int
     skipped: int
     body: bytes
+    document_digests: tuple[str, ...] = ()  # one per document (document_digests)
 
     def documents(self) -> list[Any]:
         documents = _unpickle(zlib.decompress(self.body))
@@ -149,7 +160,7 @@ def decode_entry(blob: bytes) -> Entry:
     start = len(MAGIC) + 4
     size = int.from_bytes(blob[len(MAGIC):start], "big")
     head = ModelUnpickler(io.BytesIO(zlib.decompress(blob[start:start + size]))).load()
-    problems, comments, fields, skeletons, documents, skipped, checksum = head
+    problems, comments, fields, skeletons, documents, skipped, checksum, digests = head
     body = blob[start + size:]
     if zlib.crc32(body) != checksum:  # checked now: a context file's body is read much later
         raise ValueError("damaged cache entry")
@@ -158,7 +169,10 @@ def decode_entry(blob: bytes) -> Entry:
             raise ValueError("damaged cache entry")
     if not isinstance(fields, dict) or not all(isinstance(p, dict) for p in problems):
         raise ValueError("damaged cache entry")
-    return Entry(list(problems), dict(comments), fields, list(skeletons), int(documents), int(skipped), body)
+    if not isinstance(digests, tuple) or not all(isinstance(d, str) for d in digests):
+        raise ValueError("damaged cache entry")
+    return Entry(list(problems), dict(comments), fields, list(skeletons), int(documents), int(skipped), body,
+                 digests)
 
 
 # ------------------------------------------------------------------ input objects with known facts

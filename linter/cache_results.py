@@ -16,7 +16,7 @@ import io
 import os
 import pickle
 import zlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -39,30 +39,59 @@ PURE_RULES: dict[str, str] = {
     "KQ507": "a ClusterQueue's own preemption settings (kakaocloud profile)",
 }
 
-FORMAT = 1
+FORMAT = 2  # 2: findings of graph-reading rules (kqlint.cache_reads) beside the pure ones
 MAX_TABLES = 2  # one per recent configuration
 MIN_INPUT_FILES = 20  # fewer input files: no table read or written
 ObjectKey = tuple[int, tuple[Any, ...]]  # (document index, path of the object inside it)
 Table = dict[str, tuple[str, dict[ObjectKey, tuple[Any, ...]]]]  # digest -> (display, findings per object)
+# (unit, display, document index, path in it) -> (document digest, {code: (reads digest, findings)})
+ReadsKey = tuple[Any, str, int, tuple[Any, ...]]
+ReadsTable = dict[ReadsKey, tuple[str, dict[str, tuple[str, tuple[Any, ...]]]]]
+GraphTable = dict[tuple[Any, str], tuple[str, tuple[Any, ...]]]  # (unit, code) -> (reads digest, findings)
+Tables = tuple[Table, ReadsTable, GraphTable]
 
 
 class Reuse:
-    """The run's stored findings of pure rules, and those it computes (kept by save())."""
+    """The run's stored findings of pure and graph-reading rules, and those it computes (kept
+    by save())."""
 
-    def __init__(self, cache: Any, key: str, codes: frozenset[str]) -> None:
-        self.cache, self.key, self.codes = cache, key, codes
-        self._table: Table | None = None
+    def __init__(self, cache: Any, key: str, codes: frozenset[str], reads: frozenset[str] = frozenset()) -> None:
+        self.cache, self.key, self.codes, self.reads = cache, key, codes, reads
+        self._tables: Tables | None = None
         self.new: Table = {}
+        self.new_reads: ReadsTable = {}
+        self.new_graph: GraphTable = {}
+        self.run: Any = None                      # cache_reads.RunObjects, set by observe()
+        self.unit: Any = None                     # the graph being checked: its unit
+        self.current: dict[str, str] = {}         # and what each reused rule reads in it
+        self.seen: set[str] = set()               # display paths of the inputs checked
+
+    @property
+    def tables(self) -> Tables:
+        if self._tables is None:
+            self._tables = _load(self.path)
+        return self._tables
 
     @property
     def table(self) -> Table:
-        if self._table is None:
-            self._table = _load(self.path)
-        return self._table
+        return self.tables[0]
 
     @property
     def path(self) -> str:
         return os.path.join(self.cache.folder, f"results-{self.key}")
+
+    def enter(self, graph: Any) -> None:
+        """The graph about to be checked: what each reused rule reads in it (before --jobs forks)."""
+        from kqlint.cache_reads import graph_key, read_kinds
+
+        self.unit, self.current = graph.unit, {}
+        if self.run is None or not self.reads:
+            return
+        key = graph_key(graph)
+        for code in sorted(self.reads):
+            digest = self.run.reads_digest(key, read_kinds(code))
+            if digest is not None:
+                self.current[code] = digest
 
     def _stored(self, obj: Any) -> tuple[Any, ...] | None:
         digest = self.cache.digest_of_display.get(obj.file)
@@ -76,19 +105,35 @@ class Reuse:
                     return found
         return None
 
+    def _stored_reads(self, obj: Any) -> dict[str, tuple[str, tuple[Any, ...]]]:
+        """The stored findings of graph-reading rules on ``obj`` still valid in this graph."""
+        if not self.current:
+            return {}
+        record = self.tables[1].get((self.unit, obj.file, obj.doc, obj.base))
+        if record is None or record[0] != self.run.document_digest(obj):
+            return {}
+        return {code: stored for code, stored in record[1].items() if self.current.get(code) == stored[0]}
+
     def skip(self, obj: Any) -> frozenset[str]:
-        """The pure rules whose findings on ``obj`` are stored (not to be run again)."""
-        return self.codes if self._stored(obj) is not None else frozenset()
+        """The rules whose findings on ``obj`` are stored (not to be run again)."""
+        pure = self.codes if self._stored(obj) is not None else frozenset()
+        return pure | frozenset(self._stored_reads(obj))
 
     def merge(self, inputs: Sequence[Any], outcomes: Sequence[tuple[list[Any], list[str]]]) -> list[Any]:
-        """Stored findings of skipped objects; the pure findings of the others recorded."""
+        """Stored findings of skipped rules; the findings of the others recorded."""
         reused: list[Any] = []
         for obj, (found, failed) in zip(inputs, outcomes, strict=True):
+            self.seen.add(obj.file)
             stored = self._stored(obj)
             if stored is not None:
                 reused.extend(stored)
             elif not failed:
                 self._record(obj, tuple(f for f in found if f.code in self.codes))
+            kept = self._stored_reads(obj)
+            for _, findings in kept.values():
+                reused.extend(findings)
+            if not failed:
+                self._record_reads(obj, found, kept)
         return reused
 
     def _record(self, obj: Any, findings: tuple[Any, ...]) -> None:
@@ -99,9 +144,35 @@ class Reuse:
         if record[0] == obj.file:
             record[1][(obj.doc, obj.base)] = findings
 
+    def _record_reads(self, obj: Any, found: list[Any], kept: dict[str, tuple[str, tuple[Any, ...]]]) -> None:
+        """Keep what every graph-reading rule found on ``obj``, with the digest of what it read."""
+        document = self.run.document_digest(obj) if self.current else None
+        if document is None:
+            return
+        by_rule: dict[str, tuple[str, tuple[Any, ...]]] = dict(kept)
+        for code, digest in self.current.items():
+            if code not in by_rule:
+                by_rule[code] = (digest, tuple(f for f in found if f.code == code))
+        self.new_reads[(self.unit, obj.file, obj.doc, obj.base)] = (document, by_rule)
+
+    def graph_findings(self, code: str, compute: Callable[[], tuple[list[Any], bool]]) -> list[Any]:
+        """A graph rule's findings in this graph: stored when what it reads is unchanged, else
+        ``compute()`` (findings, whether the rule ran without an error), kept if it did."""
+        digest = self.current.get(code)
+        if digest is None:
+            return compute()[0]
+        stored = self.tables[2].get((self.unit, code))
+        if stored is not None and stored[0] == digest:
+            self.new_graph[(self.unit, code)] = stored
+            return list(stored[1])
+        found, ok = compute()
+        if ok:
+            self.new_graph[(self.unit, code)] = (digest, tuple(found))
+        return found
+
     def save(self, live: set[str]) -> None:
-        """Write the table (stored + new, only files still indexed) if this run added to it."""
-        if not self.new or not self.cache.writable:
+        """Write the tables (stored + new, only files still indexed) if this run added to them."""
+        if not (self.new or self.new_reads or self.new_graph) or not self.cache.writable:
             return
         table = {digest: record for digest, record in self.table.items() if digest in live}
         for digest, (display, objects) in self.new.items():
@@ -111,8 +182,12 @@ class Reuse:
             merged = dict(old[1]) if old is not None and old[0] == display else {}
             merged.update(objects)
             table[digest] = (display, merged)
+        reads = {key: record for key, record in self.tables[1].items()
+                 if key[1] not in self.seen and os.path.exists(key[1])}  # files this run did not check
+        reads.update(self.new_reads)
+        graph = {**self.tables[2], **self.new_graph}
         try:
-            blob = _MAGIC + zlib.compress(pickle.dumps((FORMAT, table), protocol=5), 1)
+            blob = _MAGIC + zlib.compress(pickle.dumps((FORMAT, table, reads, graph), protocol=5), 1)
         except Exception:
             return
         if self.cache._write(self.path, blob):
@@ -128,8 +203,11 @@ class _NoReuse:
     def merge(self, inputs: Sequence[Any], outcomes: Sequence[tuple[list[Any], list[str]]]) -> list[Any]:
         return []
 
+    def graph_findings(self, code: str, compute: Callable[[], tuple[list[Any], bool]]) -> list[Any]:
+        return compute()[0]
 
-_MAGIC = b"KQLR\x00\x01"
+
+_MAGIC = b"KQLR\x00\x02"
 _ACTIVE: Reuse | None = None
 NO_REUSE = _NoReuse()
 
@@ -155,7 +233,7 @@ def kept_between_passes() -> Iterator[dict[str, str]]:
     map the loader fills."""
     global _PASSES
     previous, _PASSES = _PASSES, Reuse(_Passes(), "", frozenset())
-    _PASSES._table = {}
+    _PASSES._tables = ({}, {}, {})
     try:
         yield _PASSES.cache.digest_of_display
     finally:
@@ -169,23 +247,38 @@ def _between_passes(object_rules: Iterable[tuple[Any, ...]]) -> Reuse | None:
     return kept
 
 
-def reuse_for(object_rules: Iterable[tuple[Any, ...]]) -> Reuse | _NoReuse:
-    """The hook run_rules calls with its per-object rules (tuples starting with the rule): the
-    active run's stored results (or those of an earlier --fix pass), if its rules are the ones keyed."""
+def reuse_for(object_rules: Iterable[tuple[Any, ...]], graph: Any = None,
+              graph_rules: Iterable[Any] = ()) -> Reuse | _NoReuse:
+    """The hook run_rules calls with its per-object rules (tuples starting with the rule), the
+    graph and its graph rules: the active run's stored results (or those of an earlier --fix
+    pass), if its rules are the ones keyed."""
     object_rules = list(object_rules)
     active = _ACTIVE or _between_passes(object_rules)
-    if active is None or not active.codes <= {entry[0].code for entry in object_rules}:
+    codes = {entry[0].code for entry in object_rules}
+    if active is None or not active.codes <= codes \
+            or not active.reads <= codes | {rule.code for rule in graph_rules}:
         return NO_REUSE
-    active.table  # noqa: B018 - read once here, before --jobs forks: not once per worker
+    active.tables  # noqa: B018 - read once here, before --jobs forks: not once per worker
+    if graph is not None:
+        active.enter(graph)
     return active
+
+
+def observe(objects: list[Any], scope: Any) -> None:
+    """Every manifest object of the active run (inputs and context, every unit) and its scope:
+    what the digests of the kinds graph-reading rules read are made of."""
+    from kqlint.cache_reads import RunObjects
+
+    if _ACTIVE is not None and _ACTIVE.reads:
+        _ACTIVE.run = RunObjects(objects, _ACTIVE.cache.documents_of_display, scope)
 
 
 def begin(cache: Any, config: Any, rules: list[Any], inputs: int) -> Reuse | None:
     """Make the stored results of this configuration the active ones (None: nothing to reuse).
     A run of a few files (pre-commit) checks them faster than it reads and rewrites the table."""
     global _ACTIVE
-    key, codes = results_key(cache, config, rules) if inputs >= MIN_INPUT_FILES else (None, frozenset[str]())
-    _ACTIVE = Reuse(cache, key, codes) if key is not None else None
+    key, codes, reads = results_key(cache, config, rules) if inputs >= MIN_INPUT_FILES else (None, _NONE, _NONE)
+    _ACTIVE = Reuse(cache, key, codes, reads) if key is not None else None
     return _ACTIVE
 
 
@@ -196,27 +289,42 @@ def end(save: bool) -> None:
         active.save(active.cache.live_digests())
 
 
+_NONE: frozenset[str] = frozenset()
+
+
 def pure_rules(rules: Iterable[Any]) -> frozenset[str]:
     """The selected rules that are pure built-ins (a plugin or custom rule never is)."""
     return frozenset(rule.code for rule in rules if rule.code in PURE_RULES and rule.meta.scope == "object"
-                     and getattr(rule.module, "__name__", "").startswith("kqlint.rules."))
+                     and _builtin(rule))
 
 
-def results_key(cache: Any, config: Any, rules: list[Any]) -> tuple[str | None, frozenset[str]]:
+def reading_rules(rules: Iterable[Any]) -> frozenset[str]:
+    """The selected built-in rules whose reads are declared (kqlint.cache_reads.READS)."""
+    from kqlint.cache_reads import READS
+
+    return frozenset(rule.code for rule in rules if rule.code in READS and rule.meta.scope in ("object", "graph")
+                     and _builtin(rule))
+
+
+def _builtin(rule: Any) -> bool:
+    return getattr(rule.module, "__name__", "").startswith("kqlint.rules.")
+
+
+def results_key(cache: Any, config: Any, rules: list[Any]) -> tuple[str | None, frozenset[str], frozenset[str]]:
     from kqlint.cache_run import code_fingerprint
 
-    codes = pure_rules(rules)
+    codes, reads = pure_rules(rules), reading_rules(rules)
     settings = repr(config)
-    if not codes or " object at 0x" in settings:
-        return None, codes
+    if not (codes or reads) or " object at 0x" in settings:
+        return None, codes, reads
     crds = _crd_digest(config.crds)
     if crds is None:
-        return None, codes
+        return None, codes, reads
     digest = hashlib.blake2b(digest_size=16)
     for part in (str(FORMAT), os.path.basename(cache.folder), code_fingerprint(), settings,
-                 repr(sorted(codes)), crds):
+                 repr(sorted(codes)), repr(sorted(reads)), crds):
         digest.update(part.encode("utf-8", "surrogateescape") + b"\x00")
-    return digest.hexdigest(), codes
+    return digest.hexdigest(), codes, reads
 
 
 def _crd_digest(crds: tuple[str, ...]) -> str | None:
@@ -245,32 +353,55 @@ def _inside(finding: Any, file: str) -> bool:
     return finding.location.file == file and all(r.file == file for r in finding.related)
 
 
-def _load(path: str) -> Table:
+def _load(path: str) -> Tables:
     from kqlint.cache_entry import ModelUnpickler
 
     try:
         with open(path, "rb") as handle:
             blob = handle.read()
         if not blob.startswith(_MAGIC):
-            return {}
+            return {}, {}, {}
         loaded = ModelUnpickler(io.BytesIO(zlib.decompress(blob[len(_MAGIC):]))).load()
-        if not (isinstance(loaded, tuple) and len(loaded) == 2 and loaded[0] == FORMAT and isinstance(loaded[1], dict)):
-            return {}
-        return _checked(loaded[1])
+        if not (isinstance(loaded, tuple) and len(loaded) == 4 and loaded[0] == FORMAT
+                and all(isinstance(table, dict) for table in loaded[1:])):
+            return {}, {}, {}
+        return _checked(loaded[1]), _checked_reads(loaded[2]), _checked_graph(loaded[3])
     except Exception:
-        return {}
+        return {}, {}, {}
+
+
+def _findings(found: Any) -> bool:
+    from kqlint.model import Finding
+
+    return isinstance(found, tuple) and all(isinstance(f, Finding) for f in found)
 
 
 def _checked(table: dict[Any, Any]) -> Table:
     """Only well-formed records: anything else is a miss (the objects are checked again)."""
-    from kqlint.model import Finding
-
     good: Table = {}
     for digest, record in table.items():
         if (isinstance(digest, str) and isinstance(record, tuple) and len(record) == 2
                 and isinstance(record[0], str) and isinstance(record[1], dict)
-                and all(isinstance(found, tuple) and all(isinstance(f, Finding) for f in found)
-                        for found in record[1].values())):
+                and all(_findings(found) for found in record[1].values())):
             good[digest] = record
     return good
 
+
+def _checked_reads(table: dict[Any, Any]) -> ReadsTable:
+    good: ReadsTable = {}
+    for key, record in table.items():
+        if (isinstance(key, tuple) and len(key) == 4 and isinstance(key[1], str)
+                and isinstance(record, tuple) and len(record) == 2 and isinstance(record[0], str)
+                and isinstance(record[1], dict) and all(_stored_pair(pair) for pair in record[1].values())):
+            good[key] = record
+    return good
+
+
+def _checked_graph(table: dict[Any, Any]) -> GraphTable:
+    return {key: pair for key, pair in table.items()
+            if isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], str) and _stored_pair(pair)}
+
+
+def _stored_pair(pair: Any) -> bool:
+    """(reads digest, findings)."""
+    return isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], str) and _findings(pair[1])

@@ -55,7 +55,7 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
 
     for (position, path, miss), (source, blob) in zip(misses, map_chunks(parse_and_encode, misses, jobs), strict=True):
         if miss is not None and blob is not None:
-            cache.add(miss.digest, blob)
+            cache.add(miss.digest, blob, display_path(path))
             if source is None:
                 source = cache.source_of(blob, path, display_path(path), lazy)
         if parsed is not None and miss is not None and source is not None:

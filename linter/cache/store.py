@@ -54,6 +54,7 @@ class FileCache:
         self._stats: dict[str, tuple[str, os.stat_result]] = {}
         self._unparsed: dict[str, bytes] = {}  # bytes read by digest() for files not in the cache
         self.digest_of_display: dict[str, str] = {}  # files looked up this run: display path -> hash
+        self.documents_of_display: dict[str, tuple[str, ...]] = {}  # display path -> its documents' digests
         self._live: set[str] | None = None
 
     def discover(self, paths: list[str], excludes: tuple[str, ...]) -> Any:
@@ -169,6 +170,7 @@ class FileCache:
         return self._source(decode_entry(blob), path, display, lazy)
 
     def _source(self, entry: Entry, path: str, display: str, lazy: bool) -> SourceFile:
+        self.documents_of_display[display] = entry.document_digests
         if lazy:
             source = entry.make(CachedSource, display, [])
             source.entry, source.real_path = entry, path  # type: ignore[attr-defined]
@@ -193,10 +195,17 @@ class FileCache:
         return self._packs[name]
 
     # ------------------------------------------------------------ store
-    def add(self, digest: str, blob: bytes) -> None:
-        """An entry parsed in this run (maybe in a worker), written to disk by flush()."""
+    def add(self, digest: str, blob: bytes, display: str | None = None) -> None:
+        """An entry parsed in this run (maybe in a worker), written to disk by flush();
+        ``display``: the file it was parsed from, whose documents' digests it records."""
         if self.writable:
             self.new_entries[digest] = blob
+            if display is None:
+                return
+            try:
+                self.documents_of_display[display] = decode_entry(blob).document_digests
+            except Exception:
+                self.documents_of_display.pop(display, None)
 
     def flush(self) -> None:
         """Write this run's pack and the index (merged over the one on disk), then prune."""
