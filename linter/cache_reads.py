@@ -26,19 +26,64 @@ from collections.abc import Iterable
 from typing import Any
 
 from kqlint import kinds as K
+from kqlint.kueue import routing
+from kqlint.workloads.extract import TEMPLATE_KINDS
 
-_WORKLOAD_BASE = frozenset({K.LOCAL_QUEUE, K.TRAINING_RUNTIME, K.CLUSTER_TRAINING_RUNTIME})
-_WORKLOAD_WHY = ("managed_workloads: its own queue-name label or a LocalQueue `default` in its namespace; "
-                 "a TrainJob's templates from its (Cluster)TrainingRuntime")
+_RUNTIMES = frozenset({K.TRAINING_RUNTIME, K.CLUSTER_TRAINING_RUNTIME})
+_ROUTING = _RUNTIMES | {K.LOCAL_QUEUE}
+_POD_GROUPS = frozenset({K.VOLCANO_PODGROUP, K.KAI_PODGROUP, K.COSCHEDULING_PODGROUP})
+_ROUTED = frozenset(routing.MANAGED) | {K.LOCAL_QUEUE, K.CLUSTER_QUEUE, K.WORKLOAD_PRIORITY_CLASS, K.PRIORITY_CLASS}
+_TEMPLATES = "pod_templates: a TrainJob's come from its (Cluster)TrainingRuntime"
+_MANAGED = (f"managed_workloads: its queue-name label, or a LocalQueue `default` in its namespace; {_TEMPLATES}; "
+            "a runtime's templates run in the TrainJobs using it (managed_templates, trainjobs_using)")
+_POD_PRIORITY = ("pod_priority: its PriorityClass or the global default one (priority_classes); the fix's shared "
+                 "non-preempting class (only_non_preempting_class: PriorityClasses applied with it)")
 
-# code -> (the kinds it reads besides its own object, why): checked by tests/test_cache_reads.py
-READS: dict[str, tuple[frozenset[K.GroupKind], str]] = {
-    "KQ209": (_WORKLOAD_BASE | {K.CLUSTER_QUEUE},
-              f"{_WORKLOAD_WHY}; cluster_queue_candidates: LocalQueue -> ClusterQueue; pod sets from the "
-              "object's own templates; the ClusterQueue's resource groups"),
-    "KQ210": (_WORKLOAD_BASE | {K.CLUSTER_QUEUE, K.COHORT},
-              f"{_WORKLOAD_WHY}; LocalQueue -> ClusterQueue, the other ClusterQueues of its cohort and the "
-              "Cohort objects (cohort_peers, cohort_tree_open)"),
+# code -> (the kinds it reads besides its own object, why): checked by tests/test_cache_reads.py.
+# Not here, run every time: KQ005 (cheap: the object's apiVersion against the platform model),
+# KQ201 (cheap: reads every workload routed to a ClusterQueue), the graph rules KQ003 (every
+# object), KQ103 and KQ211 (cheap), KQ5xx (the kakaocloud profile's).
+READS: dict[str, tuple[frozenset[tuple[str, str]], str]] = {
+    "KQ101": (_ROUTING | {K.TRAINJOB, K.PRIORITY_CLASS}, f"{_MANAGED}; {_POD_PRIORITY}; is_multi_pod: {_TEMPLATES}"),
+    "KQ102": (_ROUTING | {K.TRAINJOB, K.PRIORITY_CLASS}, f"{_MANAGED}; global_default_class; {_POD_PRIORITY}"),
+    "KQ104": (_RUNTIMES | {K.PRIORITY_CLASS}, f"own_templates ({_TEMPLATES}); {_POD_PRIORITY}"),
+    "KQ105": (_ROUTED, "graph rule: every workload Kueue may manage (queues_of the inputs, workloads_routed_to: "
+                       "LocalQueue -> ClusterQueue), its workload priority (WorkloadPriorityClass, else the pods' "
+                       "PriorityClass or the global default) and its pods' priorities"),
+    "KQ106": (_ROUTED, "graph rule: the input ClusterQueues, the workloads routed to them (LocalQueue -> "
+                       f"ClusterQueue, {_TEMPLATES}) and their pods' PriorityClasses"),
+    "KQ107": (_ROUTED, "graph rule: the input PriorityClasses, every managed multi-pod workload "
+                       f"(all_managed_workloads, {_TEMPLATES}), its pods' PriorityClasses; applied_with: the "
+                       "files' folders and units"),
+    "KQ301": (frozenset(TEMPLATE_KINDS) | _POD_GROUPS,
+              "graph rule: the input PodGroups (also wrapped in AppWrappers), every workload's templates that "
+              "join one (_pod_group_members), Volcano Jobs, Kubeflow jobs, the batch-min-member of Jobs, "
+              "CronJobs, JobSets: all kinds with pod templates"),
+    "KQ108": (_ROUTING | {K.CLUSTER_QUEUE, K.WORKLOAD_PRIORITY_CLASS, K.PRIORITY_CLASS},
+              f"{_MANAGED}; cluster_queue_of: LocalQueue -> ClusterQueue; workload_priority's fallback: "
+              "WorkloadPriorityClass, PriorityClass, the global default"),
+    "KQ202": (_ROUTING | {K.WORKLOAD_PRIORITY_CLASS, K.PRIORITY_CLASS},
+              f"{_MANAGED}; the label's WorkloadPriorityClass (resolved, close names); a PriorityClass of "
+              "that name (the hint)"),
+    "KQ203": (_ROUTING, f"{_MANAGED}; the LocalQueue (resolved, close names, other namespaces)"),
+    "KQ204": (frozenset({K.CLUSTER_QUEUE}), "the LocalQueue's ClusterQueue (resolved, close names, other units)"),
+    "KQ205": (_ROUTING | {K.TRAINJOB, K.PRIORITY_CLASS},
+              f"own_templates ({_TEMPLATES}): their PriorityClass (resolved, close names, the global default); "
+              f"a PodGroup's PriorityClass; KAI's classes from the platform model; {_MANAGED} (the message)"),
+    "KQ206": (frozenset({K.RESOURCE_FLAVOR}), "the ClusterQueue's flavors: ResourceFlavors (resolved, close names)"),
+    "KQ207": (_ROUTING, f"a LocalQueue `default` in its namespace, the LocalQueues there (the hint); {_TEMPLATES}"),
+    "KQ208": (_RUNTIMES, f"the platform model's template labels and integrations; own_templates ({_TEMPLATES})"),
+    "KQ209": (_ROUTING | {K.CLUSTER_QUEUE},
+              f"{_MANAGED}; cluster_queue_candidates: LocalQueue -> ClusterQueue; pod sets from the object's "
+              "templates; the ClusterQueue's resource groups"),
+    "KQ210": (_ROUTING | {K.CLUSTER_QUEUE, K.COHORT},
+              f"{_MANAGED}; LocalQueue -> ClusterQueue, the other ClusterQueues of its cohort and the Cohort "
+              "objects (cohort_peers, cohort_tree_open)"),
+    "KQ303": (_RUNTIMES | _POD_GROUPS | {K.APPWRAPPER},
+              f"own_templates ({_TEMPLATES}); the PodGroups they name (resolved, other units) and those "
+              "wrapped in AppWrappers (wrapped_pod_groups)"),
+    "KQ304": (_RUNTIMES, f"gang_markers: the object's own markers and its templates' ({_TEMPLATES})"),
+    "KQ401": (_RUNTIMES, f"the platform model (offers the NIC); total_pods, own_templates ({_TEMPLATES})"),
 }
 
 

@@ -44,9 +44,11 @@ MAX_TABLES = 2  # one per recent configuration
 MIN_INPUT_FILES = 20  # fewer input files: no table read or written
 ObjectKey = tuple[int, tuple[Any, ...]]  # (document index, path of the object inside it)
 Table = dict[str, tuple[str, dict[ObjectKey, tuple[Any, ...]]]]  # digest -> (display, findings per object)
-# (unit, display, document index, path in it) -> (document digest, {code: (reads digest, findings)})
-ReadsKey = tuple[Any, str, int, tuple[Any, ...]]
-ReadsTable = dict[ReadsKey, tuple[str, dict[str, tuple[str, tuple[Any, ...]]]]]
+# unit -> ({code: what it read there}, {(display, document index, path in it): (document digest,
+# {code: findings}, codes without findings left out)}): one graph of the run that wrote it
+ReadsKey = tuple[str, int, tuple[Any, ...]]
+UnitReads = tuple[dict[str, str], dict[ReadsKey, tuple[str, dict[str, tuple[Any, ...]]]]]
+ReadsTable = dict[Any, UnitReads]
 GraphTable = dict[tuple[Any, str], tuple[str, tuple[Any, ...]]]  # (unit, code) -> (reads digest, findings)
 Tables = tuple[Table, ReadsTable, GraphTable]
 
@@ -64,7 +66,7 @@ class Reuse:
         self.run: Any = None                      # cache_reads.RunObjects, set by observe()
         self.unit: Any = None                     # the graph being checked: its unit
         self.current: dict[str, str] = {}         # and what each reused rule reads in it
-        self.seen: set[str] = set()               # display paths of the inputs checked
+        self.valid: frozenset[str] = frozenset()  # the rules that read there what they read when stored
 
     @property
     def tables(self) -> Tables:
@@ -84,7 +86,7 @@ class Reuse:
         """The graph about to be checked: what each reused rule reads in it (before --jobs forks)."""
         from kqlint.cache_reads import graph_key, read_kinds
 
-        self.unit, self.current = graph.unit, {}
+        self.unit, self.current, self.valid = graph.unit, {}, frozenset()
         if self.run is None or not self.reads:
             return
         key = graph_key(graph)
@@ -92,6 +94,8 @@ class Reuse:
             digest = self.run.reads_digest(key, read_kinds(code))
             if digest is not None:
                 self.current[code] = digest
+        stored = self.tables[1].get(self.unit, ({}, {}))[0]
+        self.valid = frozenset(code for code, digest in self.current.items() if stored.get(code) == digest)
 
     def _stored(self, obj: Any) -> tuple[Any, ...] | None:
         digest = self.cache.digest_of_display.get(obj.file)
@@ -105,14 +109,14 @@ class Reuse:
                     return found
         return None
 
-    def _stored_reads(self, obj: Any) -> dict[str, tuple[str, tuple[Any, ...]]]:
+    def _stored_reads(self, obj: Any) -> dict[str, tuple[Any, ...]]:
         """The stored findings of graph-reading rules on ``obj`` still valid in this graph."""
-        if not self.current:
+        if not self.valid:
             return {}
-        record = self.tables[1].get((self.unit, obj.file, obj.doc, obj.base))
+        record = self.tables[1][self.unit][1].get((obj.file, obj.doc, obj.base))
         if record is None or record[0] != self.run.document_digest(obj):
             return {}
-        return {code: stored for code, stored in record[1].items() if self.current.get(code) == stored[0]}
+        return {code: record[1].get(code, ()) for code in self.valid}
 
     def skip(self, obj: Any) -> frozenset[str]:
         """The rules whose findings on ``obj`` are stored (not to be run again)."""
@@ -123,14 +127,13 @@ class Reuse:
         """Stored findings of skipped rules; the findings of the others recorded."""
         reused: list[Any] = []
         for obj, (found, failed) in zip(inputs, outcomes, strict=True):
-            self.seen.add(obj.file)
             stored = self._stored(obj)
             if stored is not None:
                 reused.extend(stored)
             elif not failed:
                 self._record(obj, tuple(f for f in found if f.code in self.codes))
             kept = self._stored_reads(obj)
-            for _, findings in kept.values():
+            for findings in kept.values():
                 reused.extend(findings)
             if not failed:
                 self._record_reads(obj, found, kept)
@@ -144,16 +147,18 @@ class Reuse:
         if record[0] == obj.file:
             record[1][(obj.doc, obj.base)] = findings
 
-    def _record_reads(self, obj: Any, found: list[Any], kept: dict[str, tuple[str, tuple[Any, ...]]]) -> None:
-        """Keep what every graph-reading rule found on ``obj``, with the digest of what it read."""
+    def _record_reads(self, obj: Any, found: list[Any], kept: dict[str, tuple[Any, ...]]) -> None:
+        """Keep what every graph-reading rule found on ``obj`` (what each read: the graph's)."""
         document = self.run.document_digest(obj) if self.current else None
         if document is None:
             return
-        by_rule: dict[str, tuple[str, tuple[Any, ...]]] = dict(kept)
-        for code, digest in self.current.items():
-            if code not in by_rule:
-                by_rule[code] = (digest, tuple(f for f in found if f.code == code))
-        self.new_reads[(self.unit, obj.file, obj.doc, obj.base)] = (document, by_rule)
+        by_rule = {code: findings for code, findings in kept.items() if findings}
+        for finding in found:
+            if finding.code in self.current and finding.code not in kept:
+                by_rule.setdefault(finding.code, ())
+                by_rule[finding.code] += (finding,)
+        unit = self.new_reads.setdefault(self.unit, (self.current, {}))
+        unit[1][(obj.file, obj.doc, obj.base)] = (document, by_rule)
 
     def graph_findings(self, code: str, compute: Callable[[], tuple[list[Any], bool]]) -> list[Any]:
         """A graph rule's findings in this graph: stored when what it reads is unchanged, else
@@ -182,12 +187,8 @@ class Reuse:
             merged = dict(old[1]) if old is not None and old[0] == display else {}
             merged.update(objects)
             table[digest] = (display, merged)
-        reads = {key: record for key, record in self.tables[1].items()
-                 if key[1] not in self.seen and os.path.exists(key[1])}  # files this run did not check
-        reads.update(self.new_reads)
-        graph = {**self.tables[2], **self.new_graph}
-        try:
-            blob = _MAGIC + zlib.compress(pickle.dumps((FORMAT, table, reads, graph), protocol=5), 1)
+        try:  # graph-reading rules: what this run read (another run reads another graph)
+            blob = _MAGIC + zlib.compress(pickle.dumps((FORMAT, table, self.new_reads, self.new_graph), protocol=5), 1)
         except Exception:
             return
         if self.cache._write(self.path, blob):
@@ -389,12 +390,18 @@ def _checked(table: dict[Any, Any]) -> Table:
 
 def _checked_reads(table: dict[Any, Any]) -> ReadsTable:
     good: ReadsTable = {}
-    for key, record in table.items():
-        if (isinstance(key, tuple) and len(key) == 4 and isinstance(key[1], str)
-                and isinstance(record, tuple) and len(record) == 2 and isinstance(record[0], str)
-                and isinstance(record[1], dict) and all(_stored_pair(pair) for pair in record[1].values())):
-            good[key] = record
+    for unit, stored in table.items():
+        if (isinstance(stored, tuple) and len(stored) == 2 and isinstance(stored[0], dict)
+                and all(isinstance(d, str) for d in stored[0].values()) and isinstance(stored[1], dict)
+                and all(_reads_record(key, record) for key, record in stored[1].items())):
+            good[unit] = stored
     return good
+
+
+def _reads_record(key: Any, record: Any) -> bool:
+    return (isinstance(key, tuple) and len(key) == 3 and isinstance(key[0], str) and isinstance(record, tuple)
+            and len(record) == 2 and isinstance(record[0], str) and isinstance(record[1], dict)
+            and all(_findings(found) for found in record[1].values()))
 
 
 def _checked_graph(table: dict[Any, Any]) -> GraphTable:
