@@ -1,13 +1,21 @@
-"""Findings of *pure* per-object rules, reused for objects whose file did not change.
+"""Stored findings of built-in per-object and graph rules, reused when what they read is unchanged.
 
-A pure rule reads nothing but its object (its own file's document, for positions) and the
-run's settings: no other object, no graph, no platform facts. Its findings for an object are
-then a function of the file's content (BLAKE2b), the file's display path (findings carry it),
-the rule's code (kqlint's code and schemas fingerprint), the configuration (options, default
-namespace, profile, selection) and the ``--crd`` files' content. Those are the key; a file
-whose content changed has another digest and its objects are checked again. Every rule that
-reads the graph (another object, the platform model, the folder layout) is run every time.
+Pure rules: a pure rule reads nothing but its object (its own file's document, for positions)
+and the run's settings: no other object, no graph, no platform facts. Its findings for an
+object are then a function of the file's content (BLAKE2b), the file's display path (findings
+carry it), the rule's code (kqlint's code and schemas fingerprint), the configuration
+(options, default namespace, profile, selection) and the ``--crd`` files' content. Those are
+the key; a file whose content changed has another digest and its objects are checked again.
 Why each rule is pure: PURE_RULES (README "The cache" repeats the list).
+
+Rules that read other objects: findings that depend on other files are never cached as such;
+they are cached with the digests of what they were computed from (kqlint.cache_reads): the
+object's own document digest (data and node positions), display path, document index and
+place in the document; the same key as pure rules (settings, code, ``--crd``); and, per rule
+and graph, a digest of every kind it declares (kqlint.cache_reads.READS, with a reason per
+rule) over every manifest object of the run, plus the graph's unit, platform model, declared
+objects and layout. A stored finding is reused only while all of these are unchanged; a graph
+rule's whole output likewise, per unit. Plugins and custom rules are never reused.
 """
 from __future__ import annotations
 
