@@ -110,6 +110,7 @@ class Scenario:
         self.originals = {path: path.read_bytes() for path in self.edited}
         self.fixed = {path: path.read_bytes() for path in files} if name.startswith("fix") else {}
         self.runs = 0
+        self.stamp = time.time_ns() // 1000 % 10**9  # edits differ from those of an earlier bench run
         (directory / ".git").mkdir(exist_ok=True)
 
     def command(self) -> list[str]:
@@ -124,8 +125,9 @@ class Scenario:
             subprocess.run(["rm", "-rf", str(self.directory / ".kqlint_cache")], check=True)
         self.put_back_fixed()
         for path, data in self.originals.items():
-            edited = value_edit(data, self.runs) if self.name == "warm-1pct-edit" else None
-            path.write_bytes(edited or data + f"# bench edit {self.runs}\n".encode())
+            mark = self.stamp * 100 + self.runs  # whose stored report would be reused
+            edited = value_edit(data, mark) if self.name == "warm-1pct-edit" else None
+            path.write_bytes(edited or data + f"# bench edit {mark}\n".encode())
 
     def restore(self) -> None:
         for path, data in self.originals.items():
@@ -149,7 +151,7 @@ def value_edit(data: bytes, run: int) -> bytes | None:
     first label value that is not Kueue's, else the first container image; None: nothing of the kind."""
     quota = _QUOTA.search(data)
     if quota is not None:
-        return data[:quota.start(2)] + str(int(quota.group(2)) + run).encode() + data[quota.end(2):]
+        return data[:quota.start(2)] + str(int(quota.group(2)) + 1 + run % 997).encode() + data[quota.end(2):]
     for labels in _LABEL.finditer(data):
         label = _OWN_LABEL.search(labels.group(2))
         if label is not None:

@@ -70,6 +70,7 @@ _REAL_RUN_RULES = runner.run_rules
 def _cases() -> Iterator[Path]:
     for rule_dir in sorted(p for p in FIXTURES.iterdir() if p.is_dir()):
         yield from sorted(case for case in rule_dir.iterdir() if case.name.startswith(("bad", "good")))
+    yield from sorted(p for p in (ROOT / "tests" / "fixtures" / "scope").iterdir() if p.is_dir())  # units
 
 
 def test_declared_reads_are_all_a_rule_reads(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -203,4 +204,50 @@ def test_added_removed_renamed_files_and_config(repo: Path, capsys: pytest.Captu
     Path(".kqlint.yaml").write_text("rules:\n  KQ209:\n    exclude-resource-prefixes: [nvidia.com/]\n")
     _assert_warm_as_uncached(capsys, jobs)
     Path(".kqlint.yaml").write_text("namespace: nlp\nplatform:\n  kueue:\n    version: '0.9'\n")
+    _assert_warm_as_uncached(capsys, jobs)
+
+
+_UNIT_JOB = """apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+  namespace: nlp
+  labels:
+    kueue.x-k8s.io/queue-name: {queue}
+spec:
+  parallelism: 2
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: main
+        image: busybox
+        resources:
+          limits:
+            nvidia.com/gpu: 80
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata:
+  name: unit-queue
+  namespace: nlp
+spec:
+  clusterQueue: {cluster_queue}
+"""
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_units_edited_apart(repo: Path, capsys: pytest.CaptureFixture[str], jobs: str) -> None:
+    """Kustomize units (one graph each): an edit in one unit, a file moved between units."""
+    for unit, cluster_queue in (("a", "nlp"), ("b", "vision")):
+        folder = repo / "units" / unit
+        folder.mkdir(parents=True)
+        (folder / "kustomization.yaml").write_text("resources: [train.yaml]\n")
+        (folder / "train.yaml").write_text(_UNIT_JOB.format(queue="unit-queue", cluster_queue=cluster_queue))
+    _assert_warm_as_uncached(capsys, jobs)
+    _edit("units/a/train.yaml", "clusterQueue: nlp", "clusterQueue: research")
+    _assert_warm_as_uncached(capsys, jobs)
+    _edit("units/b/train.yaml", "queue-name: unit-queue", "queue-name: missing")
+    _assert_warm_as_uncached(capsys, jobs)
+    (repo / "units" / "b" / "kustomization.yaml").unlink()  # unit b's files are shared now
     _assert_warm_as_uncached(capsys, jobs)
