@@ -98,9 +98,10 @@ def _fields(value: Any, skip: tuple[str, ...]) -> dict[str, Any]:
     return {f.name: getattr(value, f.name) for f in dataclasses.fields(value) if f.name not in skip}
 
 
-def encode(source: SourceFile) -> tuple[bytes, list[Skeleton]]:
-    """The entry (header: problems, comments, the source's other fields, object skeletons;
-    body: the documents; each compressed) and the skeletons, for the source parsed now."""
+def encode(source: SourceFile) -> tuple[bytes, list[Skeleton], tuple[str, ...]]:
+    """The entry (header: problems, comments, the source's other fields, object skeletons,
+    document digests; body: the documents; each compressed), the skeletons and the document
+    digests, for the source parsed now."""
     from kqlint.platform import object_requested_resources
 
     objects, documents, skipped = objects_from_file(source, "default", INPUT)
@@ -108,10 +109,10 @@ def encode(source: SourceFile) -> tuple[bytes, list[Skeleton]]:
     skeletons = [(obj.doc, obj.base, _identity(obj), tuple(sorted(object_requested_resources(obj))))
                  for obj in objects]
     body = zlib.compress(pickle.dumps(source.documents, protocol=5), 1)
+    digests = document_digests(source.documents)
     head = zlib.compress(pickle.dumps((problems, source.comment_lines, _fields(source, _SOURCE_OWN), skeletons,
-                                       documents, skipped, zlib.crc32(body), document_digests(source.documents)),
-                                      protocol=5), 1)
-    return MAGIC + len(head).to_bytes(4, "big") + head + body, skeletons
+                                       documents, skipped, zlib.crc32(body), digests), protocol=5), 1)
+    return MAGIC + len(head).to_bytes(4, "big") + head + body, skeletons, digests
 
 
 def document_digests(documents: list[Any]) -> tuple[str, ...]:

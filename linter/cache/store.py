@@ -195,17 +195,10 @@ class FileCache:
         return self._packs[name]
 
     # ------------------------------------------------------------ store
-    def add(self, digest: str, blob: bytes, display: str | None = None) -> None:
-        """An entry parsed in this run (maybe in a worker), written to disk by flush();
-        ``display``: the file it was parsed from, whose documents' digests it records."""
+    def add(self, digest: str, blob: bytes) -> None:
+        """An entry parsed in this run (maybe in a worker), written to disk by flush()."""
         if self.writable:
             self.new_entries[digest] = blob
-            if display is None:
-                return
-            try:
-                self.documents_of_display[display] = decode_entry(blob).document_digests
-            except Exception:
-                self.documents_of_display.pop(display, None)
 
     def flush(self) -> None:
         """Write this run's pack and the index (merged over the one on disk), then prune."""
