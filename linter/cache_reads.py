@@ -41,8 +41,7 @@ _POD_PRIORITY = ("pod_priority: its PriorityClass or the global default one (pri
 
 # code -> (the kinds it reads besides its own object, why): checked by tests/test_cache_reads.py.
 # Not here, run every time: KQ005 (cheap: the object's apiVersion against the platform model),
-# KQ201 (cheap: reads every workload routed to a ClusterQueue), the graph rules KQ003 (every
-# object), KQ103 and KQ211 (cheap), KQ5xx (the kakaocloud profile's).
+# the graph rules KQ003 (every object), KQ103 and KQ211 (cheap), KQ5xx (the kakaocloud profile's).
 READS: dict[str, tuple[frozenset[tuple[str, str]], str]] = {
     "KQ101": (_ROUTING | {K.TRAINJOB, K.PRIORITY_CLASS}, f"{_MANAGED}; {_POD_PRIORITY}; is_multi_pod: {_TEMPLATES}"),
     "KQ102": (_ROUTING | {K.TRAINJOB, K.PRIORITY_CLASS}, f"{_MANAGED}; global_default_class; {_POD_PRIORITY}"),
@@ -62,6 +61,9 @@ READS: dict[str, tuple[frozenset[tuple[str, str]], str]] = {
     "KQ108": (_ROUTING | {K.CLUSTER_QUEUE, K.WORKLOAD_PRIORITY_CLASS, K.PRIORITY_CLASS},
               f"{_MANAGED}; cluster_queue_of: LocalQueue -> ClusterQueue; workload_priority's fallback: "
               "WorkloadPriorityClass, PriorityClass, the global default"),
+    "KQ201": (_ROUTED, "a ClusterQueue: the workloads routed to it (every managed workload, LocalQueue -> "
+                       "ClusterQueue) and their workload priorities (WorkloadPriorityClass, PriorityClass); the "
+                       "WorkloadPriorityClasses applied with it (applied_with: folders and units)"),
     "KQ202": (_ROUTING | {K.WORKLOAD_PRIORITY_CLASS, K.PRIORITY_CLASS},
               f"{_MANAGED}; the label's WorkloadPriorityClass (resolved, close names); a PriorityClass of "
               "that name (the hint)"),
