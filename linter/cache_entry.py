@@ -59,8 +59,8 @@ def _unpickle(data: bytes) -> Any:
 
 
 IDENTITY_PATHS = frozenset({("apiVersion",), ("kind",), ("metadata", "name"), ("metadata", "generateName"),
-                            ("metadata", "namespace"), ("metadata", "labels")})
-_METADATA_KEYS = ("name", "generateName", "namespace", "labels")
+                            ("metadata", "namespace"), ("metadata", "labels"), ("metadata", "annotations")})
+_METADATA_KEYS = ("name", "generateName", "namespace", "labels", "annotations")
 
 
 def in_identity(path: tuple[Any, ...]) -> bool:
@@ -71,7 +71,8 @@ def in_identity(path: tuple[Any, ...]) -> bool:
 def _identity(obj: K8sObject) -> Any:
     """What identifies one object without its body: the raw apiVersion, kind and metadata
     name/generateName/namespace, as a Map K8sObject.__init__ reads exactly like the real one,
-    and ``metadata.labels`` as written (Kueue routing reads them: kqlint.kueue)."""
+    and ``metadata.labels`` and ``metadata.annotations`` as written (Kueue routing reads the
+    labels: kqlint.kueue; every run reads an input's annotations: its suppressions)."""
     data = obj.data
     ident = loader.Map()
     for key in ("apiVersion", "kind"):
@@ -278,6 +279,11 @@ class LazyObject(K8sObject):
         if self._body is not None and in_identity(path):
             return dig(_DATA.__get__(self), path, default)
         return K8sObject.get(self, *path, default=default)
+
+    @property
+    def annotations(self) -> dict[str, Any]:
+        found = self.get("metadata", "annotations")
+        return found if isinstance(found, dict) else {}
 
     @property
     def root(self) -> Any:

@@ -75,6 +75,7 @@ class Reuse:
         self.unit: Any = None                     # the graph being checked: its unit
         self.current: dict[str, str] = {}         # and what each reused rule reads in it
         self.valid: frozenset[str] = frozenset()  # the rules that read there what they read when stored
+        self.lazy_inputs = False                  # see lazy_inputs()
 
     @property
     def tables(self) -> Tables:
@@ -288,7 +289,16 @@ def begin(cache: Any, config: Any, rules: list[Any], inputs: int) -> Reuse | Non
     global _ACTIVE
     key, codes, reads = results_key(cache, config, rules) if inputs >= MIN_INPUT_FILES else (None, _NONE, _NONE)
     _ACTIVE = Reuse(cache, key, codes, reads) if key is not None else None
+    if _ACTIVE is not None:
+        _ACTIVE.lazy_inputs = all(_builtin(rule) for rule in rules) and not config.plugins
     return _ACTIVE
+
+
+def lazy_inputs() -> bool:
+    """Input files served from the cache may stay encoded until an object's fields are read:
+    the active run reuses stored findings, and only built-in rules (none reads a file's
+    documents but through its objects) see the sources."""
+    return _ACTIVE is not None and _ACTIVE.lazy_inputs
 
 
 def end(save: bool) -> None:
