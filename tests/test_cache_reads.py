@@ -163,8 +163,15 @@ def test_a_comment_appended_checks_nothing_again(repo: Path, capsys: pytest.Capt
     for report in Path(".kqlint_cache").glob("*/report-*"):
         report.unlink()
     quota = _checked(monkeypatch, "KQ210")
+    from kqlint import cache_entry
+
+    decoded: list[str] = []
+    real_fill = cache_entry._Body.fill
+    monkeypatch.setattr(cache_entry._Body, "fill", lambda body: decoded.append(body.path) or real_fill(body))
     assert _outputs(capsys) == expected
     assert quota == []  # every object and every ClusterQueue/LocalQueue read as before
+    files = len(list(Path(".").rglob("*.yaml")))
+    assert 0 < len(set(decoded)) < files / 2  # inputs whose objects no rule ran on again stay encoded
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
