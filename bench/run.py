@@ -12,6 +12,8 @@ repository as context, as under pre-commit):
   cold              ``kqlint check .`` with the cache removed before each run
   warm              ``kqlint check .`` again, nothing changed
   warm-1pct         1 % of the files edited (a comment appended) before each run
+  warm-1pct-edit    1 % of the files edited inside an object before each run: a ClusterQueue's first
+                    quota raised, else a workload's first label value or container image changed
   precommit-warm    ``kqlint check ONE_FILE``, the repository as context, nothing changed
   precommit-edited  the same after editing that one file (a real commit)
   fix               ``kqlint check . --no-cache --fix --unsafe-fixes`` (compare with nocache)
@@ -32,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -86,7 +89,8 @@ def kqlint_command(directory: Path, jobs: int) -> list[str]:
     return [sys.executable, "-m", "kqlint", "check", str(directory), "--format", "json", "--jobs", str(jobs)]
 
 
-SCENARIOS = ("nocache", "cold", "warm", "warm-1pct", "precommit-warm", "precommit-edited", "fix", "fix-cold")
+SCENARIOS = ("nocache", "cold", "warm", "warm-1pct", "warm-1pct-edit", "precommit-warm", "precommit-edited", "fix",
+             "fix-cold")
 
 
 def manifests(directory: Path) -> list[Path]:
@@ -101,10 +105,12 @@ class Scenario:
         self.name, self.directory, self.jobs = name, directory, jobs
         files = manifests(directory)
         self.staged = files[len(files) // 2]
-        self.edited = files[:: 100] if name == "warm-1pct" else [self.staged] if name == "precommit-edited" else []
+        self.edited = files[:: 100] if name.startswith("warm-1pct") else [self.staged] if name == "precommit-edited" \
+            else []
         self.originals = {path: path.read_bytes() for path in self.edited}
         self.fixed = {path: path.read_bytes() for path in files} if name.startswith("fix") else {}
         self.runs = 0
+        self.stamp = time.time_ns() // 1000 % 10**9  # edits differ from those of an earlier bench run
         (directory / ".git").mkdir(exist_ok=True)
 
     def command(self) -> list[str]:
@@ -119,7 +125,9 @@ class Scenario:
             subprocess.run(["rm", "-rf", str(self.directory / ".kqlint_cache")], check=True)
         self.put_back_fixed()
         for path, data in self.originals.items():
-            path.write_bytes(data + f"# bench edit {self.runs}\n".encode())
+            mark = self.stamp * 100 + self.runs  # whose stored report would be reused
+            edited = value_edit(data, mark) if self.name == "warm-1pct-edit" else None
+            path.write_bytes(edited or data + f"# bench edit {mark}\n".encode())
 
     def restore(self) -> None:
         for path, data in self.originals.items():
@@ -130,6 +138,27 @@ class Scenario:
         for path, data in self.fixed.items():
             if path.read_bytes() != data:
                 path.write_bytes(data)
+
+
+_QUOTA = re.compile(rb"^(\s+nominalQuota: )(\d+)", re.M)
+_LABEL = re.compile(rb"^(\s+)labels:\n((?:\1\s+.*\n)+)", re.M)
+_OWN_LABEL = re.compile(rb"^\s+(?!kueue\.x-k8s\.io/)[\w./-]+: ['\"]?([\w./-]+)", re.M)
+_IMAGE = re.compile(rb"^\s+image: ['\"]?([^'\"\s]+)", re.M)
+
+
+def value_edit(data: bytes, run: int) -> bytes | None:
+    """A change of data inside an object (warm-1pct-edit): a ClusterQueue's first quota, else the
+    first label value that is not Kueue's, else the first container image; None: nothing of the kind."""
+    quota = _QUOTA.search(data)
+    if quota is not None:
+        return data[:quota.start(2)] + str(int(quota.group(2)) + 1 + run % 997).encode() + data[quota.end(2):]
+    for labels in _LABEL.finditer(data):
+        label = _OWN_LABEL.search(labels.group(2))
+        if label is not None:
+            at = labels.start(2) + label.end(1)
+            return data[:at] + f"-edit{run}".encode() + data[at:]
+    image = _IMAGE.search(data)
+    return None if image is None else data[:image.end(1)] + f"-edit{run}".encode() + data[image.end(1):]
 
 
 def cache_bytes(directory: Path) -> int:

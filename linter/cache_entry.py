@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import hashlib
 import io
 import pickle
 import sys
@@ -15,7 +16,7 @@ from kqlint import loader
 from kqlint.loader import LoadProblem, SourceFile
 from kqlint.objects import INPUT, K8sObject, dig, mapping_at, objects_from_file
 
-MAGIC = b"KQLC\x00\x01"
+MAGIC = b"KQLC\x00\x02"  # 2: per-document digests in the head
 
 
 _ALLOWED = {("kqlint.loader.nodes", "Map"), ("kqlint.loader.nodes", "Seq"), ("array", "array"),
@@ -53,7 +54,7 @@ def _is_value_type(cls: type) -> bool:
     return dataclasses.is_dataclass(cls) and params is not None and bool(params.frozen)
 
 
-def _unpickle(data: bytes) -> Any:
+def _unpickle(data: bytes | memoryview) -> Any:
     return _DataUnpickler(io.BytesIO(data)).load()
 
 
@@ -98,19 +99,30 @@ def _fields(value: Any, skip: tuple[str, ...]) -> dict[str, Any]:
     return {f.name: getattr(value, f.name) for f in dataclasses.fields(value) if f.name not in skip}
 
 
-def encode(source: SourceFile) -> tuple[bytes, list[Skeleton]]:
-    """The entry (header: problems, comments, the source's other fields, object skeletons;
-    body: the documents; each compressed) and the skeletons, for the source parsed now."""
+def encode(source: SourceFile) -> tuple[bytes, list[Skeleton], tuple[str, ...]]:
+    """The entry (header: problems, comments, the source's other fields, object skeletons,
+    the documents' digests and sizes; body: the documents, each pickled on its own; each part
+    compressed), the skeletons and the document digests, for the source parsed now."""
     from kqlint.platform import object_requested_resources
 
     objects, documents, skipped = objects_from_file(source, "default", INPUT)
     problems = [_fields(p, ("file",)) for p in source.problems]
     skeletons = [(obj.doc, obj.base, _identity(obj), tuple(sorted(object_requested_resources(obj))))
                  for obj in objects]
-    body = zlib.compress(pickle.dumps(source.documents, protocol=5), 1)
+    pickled = [pickle.dumps(document, protocol=5) for document in source.documents]
+    body = zlib.compress(b"".join(pickled), 1)
+    digests = document_digests(pickled)
+    sizes = tuple(len(data) for data in pickled)
     head = zlib.compress(pickle.dumps((problems, source.comment_lines, _fields(source, _SOURCE_OWN), skeletons,
-                                       documents, skipped, zlib.crc32(body)), protocol=5), 1)
-    return MAGIC + len(head).to_bytes(4, "big") + head + body, skeletons
+                                       documents, skipped, zlib.crc32(body), digests, sizes), protocol=5), 1)
+    return MAGIC + len(head).to_bytes(4, "big") + head + body, skeletons, digests
+
+
+def document_digests(pickled: list[bytes]) -> tuple[str, ...]:
+    """One digest per document as loaded (its pickle), node positions included: text after a
+    document (a comment appended to the file) leaves it unchanged, any change to the document's
+    data or to where its nodes sit changes it (kqlint.cache_results)."""
+    return tuple(hashlib.blake2b(data, digest_size=16).hexdigest() for data in pickled)
 
 
 def encode_entry(source: SourceFile) -> bytes:
@@ -128,11 +140,17 @@ class Entry:
     documents_count: int
     skipped: int
     body: bytes
+    document_digests: tuple[str, ...] = ()  # one per document (document_digests)
+    sizes: tuple[int, ...] = ()             # of each document's pickle in the body
 
     def documents(self) -> list[Any]:
-        documents = _unpickle(zlib.decompress(self.body))
-        if not isinstance(documents, list):
-            raise ValueError("cache entry body is not a list")
+        raw = memoryview(zlib.decompress(self.body))
+        if sum(self.sizes) != len(raw):
+            raise ValueError("cache entry body does not hold its documents")
+        documents, start = [], 0
+        for size in self.sizes:
+            documents.append(_unpickle(raw[start:start + size]))
+            start += size
         return documents
 
     def source(self, display: str) -> SourceFile:
@@ -150,7 +168,7 @@ def decode_entry(blob: bytes) -> Entry:
     start = len(MAGIC) + 4
     size = int.from_bytes(blob[len(MAGIC):start], "big")
     head = ModelUnpickler(io.BytesIO(zlib.decompress(blob[start:start + size]))).load()
-    problems, comments, fields, skeletons, documents, skipped, checksum = head
+    problems, comments, fields, skeletons, documents, skipped, checksum, digests, sizes = head
     body = blob[start + size:]
     if zlib.crc32(body) != checksum:  # checked now: a context file's body is read much later
         raise ValueError("damaged cache entry")
@@ -159,7 +177,12 @@ def decode_entry(blob: bytes) -> Entry:
             raise ValueError("damaged cache entry")
     if not isinstance(fields, dict) or not all(isinstance(p, dict) for p in problems):
         raise ValueError("damaged cache entry")
-    return Entry(list(problems), dict(comments), fields, list(skeletons), int(documents), int(skipped), body)
+    if not isinstance(digests, tuple) or not all(isinstance(d, str) for d in digests) \
+            or not isinstance(sizes, tuple) or len(sizes) != len(digests) \
+            or not all(type(size) is int and size > 0 for size in sizes):
+        raise ValueError("damaged cache entry")
+    return Entry(list(problems), dict(comments), fields, list(skeletons), int(documents), int(skipped), body,
+                 digests, sizes)
 
 
 # ------------------------------------------------------------------ input objects with known facts

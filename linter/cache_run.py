@@ -52,15 +52,16 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
         encoded = _encoded(source) if cache.writable else None
         if encoded is None:
             return source, None
-        blob, skeletons = encoded
+        blob, skeletons, digests = encoded
         if os.getpid() != parent:
             return None, blob  # a worker: the entry is all the parent needs (pickled once, not twice)
+        cache.documents_of_display[display_path(path)] = digests
         return known_source(source, skeletons), blob
 
     for (position, path, miss), (source, blob) in zip(misses, map_chunks(parse_and_encode, misses, jobs), strict=True):
         if miss is not None and blob is not None:
             cache.add(miss.digest, blob)
-            if source is None:
+            if source is None:  # its document digests: read from the entry
                 source = cache.source_of(blob, path, display_path(path), lazy)
         if parsed is not None and miss is not None and source is not None:
             parsed[(path, miss.digest)] = source
@@ -68,7 +69,7 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
     return results  # type: ignore[return-value]
 
 
-def _encoded(source: SourceFile) -> tuple[bytes, list[Skeleton]] | None:
+def _encoded(source: SourceFile) -> tuple[bytes, list[Skeleton], tuple[str, ...]] | None:
     try:
         return encode(source)
     except Exception:

@@ -85,11 +85,12 @@ def load_paths(paths: list[str], config: Config, tier: str,
     try:
         files = [path for path in found.files if path != STDIN]
         if cache is not None:
+            from kqlint.cache_results import lazy_inputs
             from kqlint.cache_run import load_sources
 
             lazy = tier == CONTEXT
-            sources = load_sources(files, cache, lazy, jobs, parse, None if lazy else _PARSED,
-                                   lazy_hits=lazy or _PARSED is None)  # a --fix pass edits what it loads
+            sources = load_sources(files, cache, lazy, jobs, parse, None if lazy else _PARSED,  # a --fix pass
+                                   lazy_hits=lazy or (_PARSED is None and lazy_inputs()))  # edits what it loads
             if _PARSED is not None and not lazy:
                 sources = [_unshared(source) for source in sources]
         elif _PARSED is not None:

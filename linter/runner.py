@@ -67,17 +67,16 @@ def run_rules(rules: list[Rule], graph: ObjectGraph, config: Config, errors: lis
     split over ``jobs``. The findings are what the rules yield."""
     findings: list[Finding] = []
     contexts = {r.code: _context(r, graph, config, states) for r in rules if r.meta.scope != "engine"}
-
-    def graph_rules() -> None:  # in the parent, beside the workers' per-object rules
-        for rule in rules:
-            if rule.meta.scope == "graph":
-                findings.extend(_guarded(rule, partial(rule.check_graph, graph, contexts[rule.code]),
-                                         "the object graph", errors))
-
     object_rules = [(r, contexts[r.code], _scope(r)) for r in rules if r.meta.scope == "object"]
+    graph_scoped = [r for r in rules if r.meta.scope == "graph"]
     from kqlint.cache_results import reuse_for
 
-    reuse = reuse_for(object_rules)  # stored findings of pure rules on unchanged files
+    reuse = reuse_for(object_rules, graph, graph_scoped)  # stored findings where what a rule reads is unchanged
+
+    def graph_rules() -> None:  # in the parent, beside the workers' per-object rules
+        for rule in graph_scoped:
+            findings.extend(reuse.graph_findings(
+                rule.code, partial(_check_graph, rule, graph, contexts[rule.code], errors)))
 
     def check_object(obj: K8sObject) -> tuple[list[Finding], list[str]]:
         found: list[Finding] = []
@@ -98,6 +97,15 @@ def run_rules(rules: list[Rule], graph: ObjectGraph, config: Config, errors: lis
         for line in failed:
             _guarded_error(line, errors)
     return findings
+
+
+def _check_graph(rule: Rule, graph: ObjectGraph, ctx: RuleContext, errors: list[str]) -> tuple[list[Finding], bool]:
+    """A graph rule's findings, and whether it ran without an error."""
+    failed: list[str] = []
+    found: list[Finding] = _guarded(rule, partial(rule.check_graph, graph, ctx), "the object graph", failed)
+    for line in failed:
+        _guarded_error(line, errors)
+    return found, not failed
 
 
 def _context(rule: Rule, graph: ObjectGraph, config: Config, states: dict[str, Any] | None) -> RuleContext:
@@ -226,6 +234,9 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
 
     scope = scope_of(inputs.objects + context_objects, config)
     inputs, context_objects = without_fragments(inputs, context_objects, scope)
+    from kqlint.cache_results import observe
+
+    observe(inputs.objects + context_objects, scope)  # what reused graph-reading findings are keyed by
     errors: list[str] = []
     rules, states = prepare_rules(RuleSet.of(selected), config, errors)
     findings: list[Finding] = []

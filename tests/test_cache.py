@@ -9,6 +9,7 @@ import pickle
 import shutil
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
@@ -551,8 +552,8 @@ def test_placeholder_verdicts_are_kept_and_checked_again_only_when_needed(
                         lambda source, objects, crds: (checked.append(source.path), real(source, objects, crds))[1])
     [table] = repo.glob(".kqlint_cache/*/placeholders-*")
     if damage is not None:
-        table.write_bytes(b"garbage" if damage == "garbage" else cache_placeholders._MAGIC + __import__("zlib").compress(
-            pickle.dumps({"k": ("not", "a", "verdict")})))
+        wrong = cache_placeholders._MAGIC + zlib.compress(pickle.dumps({"k": ("not", "a", "verdict")}))
+        table.write_bytes(b"garbage" if damage == "garbage" else wrong)
     for report in repo.glob(".kqlint_cache/*/report-*"):
         report.unlink()
     assert _run(capsys, ".", "--format", "json") == uncached

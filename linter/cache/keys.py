@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Any
 
-CACHE_FORMAT = 3            # bump when the layout or the entry encoding changes
+CACHE_FORMAT = 4            # bump when the layout or the entry encoding changes
 DIR_NAME = ".kqlint_cache"
 ENV_VAR = "KQLINT_CACHE_DIR"
 _HASH_BYTES = 16

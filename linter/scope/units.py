@@ -20,6 +20,7 @@ class Scope:
         self.config_units = _config_units(config)
         self.fragments: set[str] = set()          # absolute paths of patch files
         self._unit_of_file: dict[str, str | None] = {}
+        self._unit_of_name: dict[str, str | None] = {}  # the same, by the path as given
         self._parent: dict[str, str] = {}          # union-find over kustomization folders
         self._resource_files: dict[str, str] = {}  # a file a kustomization lists by name -> folder
         wanted = sorted({os.path.abspath(f) for f in files if f and not f.startswith("<")})
@@ -67,10 +68,12 @@ class Scope:
         """The unit ``file`` belongs to (a folder, or a group of kustomize folders); None: shared."""
         if file.startswith("<"):
             return None
-        absolute = os.path.abspath(file)
-        if absolute not in self._unit_of_file:
-            self._unit_of_file[absolute] = self._unit(absolute)
-        return self._unit_of_file[absolute]
+        if file not in self._unit_of_name:  # asked for every object of every graph: abspath once per name
+            absolute = os.path.abspath(file)
+            if absolute not in self._unit_of_file:
+                self._unit_of_file[absolute] = self._unit(absolute)
+            self._unit_of_name[file] = self._unit_of_file[absolute]
+        return self._unit_of_name[file]
 
     def declared_unit(self, file: str) -> str | None:
         """The config ``units:`` entry ``file`` belongs to (a unit applied as a whole)."""

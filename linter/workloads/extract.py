@@ -97,6 +97,7 @@ _EXTRACTORS: dict[tuple[str, str], Extractor] = {
 _APPWRAPPER_INFERRED: dict[tuple[str, str], Extractor] = {key: _EXTRACTORS[key] for key in (
     K.POD, K.DEPLOYMENT, K.STATEFULSET, K.JOB, K.JOBSET, K.PYTORCHJOB, K.RAYCLUSTER, K.RAYJOB)}
 _TEMPLATE_HOLDERS = set(K.RUNTIMES)
+TEMPLATE_KINDS: frozenset[tuple[str, str]] = frozenset(_EXTRACTORS)  # every kind with pod templates
 
 
 def pod_templates(obj: K8sObject, graph: ObjectGraph | None = None) -> list[PodTemplate]:

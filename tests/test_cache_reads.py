@@ -1,0 +1,260 @@
+"""The guard of kqlint.cache_reads.READS: a rule declared to read only some kinds finds the
+same with the whole graph as with a graph of only its object and the objects of those kinds
+(same platform model, unit, layout and declared objects), on every example and every rule
+fixture case, each linted the way the fixture tests lint it (its own config, profile, units)."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import chdir, lint_case
+from kqlint import runner
+from kqlint.cache_reads import READS, read_kinds
+from kqlint.config import Config
+from kqlint.graph import ObjectGraph, from_manifest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures" / "rules"
+
+
+def _reduced(graph: ObjectGraph, kinds: frozenset[str], own: Any = None) -> ObjectGraph:
+    """``graph`` with only ``own``, the objects of ``kinds`` and the declared objects, in order."""
+    reduced = ObjectGraph()
+    reduced.objects, reduced._by_kind, reduced._by_name = [], type(reduced._by_kind)(list), type(reduced._by_name)(list)
+    reduced.add(obj for obj in graph.objects if obj is own or obj.kind in kinds or not from_manifest(obj))
+    reduced.platform = graph.platform  # type: ignore[attr-defined]
+    reduced.unit, reduced.unit_of, reduced.applied_together = graph.unit, graph.unit_of, graph.applied_together
+    reduced.kustomize_dirs = graph.kustomize_dirs
+    reduced.elsewhere = {key: found for key, found in graph.elsewhere.items() if key[0] in kinds}
+    return reduced
+
+
+class Guard:
+    """Wraps runner.run_rules: every declared rule judged twice per graph, compared."""
+
+    def __init__(self) -> None:
+        self.compared = dict.fromkeys(READS, 0)
+        self.mismatches: list[tuple[str, str, list[Any], list[Any]]] = []
+
+    def run_rules(self, rules: list[Any], graph: ObjectGraph, config: Config, *args: Any, **kwargs: Any) -> Any:
+        states = kwargs.get("states") if "states" in kwargs else (args[2] if len(args) > 2 else None)
+        for rule in rules:
+            if rule.code in READS:
+                self._compare(rule, graph, config, states)
+        return _REAL_RUN_RULES(rules, graph, config, *args, **kwargs)
+
+    def _compare(self, rule: Any, graph: ObjectGraph, config: Config, states: Any) -> None:
+        kinds = read_kinds(rule.code)
+        if rule.meta.scope == "graph":
+            self._same(rule.code, "the graph", *(list(rule.check_graph(g, runner._context(rule, g, config, states)))
+                                                 for g in (graph, _reduced(graph, kinds))))
+            return
+        scope = runner._scope(rule)
+        for obj in graph.inputs:
+            if scope is None or (obj.group, obj.kind) in scope[0] or obj.kind in scope[1]:
+                self._same(rule.code, f"{obj.file}: {obj.display()}",
+                           *(list(rule.check(obj, runner._context(rule, g, config, states)))
+                             for g in (graph, _reduced(graph, kinds, obj))))
+
+    def _same(self, code: str, where: str, whole: list[Any], reduced: list[Any]) -> None:
+        self.compared[code] += bool(whole or reduced)
+        if [(f, f.fix) for f in whole] != [(f, f.fix) for f in reduced]:  # a finding's fix is no part of ==
+            self.mismatches.append((code, where, whole, reduced))
+
+
+_REAL_RUN_RULES = runner.run_rules
+
+
+def _cases() -> Iterator[Path]:
+    for rule_dir in sorted(p for p in FIXTURES.iterdir() if p.is_dir()):
+        yield from sorted(case for case in rule_dir.iterdir() if case.name.startswith(("bad", "good")))
+    yield from sorted(p for p in (ROOT / "tests" / "fixtures" / "scope").iterdir() if p.is_dir())  # units
+
+
+def test_declared_reads_are_all_a_rule_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    guard = Guard()
+    monkeypatch.setattr(runner, "run_rules", guard.run_rules)
+    with chdir(ROOT / "examples"):
+        runner.lint(["."], Config(), auto_context=False)
+    for case in _cases():
+        lint_case(case, None)
+    assert not guard.mismatches, guard.mismatches[:3]
+    assert all(count > 0 for count in guard.compared.values()), guard.compared  # every rule found something
+
+
+def test_every_declared_rule_exists_with_its_scope() -> None:
+    from kqlint.cache_results import PURE_RULES
+    from kqlint.registry import builtin_rules
+
+    rules = {rule.code: rule for rule in builtin_rules()}
+    for code, (kinds, why) in READS.items():
+        assert code in rules and rules[code].meta.scope in ("object", "graph") and code not in PURE_RULES
+        assert kinds and why
+
+
+# ------------------------------------------------------------------ warm runs end to end
+
+FORMATS = ("text", "json")
+CLUSTER_QUEUES = "platform/kueue/cluster-queues.yaml"
+NLP_QUEUES = "tenants/nlp/queues/local-queues.yaml"
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The examples as a project (``.git`` marks its root), the cache at its root, forking
+    even for a few objects."""
+    import shutil
+
+    from kqlint import parallel
+
+    project = tmp_path / "project"
+    shutil.copytree(ROOT / "examples", project)
+    (project / ".git").mkdir()
+    monkeypatch.delenv("KQLINT_CACHE_DIR", raising=False)
+    monkeypatch.setattr(parallel, "MIN_ITEMS_PER_JOB", 1)
+    monkeypatch.chdir(project)
+    return project
+
+
+def _outputs(capsys: pytest.CaptureFixture[str], *args: str) -> list[tuple[int, str, str]]:
+    from kqlint.cli import main
+
+    found = []
+    for name in FORMATS:
+        status = main(["check", ".", *args, "--format", name])
+        captured = capsys.readouterr()
+        found.append((status, captured.out, captured.err))
+    return found
+
+
+def _assert_warm_as_uncached(capsys: pytest.CaptureFixture[str], jobs: str) -> None:
+    """Stored reports removed, so the rules' stored findings are what is reused."""
+    expected = _outputs(capsys, "--jobs", jobs, "--no-cache")
+    for report in Path(".kqlint_cache").glob("*/report-*"):
+        report.unlink()
+    assert _outputs(capsys, "--jobs", jobs) == expected
+
+
+def _edit(path: str, old: str, new: str) -> None:
+    text = Path(path).read_text()
+    assert old in text, (path, old)
+    Path(path).write_text(text.replace(old, new, 1))
+
+
+def _checked(monkeypatch: pytest.MonkeyPatch, code: str) -> list[str]:
+    """The files ``code``'s check() meets from now on (this process: --jobs 1)."""
+    from kqlint.registry import builtin_rules
+
+    module = next(rule.module for rule in builtin_rules() if rule.code == code)
+    calls: list[str] = []
+    real = module.check
+    monkeypatch.setattr(module, "check", lambda obj, ctx: calls.append(obj.file) or real(obj, ctx))
+    return calls
+
+
+def test_a_comment_appended_checks_nothing_again(repo: Path, capsys: pytest.CaptureFixture[str],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    _assert_warm_as_uncached(capsys, "1")
+    for path in ("tenants/nlp/training/llama-pretrain.yaml", CLUSTER_QUEUES, NLP_QUEUES):
+        Path(path).write_text(Path(path).read_text() + "# edited\n")
+    expected = _outputs(capsys, "--no-cache")
+    for report in Path(".kqlint_cache").glob("*/report-*"):
+        report.unlink()
+    quota = _checked(monkeypatch, "KQ210")
+    from kqlint import cache_entry
+
+    decoded: list[str] = []
+    real_fill = cache_entry._Body.fill
+    monkeypatch.setattr(cache_entry._Body, "fill", lambda body: decoded.append(body.path) or real_fill(body))
+    assert _outputs(capsys) == expected
+    assert quota == []  # every object and every ClusterQueue/LocalQueue read as before
+    files = len(list(Path(".").rglob("*.yaml")))
+    assert 0 < len(set(decoded)) < files / 2  # inputs whose objects no rule ran on again stay encoded
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_queue_and_class_edits_change_other_files_findings(repo: Path, capsys: pytest.CaptureFixture[str],
+                                                           jobs: str) -> None:
+    _assert_warm_as_uncached(capsys, jobs)
+    before = _outputs(capsys, "--jobs", jobs, "--no-cache")
+    _edit(CLUSTER_QUEUES, "nominalQuota: 64", "nominalQuota: 1")  # nlp's GPUs: KQ210 on nlp's jobs
+    _assert_warm_as_uncached(capsys, jobs)
+    assert _outputs(capsys, "--jobs", jobs, "--no-cache") != before
+    _edit(CLUSTER_QUEUES, '"nvidia.com/gpu", ', "")  # nlp covers no GPUs: KQ209
+    _assert_warm_as_uncached(capsys, jobs)
+    _edit(NLP_QUEUES, "clusterQueue: nlp", "clusterQueue: vision")
+    _assert_warm_as_uncached(capsys, jobs)
+    _edit("platform/priority/priority-classes.yaml", "preemptionPolicy: Never",
+          "preemptionPolicy: PreemptLowerPriority")
+    _assert_warm_as_uncached(capsys, jobs)
+    _edit(CLUSTER_QUEUES, "name: nlp", "name: nlp-renamed")
+    _assert_warm_as_uncached(capsys, jobs)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_added_removed_renamed_files_and_config(repo: Path, capsys: pytest.CaptureFixture[str], jobs: str) -> None:
+    import os
+
+    _assert_warm_as_uncached(capsys, jobs)
+    os.rename(NLP_QUEUES, "tenants/nlp/queues-moved.yaml")  # referenced LocalQueues in another folder
+    _assert_warm_as_uncached(capsys, jobs)
+    os.unlink("tenants/nlp/queues-moved.yaml")  # gone: the nlp workloads route nowhere
+    _assert_warm_as_uncached(capsys, jobs)
+    Path("tenants/nlp/default-queue.yaml").write_text(  # LocalQueueDefaulting for unlabelled workloads
+        "apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata:\n  name: default\n  namespace: nlp\n"
+        "spec:\n  clusterQueue: vision\n")
+    _assert_warm_as_uncached(capsys, jobs)
+    os.rename(CLUSTER_QUEUES, "platform/cluster-queues.yaml")
+    _assert_warm_as_uncached(capsys, jobs)
+    Path(".kqlint.yaml").write_text("rules:\n  KQ209:\n    exclude-resource-prefixes: [nvidia.com/]\n")
+    _assert_warm_as_uncached(capsys, jobs)
+    Path(".kqlint.yaml").write_text("namespace: nlp\nplatform:\n  kueue:\n    version: '0.9'\n")
+    _assert_warm_as_uncached(capsys, jobs)
+
+
+_UNIT_JOB = """apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+  namespace: nlp
+  labels:
+    kueue.x-k8s.io/queue-name: {queue}
+spec:
+  parallelism: 2
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: main
+        image: busybox
+        resources:
+          limits:
+            nvidia.com/gpu: 80
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata:
+  name: unit-queue
+  namespace: nlp
+spec:
+  clusterQueue: {cluster_queue}
+"""
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_units_edited_apart(repo: Path, capsys: pytest.CaptureFixture[str], jobs: str) -> None:
+    """Kustomize units (one graph each): an edit in one unit, a file moved between units."""
+    for unit, cluster_queue in (("a", "nlp"), ("b", "vision")):
+        folder = repo / "units" / unit
+        folder.mkdir(parents=True)
+        (folder / "kustomization.yaml").write_text("resources: [train.yaml]\n")
+        (folder / "train.yaml").write_text(_UNIT_JOB.format(queue="unit-queue", cluster_queue=cluster_queue))
+    _assert_warm_as_uncached(capsys, jobs)
+    _edit("units/a/train.yaml", "clusterQueue: nlp", "clusterQueue: research")
+    _assert_warm_as_uncached(capsys, jobs)
+    _edit("units/b/train.yaml", "queue-name: unit-queue", "queue-name: missing")
+    _assert_warm_as_uncached(capsys, jobs)
+    (repo / "units" / "b" / "kustomization.yaml").unlink()  # unit b's files are shared now
+    _assert_warm_as_uncached(capsys, jobs)
