@@ -10,12 +10,10 @@ neither checks nor decodes such files again. The table keeps the verdicts of the
 from __future__ import annotations
 
 import hashlib
-import io
 import os
-import pickle
-import zlib
 from typing import Any
 
+from kqlint.cache.tables import load_table, save_table
 from kqlint.loader import LoadProblem
 
 _MAGIC = b"KQLP\x00\x01"
@@ -58,30 +56,14 @@ class PlaceholderVerdicts:
         self.added = True
 
     def save(self) -> None:
-        if not self.added or not self.cache.writable:
-            return
-        try:
-            blob = _MAGIC + zlib.compress(pickle.dumps(self.used, protocol=5), 1)
-        except Exception:
-            return
-        from kqlint.cache import keep_newest
-
-        if self.cache._write(self.path, blob):
-            keep_newest(self.cache.folder, "placeholders-", MAX_TABLES)
+        """Write the entries this run used, if it added any."""
+        if self.added:
+            save_table(self.cache, self.path, _MAGIC, self.used, "placeholders-", MAX_TABLES)
 
 
 def _load(path: str) -> dict[str, LoadProblem | str]:
     """The stored table; anything unreadable or malformed is an empty one (checked again)."""
-    from kqlint.cache_entry import ModelUnpickler
-
-    try:
-        with open(path, "rb") as handle:
-            blob = handle.read()
-        if not blob.startswith(_MAGIC):
-            return {}
-        table = ModelUnpickler(io.BytesIO(zlib.decompress(blob[len(_MAGIC):]))).load()
-    except Exception:
-        return {}
+    table = load_table(path, _MAGIC)
     if not isinstance(table, dict):
         return {}
     return {key: value for key, value in table.items()

@@ -44,3 +44,17 @@ def _private_cache_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: py
     """Every test gets its own empty cache folder: no test reads another's cache or writes one
     into the repository or its inputs (tests/test_cache.py sets its own)."""
     monkeypatch.setenv("KQLINT_CACHE_DIR", str(tmp_path_factory.mktemp("kqlint-cache")))
+
+
+@pytest.fixture
+def examples_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A git-like project (``.git`` marks its root) holding the examples, as the current
+    directory, with its cache at its root (no KQLINT_CACHE_DIR)."""
+    import shutil
+
+    project = tmp_path / "project"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "examples", project)
+    (project / ".git").mkdir()
+    monkeypatch.delenv("KQLINT_CACHE_DIR", raising=False)
+    monkeypatch.chdir(project)
+    return project

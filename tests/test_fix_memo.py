@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import pickle
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,19 +15,13 @@ from kqlint.fix_apply.memo import _MAGIC
 from kqlint.fix_run import readable_input
 from kqlint.runner import lint
 
-ROOT = Path(__file__).resolve().parent.parent
 FIXED_FILES = {"platform/kueue/cluster-queues.yaml", "tenants/research/training/allreduce-bench.yaml",
                "tenants/research/training/ddp-ablation.yaml"}  # the examples' files with a fix
 
 
 @pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    project = tmp_path / "project"
-    shutil.copytree(ROOT / "examples", project)
-    (project / ".git").mkdir()
-    monkeypatch.delenv("KQLINT_CACHE_DIR", raising=False)
-    monkeypatch.chdir(project)
-    return project
+def repo(examples_project: Path) -> Path:
+    return examples_project
 
 
 def _json(capsys: pytest.CaptureFixture[str], *args: str) -> str:

@@ -10,13 +10,11 @@ entries of the last run only (bounded by the files that have fixes), one table p
 from __future__ import annotations
 
 import hashlib
-import io
 import os
-import pickle
-import zlib
 from collections.abc import Sequence
 from typing import Any
 
+from kqlint.cache.tables import load_table, save_table
 from kqlint.fixes import Fix
 
 _MAGIC = b"KQLF\x00\x01"
@@ -59,31 +57,14 @@ class ResolvedFixes:
         self.added = True
 
     def save(self) -> None:
-        """Write the entries this run used, if it resolved any file anew."""
-        if not self.added or not self.cache.writable:
-            return
-        try:
-            blob = _MAGIC + zlib.compress(pickle.dumps(self.used, protocol=5), 1)
-        except Exception:
-            return
-        from kqlint.cache import keep_newest
-
-        if self.cache._write(self.path, blob):
-            keep_newest(self.cache.folder, "fixes-", MAX_TABLES)
+        """Write the entries this run used, if it added any."""
+        if self.added:
+            save_table(self.cache, self.path, _MAGIC, self.used, "fixes-", MAX_TABLES)
 
 
 def _load(path: str) -> dict[str, Resolved]:
     """The stored table; anything unreadable or malformed is an empty one (resolved again)."""
-    from kqlint.cache_entry import ModelUnpickler
-
-    try:
-        with open(path, "rb") as handle:
-            blob = handle.read()
-        if not blob.startswith(_MAGIC):
-            return {}
-        table = ModelUnpickler(io.BytesIO(zlib.decompress(blob[len(_MAGIC):]))).load()
-    except Exception:
-        return {}
+    table = load_table(path, _MAGIC)
     if not isinstance(table, dict):
         return {}
     return {key: value for key, value in table.items()
