@@ -44,12 +44,18 @@ class PlaceholderVerdicts:
         return digest.hexdigest()
 
     def get(self, key: str) -> tuple[bool, LoadProblem | None]:
-        """(known, verdict)."""
-        found = self.stored.get(key)
+        """(known, verdict): stored by an earlier run, or judged where this run parsed the file."""
+        found = self.used.get(key) or self.stored.get(key)
         if found is None:
             return False, None
         self.used[key] = found
         return True, None if found == _CLEAN else found  # type: ignore[return-value]
+
+    def record(self, display: str, verdict: LoadProblem | None) -> None:
+        """A verdict worked out where the file was parsed (a --jobs worker)."""
+        key = self.key(display)
+        if key is not None:
+            self.put(key, verdict)
 
     def put(self, key: str, verdict: LoadProblem | None) -> None:
         self.used[key] = _CLEAN if verdict is None else verdict

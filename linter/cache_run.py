@@ -18,13 +18,17 @@ from kqlint.loader import SourceFile
 def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
                  parse: Callable[[str, bytes | None], SourceFile],
                  parsed: dict[tuple[str, str], SourceFile] | None = None,
-                 lazy_hits: bool | None = None) -> list[SourceFile]:
+                 lazy_hits: bool | None = None, judge: Callable[[SourceFile], Any] | None = None,
+                 record: Callable[[str, Any], None] | None = None) -> list[SourceFile]:
     """Every file's source, in order: hits from the cache, misses parsed (over ``jobs``
     processes) and stored. ``parse(path, raw)`` parses one file (``raw`` None: read it).
     ``parsed``: sources by (path, content digest) parsed earlier in this process (the passes
     of one --fix run), taken from there, and the misses parsed now added to it. ``lazy``:
     objects whose fields are decoded on first use; ``lazy_hits``: the same for hits only
-    (default: as ``lazy``; files parsed in this run are read by its rules anyway)."""
+    (default: as ``lazy``; files parsed in this run are read by its rules anyway).
+    ``judge(source)``: a fact of a parsed file that depends on the settings (not stored in
+    its entry), worked out where it is parsed for files whose text hints at placeholders, and
+    handed to ``record(display path, fact)``."""
     lazy_hits = lazy if lazy_hits is None else lazy_hits
     from kqlint.discover import STDIN, display_path
     from kqlint.parallel import map_chunks
@@ -44,21 +48,30 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
 
     parent = os.getpid()
 
-    def parse_and_encode(item: tuple[int, str, Miss | None]) -> tuple[SourceFile | None, bytes | None]:
+    def parse_and_encode(item: tuple[int, str, Miss | None]) -> Parsed:
         _, path, miss = item
-        if miss is None:
-            return parse(path, None), None
-        source = parse(path, miss.raw)
-        encoded = _encoded(source) if cache.writable else None
+        source = parse(path, miss.raw if miss is not None else None)
+        judged = (judge(source),) if judge is not None and source.placeholder_hint else ()
+        encoded = _encoded(source) if miss is not None and cache.writable else None
         if encoded is None:
-            return source, None
+            return path, source, None, judged
         blob, skeletons, digests = encoded
         if os.getpid() != parent:
-            return None, blob  # a worker: the entry is all the parent needs (pickled once, not twice)
+            return path, None, blob, judged  # a worker: the entry is all the parent needs (pickled once)
         cache.documents_of_display[display_path(path)] = digests
-        return known_source(source, skeletons), blob
+        return path, known_source(source, skeletons), blob, judged
 
-    for (position, path, miss), (source, blob) in zip(misses, map_chunks(parse_and_encode, misses, jobs), strict=True):
+    def decoded(result: Parsed) -> Parsed:
+        """A worker's entry as the source it encodes (its document digests read from it)."""
+        path, source, blob, judged = result
+        if source is None and blob is not None:
+            source = cache.source_of(blob, path, display_path(path), lazy)
+        return path, source, blob, judged
+
+    for (position, path, miss), (_, source, blob, judged) in zip(
+            misses, map_chunks(parse_and_encode, misses, jobs, arrived=decoded), strict=True):
+        if judged and record is not None:
+            record(display_path(path), judged[0])
         if miss is not None and blob is not None:
             cache.add(miss.digest, blob)
             if source is None:  # its document digests: read from the entry
@@ -67,6 +80,10 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
             parsed[(path, miss.digest)] = source
         results[position] = source
     return results  # type: ignore[return-value]
+
+
+# path, source (None: decode the entry), the entry, (judge's answer,) or () when not asked
+Parsed = tuple[str, SourceFile | None, bytes | None, tuple[Any, ...]]
 
 
 def _encoded(source: SourceFile) -> tuple[bytes, list[Skeleton], tuple[str, ...]] | None:

@@ -7,13 +7,14 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 from kqlint.config import Config
 from kqlint.discover import STDIN, Discovery, discover, display_path
 from kqlint.errors import InternalError, UsageError
 from kqlint.graph import declared_object
-from kqlint.loader import SourceFile, load_file, load_stdin
+from kqlint.loader import LoadProblem, SourceFile, load_file, load_stdin
 from kqlint.objects import CONTEXT, EXTERNAL, K8sObject, objects_from_file
 
 # The files parsed by the passes of one ``--fix`` run, by (path, content digest): a pass after
@@ -84,20 +85,22 @@ def load_paths(paths: list[str], config: Config, tier: str,
     gc.disable()  # keeping every document alive makes full collections costly while loading
     try:
         files = [path for path in found.files if path != STDIN]
+        verdicts = _placeholder_verdicts(cache, config) if cache is not None else None
         if cache is not None:
             from kqlint.cache_results import lazy_inputs
             from kqlint.cache_run import load_sources
 
             lazy = tier == CONTEXT
             sources = load_sources(files, cache, lazy, jobs, parse, None if lazy else _PARSED,  # a --fix pass
-                                   lazy_hits=lazy or (_PARSED is None and lazy_inputs()))  # edits what it loads
+                                   lazy_hits=lazy or (_PARSED is None and lazy_inputs()),  # edits what it loads
+                                   judge=partial(_placeholder_verdict, config=config, tier=tier),
+                                   record=verdicts.record if verdicts is not None else None)
             if _PARSED is not None and not lazy:
                 sources = [_unshared(source) for source in sources]
         elif _PARSED is not None:
             sources = _parse_changed(files, config, jobs, parse, _PARSED)
         else:
             sources = map_chunks(parse, files, jobs)
-        verdicts = _placeholder_verdicts(cache, config)
         for path, source in zip(files, sources, strict=True):
             add_source(loaded, path, source, config, tier, verdicts)
         if verdicts is not None:
@@ -191,9 +194,16 @@ def _prepared(source: SourceFile, config: Config, tier: str) -> SourceFile:
         return source
 
 
+def _placeholder_verdict(source: SourceFile, config: Config, tier: str) -> LoadProblem | None:
+    """The KQ006 add_source gives ``source`` for envsubst placeholders (or None), worked out
+    where it was parsed (a --jobs worker) for files the cache stores."""
+    from kqlint.placeholders import unrendered_placeholders
+
+    objects, _, _ = objects_from_file(source, config.namespace, tier)
+    return unrendered_placeholders(source, objects, tuple(config.crds or ())) if objects else None
+
+
 def _placeholder_verdicts(cache: Any, config: Config) -> Any:
-    if cache is None:
-        return None
     from kqlint.cache_placeholders import PlaceholderVerdicts
 
     return PlaceholderVerdicts(cache, config.namespace or "", tuple(config.crds or ()))

@@ -46,13 +46,16 @@ def effective_jobs(jobs: int, items: int, min_items: int = MIN_ITEMS_PER_JOB) ->
 
 
 def map_chunks(function: Callable[[_T], _R], items: Sequence[_T], jobs: int,
-               min_items: int = MIN_ITEMS_PER_JOB, before: Callable[[], None] | None = None) -> list[_R]:
+               min_items: int = MIN_ITEMS_PER_JOB, before: Callable[[], None] | None = None,
+               arrived: Callable[[_R], _R] | None = None) -> list[_R]:
     """``[function(item) for item in items]``, with items spread over ``jobs`` processes
     (each getting at least ``min_items``: fewer cost more to fork than they save).
 
     ``before()`` runs in the parent first; with workers, once they are forked, so it runs
-    beside them and what it computes stays in the parent. Results come back in the order of
-    ``items``. A batch a worker did not return (it died) is done by the parent."""
+    beside them and what it computes stays in the parent. ``arrived(result)`` is what the
+    parent makes of a worker's result, done as results arrive, between its own batches (a
+    worker may send a compact form). Results come back in the order of ``items``. A batch a
+    worker did not return (it died) is done by the parent."""
     jobs = effective_jobs(jobs, len(items), min_items)
     if jobs == 1:
         if before is not None:
@@ -65,11 +68,11 @@ def map_chunks(function: Callable[[_T], _R], items: Sequence[_T], jobs: int,
     try:
         counter = context.Value("i", 0)
     except OSError:  # no shared memory for the counter (some sandboxes): in-process
-        return map_chunks(function, items, 1, min_items, before)
+        return map_chunks(function, items, 1, min_items, before, arrived)
     global _WORK
     _WORK = (function, items, batches, counter)
     workers: list[Any] = []
-    inbox = _Inbox()
+    inbox = _Inbox(arrived)
     try:
         from kqlint.interrupts import in_worker
 
@@ -140,7 +143,8 @@ class _Inbox:
     """The workers' messages, read by one thread per worker as they come (a worker never
     waits for the parent to finish a batch before it can send), unpickled by the parent."""
 
-    def __init__(self) -> None:
+    def __init__(self, arrived: Callable[[Any], Any] | None = None) -> None:
+        self.arrived = arrived
         self.messages: list[bytes] = []
         self.threads: list[threading.Thread] = []
         self.lock = threading.Lock()
@@ -170,4 +174,4 @@ class _Inbox:
             messages, self.messages = self.messages, []
         for message in messages:
             index, found = pickle.loads(message)
-            results[index] = found
+            results[index] = found if self.arrived is None else [self.arrived(result) for result in found]

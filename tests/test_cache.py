@@ -313,6 +313,23 @@ def test_context_objects_are_lazy_until_read(repo: Path) -> None:
     assert [o.location() for o in lazy] == [o.location() for o in eager]
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_cold_run_stores_every_file_it_parses(repo: Path, capsys: pytest.CaptureFixture[str],
+                                                monkeypatch: pytest.MonkeyPatch, jobs: str) -> None:
+    """Encoding never fails silently: after one run every manifest is a hit (an entry that
+    could not be encoded would only show as a slower next run)."""
+    from kqlint.cache import FileCache
+    from kqlint.loader import SourceFile
+
+    monkeypatch.setattr(parallel, "MIN_ITEMS_PER_JOB", 1)
+    _run(capsys, ".", "--jobs", jobs)
+    warm = FileCache(str(repo / ".kqlint_cache"))
+    from kqlint.discover import discover
+
+    files = discover(["."]).files  # the manifests (Helm charts are rendered, not cached)
+    assert len(files) > 20 and all(isinstance(warm.lookup(f, f, lazy=True), SourceFile) for f in files)
+
+
 def test_lazy_objects_answer_identity_labels_and_annotations_unread_and_become_plain(repo: Path) -> None:
     from kqlint.cache import FileCache
     from kqlint.cache_entry import FilledObject, LazyObject, encode_entry, objects_of
