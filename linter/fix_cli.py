@@ -41,8 +41,10 @@ def run_fixes(request: FixRequest, lint: Callable[..., Any], err: Callable[[str]
             return lint(request.paths, request.config, request.context, request.inline, request.rules,
                         progress=False, jobs=request.jobs, cache=request.cache)
 
+        from kqlint.parallel import default_jobs
+
         outcome = fix_run(lint_once, request.unsafe, not request.diff, request.config.namespace or "default",
-                          report_needed=not request.fix_only)
+                          report_needed=not request.fix_only, jobs=request.jobs or default_jobs())
     for note in outcome.notes:
         err(f"kqlint: {note}")
     if request.diff:

@@ -66,23 +66,24 @@ def unified_diff(path: str, before: bytes, after: bytes) -> str:
 
 
 def fix_run(lint: Callable[[], Report], unsafe: bool, write: bool, namespace: str = "default",
-            report_needed: bool = True) -> FixOutcome:
+            report_needed: bool = True, jobs: int = 1) -> FixOutcome:
     """Lint with ``lint``, fix, and lint again until nothing more applies (``write``), or one
     pass in memory (not ``write``: ``--diff``). Without ``report_needed`` (``--fix-only``) the
     last lint is left out unless a fix waits for another pass. A lint after a pass parses
-    only the files it changed (kqlint.inputs.parses_reused)."""
+    only the files it changed (kqlint.inputs.parses_reused); fixes are worked out over
+    ``jobs`` processes, files written in order by this one."""
     from kqlint.inputs import parses_reused
 
     with parses_reused():
-        return _passes(lint, unsafe, write, namespace, report_needed)
+        return _passes(lint, unsafe, write, namespace, report_needed, jobs)
 
 
 def _passes(lint: Callable[[], Report], unsafe: bool, write: bool, namespace: str,
-            report_needed: bool) -> FixOutcome:
+            report_needed: bool, jobs: int) -> FixOutcome:
     report = lint()
     outcome = FixOutcome(report)
     for _ in range(MAX_PASSES):
-        applied, waiting = _one_pass(report, unsafe, write, namespace, outcome)
+        applied, waiting = _one_pass(report, unsafe, write, namespace, outcome, jobs)
         if not write or not applied or not (report_needed or waiting):
             break
         report = lint()
@@ -92,42 +93,48 @@ def _passes(lint: Callable[[], Report], unsafe: bool, write: bool, namespace: st
     return outcome
 
 
-def _one_pass(report: Report, unsafe: bool, write: bool, namespace: str, outcome: FixOutcome) -> tuple[int, int]:
+def _one_pass(report: Report, unsafe: bool, write: bool, namespace: str, outcome: FixOutcome,
+              jobs: int = 1) -> tuple[int, int]:
     """(fixes applied, fixes waiting for the next pass)."""
     from kqlint.fix_apply import fix_file
+    from kqlint.fix_apply.plan import FILES_PER_JOB
+    from kqlint.parallel import map_chunks
 
     inputs = set(report.files)
     by_file: dict[str, list[Finding]] = {}
     for finding in report.findings:
         if fixable(finding, unsafe) and finding.location.file in inputs:
             by_file.setdefault(finding.location.file, []).append(finding)
-    applied = waiting = 0
+    notes: dict[str, str] = {}  # path -> why it was not fixed (said in path order)
+    readable: list[tuple[str, str, bytes, list[Finding]]] = []
     for path, findings in sorted(by_file.items()):
         target = writable_target(path, inputs)
+        raw = _read(target) if not isinstance(target, Refusal) else None
         if isinstance(target, Refusal):
-            outcome.notes.append(f"{path}: not fixed: {target.reason}")
-            continue
-        raw = _read(target)
-        if raw is None:
-            outcome.notes.append(f"{path}: not fixed: cannot read it")
-            continue
-        result = fix_file(raw, path, findings, namespace)
+            notes[path] = target.reason
+        elif raw is None:
+            notes[path] = "cannot read it"
+        else:
+            readable.append((path, target, raw, findings))
+    results = map_chunks(lambda item: fix_file(item[2], item[0], item[3], namespace), readable, jobs, FILES_PER_JOB)
+    applied = waiting = 0
+    for (path, target, raw, _), result in zip(readable, results, strict=True):
         if result.stale:
-            outcome.notes.append(f"{path}: not fixed: it changed on disk since it was read")
+            notes[path] = "it changed on disk since it was read"
             continue
         waiting += len(result.deferred)
         if not result.applied:
             continue
         new = _encoded(raw, result.text)
-        if write:
-            problem = write_atomically(target, raw, new)
-            if problem is not None:
-                outcome.notes.append(f"{path}: not fixed: {problem}")
-                continue
+        problem = write_atomically(target, raw, new) if write else None
+        if problem is not None:
+            notes[path] = problem
+            continue
         first = outcome.files.get(path, (raw, raw))[0]
         outcome.files[path] = (first, new)
         outcome.fixed.update(f.code for f in result.applied)
         applied += len(result.applied)
+    outcome.notes.extend(f"{path}: not fixed: {notes[path]}" for path in sorted(notes))
     return applied, waiting
 
 
