@@ -41,7 +41,7 @@ _POD_PRIORITY = ("pod_priority: its PriorityClass or the global default one (pri
 
 # code -> (the kinds it reads besides its own object, why): checked by tests/test_cache_reads.py.
 # Not here, run every time: KQ005 (cheap: the object's apiVersion against the platform model),
-# the graph rules KQ003 (every object), KQ103 and KQ211 (cheap), KQ5xx (the kakaocloud profile's).
+# the graph rules KQ003 (every object) and KQ103 (cheap), KQ5xx (the kakaocloud profile's).
 READS: dict[str, tuple[frozenset[tuple[str, str]], str]] = {
     "KQ101": (_ROUTING | {K.TRAINJOB, K.PRIORITY_CLASS}, f"{_MANAGED}; {_POD_PRIORITY}; is_multi_pod: {_TEMPLATES}"),
     "KQ102": (_ROUTING | {K.TRAINJOB, K.PRIORITY_CLASS}, f"{_MANAGED}; global_default_class; {_POD_PRIORITY}"),
@@ -54,6 +54,9 @@ READS: dict[str, tuple[frozenset[tuple[str, str]], str]] = {
     "KQ107": (_ROUTED, "graph rule: the input PriorityClasses, every managed multi-pod workload "
                        f"(all_managed_workloads, {_TEMPLATES}), its pods' PriorityClasses; applied_with: the "
                        "files' folders and units"),
+    "KQ211": (frozenset({K.CLUSTER_QUEUE, K.LOCAL_QUEUE, K.NAMESPACE}),
+              "graph rule: the input ClusterQueues' namespaceSelector, the LocalQueues pointing at each "
+              "(spec.clusterQueue, their namespaces), the input Namespaces' labels"),
     "KQ301": (frozenset(TEMPLATE_KINDS) | _POD_GROUPS,
               "graph rule: the input PodGroups (also wrapped in AppWrappers), every workload's templates that "
               "join one (_pod_group_members), Volcano Jobs, Kubeflow jobs, the batch-min-member of Jobs, "
