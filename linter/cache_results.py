@@ -20,15 +20,12 @@ rule's whole output likewise, per unit. Plugins and custom rules are never reuse
 from __future__ import annotations
 
 import hashlib
-import io
 import os
-import pickle
-import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from kqlint.cache import keep_newest
+from kqlint.cache.tables import load_table, save_table
 
 # code -> why its findings depend on the object alone (checked against the rule's source)
 PURE_RULES: dict[str, str] = {
@@ -196,12 +193,9 @@ class Reuse:
             merged = dict(old[1]) if old is not None and old[0] == display else {}
             merged.update(objects)
             table[digest] = (display, merged)
-        try:  # graph-reading rules: what this run read (another run reads another graph)
-            blob = _MAGIC + zlib.compress(pickle.dumps((FORMAT, table, self.new_reads, self.new_graph), protocol=5), 1)
-        except Exception:
-            return
-        if self.cache._write(self.path, blob):
-            keep_newest(self.cache.folder, "results-", MAX_TABLES)
+        # graph-reading rules: what this run read (another run reads another graph)
+        save_table(self.cache, self.path, _MAGIC, (FORMAT, table, self.new_reads, self.new_graph),
+                   "results-", MAX_TABLES)
 
 
 class _NoReuse:
@@ -373,14 +367,8 @@ def _inside(finding: Any, file: str) -> bool:
 
 
 def _load(path: str) -> Tables:
-    from kqlint.cache_entry import ModelUnpickler
-
+    loaded = load_table(path, _MAGIC)
     try:
-        with open(path, "rb") as handle:
-            blob = handle.read()
-        if not blob.startswith(_MAGIC):
-            return {}, {}, {}
-        loaded = ModelUnpickler(io.BytesIO(zlib.decompress(blob[len(_MAGIC):]))).load()
         if not (isinstance(loaded, tuple) and len(loaded) == 4 and loaded[0] == FORMAT
                 and all(isinstance(table, dict) for table in loaded[1:])):
             return {}, {}, {}

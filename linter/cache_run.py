@@ -3,15 +3,13 @@ reports reused when a run reads exactly the same files with the same settings an
 from __future__ import annotations
 
 import hashlib
-import io
 import os
-import pickle
-import zlib
 from collections.abc import Callable
 from typing import Any
 
-from kqlint.cache import FileCache, Miss, keep_newest
-from kqlint.cache_entry import MAGIC, ModelUnpickler, Skeleton, encode, known_source
+from kqlint.cache import FileCache, Miss
+from kqlint.cache.tables import load_table, save_table
+from kqlint.cache_entry import MAGIC, Skeleton, encode, known_source
 from kqlint.loader import SourceFile
 
 
@@ -142,26 +140,12 @@ def report_key(cache: FileCache, parts: list[str], files: list[str]) -> str | No
 def load_report(cache: FileCache, key: str) -> Any:
     from kqlint.model import Report
 
-    try:
-        with open(_report_file(cache, key), "rb") as handle:
-            blob = handle.read()
-        if not blob.startswith(MAGIC):
-            return None
-        report = ModelUnpickler(io.BytesIO(zlib.decompress(blob[len(MAGIC):]))).load()
-        return report if isinstance(report, Report) else None
-    except Exception:
-        return None
+    report = load_table(_report_file(cache, key), MAGIC)
+    return report if isinstance(report, Report) else None
 
 
 def store_report(cache: FileCache, key: str, report: Any) -> None:
-    if not cache.writable:
-        return
-    try:
-        blob = MAGIC + zlib.compress(pickle.dumps(report, protocol=5), 1)
-    except Exception:
-        return
-    cache._write(_report_file(cache, key), blob)
-    keep_newest(cache.folder, "report-", MAX_REPORTS)
+    save_table(cache, _report_file(cache, key), MAGIC, report, "report-", MAX_REPORTS)
 
 
 def run_key(cache: FileCache, paths: list[str], context_paths: list[str], config: Any,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import zlib
 from pathlib import Path
 
 import pytest
@@ -71,8 +72,8 @@ def test_a_damaged_or_planted_fixes_table_is_ignored(repo: Path, tmp_path: Path,
     [table] = repo.glob(".kqlint_cache/*/fixes-*")
     marker = tmp_path / "planted-ran"
     blob = {"garbage": b"\x00garbage", "truncated": table.read_bytes()[:30],
-            "planted": _MAGIC + __import__("zlib").compress(pickle.dumps(_Planted(str(marker)))),
-            "wrong-shape": _MAGIC + __import__("zlib").compress(pickle.dumps({"k": ["not a fix"]}))}[damage]
+            "planted": _MAGIC + zlib.compress(pickle.dumps(_Planted(str(marker)))),
+            "wrong-shape": _MAGIC + zlib.compress(pickle.dumps({"k": ["not a fix"]}))}[damage]
     table.write_bytes(blob)
     for report in repo.glob(".kqlint_cache/*/report-*"):
         report.unlink()

@@ -1,6 +1,6 @@
-"""Small tables kept beside the entries (resolved fixes, placeholder verdicts): one pickled,
-compressed value per file, behind a magic prefix, written atomically, read back with the
-restricted unpickler; anything missing, foreign or damaged reads as None."""
+"""Files kept beside the entries (whole reports, stored findings, resolved fixes, placeholder
+verdicts): one pickled, compressed value per file, behind a magic prefix, written atomically,
+read back with the restricted unpickler; anything missing, foreign or damaged reads as None."""
 from __future__ import annotations
 
 import io
