@@ -9,6 +9,7 @@ import io
 import pickle
 import sys
 import zlib
+from array import array
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +17,7 @@ from kqlint import loader
 from kqlint.loader import LoadProblem, SourceFile
 from kqlint.objects import INPUT, K8sObject, dig, mapping_at, objects_from_file
 
-MAGIC = b"KQLC\x00\x02"  # 2: per-document digests in the head
+MAGIC = b"KQLC\x00\x03"  # 3: projection digests and masked values (kqlint.cache_masks)
 
 
 _ALLOWED = {("kqlint.loader.nodes", "Map"), ("kqlint.loader.nodes", "Seq"), ("array", "array"),
@@ -63,31 +64,49 @@ IDENTITY_PATHS = frozenset({("apiVersion",), ("kind",), ("metadata", "name"), ("
 _METADATA_KEYS = ("name", "generateName", "namespace", "labels", "annotations")
 
 
-def in_identity(path: tuple[Any, ...]) -> bool:
+# per kind name, the spec fields the identity keeps too: the routes and cohorts of Kueue's
+# queues, which the cache's scoped reads (kqlint.cache_reads.quota_scope) look up everywhere
+IDENTITY_SPEC: dict[str, tuple[str, ...]] = {"LocalQueue": ("clusterQueue",), "ClusterQueue": ("cohort", "cohortName")}
+
+
+def in_identity(path: tuple[Any, ...], kind: str = "") -> bool:
     """``path`` reads a field the identity keeps as written (labels: also every key below)."""
-    return path[:2] in IDENTITY_PATHS or path in IDENTITY_PATHS
+    return path[:2] in IDENTITY_PATHS or path in IDENTITY_PATHS \
+        or (len(path) == 2 and path[0] == "spec" and path[1] in IDENTITY_SPEC.get(kind, ()))
 
 
 def _identity(obj: K8sObject) -> Any:
     """What identifies one object without its body: the raw apiVersion, kind and metadata
     name/generateName/namespace, as a Map K8sObject.__init__ reads exactly like the real one,
     and ``metadata.labels`` and ``metadata.annotations`` as written (Kueue routing reads the
-    labels; suppressions and Kueue's own annotations are read from every object)."""
+    labels; suppressions and Kueue's own annotations are read from every object), and the
+    IDENTITY_SPEC fields of its kind; with their positions (a finding there needs no body)."""
     data = obj.data
-    ident = loader.Map()
-    for key in ("apiVersion", "kind"):
-        if key in data:
-            ident[key] = data[key]
-    metadata = data.get("metadata")
-    if isinstance(metadata, dict):
-        meta = loader.Map()
-        for key in _METADATA_KEYS:
-            if key in metadata:
-                meta[key] = metadata[key]
-        meta.pos = ()
-        ident["metadata"] = meta
-    ident.pos = ()
+    metadata, spec = data.get("metadata"), data.get("spec")
+    spec_keys = IDENTITY_SPEC.get(obj.kind, ())
+    keys = ("apiVersion", "kind") + (("metadata",) if isinstance(metadata, dict) else ()) \
+        + (("spec",) if isinstance(spec, dict) and any(key in spec for key in spec_keys) else ())
+    ident = _subset(data, keys)
+    if "metadata" in ident:
+        ident["metadata"] = _subset(metadata, _METADATA_KEYS)
+    if "spec" in ident:
+        ident["spec"] = _subset(spec, spec_keys)
     return ident
+
+
+def _subset(source: Any, keys: tuple[str, ...]) -> Any:
+    """The entries of ``keys`` in the mapping ``source``, in its order, with their positions
+    (none when ``source`` has none for every key)."""
+    kept = loader.Map()
+    positions = array("Q")
+    known = len(getattr(source, "pos", ())) == 2 * len(source)
+    for index, key in enumerate(source):
+        if key in keys:
+            kept[key] = source[key]
+            if known:
+                positions.extend(source.pos[2 * index:2 * index + 2])
+    kept.pos = positions if known else ()
+    return kept
 
 
 _SOURCE_OWN = ("path", "documents", "problems", "comment_lines")  # encoded on their own
@@ -99,30 +118,77 @@ def _fields(value: Any, skip: tuple[str, ...]) -> dict[str, Any]:
     return {f.name: getattr(value, f.name) for f in dataclasses.fields(value) if f.name not in skip}
 
 
-def encode(source: SourceFile) -> tuple[bytes, list[Skeleton], tuple[str, ...]]:
+def encode(source: SourceFile) -> tuple[bytes, list[Skeleton], tuple[str, ...], tuple[str, ...]]:
     """The entry (header: problems, comments, the source's other fields, object skeletons,
-    the documents' digests and sizes; body: the documents, each pickled on its own; each part
-    compressed), the skeletons and the document digests, for the source parsed now."""
+    the documents' digests and sizes, their projections' digests and the values masked in
+    them; body: the documents with those values masked (kqlint.cache_masks), each pickled on
+    its own; each part compressed), the skeletons, the document digests and the projection
+    digests, for the source parsed now."""
     from kqlint.platform import object_requested_resources
+    from kqlint.workloads import has_pod_templates, own_templates
 
     objects, documents, skipped = objects_from_file(source, "default", INPUT)
     problems = [_fields(p, ("file",)) for p in source.problems]
-    skeletons = [(obj.doc, obj.base, _identity(obj), tuple(sorted(object_requested_resources(obj))))
-                 for obj in objects]
-    pickled = [pickle.dumps(document, protocol=5) for document in source.documents]
+    skeletons, masks = [], []
+    for obj in objects:
+        templates = own_templates(obj) if has_pod_templates(obj) else []
+        skeletons.append((obj.doc, obj.base, _identity(obj),
+                          tuple(sorted(object_requested_resources(obj, templates=templates)))))
+        masks.append((obj.doc, _mask_sites(obj, templates)))
+    pickled, patches = _masked_documents(source.documents, masks)
     body = zlib.compress(b"".join(pickled), 1)
-    digests = document_digests(pickled)
+    projections = document_digests(pickled)
+    digests = tuple(projection if not patch else _digest(data, pickle.dumps(patch, protocol=5))
+                    for projection, data, patch in zip(projections, pickled, patches, strict=True))
     sizes = tuple(len(data) for data in pickled)
     head = zlib.compress(pickle.dumps((problems, source.comment_lines, _fields(source, _SOURCE_OWN), skeletons,
-                                       documents, skipped, zlib.crc32(body), digests, sizes), protocol=5), 1)
-    return MAGIC + len(head).to_bytes(4, "big") + head + body, skeletons, digests
+                                       documents, skipped, zlib.crc32(body), digests, sizes, projections,
+                                       tuple(patches)), protocol=5), 1)
+    return MAGIC + len(head).to_bytes(4, "big") + head + body, skeletons, digests, projections
+
+
+def _masked_documents(documents: list[Any], masks: list[tuple[int, list[Any]]]
+                      ) -> tuple[list[bytes], list[tuple[Any, ...]]]:
+    """Each document pickled with its objects' masked values masked (and put back right
+    after), and those values (kqlint.cache_masks)."""
+    from kqlint.cache_masks import masked, restore
+
+    sites: dict[int, list[Any]] = {}
+    for doc, found in masks:
+        sites.setdefault(doc, []).extend(found)
+    pickled, patches = [], []
+    for index, document in enumerate(documents):
+        here = sites.get(index, [])
+        patch = masked(here)
+        try:
+            pickled.append(pickle.dumps(document, protocol=5))
+        finally:
+            restore(here, patch)
+        patches.append(patch)
+    return pickled, patches
+
+
+def _mask_sites(obj: K8sObject, templates: list[Any]) -> list[Any]:
+    from kqlint.cache_masks import mask_sites
+
+    try:
+        return mask_sites(obj, templates)
+    except Exception:  # an odd object: nothing masked, its projection is its document
+        return []
 
 
 def document_digests(pickled: list[bytes]) -> tuple[str, ...]:
     """One digest per document as loaded (its pickle), node positions included: text after a
     document (a comment appended to the file) leaves it unchanged, any change to the document's
     data or to where its nodes sit changes it (kqlint.cache_results)."""
-    return tuple(hashlib.blake2b(data, digest_size=16).hexdigest() for data in pickled)
+    return tuple(_digest(data) for data in pickled)
+
+
+def _digest(*parts: bytes) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    for part in parts:
+        digest.update(part)
+    return digest.hexdigest()
 
 
 def encode_entry(source: SourceFile) -> bytes:
@@ -142,14 +208,18 @@ class Entry:
     body: bytes
     document_digests: tuple[str, ...] = ()  # one per document (document_digests)
     sizes: tuple[int, ...] = ()             # of each document's pickle in the body
+    projections: tuple[str, ...] = ()       # one per document: its digest with values masked
+    patches: tuple[Any, ...] = ()           # one per document: the values masked in the body
 
     def documents(self) -> list[Any]:
+        from kqlint.cache_masks import patched
+
         raw = memoryview(zlib.decompress(self.body))
         if sum(self.sizes) != len(raw):
             raise ValueError("cache entry body does not hold its documents")
         documents, start = [], 0
-        for size in self.sizes:
-            documents.append(_unpickle(raw[start:start + size]))
+        for size, patches in zip(self.sizes, self.patches, strict=True):
+            documents.append(patched(_unpickle(raw[start:start + size]), patches))
             start += size
         return documents
 
@@ -168,7 +238,7 @@ def decode_entry(blob: bytes) -> Entry:
     start = len(MAGIC) + 4
     size = int.from_bytes(blob[len(MAGIC):start], "big")
     head = ModelUnpickler(io.BytesIO(zlib.decompress(blob[start:start + size]))).load()
-    problems, comments, fields, skeletons, documents, skipped, checksum, digests, sizes = head
+    problems, comments, fields, skeletons, documents, skipped, checksum, digests, sizes, projections, patches = head
     body = blob[start + size:]
     if zlib.crc32(body) != checksum:  # checked now: a context file's body is read much later
         raise ValueError("damaged cache entry")
@@ -181,8 +251,13 @@ def decode_entry(blob: bytes) -> Entry:
             or not isinstance(sizes, tuple) or len(sizes) != len(digests) \
             or not all(type(size) is int and size > 0 for size in sizes):
         raise ValueError("damaged cache entry")
+    if not isinstance(projections, tuple) or len(projections) != len(digests) \
+            or not all(isinstance(d, str) for d in projections) \
+            or not isinstance(patches, tuple) or len(patches) != len(digests) \
+            or not all(isinstance(p, tuple) for p in patches):
+        raise ValueError("damaged cache entry")
     return Entry(list(problems), dict(comments), fields, list(skeletons), int(documents), int(skipped), body,
-                 digests, sizes)
+                 digests, sizes, projections, patches)
 
 
 # ------------------------------------------------------------------ input objects with known facts
@@ -302,9 +377,18 @@ class LazyObject(K8sObject):
 
     def get(self, *path: Any, default: Any = None) -> Any:
         """Identity fields are answered without decoding the body (they are kept as written)."""
-        if self._body is not None and in_identity(path):
+        if self._body is not None and in_identity(path, self.kind):
             return dig(_DATA.__get__(self), path, default)
         return K8sObject.get(self, *path, default=default)
+
+    def _locate(self, path: tuple[Any, ...], value: bool) -> Any:
+        """A key or scalar the identity keeps is located without decoding the body."""
+        if self._body is not None and path and in_identity(path, self.kind):
+            identity = _DATA.__get__(self)
+            start, end, depth = loader.locate(identity, tuple(path), value)
+            if depth == len(path) and start and not (value and isinstance(dig(identity, path), (dict, list))):
+                return self._location(start, end, tuple(path))
+        return K8sObject._locate(self, path, value)
 
     @property
     def labels(self) -> dict[str, Any]:

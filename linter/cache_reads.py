@@ -6,10 +6,15 @@ findings are reused when the digest of what it reads is unchanged:
 
 - kind digest: over every manifest object of that kind name (any API group: a superset of the
   declared GroupKinds) in the run, inputs and context of every unit, in load order, each as
-  (display path, document index, path inside the document, its document's digest, tier, unit).
-  An object added, removed, moved, or changed in data or in node positions changes it; an
-  object without a document digest (stdin, a file outside the project, not cached) makes it
+  (display path, document index, path inside the document, its document's projection digest,
+  tier, unit): its document with the values no rule reads of another object masked (plain
+  label values, container images, ClusterQueue quotas: kqlint.cache_masks). An object added,
+  removed, moved, or changed in (unmasked) data or in node positions changes it; an object
+  without a document digest (stdin, a file outside the project, not cached) makes it
   unknown, and the rule is run;
+- scoped reads (SCOPED_READS): a rule that reads masked values of some objects of a kind
+  (KQ210: the quotas of the ClusterQueues a workload's namespace may route to, and of their
+  cohorts) keeps, per object, the digest of those objects' documents whole;
 - graph key: the partition (its unit), the platform model (every field), the declared objects
   (config ``external``, the profile's, the built-in classes: their data), the folders holding
   a kustomization, the patch fragments. Every reused rule's digest includes it, whether or not
@@ -22,7 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import pickle
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from kqlint import kinds as K
@@ -97,42 +102,83 @@ def read_kinds(code: str) -> frozenset[str]:
     return frozenset(kind for _, kind in READS[code][0])
 
 
+def quota_scope(obj: Any, by_kind: dict[str, list[Any]]) -> list[Any]:
+    """The ClusterQueues whose quotas KQ210 may read judging ``obj``: those named by a
+    LocalQueue of its namespace (or of none, or applied wherever: every LocalQueue it may
+    resolve), and every ClusterQueue sharing a cohort with one of them; in run order."""
+    from kqlint.kueue.quota import cohort_name
+    from kqlint.objects import ApplyTimeNamespace
+
+    names = {lq.get("spec", "clusterQueue") for lq in by_kind.get("LocalQueue", ())
+             if lq.namespace is None or lq.namespace == obj.namespace or isinstance(lq.namespace, ApplyTimeNamespace)}
+    queues = by_kind.get("ClusterQueue", [])
+    cohorts = {cohort_name(cq) for cq in queues if cq.name in names} - {None}
+    return [cq for cq in queues if cq.name in names or cohort_name(cq) in cohorts]
+
+
+# code -> (kind, the objects of that kind it reads whole for one object, why): the others it
+# reads masked (kqlint.cache_masks); checked by tests/test_cache_masks.py.
+SCOPED_READS: dict[str, tuple[str, Callable[[Any, dict[str, list[Any]]], list[Any]], str]] = {
+    "KQ210": ("ClusterQueue", quota_scope, "capacity: the quotas of the workload's ClusterQueue candidates "
+                                           "(LocalQueue -> ClusterQueue) and of their cohort peers"),
+}
+
+
 class RunObjects:
     """The manifest objects of one run, grouped by kind name, and the digests of those groups."""
 
-    def __init__(self, objects: Iterable[Any], documents: dict[str, tuple[str, ...]], scope: Any) -> None:
+    def __init__(self, objects: Iterable[Any], documents: dict[str, tuple[str, ...]], scope: Any,
+                 projections: dict[str, tuple[str, ...]] | None = None) -> None:
         self.documents = documents
+        self.projections = projections or {}
         self.by_kind: dict[str, list[Any]] = {}
         for obj in objects:
             self.by_kind.setdefault(obj.kind, []).append(obj)
         self.scope = scope
-        self._digests: dict[str, str | None] = {}
+        self._digests: dict[tuple[str, bool], str | None] = {}
+        self._scoped: dict[tuple[str, Any], str | None] = {}
         self.layout = _digest_of([sorted(scope.kustomize_dirs()), sorted(scope.fragments)])
 
-    def document_digest(self, obj: Any) -> str | None:
-        found = self.documents.get(obj.file)
+    def document_digest(self, obj: Any, projected: bool = False) -> str | None:
+        found = (self.projections if projected else self.documents).get(obj.file)
         return found[obj.doc] if found is not None and 0 <= obj.doc < len(found) else None
 
-    def kind_digest(self, kind: str) -> str | None:
-        if kind not in self._digests:
-            self._digests[kind] = self._kind_digest(kind)
-        return self._digests[kind]
+    def kind_digest(self, kind: str, projected: bool = False) -> str | None:
+        if (kind, projected) not in self._digests:
+            self._digests[(kind, projected)] = self._kind_digest(kind, projected)
+        return self._digests[(kind, projected)]
 
-    def _kind_digest(self, kind: str) -> str | None:
+    def _kind_digest(self, kind: str, projected: bool) -> str | None:
+        return self._objects_digest(self.by_kind.get(kind, ()), projected)
+
+    def _objects_digest(self, objects: Iterable[Any], projected: bool) -> str | None:
         digest = hashlib.blake2b(digest_size=16)
-        for obj in self.by_kind.get(kind, ()):
-            document = self.document_digest(obj)
+        for obj in objects:
+            document = self.document_digest(obj, projected)
             if document is None:
                 return None
             digest.update(repr((obj.file, obj.doc, obj.base, document, obj.source,
                                 self.scope.unit_of(obj.file))).encode("utf-8", "surrogateescape"))
         return digest.hexdigest()
 
+    def scoped_digest(self, code: str, obj: Any) -> str | None:
+        """The digest of the objects ``code`` reads whole judging ``obj`` (SCOPED_READS), the
+        same for every object of one namespace; None: unknown."""
+        kind, scope, _ = SCOPED_READS[code]
+        key = (code, obj.namespace)
+        if key not in self._scoped:
+            try:
+                self._scoped[key] = self._objects_digest(scope(obj, self.by_kind), projected=False)
+            except Exception:
+                self._scoped[key] = None
+        return self._scoped[key]
+
     def reads_digest(self, graph_key: str | None, kinds: Iterable[str]) -> str | None:
-        """The digest of what a rule reading ``kinds`` reads in a graph; None: unknown."""
+        """The digest of what a rule reading ``kinds`` (their projections) reads in a graph;
+        None: unknown."""
         parts: list[Any] = [graph_key, self.layout]
         for kind in sorted(kinds):
-            parts.append((kind, self.kind_digest(kind)))
+            parts.append((kind, self.kind_digest(kind, projected=True)))
         if graph_key is None or any(part[1] is None for part in parts[2:]):
             return None
         return _digest_of(parts)

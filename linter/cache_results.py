@@ -44,15 +44,16 @@ PURE_RULES: dict[str, str] = {
     "KQ507": "a ClusterQueue's own preemption settings (kakaocloud profile)",
 }
 
-FORMAT = 2  # 2: findings of graph-reading rules (kqlint.cache_reads) beside the pure ones
+FORMAT = 3  # 3: per object, the digests of its scoped reads (kqlint.cache_reads.SCOPED_READS)
 MAX_TABLES = 2  # one per recent configuration
 MIN_INPUT_FILES = 20  # fewer input files: no table read or written
 ObjectKey = tuple[int, tuple[Any, ...]]  # (document index, path of the object inside it)
 Table = dict[str, tuple[str, dict[ObjectKey, tuple[Any, ...]]]]  # digest -> (display, findings per object)
 # unit -> ({code: what it read there}, {(display, document index, path in it): (document digest,
-# {code: findings}, codes without findings left out)}): one graph of the run that wrote it
+# {code: findings}, codes without findings left out; {code: its scoped reads' digest})}): one graph
+# of the run that wrote it
 ReadsKey = tuple[str, int, tuple[Any, ...]]
-UnitReads = tuple[dict[str, str], dict[ReadsKey, tuple[str, dict[str, tuple[Any, ...]]]]]
+UnitReads = tuple[dict[str, str], dict[ReadsKey, tuple[str, dict[str, tuple[Any, ...]], dict[str, str | None]]]]
 ReadsTable = dict[Any, UnitReads]
 GraphTable = dict[tuple[Any, str], tuple[str, tuple[Any, ...]]]  # (unit, code) -> (reads digest, findings)
 Tables = tuple[Table, ReadsTable, GraphTable]
@@ -72,6 +73,7 @@ class Reuse:
         self.unit: Any = None                     # the graph being checked: its unit
         self.current: dict[str, str] = {}         # and what each reused rule reads in it
         self.valid: frozenset[str] = frozenset()  # the rules that read there what they read when stored
+        self.scoped: frozenset[str] = frozenset()  # the reused rules with scoped reads (cache_reads.SCOPED_READS)
         self.lazy_inputs = False                  # see lazy_inputs()
 
     @property
@@ -90,9 +92,10 @@ class Reuse:
 
     def enter(self, graph: Any) -> None:
         """The graph about to be checked: what each reused rule reads in it (before --jobs forks)."""
-        from kqlint.cache_reads import graph_key, read_kinds
+        from kqlint.cache_reads import SCOPED_READS, graph_key, read_kinds
 
         self.unit, self.current, self.valid = graph.unit, {}, frozenset()
+        self.scoped = frozenset(SCOPED_READS) & self.reads
         if self.run is None or not self.reads:
             return
         key = graph_key(graph)
@@ -122,7 +125,12 @@ class Reuse:
         record = self.tables[1][self.unit][1].get((obj.file, obj.doc, obj.base))
         if record is None or record[0] != self.run.document_digest(obj):
             return {}
-        return {code: record[1].get(code, ()) for code in self.valid}
+        kept = {code: record[1].get(code, ()) for code in self.valid}
+        for code in self.scoped & kept.keys():  # read, judging obj, the same objects whole as then?
+            digest = self.run.scoped_digest(code, obj)
+            if digest is None or record[2].get(code) != digest:
+                del kept[code]
+        return kept
 
     def skip(self, obj: Any) -> frozenset[str]:
         """The rules whose findings on ``obj`` are stored (not to be run again)."""
@@ -163,8 +171,9 @@ class Reuse:
             if finding.code in self.current and finding.code not in kept:
                 by_rule.setdefault(finding.code, ())
                 by_rule[finding.code] += (finding,)
+        scoped = {code: self.run.scoped_digest(code, obj) for code in self.scoped & self.current.keys()}
         unit = self.new_reads.setdefault(self.unit, (self.current, {}))
-        unit[1][(obj.file, obj.doc, obj.base)] = (document, by_rule)
+        unit[1][(obj.file, obj.doc, obj.base)] = (document, by_rule, scoped)
 
     def graph_findings(self, code: str, compute: Callable[[], tuple[list[Any], bool]]) -> list[Any]:
         """A graph rule's findings in this graph: stored when what it reads is unchanged, else
@@ -274,7 +283,8 @@ def observe(objects: list[Any], scope: Any) -> None:
     from kqlint.cache_reads import RunObjects
 
     if _ACTIVE is not None and _ACTIVE.reads:
-        _ACTIVE.run = RunObjects(objects, _ACTIVE.cache.documents_of_display, scope)
+        _ACTIVE.run = RunObjects(objects, _ACTIVE.cache.documents_of_display, scope,
+                                 _ACTIVE.cache.projections_of_display)
 
 
 def begin(cache: Any, config: Any, rules: list[Any], inputs: int) -> Reuse | None:
@@ -406,8 +416,8 @@ def _checked_reads(table: dict[Any, Any]) -> ReadsTable:
 
 def _reads_record(key: Any, record: Any) -> bool:
     return (isinstance(key, tuple) and len(key) == 3 and isinstance(key[0], str) and isinstance(record, tuple)
-            and len(record) == 2 and isinstance(record[0], str) and isinstance(record[1], dict)
-            and all(_findings(found) for found in record[1].values()))
+            and len(record) == 3 and isinstance(record[0], str) and isinstance(record[1], dict)
+            and all(_findings(found) for found in record[1].values()) and isinstance(record[2], dict))
 
 
 def _checked_graph(table: dict[Any, Any]) -> GraphTable:

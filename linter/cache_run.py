@@ -53,10 +53,11 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
         encoded = _encoded(source) if miss is not None and cache.writable else None
         if encoded is None:
             return path, source, None, judged
-        blob, skeletons, digests = encoded
+        blob, skeletons, digests, projections = encoded
         if os.getpid() != parent:
             return path, None, blob, judged  # a worker: the entry is all the parent needs (pickled once)
         cache.documents_of_display[display_path(path)] = digests
+        cache.projections_of_display[display_path(path)] = projections
         return path, known_source(source, skeletons), blob, judged
 
     def decoded(result: Parsed) -> Parsed:
@@ -84,7 +85,7 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
 Parsed = tuple[str, SourceFile | None, bytes | None, tuple[Any, ...]]
 
 
-def _encoded(source: SourceFile) -> tuple[bytes, list[Skeleton], tuple[str, ...]] | None:
+def _encoded(source: SourceFile) -> tuple[bytes, list[Skeleton], tuple[str, ...], tuple[str, ...]] | None:
     try:
         return encode(source)
     except Exception:

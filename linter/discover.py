@@ -26,8 +26,11 @@ def display_path(path: str) -> str:
         return "<stdin>"
     absolute = os.path.abspath(path)
     cwd = os.getcwd()
-    if absolute == cwd or absolute.startswith(cwd.rstrip(os.sep) + os.sep):
-        return os.path.relpath(absolute, cwd).replace(os.sep, "/")
+    if absolute == cwd:
+        return "."
+    prefix = cwd.rstrip(os.sep) + os.sep
+    if absolute.startswith(prefix):  # both normalised: relpath() would only cut the prefix
+        return absolute[len(prefix):].replace(os.sep, "/")
     return path.replace(os.sep, "/")
 
 
@@ -41,15 +44,27 @@ def is_excluded(path: str, excludes: tuple[str, ...]) -> bool:
 
 def chart_of(path: str, cache: dict[str, str | None]) -> str | None:
     """The Chart.yaml owning ``path`` when it sits under that chart's ``templates/``."""
-    for probe in folders_up(os.path.dirname(os.path.abspath(path))):
-        if os.path.basename(probe) == "templates":
-            parent = os.path.dirname(probe)
-            if parent not in cache:
-                chart = os.path.join(parent, "Chart.yaml")
-                cache[parent] = chart if os.path.isfile(chart) else None
-            if cache[parent]:
-                return cache[parent]
-    return None
+    return _chart_of_folder(os.path.dirname(os.path.abspath(path)), cache)
+
+
+def _chart_of_folder(folder: str, cache: dict[str, str | None]) -> str | None:
+    """The nearest ``templates`` folder at or above ``folder`` whose parent holds a Chart.yaml:
+    that file; remembered per folder (files share folders)."""
+    below: list[str] = []  # folders whose answer is the one found above them
+    answer: str | None = None
+    for probe in folders_up(folder):
+        if probe in cache:
+            answer = cache[probe]
+            break
+        chart = os.path.join(os.path.dirname(probe), "Chart.yaml")
+        if os.path.basename(probe) == "templates" and os.path.isfile(chart):
+            answer = chart
+            cache[probe] = chart
+            break
+        below.append(probe)
+    for probe in below:
+        cache[probe] = answer
+    return answer
 
 
 def discover(paths: list[str], excludes: tuple[str, ...] = ()) -> Discovery:

@@ -322,15 +322,18 @@ def _requested_resources(graph: ObjectGraph, memo: dict[int, frozenset[str]]) ->
     return found
 
 
-def object_requested_resources(obj: K8sObject, graph: ObjectGraph | None = None) -> frozenset[str]:
+def object_requested_resources(obj: K8sObject, graph: ObjectGraph | None = None,
+                               templates: list[Any] | None = None) -> frozenset[str]:
     """The extended resources (names with a ``/``) one object's own pod templates request or
     limit, and a TrainJob's ``resourcesPerNode``: a fact of the object alone (a TrainJob's
-    runtime templates are the runtime's own, so ``graph`` only shares the template cache)."""
+    runtime templates are the runtime's own, so ``graph`` only shares the template cache).
+    ``templates``: the object's own templates, when already known."""
     from kqlint.workloads import RESOURCES_PER_NODE_PATH, has_pod_templates, own_templates
 
     if not has_pod_templates(obj):
         return frozenset()
-    sections = [c.resources for t in own_templates(obj, graph) for c in containers(t.spec)]
+    templates = own_templates(obj, graph) if templates is None else templates
+    sections = [c.resources for t in templates for c in containers(t.spec)]
     sections.append(obj.get(*RESOURCES_PER_NODE_PATH))
     found: set[str] = set()
     for resources in sections:

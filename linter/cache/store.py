@@ -55,6 +55,7 @@ class FileCache:
         self._unparsed: dict[str, bytes] = {}  # bytes read by digest() for files not in the cache
         self.digest_of_display: dict[str, str] = {}  # files looked up this run: display path -> hash
         self.documents_of_display: dict[str, tuple[str, ...]] = {}  # display path -> its documents' digests
+        self.projections_of_display: dict[str, tuple[str, ...]] = {}  # and their projections' (cache_masks)
         self._live: set[str] | None = None
 
     def discover(self, paths: list[str], excludes: tuple[str, ...]) -> Any:
@@ -171,6 +172,7 @@ class FileCache:
 
     def _source(self, entry: Entry, path: str, display: str, lazy: bool) -> SourceFile:
         self.documents_of_display[display] = entry.document_digests
+        self.projections_of_display[display] = entry.projections
         if lazy:
             source = entry.make(CachedSource, display, [])
             source.entry, source.real_path = entry, path  # type: ignore[attr-defined]

@@ -1,0 +1,134 @@
+"""Values no reused rule reads of another object, kept out of a document's projection digest.
+
+A cache entry keeps two digests per document (kqlint.cache_entry): the document's (every value
+and node position) and its projection's: the same document with these values masked, their
+positions kept:
+
+- label values under a key without a prefix (``app: web``) or under the recommended
+  ``app.kubernetes.io/`` and Helm's ``helm.sh/`` keys (``app.kubernetes.io/version: "1.4"``),
+  in an object's ``metadata.labels`` and in its pod templates' labels: kqlint reads only the
+  keys of Kueue, the gang schedulers and the operators; a Namespace's labels are never masked
+  (a ClusterQueue's namespaceSelector reads them);
+- container images (``containers``, ``initContainers``) of an object's own pod templates, and
+  a TrainJob's trainer and initializer images;
+- a ClusterQueue's quota amounts (``nominalQuota``, ``borrowingLimit``, ``lendingLimit``).
+
+A rule that reads another object's kind "projected" (kqlint.cache_reads.READS, FULL_READS)
+keeps its stored findings across an edit of only such values (a new image tag, a raised
+quota). The entry's body holds the masked documents and, beside them, the values masked
+(``patches``), put back when the documents are decoded. tests/test_cache_masks.py checks, on
+every example and rule fixture, that no projected reader's findings change when the masked
+values of other objects change.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from kqlint import kinds as K
+
+MASKED = "\x00masked"  # what a masked value reads in the projection (never a YAML value)
+QUOTA_FIELDS = ("nominalQuota", "borrowingLimit", "lendingLimit")
+_SCALARS = (str, int, float, bool, type(None))
+MASKED_LABEL_PREFIXES = ("app.kubernetes.io/", "helm.sh/")
+TRAINJOB_IMAGES = (("spec", "trainer", "image"), ("spec", "initializer", "dataset", "image"),
+                   ("spec", "initializer", "model", "image"))
+Patch = tuple[tuple[Any, ...], Any]  # (path from the document's root, the value as written)
+
+
+Site = tuple[dict[Any, Any], Any, tuple[Any, ...]]  # (the mapping, its key, the path from the document's root)
+
+
+def mask_paths(obj: Any, templates: list[Any] | None = None) -> list[tuple[Any, ...]]:
+    """The paths (from the document's root) of ``obj``'s masked values."""
+    return [path for _, _, path in mask_sites(obj, templates)]
+
+
+def mask_sites(obj: Any, templates: list[Any] | None = None) -> list[Site]:
+    """Where ``obj``'s masked values are; ``templates``: its own pod templates, when known."""
+    from kqlint.workloads import has_pod_templates, own_templates
+
+    found: list[Site] = []
+    data, base, kind = obj.data, obj.base, (obj.group, obj.kind)
+    if kind != K.NAMESPACE:
+        _plain_labels(_child(_child(data, "metadata"), "labels"), (*base, "metadata", "labels"), found)
+    if kind == K.CLUSTER_QUEUE:
+        _quotas(data, base, found)
+    if kind == K.TRAINJOB:
+        for path in TRAINJOB_IMAGES:
+            parent = data
+            for key in path[:-1]:
+                parent = _child(parent, key)
+            _scalar(parent, path[-1], base + path, found)
+    if has_pod_templates(obj):
+        for template in own_templates(obj) if templates is None else templates:
+            if template.meta_path is not None:
+                _plain_labels(template.labels, (*base, *template.meta_path, "labels"), found)
+            _images(template.spec, (*base, *template.spec_path), found)
+    return found
+
+
+def _child(node: Any, key: str) -> Any:
+    return node.get(key) if isinstance(node, dict) else None
+
+
+def _scalar(parent: Any, key: Any, path: tuple[Any, ...], found: list[Site]) -> None:
+    if isinstance(parent, dict) and key in parent and isinstance(parent[key], _SCALARS):
+        found.append((parent, key, path))
+
+
+def _plain_labels(labels: Any, path: tuple[Any, ...], found: list[Site]) -> None:
+    if isinstance(labels, dict):
+        found += [(labels, key, (*path, key)) for key, value in labels.items()
+                  if isinstance(value, _SCALARS) and masked_label(key)]
+
+
+def masked_label(key: Any) -> bool:
+    """A label key whose value no reused rule reads of another object."""
+    return isinstance(key, str) and ("/" not in key or key.startswith(MASKED_LABEL_PREFIXES))
+
+
+def _images(spec: Any, spec_path: tuple[Any, ...], found: list[Site]) -> None:
+    for field in ("initContainers", "containers"):
+        items = _child(spec, field)
+        for index, container in enumerate(items if isinstance(items, list) else ()):
+            _scalar(container, "image", (*spec_path, field, index, "image"), found)
+
+
+def _quotas(data: Any, base: tuple[Any, ...], found: list[Site]) -> None:
+    groups = _child(_child(data, "spec"), "resourceGroups")
+    for g, group in enumerate(groups if isinstance(groups, list) else ()):
+        flavors = _child(group, "flavors")
+        for f, flavor in enumerate(flavors if isinstance(flavors, list) else ()):
+            resources = _child(flavor, "resources")
+            for r, resource in enumerate(resources if isinstance(resources, list) else ()):
+                for field in QUOTA_FIELDS:
+                    _scalar(resource, field, (*base, "spec", "resourceGroups", g, "flavors", f, "resources", r, field),
+                            found)
+
+
+def masked(sites: list[Site]) -> tuple[Patch, ...]:
+    """Masks the values at ``sites`` (in place: put them back with ``restore`` once the masked
+    document is pickled) and returns the patches that put them back in its decoded copy. A
+    mapping reached twice through a YAML alias is masked twice: patches apply in reverse order,
+    so the first one, holding the value, wins."""
+    patches = []
+    for parent, key, path in sites:
+        patches.append((path, parent[key]))
+        parent[key] = MASKED
+    return tuple(patches)
+
+
+def restore(sites: list[Site], patches: tuple[Patch, ...]) -> None:
+    """Puts back the values ``masked(sites)`` masked."""
+    for (parent, key, _), (_, value) in zip(reversed(sites), reversed(patches), strict=True):
+        parent[key] = value
+
+
+def patched(document: Any, patches: tuple[Patch, ...]) -> Any:
+    """A decoded masked document with its values put back."""
+    for path, value in reversed(patches):
+        node = document
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = value
+    return document

@@ -1,0 +1,277 @@
+"""The guard of kqlint.cache_masks: no rule whose findings the cache reuses (cache_reads.READS)
+reads the masked values of another object (plain label values, container images, ClusterQueue
+quotas), except KQ210, which reads the quotas of the ClusterQueues cache_reads.quota_scope
+names. On every example and rule fixture case, each such rule finds the same (same findings,
+positions, messages, fixes) with every other object's masked values changed, twice over."""
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import chdir, lint_case
+from kqlint import runner
+from kqlint.cache_masks import QUOTA_FIELDS, mask_paths, mask_sites, masked, patched, restore
+from kqlint.cache_reads import READS, SCOPED_READS
+from kqlint.config import Config
+from kqlint.graph import ObjectGraph, from_manifest
+from kqlint.loader import parse_bytes
+from kqlint.objects import dig
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures" / "rules"
+# what masked values become: each label, image and quota, two ways
+PERTURBATIONS = ({"labels": "kqlint-perturbed", "image": "example.invalid/perturbed:1", "quota": 0},
+                 {"labels": "", "image": "", "quota": "100000"})
+
+
+def _value(path: tuple[Any, ...], perturbation: dict[str, Any]) -> Any:
+    if path[-1] in QUOTA_FIELDS:
+        return perturbation["quota"]
+    return perturbation["image"] if path[-1] == "image" else perturbation["labels"]
+
+
+def perturbed(graph: ObjectGraph, perturbation: dict[str, Any], keep: Any = None,
+              keep_quotas: frozenset[int] = frozenset()) -> ObjectGraph:
+    """``graph`` with the masked values of every manifest object but ``keep`` changed (the
+    quotas of the ClusterQueues whose ids are in ``keep_quotas`` left as they are)."""
+    roots: dict[tuple[str, int], Any] = {}
+    objects = []
+    for obj in graph.objects:
+        if obj is keep or not from_manifest(obj) or obj.root is None:
+            objects.append(obj)
+            continue
+        root = roots.setdefault((obj.file, obj.doc), copy.deepcopy(obj.root))
+        for path in mask_paths(obj):
+            if not (id(obj) in keep_quotas and path[-1] in QUOTA_FIELDS):
+                dig(root, path[:-1])[path[-1]] = _value(path, perturbation)
+        changed = copy.copy(obj)
+        changed.root, changed.data = root, dig(root, obj.base)
+        objects.append(changed)
+    rebuilt = ObjectGraph()
+    rebuilt.objects, rebuilt._by_kind, rebuilt._by_name = [], type(rebuilt._by_kind)(list), type(rebuilt._by_name)(list)
+    rebuilt.add(objects)
+    rebuilt.platform = graph.platform  # type: ignore[attr-defined]
+    rebuilt.unit, rebuilt.unit_of, rebuilt.applied_together = graph.unit, graph.unit_of, graph.applied_together
+    rebuilt.kustomize_dirs, rebuilt.elsewhere = graph.kustomize_dirs, graph.elsewhere
+    return rebuilt
+
+
+class Guard:
+    """Wraps runner.run_rules: every reused rule judged with and without perturbed values."""
+
+    def __init__(self) -> None:
+        self.compared = dict.fromkeys(READS, 0)
+        self.mismatches: list[tuple[str, str, list[Any], list[Any]]] = []
+
+    def run_rules(self, rules: list[Any], graph: ObjectGraph, config: Config, *args: Any, **kwargs: Any) -> Any:
+        states = kwargs.get("states") if "states" in kwargs else (args[2] if len(args) > 2 else None)
+        reused = [rule for rule in rules if rule.code in READS]
+        for perturbation in PERTURBATIONS:
+            self._graph_rules([r for r in reused if r.meta.scope == "graph"], graph, config, states, perturbation)
+            self._object_rules([r for r in reused if r.meta.scope != "graph"], graph, config, states, perturbation)
+        return _REAL_RUN_RULES(rules, graph, config, *args, **kwargs)
+
+    def _graph_rules(self, rules: list[Any], graph: ObjectGraph, config: Config, states: Any,
+                     perturbation: dict[str, Any]) -> None:
+        changed = perturbed(graph, perturbation) if rules else graph
+        for rule in rules:
+            self._same(rule.code, "the graph", *(list(rule.check_graph(g, runner._context(rule, g, config, states)))
+                                                 for g in (graph, changed)))
+
+    def _object_rules(self, rules: list[Any], graph: ObjectGraph, config: Config, states: Any,
+                      perturbation: dict[str, Any]) -> None:
+        for obj in graph.inputs:
+            applying = [rule for rule in rules if _visits(rule, obj)]
+            changed = perturbed(graph, perturbation, keep=obj) if applying else graph
+            for rule in applying:
+                other = changed
+                if rule.code in SCOPED_READS:
+                    scoped_kind, scope, _ = SCOPED_READS[rule.code]
+                    by_kind = {name: [o for o in graph.objects if o.kind == name]
+                               for name in ("LocalQueue", scoped_kind)}
+                    other = perturbed(graph, perturbation, keep=obj,
+                                      keep_quotas=frozenset(id(o) for o in scope(obj, by_kind)))
+                self._same(rule.code, f"{obj.file}: {obj.display()}",
+                           *(list(rule.check(obj, runner._context(rule, g, config, states))) for g in (graph, other)))
+
+    def _same(self, code: str, where: str, whole: list[Any], changed: list[Any]) -> None:
+        self.compared[code] += bool(whole or changed)
+        if [(f, f.fix) for f in whole] != [(f, f.fix) for f in changed]:
+            self.mismatches.append((code, where, whole, changed))
+
+
+def _visits(rule: Any, obj: Any) -> bool:
+    scope = runner._scope(rule)
+    return scope is None or (obj.group, obj.kind) in scope[0] or obj.kind in scope[1]
+
+
+_REAL_RUN_RULES = runner.run_rules
+
+
+def _cases() -> Iterator[Path]:
+    for rule_dir in sorted(p for p in FIXTURES.iterdir() if p.is_dir()):
+        yield from sorted(case for case in rule_dir.iterdir() if case.name.startswith(("bad", "good")))
+    yield from sorted(p for p in (ROOT / "tests" / "fixtures" / "scope").iterdir() if p.is_dir())
+
+
+def test_no_reused_rule_reads_masked_values_of_other_objects(monkeypatch: pytest.MonkeyPatch) -> None:
+    guard = Guard()
+    monkeypatch.setattr(runner, "run_rules", guard.run_rules)
+    with chdir(ROOT / "examples"):
+        runner.lint(["."], Config(), auto_context=False)
+    for case in _cases():
+        lint_case(case, None)
+    assert not guard.mismatches, guard.mismatches[:3]
+    assert all(count > 0 for count in guard.compared.values()), guard.compared
+
+
+def test_the_guard_sees_a_rule_that_reads_quotas(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without its scoped reads, KQ210 would read masked quotas: the guard must see that."""
+    monkeypatch.setitem(SCOPED_READS, "KQ210", ("ClusterQueue", lambda obj, by_kind: [], "none"))
+    guard = Guard()
+    monkeypatch.setattr(runner, "run_rules", guard.run_rules)
+    for case in sorted((FIXTURES / "KQ210").iterdir()):
+        if case.name.startswith("bad"):
+            lint_case(case, None)
+    assert any(code == "KQ210" for code, *_ in guard.mismatches)
+
+
+def test_the_guard_sees_a_rule_that_reads_a_masked_label(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kueue's queue-name masked (it must not be): the rules routing workloads read it."""
+    from kqlint import cache_masks
+
+    monkeypatch.setattr(cache_masks, "MASKED_LABEL_PREFIXES", (*cache_masks.MASKED_LABEL_PREFIXES, "kueue.x-k8s.io/"))
+    guard = Guard()
+    monkeypatch.setattr(runner, "run_rules", guard.run_rules)
+    lint_case(FIXTURES / "KQ105" / "bad-three-workloads", None)
+    assert any(code == "KQ105" for code, *_ in guard.mismatches)
+
+
+# ------------------------------------------------------------------ the entry's documents
+
+DOCUMENT = b"""\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+  labels: {app: train, app.kubernetes.io/version: "1.4", kueue.x-k8s.io/queue-name: q}
+spec:
+  template:
+    metadata:
+      labels:
+        app: train
+        scheduling.x-k8s.io/pod-group: g
+    spec:
+      containers:
+        - name: main
+          image: trainer:1
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: gpu
+spec:
+  resourceGroups:
+    - coveredResources: [nvidia.com/gpu]
+      flavors:
+        - name: a100
+          resources:
+            - name: nvidia.com/gpu
+              nominalQuota: 8
+              borrowingLimit: 4
+"""
+
+
+def test_masked_values_are_the_plain_labels_images_and_quotas() -> None:
+    from kqlint.objects import INPUT, objects_from_file
+
+    objects = objects_from_file(parse_bytes("a.yaml", DOCUMENT), "default", INPUT)[0]
+    assert [mask_paths(obj) for obj in objects] == [
+        [("metadata", "labels", "app"), ("metadata", "labels", "app.kubernetes.io/version"),
+         ("spec", "template", "metadata", "labels", "app"), ("spec", "template", "spec", "containers", 0, "image")],
+        [("spec", "resourceGroups", 0, "flavors", 0, "resources", 0, "nominalQuota"),
+         ("spec", "resourceGroups", 0, "flavors", 0, "resources", 0, "borrowingLimit")]]
+
+
+def test_masking_is_undone_in_place_and_in_the_decoded_copy() -> None:
+    import pickle
+
+    from kqlint.objects import INPUT, objects_from_file
+
+    source = parse_bytes("a.yaml", DOCUMENT)
+    job = objects_from_file(source, "default", INPUT)[0][0]
+    before = _shape(job.root)
+    sites = mask_sites(job)
+    patches = masked(sites)
+    assert job.get("metadata", "labels", "app") != "train"
+    assert job.get("spec", "template", "spec", "containers", 0, "image") != "trainer:1"
+    projection = pickle.dumps(job.root)
+    restore(sites, patches)
+    assert _shape(job.root) == before  # the parsed document as it was
+    assert _shape(patched(pickle.loads(projection), patches)) == before  # values and positions back
+
+
+def test_a_mapping_shared_through_an_alias_is_masked_and_restored_once() -> None:
+    import pickle
+
+    from kqlint.objects import INPUT, objects_from_file
+
+    text = b"""\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+  labels: &labels {app: train}
+spec:
+  template:
+    metadata:
+      labels: *labels
+    spec:
+      containers: [{name: main, image: trainer:1}]
+"""
+    job = objects_from_file(parse_bytes("a.yaml", text), "default", INPUT)[0][0]
+    before = _shape(job.root)
+    sites = mask_sites(job)
+    assert [path for _, _, path in sites][:2] == [("metadata", "labels", "app"),
+                                                 ("spec", "template", "metadata", "labels", "app")]
+    patches = masked(sites)
+    projection = pickle.dumps(job.root)
+    restore(sites, patches)
+    assert _shape(job.root) == before
+    assert _shape(patched(pickle.loads(projection), patches)) == before
+
+
+def _shape(node: Any) -> Any:
+    """Values and positions, compared by value."""
+    if isinstance(node, dict):
+        return ("map", bytes(node.pos), [(key, _shape(value)) for key, value in node.items()])
+    if isinstance(node, list):
+        return ("seq", bytes(node.pos), [_shape(item) for item in node])
+    return node
+
+
+def test_entry_digests_see_every_change_projections_only_unmasked_ones() -> None:
+    from kqlint.cache_entry import decode_entry, encode
+
+    def digests(text: bytes) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        _, _, full, projections = encode(parse_bytes("a.yaml", text))
+        return full, projections
+
+    full, projections = digests(DOCUMENT)
+    for old, new in ((b"image: trainer:1", b"image: trainer:2"), (b"nominalQuota: 8", b"nominalQuota: 9"),
+                     (b'version: "1.4"', b'version: "1.5"'), (b"app: train\n", b"app: other\n")):
+        changed = digests(DOCUMENT.replace(old, new, 1))
+        assert changed[0] != full and changed[1] == projections, old
+    for old, new in ((b"pod-group: g", b"pod-group: h"), (b"queue-name: q", b"queue-name: r"),
+                     (b"image: trainer:1", b"image: trainer:10"),  # a longer value: nothing moves on its line
+                     (b"labels: {app: train,", b"labels: {app: training,")):  # the keys after it move
+        changed = digests(DOCUMENT.replace(old, new, 1))
+        if old.startswith(b"image"):
+            assert changed[1] == projections
+        else:
+            assert changed[0] != full and changed[1] != projections, old
+    entry = decode_entry(encode(parse_bytes("a.yaml", DOCUMENT))[0])
+    assert entry.documents() == parse_bytes("a.yaml", DOCUMENT).documents  # the values put back
