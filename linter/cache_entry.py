@@ -210,6 +210,7 @@ class Entry:
     sizes: tuple[int, ...] = ()             # of each document's pickle in the body
     projections: tuple[str, ...] = ()       # one per document: its digest with values masked
     patches: tuple[Any, ...] = ()           # one per document: the values masked in the body
+    made_here: bool = False                 # encoded by this run (a worker): no need to restrict unpickling
 
     def documents(self) -> list[Any]:
         from kqlint.cache_masks import patched
@@ -217,9 +218,10 @@ class Entry:
         raw = memoryview(zlib.decompress(self.body))
         if sum(self.sizes) != len(raw):
             raise ValueError("cache entry body does not hold its documents")
+        load = pickle.loads if self.made_here else _unpickle
         documents, start = [], 0
         for size, patches in zip(self.sizes, self.patches, strict=True):
-            documents.append(patched(_unpickle(raw[start:start + size]), patches))
+            documents.append(patched(load(raw[start:start + size]), patches))
             start += size
         return documents
 

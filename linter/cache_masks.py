@@ -22,9 +22,11 @@ values of other objects change.
 """
 from __future__ import annotations
 
+from array import array
 from typing import Any
 
 from kqlint import kinds as K
+from kqlint.loader.nodes import START_MASK
 
 MASKED = "\x00masked"  # what a masked value reads in the projection (never a YAML value)
 QUOTA_FIELDS = ("nominalQuota", "borrowingLimit", "lendingLimit")
@@ -32,10 +34,10 @@ _SCALARS = (str, int, float, bool, type(None))
 MASKED_LABEL_PREFIXES = ("app.kubernetes.io/", "helm.sh/")
 TRAINJOB_IMAGES = (("spec", "trainer", "image"), ("spec", "initializer", "dataset", "image"),
                    ("spec", "initializer", "model", "image"))
-Patch = tuple[tuple[Any, ...], Any]  # (path from the document's root, the value as written)
+Patch = tuple[tuple[Any, ...], Any, Any]  # (path from the document's root, the value, its packed position)
 
 
-Site = tuple[dict[Any, Any], Any, tuple[Any, ...]]  # (the mapping, its key, the path from the document's root)
+Site = tuple[Any, Any, tuple[Any, ...]]  # (the mapping, its key, the path from the document's root)
 
 
 def mask_paths(obj: Any, templates: list[Any] | None = None) -> list[tuple[Any, ...]]:
@@ -108,27 +110,47 @@ def _quotas(data: Any, base: tuple[Any, ...], found: list[Site]) -> None:
 
 def masked(sites: list[Site]) -> tuple[Patch, ...]:
     """Masks the values at ``sites`` (in place: put them back with ``restore`` once the masked
-    document is pickled) and returns the patches that put them back in its decoded copy. A
-    mapping reached twice through a YAML alias is masked twice: patches apply in reverse order,
-    so the first one, holding the value, wins."""
+    document is pickled) and returns the patches that put them back in its decoded copy.
+
+    A masked value's end (kept in its mapping's positions) is masked too, so a longer tag or
+    quota leaves the projection as it was; its start, and every other node's position, stay
+    (a value that moves the nodes after it on its line still changes the projection). A
+    mapping reached twice through a YAML alias is masked twice: patches apply in reverse
+    order, so the first one, holding the value, wins."""
     patches = []
     for parent, key, path in sites:
-        patches.append((path, parent[key]))
+        index = _value_index(parent, key)
+        packed = parent.pos[index] if index is not None else None
+        patches.append((path, parent[key], packed))
         parent[key] = MASKED
+        if index is not None and packed is not None:
+            parent.pos[index] = packed & START_MASK
     return tuple(patches)
 
 
+def _value_index(parent: Any, key: Any) -> int | None:
+    """Where the position of ``parent[key]`` is in ``parent.pos`` (None: not kept there)."""
+    positions = getattr(parent, "pos", ())
+    if not isinstance(positions, array) or len(positions) != 2 * len(parent):
+        return None
+    return 2 * list(parent).index(key) + 1
+
+
 def restore(sites: list[Site], patches: tuple[Patch, ...]) -> None:
-    """Puts back the values ``masked(sites)`` masked."""
-    for (parent, key, _), (_, value) in zip(reversed(sites), reversed(patches), strict=True):
+    """Puts back the values (and their positions) ``masked(sites)`` masked."""
+    for (parent, key, _), (_, value, packed) in zip(reversed(sites), reversed(patches), strict=True):
         parent[key] = value
+        if packed is not None:
+            parent.pos[_value_index(parent, key)] = packed
 
 
 def patched(document: Any, patches: tuple[Patch, ...]) -> Any:
-    """A decoded masked document with its values put back."""
-    for path, value in reversed(patches):
+    """A decoded masked document with its values (and their positions) put back."""
+    for path, value, packed in reversed(patches):
         node = document
         for key in path[:-1]:
             node = node[key]
         node[path[-1]] = value
+        if packed is not None:
+            node.pos[_value_index(node, path[-1])] = packed
     return document

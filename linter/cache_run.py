@@ -7,7 +7,8 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from kqlint.cache import FileCache, Miss
+from kqlint import loader
+from kqlint.cache import FileCache, Miss, content_hash
 from kqlint.cache.tables import load_table, save_table
 from kqlint.cache_entry import MAGIC, Skeleton, encode, known_source
 from kqlint.loader import SourceFile
@@ -37,7 +38,7 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
         hit = cache.lookup(path, display_path(path), lazy_hits) if path != STDIN else None
         if isinstance(hit, SourceFile):
             results[position] = hit
-        elif parsed is not None and hit is not None and (path, hit.digest) in parsed:
+        elif parsed is not None and hit is not None and hit.digest is not None and (path, hit.digest) in parsed:
             results[position] = parsed[(path, hit.digest)]  # stored when it was parsed
         else:
             misses.append((position, path, hit))
@@ -48,41 +49,52 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
 
     def parse_and_encode(item: tuple[int, str, Miss | None]) -> Parsed:
         _, path, miss = item
-        source = parse(path, miss.raw if miss is not None else None)
+        raw = miss.raw if miss is not None else None
+        hashed: tuple[str, int] | None = None
+        if miss is not None and raw is None:  # an empty cache: read and hashed here, not by the parent
+            raw = loader.read_bytes(path, cache.max_file_size)[0]
+            hashed = (content_hash(raw), len(raw)) if raw is not None else None
+        source = parse(path, raw)
         judged = (judge(source),) if judge is not None and source.placeholder_hint else ()
-        encoded = _encoded(source) if miss is not None and cache.writable else None
+        storable = miss is not None and (miss.digest is not None or hashed is not None) and cache.writable
+        encoded = _encoded(source) if storable else None
         if encoded is None:
-            return path, source, None, judged
+            return path, source, None, judged, hashed
         blob, skeletons, digests, projections = encoded
         if os.getpid() != parent:
-            return path, None, blob, judged  # a worker: the entry is all the parent needs (pickled once)
+            return path, None, blob, judged, hashed  # a worker: the entry is all the parent needs (pickled once)
         cache.documents_of_display[display_path(path)] = digests
         cache.projections_of_display[display_path(path)] = projections
-        return path, known_source(source, skeletons), blob, judged
+        return path, known_source(source, skeletons), blob, judged, hashed
 
     def decoded(result: Parsed) -> Parsed:
         """A worker's entry as the source it encodes (its document digests read from it)."""
-        path, source, blob, judged = result
+        path, source, blob, judged, hashed = result
         if source is None and blob is not None:
             source = cache.source_of(blob, path, display_path(path), lazy)
-        return path, source, blob, judged
+        return path, source, blob, judged, hashed
 
-    for (position, path, miss), (_, source, blob, judged) in zip(
+    for (position, path, miss), (_, source, blob, judged, hashed) in zip(
             misses, map_chunks(parse_and_encode, misses, jobs, arrived=decoded), strict=True):
         if judged and record is not None:
             record(display_path(path), judged[0])
-        if miss is not None and blob is not None:
-            cache.add(miss.digest, blob)
+        digest = miss.digest if miss is not None else None
+        if miss is not None and hashed is not None:
+            digest = hashed[0]
+            cache.hashed(miss, display_path(path), *hashed)
+        if digest is not None and blob is not None:
+            cache.add(digest, blob)
             if source is None:  # its document digests: read from the entry
                 source = cache.source_of(blob, path, display_path(path), lazy)
-        if parsed is not None and miss is not None and source is not None:
-            parsed[(path, miss.digest)] = source
+        if parsed is not None and digest is not None and source is not None:
+            parsed[(path, digest)] = source
         results[position] = source
     return results  # type: ignore[return-value]
 
 
-# path, source (None: decode the entry), the entry, (judge's answer,) or () when not asked
-Parsed = tuple[str, SourceFile | None, bytes | None, tuple[Any, ...]]
+# path, source (None: decode the entry), the entry, (judge's answer,) or () when not asked, and
+# (content hash, size) of a file read where it was parsed (an empty cache), else None
+Parsed = tuple[str, SourceFile | None, bytes | None, tuple[Any, ...], tuple[str, int] | None]
 
 
 def _encoded(source: SourceFile) -> tuple[bytes, list[Skeleton], tuple[str, ...], tuple[str, ...]] | None:
@@ -180,7 +192,8 @@ def cached_run(cache: FileCache, paths: list[str], context_paths: list[str], con
     """The report of an identical earlier run, or ``lint()``'s (then stored); index flushed."""
     from kqlint import cache_results
 
-    key = run_key(cache, paths, context_paths, config, rules, inline_suppressions)
+    deferred = cache.empty  # nothing stored: no report to find, the key is worked out after the run
+    key = None if deferred else run_key(cache, paths, context_paths, config, rules, inline_suppressions)
     report = load_report(cache, key) if key is not None else None
     if report is not None:
         cache.flush()
@@ -189,6 +202,8 @@ def cached_run(cache: FileCache, paths: list[str], context_paths: list[str], con
     stored = False
     try:
         report = lint()
+        if deferred:  # from the digests taken where the files were read (a file changed since: none stored)
+            key = run_key(cache, paths, context_paths, config, rules, inline_suppressions)
         stored = not cache.changed_during_run  # a file changed while being read: nothing stored
         if key is not None and stored:
             store_report(cache, key, report)

@@ -296,11 +296,10 @@ def test_context_objects_are_lazy_until_read(repo: Path) -> None:
     from kqlint.loader import load_file
 
     cache = FileCache(str(repo / ".kqlint_cache"))
-    miss = cache.lookup(STAGED, STAGED, lazy=True)
     source = load_file(STAGED, STAGED)
     from kqlint.cache_entry import encode_entry
 
-    cache.add(miss.digest, encode_entry(source))
+    cache.add(cache.digest(STAGED), encode_entry(source))
     cache.flush()
     warm = FileCache(str(repo / ".kqlint_cache"))
     cached = warm.lookup(STAGED, STAGED, lazy=True)
@@ -339,7 +338,7 @@ def test_lazy_objects_answer_identity_labels_and_annotations_unread_and_become_p
     source = load_file(path, path)
     eager, _, _ = objects_of(source, "default", "input")
     cache = FileCache(str(repo / ".kqlint_cache"))
-    cache.add(cache.lookup(path, path, lazy=True).digest, encode_entry(source))
+    cache.add(cache.digest(path), encode_entry(source))
     cache.flush()
     lazy, _, _ = objects_of(FileCache(str(repo / ".kqlint_cache")).lookup(path, path, lazy=True), "default", "input")
     assert [(o.labels, o.annotations, o.get("metadata", "annotations")) for o in lazy] == \

@@ -258,3 +258,95 @@ def test_units_edited_apart(repo: Path, capsys: pytest.CaptureFixture[str], jobs
     _assert_warm_as_uncached(capsys, jobs)
     (repo / "units" / "b" / "kustomization.yaml").unlink()  # unit b's files are shared now
     _assert_warm_as_uncached(capsys, jobs)
+
+
+_SOLO = """apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: solo
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [nvidia.com/gpu]
+    flavors:
+    - name: h100-ib
+      resources:
+      - name: nvidia.com/gpu
+        nominalQuota: 8
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata:
+  name: solo
+  namespace: solo
+spec:
+  clusterQueue: solo
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: solo-train
+  namespace: solo
+  labels:
+    app: solo
+    kueue.x-k8s.io/queue-name: solo
+spec:
+  parallelism: 2
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: main
+        image: trainer:1
+        resources:
+          limits:
+            nvidia.com/gpu: 8
+"""
+
+
+def _graph_checked(monkeypatch: pytest.MonkeyPatch, *codes: str) -> list[str]:
+    """The graph rules among ``codes`` run from now on."""
+    from kqlint.registry import builtin_rules
+
+    calls: list[str] = []
+    for rule in builtin_rules():
+        if rule.code in codes:
+            real = rule.module.check_graph
+            monkeypatch.setattr(rule.module, "check_graph",
+                                lambda graph, ctx, real=real, code=rule.code: calls.append(code) or real(graph, ctx))
+    return calls
+
+
+def test_edits_of_masked_values_rerun_only_what_reads_them(repo: Path, capsys: pytest.CaptureFixture[str],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new image, a quota (kqlint.cache_masks): no graph rule runs again, and KQ210 only on the
+    edited files and the workloads whose namespace routes to the edited queue's cohort."""
+    Path("tenants/solo.yaml").write_text(_SOLO)
+    _assert_warm_as_uncached(capsys, "1")
+    _edit("tenants/nlp/training/llama-pretrain.yaml", "llama-train:2025.06", "llama-train:2025.07")
+    _edit(CLUSTER_QUEUES, "nominalQuota: 64", "nominalQuota: 65")
+    expected = _outputs(capsys, "--no-cache")
+    for report in Path(".kqlint_cache").glob("*/report-*"):
+        report.unlink()
+    graph = _graph_checked(monkeypatch, "KQ105", "KQ106", "KQ107", "KQ301", "KQ211")
+    quota = _checked(monkeypatch, "KQ210")
+    assert _outputs(capsys) == expected
+    assert graph == []
+    assert "tenants/nlp/training/llama-pretrain.yaml" in quota and "tenants/solo.yaml" not in quota
+    assert _quota_findings(expected) == ["tenants/solo.yaml"]  # 16 GPUs > the 8 of ClusterQueue solo
+    _edit("tenants/solo.yaml", "nominalQuota: 8", "nominalQuota: 16")  # longer: its end moves
+    expected = _outputs(capsys, "--no-cache")
+    for report in Path(".kqlint_cache").glob("*/report-*"):
+        report.unlink()
+    quota.clear()
+    graph.clear()
+    assert _outputs(capsys) == expected
+    assert _quota_findings(expected) == []
+    assert set(quota) == {"tenants/solo.yaml"} and graph == []
+
+
+def _quota_findings(outputs: list[tuple[int, str, str]]) -> list[str]:
+    """The files of the KQ210 findings in the JSON report (FORMATS: text, json)."""
+    import json
+
+    return [f["file"] for f in json.loads(outputs[1][1])["findings"] if f["code"] == "KQ210"]

@@ -23,11 +23,15 @@ RACY_NS = 2_000_000_000     # files changed this close to the run's start are ha
 
 @dataclass
 class Miss:
-    """A file to parse: its bytes were read (and hashed) while looking it up."""
+    """A file to parse: its bytes were read (and hashed) while looking it up; or, in an empty
+    cache (nothing to look up), not yet: ``raw`` and ``digest`` are None, and whoever parses it
+    reads and hashes it (``hashed`` records that), so a first run does not read every file
+    twice in one process."""
 
     path: str
-    raw: bytes
-    digest: str
+    raw: bytes | None
+    digest: str | None
+    found: tuple[str, os.stat_result] | None = None  # (relative path, stat) taken before the read
 
 
 @dataclass
@@ -53,6 +57,7 @@ class FileCache:
         self.changed_during_run = False
         self._stats: dict[str, tuple[str, os.stat_result]] = {}
         self._unparsed: dict[str, bytes] = {}  # bytes read by digest() for files not in the cache
+        self._hashed: dict[str, tuple[tuple[int, ...], str]] = {}  # files hashed in this run: rel -> (stat, hash)
         self.digest_of_display: dict[str, str] = {}  # files looked up this run: display path -> hash
         self.documents_of_display: dict[str, tuple[str, ...]] = {}  # display path -> its documents' digests
         self.projections_of_display: dict[str, tuple[str, ...]] = {}  # and their projections' (cache_masks)
@@ -110,12 +115,29 @@ class FileCache:
         if raw is None:
             return None
         digest = content_hash(raw)
+        self._record(rel, st, digest, len(raw))
+        return raw, digest
+
+    def _record(self, rel: str, st: os.stat_result, digest: str, size: int) -> None:
+        """The file at ``rel``, stat'ed as ``st`` before its ``size`` bytes were read, hashes to ``digest``."""
         if rel in self.seen and self.seen[rel][4] != digest:
             self.changed_during_run = True  # read twice in this run, with different content
-        racy = max(st.st_mtime_ns, st.st_ctime_ns) >= self.started_ns - RACY_NS or len(raw) != st.st_size
+        racy = max(st.st_mtime_ns, st.st_ctime_ns) >= self.started_ns - RACY_NS or size != st.st_size
         self.seen[rel] = [0, 0, 0, 0, digest] if racy else \
             [st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns, digest]
-        return raw, digest
+        self._hashed[rel] = (_stamp(st), digest)
+
+    def hashed(self, miss: Miss, display: str, digest: str, size: int) -> None:
+        """A miss looked up unread was read (``size`` bytes) and hashed where it was parsed."""
+        if miss.found is not None:
+            self._record(miss.found[0], miss.found[1], digest, size)
+            self.digest_of_display[display] = digest
+
+    @property
+    def empty(self) -> bool:
+        """Nothing stored to look up, nothing hashed yet: misses are read and hashed where they
+        are parsed (a --fix run's later passes look up what its first pass parsed)."""
+        return not self.entries and not self._hashed
 
     def digest(self, path: str) -> str | None:
         """The content hash of ``path`` (from the index when its stat is unchanged), or None."""
@@ -123,6 +145,9 @@ class FileCache:
         if found is None:
             return None
         rel, st = found
+        earlier = self._hashed.get(rel)
+        if earlier is not None and earlier[0] == _stamp(st):  # hashed in this run, unchanged since
+            return earlier[1]
         known = self._known_digest(rel, st)
         if known is not None:
             self.seen.setdefault(rel, self.files[rel] if rel in self.files else self.seen[rel])
@@ -144,6 +169,8 @@ class FileCache:
         rel, st = found
         raw = self._unparsed.pop(rel, None)
         digest = self.seen[rel][4] if raw is not None else self._known_digest(rel, st)
+        if digest is None and self.empty:
+            return Miss(path, None, None, found)
         if digest is None:
             hashed = self._hash(path, rel, st)
             if hashed is None:
@@ -168,7 +195,9 @@ class FileCache:
 
     def source_of(self, blob: bytes, path: str, display: str, lazy: bool) -> SourceFile:
         """The source an entry encodes (made by a worker from the file just parsed)."""
-        return self._source(decode_entry(blob), path, display, lazy)
+        entry = decode_entry(blob)
+        entry.made_here = True
+        return self._source(entry, path, display, lazy)
 
     def _source(self, entry: Entry, path: str, display: str, lazy: bool) -> SourceFile:
         self.documents_of_display[display] = entry.document_digests
@@ -276,6 +305,10 @@ class FileCache:
             self.warn(f"kqlint: cache disabled for this run: cannot write {_shown(self.directory)}: "
                       f"{exc.strerror or exc}")
             return False
+
+
+def _stamp(st: os.stat_result) -> tuple[int, ...]:
+    return st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns
 
 
 def _shown(path: str) -> str:

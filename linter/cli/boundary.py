@@ -4,10 +4,15 @@ print one line naming the file and exit 3, Ctrl-C/SIGTERM/SIGHUP 130/143/129; ne
 traceback."""
 from __future__ import annotations
 
+import gc
 import sys
 from typing import Any
 
 from kqlint.cli.app import BUG_HINT, Exit, app, err
+
+# One run keeps what it loads to the end and makes little cyclic garbage: collect young objects
+# every 200,000 allocations, not 700 (as mypy does); the Python API keeps the caller's settings.
+RUN_GC_THRESHOLD = (200_000, 30, 30)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -17,6 +22,8 @@ def main(argv: list[str] | None = None) -> int:
 
     restore_signals, unraisable = install(), sys.unraisablehook
     sys.unraisablehook = _ignore_unraisable
+    collections = gc.get_threshold()
+    gc.set_threshold(*RUN_GC_THRESHOLD)
     try:
         app(args=args, prog_name="kqlint", standalone_mode=True)
         return 0
@@ -25,6 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     except BaseException as exc:
         return _handle(exc)
     finally:
+        gc.set_threshold(*collections)
         restore_signals()
         sys.unraisablehook = unraisable
 
