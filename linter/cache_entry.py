@@ -65,8 +65,10 @@ _METADATA_KEYS = ("name", "generateName", "namespace", "labels", "annotations")
 
 
 # per kind name, the spec fields the identity keeps too: the routes and cohorts of Kueue's
-# queues, which the cache's scoped reads (kqlint.cache_reads.quota_scope) look up everywhere
-IDENTITY_SPEC: dict[str, tuple[str, ...]] = {"LocalQueue": ("clusterQueue",), "ClusterQueue": ("cohort", "cohortName")}
+# queues (the cache's scoped reads, kqlint.cache_reads.quota_scope, look them up everywhere)
+# and a TrainJob's runtime (every run indexes the TrainJobs of each runtime)
+IDENTITY_SPEC: dict[str, tuple[str, ...]] = {"LocalQueue": ("clusterQueue",), "ClusterQueue": ("cohort", "cohortName"),
+                                             "TrainJob": ("runtimeRef",)}
 
 
 def in_identity(path: tuple[Any, ...], kind: str = "") -> bool:

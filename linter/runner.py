@@ -185,6 +185,9 @@ def _lint_loaded(paths: list[str], named_context: list[str], config: Config, sel
         raise UsageError(f"path does not exist: {found.missing[0]}")
     context_loaded = load_context(named_context, config, inputs, jobs, cache, input_paths=paths)
     report = analyze(inputs, found, context_loaded.objects, config, selected, inline_suppressions, jobs)
+    from kqlint.lifetime import keep
+
+    keep(inputs, context_loaded)  # the command exits without freeing them
     notes = notes + inputs.notes + context_loaded.notes
     return replace(report, notes=tuple(dict.fromkeys(notes))) if notes else report
 

@@ -96,6 +96,11 @@ def _system_exit_code(code: Any) -> int:
 
 
 def entry() -> None:
+    """The ``kqlint`` command: ``main`` with what runs load kept until the process exits
+    without freeing it (kqlint.lifetime)."""
+    from kqlint import lifetime
+
+    lifetime.keep_until_exit()
     status = main()
     sys.unraisablehook = _ignore_unraisable  # finalizers at shutdown print nothing either
-    sys.exit(status)
+    lifetime.exit_now(status)
