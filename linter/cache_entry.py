@@ -389,7 +389,10 @@ class LazyObject(K8sObject):
         """A key or scalar the identity keeps is located without decoding the body."""
         if self._body is not None and path and in_identity(path, self.kind):
             identity = _DATA.__get__(self)
-            start, end, depth = loader.locate(identity, tuple(path), value)
+            try:
+                start, end, depth = loader.locate(identity, tuple(path), value)
+            except (IndexError, TypeError, ValueError):  # positions not kept: read the body
+                start, end, depth = 0, 0, 0
             if depth == len(path) and start and not (value and isinstance(dig(identity, path), (dict, list))):
                 return self._location(start, end, tuple(path))
         return K8sObject._locate(self, path, value)

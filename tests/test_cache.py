@@ -348,6 +348,32 @@ def test_lazy_objects_answer_identity_labels_and_annotations_unread_and_become_p
     assert all(type(o) is FilledObject and o._body is None for o in lazy)
 
 
+def test_lazy_objects_locate_identity_fields_and_read_queue_routes_unread(repo: Path) -> None:
+    """Positions of identity fields (KQ005 reports at apiVersion) and a LocalQueue's
+    ClusterQueue, a ClusterQueue's cohort, come from the entry's head; other fields decode."""
+    from kqlint.cache import FileCache
+    from kqlint.cache_entry import LazyObject, encode_entry, objects_of
+    from kqlint.loader import load_file
+
+    paths = ["tenants/nlp/queues/local-queues.yaml", "platform/kueue/cluster-queues.yaml"]
+    cache = FileCache(str(repo / ".kqlint_cache"))
+    for path in paths:
+        cache.add(cache.digest(path), encode_entry(load_file(path, path)))
+    cache.flush()
+    warm = FileCache(str(repo / ".kqlint_cache"))
+    kept = [[("metadata", "namespace"), ("spec", "clusterQueue")], [("spec", "cohortName")]]  # written there
+    for path, own in zip(paths, kept, strict=True):
+        eager, _, _ = objects_of(load_file(path, path), "default", "input")
+        lazy, _, _ = objects_of(warm.lookup(path, path, lazy=True), "default", "input")
+        asked = [("apiVersion",), ("kind",), ("metadata", "name"), *own]
+        assert [[o.at_value(*p) for p in asked] + [o.at(*p) for p in asked] for o in lazy] == \
+            [[o.at_value(*p) for p in asked] + [o.at(*p) for p in asked] for o in eager]
+        assert [[o.get(*p) for p in asked] for o in lazy] == [[o.get(*p) for p in asked] for o in eager]
+        assert all(type(o) is LazyObject and o._body is not None for o in lazy)  # nothing decoded
+        assert [o.at("spec") for o in lazy] == [o.at("spec") for o in eager]  # not kept: decoded
+        assert all(o._body is None for o in lazy)
+
+
 def test_a_warm_run_decodes_no_input_whose_rules_are_all_reused(repo: Path, capsys: pytest.CaptureFixture[str],
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """Inputs served from the cache are decoded only when something reads them: with only pure
