@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from kqlint.config import Config, load_config
 from kqlint.model import Report
@@ -100,3 +101,32 @@ def validate_json_report(report: str | bytes | dict[str, object]) -> dict[str, o
     keys = [(f["file"], f["line"], f["column"], f["code"]) for f in data["findings"]]  # type: ignore[union-attr]
     assert keys == sorted(keys), "findings must be sorted by file, line, column, code"
     return data  # type: ignore[return-value]
+
+
+# ------------------------------------------------------------------ guards of the cache's reuse
+
+GUARD_ROOT = Path(__file__).resolve().parent.parent
+
+
+def guard_cases() -> Iterator[Path]:
+    """Every rule fixture case and every scope fixture (units): what the reuse guards lint
+    (tests/test_cache_reads.py, tests/test_cache_masks.py), besides the examples."""
+    rules = GUARD_ROOT / "tests" / "fixtures" / "rules"
+    for rule_dir in sorted(p for p in rules.iterdir() if p.is_dir()):
+        yield from sorted(case for case in rule_dir.iterdir() if case.name.startswith(("bad", "good")))
+    yield from sorted(p for p in (GUARD_ROOT / "tests" / "fixtures" / "scope").iterdir() if p.is_dir())
+
+
+def graph_like(graph: Any, objects: Iterable[Any], elsewhere: dict[Any, Any] | None = None) -> Any:
+    """A graph of ``objects`` with ``graph``'s platform model, unit, layout and (unless given)
+    objects of other units."""
+    from kqlint.graph import ObjectGraph
+
+    made = ObjectGraph()
+    made.objects, made._by_kind, made._by_name = [], type(made._by_kind)(list), type(made._by_name)(list)
+    made.add(objects)
+    made.platform = graph.platform  # type: ignore[attr-defined]
+    made.unit, made.unit_of, made.applied_together = graph.unit, graph.unit_of, graph.applied_together
+    made.kustomize_dirs = graph.kustomize_dirs
+    made.elsewhere = graph.elsewhere if elsewhere is None else elsewhere
+    return made

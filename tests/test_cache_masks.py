@@ -6,12 +6,11 @@ positions, messages, fixes) with every other object's masked values changed, twi
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import chdir, lint_case
+from helpers import chdir, graph_like, guard_cases, lint_case
 from kqlint import runner
 from kqlint.cache_masks import QUOTA_FIELDS, mask_paths, mask_sites, masked, patched, restore
 from kqlint.cache_reads import READS, SCOPED_READS
@@ -50,13 +49,7 @@ def perturbed(graph: ObjectGraph, perturbation: dict[str, Any], keep: Any = None
         changed = copy.copy(obj)
         changed.root, changed.data = root, dig(root, obj.base)
         objects.append(changed)
-    rebuilt = ObjectGraph()
-    rebuilt.objects, rebuilt._by_kind, rebuilt._by_name = [], type(rebuilt._by_kind)(list), type(rebuilt._by_name)(list)
-    rebuilt.add(objects)
-    rebuilt.platform = graph.platform  # type: ignore[attr-defined]
-    rebuilt.unit, rebuilt.unit_of, rebuilt.applied_together = graph.unit, graph.unit_of, graph.applied_together
-    rebuilt.kustomize_dirs, rebuilt.elsewhere = graph.kustomize_dirs, graph.elsewhere
-    return rebuilt
+    return graph_like(graph, objects)  # type: ignore[no-any-return]
 
 
 class Guard:
@@ -111,18 +104,12 @@ def _visits(rule: Any, obj: Any) -> bool:
 _REAL_RUN_RULES = runner.run_rules
 
 
-def _cases() -> Iterator[Path]:
-    for rule_dir in sorted(p for p in FIXTURES.iterdir() if p.is_dir()):
-        yield from sorted(case for case in rule_dir.iterdir() if case.name.startswith(("bad", "good")))
-    yield from sorted(p for p in (ROOT / "tests" / "fixtures" / "scope").iterdir() if p.is_dir())
-
-
 def test_no_reused_rule_reads_masked_values_of_other_objects(monkeypatch: pytest.MonkeyPatch) -> None:
     guard = Guard()
     monkeypatch.setattr(runner, "run_rules", guard.run_rules)
     with chdir(ROOT / "examples"):
         runner.lint(["."], Config(), auto_context=False)
-    for case in _cases():
+    for case in guard_cases():
         lint_case(case, None)
     assert not guard.mismatches, guard.mismatches[:3]
     assert all(count > 0 for count in guard.compared.values()), guard.compared

@@ -4,12 +4,11 @@ same with the whole graph as with a graph of only its object and the objects of 
 fixture case, each linted the way the fixture tests lint it (its own config, profile, units)."""
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import chdir, lint_case
+from helpers import chdir, graph_like, guard_cases, lint_case
 from kqlint import runner
 from kqlint.cache_reads import READS, read_kinds
 from kqlint.config import Config
@@ -21,14 +20,8 @@ FIXTURES = ROOT / "tests" / "fixtures" / "rules"
 
 def _reduced(graph: ObjectGraph, kinds: frozenset[str], own: Any = None) -> ObjectGraph:
     """``graph`` with only ``own``, the objects of ``kinds`` and the declared objects, in order."""
-    reduced = ObjectGraph()
-    reduced.objects, reduced._by_kind, reduced._by_name = [], type(reduced._by_kind)(list), type(reduced._by_name)(list)
-    reduced.add(obj for obj in graph.objects if obj is own or obj.kind in kinds or not from_manifest(obj))
-    reduced.platform = graph.platform  # type: ignore[attr-defined]
-    reduced.unit, reduced.unit_of, reduced.applied_together = graph.unit, graph.unit_of, graph.applied_together
-    reduced.kustomize_dirs = graph.kustomize_dirs
-    reduced.elsewhere = {key: found for key, found in graph.elsewhere.items() if key[0] in kinds}
-    return reduced
+    kept = [obj for obj in graph.objects if obj is own or obj.kind in kinds or not from_manifest(obj)]
+    return graph_like(graph, kept, {key: found for key, found in graph.elsewhere.items() if key[0] in kinds})  # type: ignore[no-any-return]
 
 
 class Guard:
@@ -67,18 +60,12 @@ class Guard:
 _REAL_RUN_RULES = runner.run_rules
 
 
-def _cases() -> Iterator[Path]:
-    for rule_dir in sorted(p for p in FIXTURES.iterdir() if p.is_dir()):
-        yield from sorted(case for case in rule_dir.iterdir() if case.name.startswith(("bad", "good")))
-    yield from sorted(p for p in (ROOT / "tests" / "fixtures" / "scope").iterdir() if p.is_dir())  # units
-
-
 def test_declared_reads_are_all_a_rule_reads(monkeypatch: pytest.MonkeyPatch) -> None:
     guard = Guard()
     monkeypatch.setattr(runner, "run_rules", guard.run_rules)
     with chdir(ROOT / "examples"):
         runner.lint(["."], Config(), auto_context=False)
-    for case in _cases():
+    for case in guard_cases():
         lint_case(case, None)
     assert not guard.mismatches, guard.mismatches[:3]
     assert all(count > 0 for count in guard.compared.values()), guard.compared  # every rule found something
