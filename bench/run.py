@@ -14,6 +14,9 @@ repository as context, as under pre-commit):
   warm-1pct         1 % of the files edited (a comment appended) before each run
   warm-1pct-edit    1 % of the files edited inside an object before each run: a ClusterQueue's first
                     quota raised, else a workload's first label value or container image changed
+                    (values no rule reads of another object: kqlint.cache_masks)
+  warm-1pct-count   1 % of the files: a workload's first pod count (parallelism, replicas) changed,
+                    a value the graph rules read (KQ301, multi-pod gangs): they run again
   precommit-warm    ``kqlint check ONE_FILE``, the repository as context, nothing changed
   precommit-edited  the same after editing that one file (a real commit)
   fix               ``kqlint check . --no-cache --fix --unsafe-fixes`` (compare with nocache)
@@ -89,8 +92,8 @@ def kqlint_command(directory: Path, jobs: int) -> list[str]:
     return [sys.executable, "-m", "kqlint", "check", str(directory), "--format", "json", "--jobs", str(jobs)]
 
 
-SCENARIOS = ("nocache", "cold", "warm", "warm-1pct", "warm-1pct-edit", "precommit-warm", "precommit-edited", "fix",
-             "fix-cold")
+SCENARIOS = ("nocache", "cold", "warm", "warm-1pct", "warm-1pct-edit", "warm-1pct-count", "precommit-warm",
+             "precommit-edited", "fix", "fix-cold")
 
 
 def manifests(directory: Path) -> list[Path]:
@@ -126,7 +129,8 @@ class Scenario:
         self.put_back_fixed()
         for path, data in self.originals.items():
             mark = self.stamp * 100 + self.runs  # whose stored report would be reused
-            edited = value_edit(data, mark) if self.name == "warm-1pct-edit" else None
+            edited = value_edit(data, mark) if self.name == "warm-1pct-edit" else \
+                count_edit(data, mark) if self.name == "warm-1pct-count" else None
             path.write_bytes(edited or data + f"# bench edit {mark}\n".encode())
 
     def restore(self) -> None:
@@ -144,6 +148,7 @@ _QUOTA = re.compile(rb"^(\s+nominalQuota: )(\d+)", re.M)
 _LABEL = re.compile(rb"^(\s+)labels:\n((?:\1\s+.*\n)+)", re.M)
 _OWN_LABEL = re.compile(rb"^\s+(?!kueue\.x-k8s\.io/)[\w./-]+: ['\"]?([\w./-]+)", re.M)
 _IMAGE = re.compile(rb"^\s+image: ['\"]?([^'\"\s]+)", re.M)
+_COUNT = re.compile(rb"^(\s+(?:parallelism|replicas): )(\d+)$", re.M)
 
 
 def value_edit(data: bytes, run: int) -> bytes | None:
@@ -159,6 +164,15 @@ def value_edit(data: bytes, run: int) -> bytes | None:
             return data[:at] + f"-edit{run}".encode() + data[at:]
     image = _IMAGE.search(data)
     return None if image is None else data[:image.end(1)] + f"-edit{run}".encode() + data[image.end(1):]
+
+
+def count_edit(data: bytes, run: int) -> bytes | None:
+    """The first pod count (warm-1pct-count) set to another value, or None: none there."""
+    count = _COUNT.search(data)
+    if count is None:
+        return None
+    changed = int(count.group(2)) + 1 + run % 2  # another value than the last run's too
+    return data[:count.start(2)] + str(changed).encode() + data[count.end(2):]
 
 
 def cache_bytes(directory: Path) -> int:
