@@ -75,7 +75,7 @@ def test_wheel_layout(wheel: Path) -> None:
         assert module.replace(".", "/") + ".py" in names, module
     archive = zipfile.ZipFile(wheel)
     entry_points = archive.read(f"kqlint-{__version__}.dist-info/entry_points.txt").decode()
-    assert entry_points.split() == ["[console_scripts]", "kqlint", "=", "kqlint.cli:main"]
+    assert entry_points.split() == ["[console_scripts]", "kqlint", "=", "kqlint.cli:entry"]  # exits without freeing
     metadata = archive.read(f"kqlint-{__version__}.dist-info/METADATA").decode()
     assert "Requires-Python: >=3.10" in metadata
 
