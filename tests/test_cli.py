@@ -231,6 +231,18 @@ def test_crash_in_a_real_process_prints_no_traceback(tree: Path) -> None:
     assert_no_traceback(err)
 
 
+def test_the_command_flushes_its_report_then_exits_without_freeing(tree: Path) -> None:
+    """``python -m kqlint`` (the console script's entry) ends with os._exit (kqlint.lifetime):
+    the whole report is still written and the exit status kept."""
+    for _ in range(200):  # a report longer than any pipe buffer
+        (tree / f"broken-{_}.yaml").write_text(BROKEN)
+    result = subprocess.run([sys.executable, "-m", "kqlint", "check", ".", "--format", "json", "--no-cache"],
+                            cwd=tree, capture_output=True, timeout=120, stdin=subprocess.DEVNULL, check=False)
+    assert result.returncode == 1, result.stderr
+    assert len(validate_json_report(result.stdout.decode())["findings"]) > 200
+    assert_no_traceback(result.stderr.decode())
+
+
 # ------------------------------------------------------------------ selection and output flags
 
 def _codes(out: str) -> list[str]:
