@@ -37,12 +37,14 @@ TRAINJOB_IMAGES = (("spec", "trainer", "image"), ("spec", "initializer", "datase
 Patch = tuple[tuple[Any, ...], Any, Any]  # (path from the document's root, the value, its packed position)
 
 
-Site = tuple[Any, Any, tuple[Any, ...]]  # (the mapping, its key, the path from the document's root)
+# (the mapping, its key, the path from the document's root, where its value's position is in
+# the mapping's ``pos``: None when not kept)
+Site = tuple[Any, Any, tuple[Any, ...], int | None]
 
 
 def mask_paths(obj: Any, templates: list[Any] | None = None) -> list[tuple[Any, ...]]:
     """The paths (from the document's root) of ``obj``'s masked values."""
-    return [path for _, _, path in mask_sites(obj, templates)]
+    return [site[2] for site in mask_sites(obj, templates)]
 
 
 def mask_sites(obj: Any, templates: list[Any] | None = None) -> list[Site]:
@@ -75,12 +77,14 @@ def _child(node: Any, key: str) -> Any:
 
 def _scalar(parent: Any, key: Any, path: tuple[Any, ...], found: list[Site]) -> None:
     if isinstance(parent, dict) and key in parent and isinstance(parent[key], _SCALARS):
-        found.append((parent, key, path))
+        found.append((parent, key, path, _value_index(parent, key)))
 
 
 def _plain_labels(labels: Any, path: tuple[Any, ...], found: list[Site]) -> None:
     if isinstance(labels, dict):
-        found += [(labels, key, (*path, key)) for key, value in labels.items()
+        kept = _positions_kept(labels)
+        found += [(labels, key, (*path, key), 2 * index + 1 if kept else None)
+                  for index, (key, value) in enumerate(labels.items())
                   if isinstance(value, _SCALARS) and masked_label(key)]
 
 
@@ -118,8 +122,7 @@ def masked(sites: list[Site]) -> tuple[Patch, ...]:
     mapping reached twice through a YAML alias is masked twice: patches apply in reverse
     order, so the first one, holding the value, wins."""
     patches = []
-    for parent, key, path in sites:
-        index = _value_index(parent, key)
+    for parent, key, path, index in sites:
         packed = parent.pos[index] if index is not None else None
         patches.append((path, parent[key], packed))
         parent[key] = MASKED
@@ -128,20 +131,22 @@ def masked(sites: list[Site]) -> tuple[Patch, ...]:
     return tuple(patches)
 
 
+def _positions_kept(mapping: Any) -> bool:
+    positions = getattr(mapping, "pos", ())
+    return isinstance(positions, array) and len(positions) == 2 * len(mapping)
+
+
 def _value_index(parent: Any, key: Any) -> int | None:
     """Where the position of ``parent[key]`` is in ``parent.pos`` (None: not kept there)."""
-    positions = getattr(parent, "pos", ())
-    if not isinstance(positions, array) or len(positions) != 2 * len(parent):
-        return None
-    return 2 * list(parent).index(key) + 1
+    return 2 * list(parent).index(key) + 1 if _positions_kept(parent) else None
 
 
 def restore(sites: list[Site], patches: tuple[Patch, ...]) -> None:
     """Puts back the values (and their positions) ``masked(sites)`` masked."""
-    for (parent, key, _), (_, value, packed) in zip(reversed(sites), reversed(patches), strict=True):
+    for (parent, key, _, index), (_, value, packed) in zip(reversed(sites), reversed(patches), strict=True):
         parent[key] = value
-        if packed is not None:
-            parent.pos[_value_index(parent, key)] = packed
+        if index is not None and packed is not None:
+            parent.pos[index] = packed
 
 
 def patched(document: Any, patches: tuple[Patch, ...]) -> Any:

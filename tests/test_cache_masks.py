@@ -222,7 +222,7 @@ spec:
     job = objects_from_file(parse_bytes("a.yaml", text), "default", INPUT)[0][0]
     before = _shape(job.root)
     sites = mask_sites(job)
-    assert [path for _, _, path in sites][:2] == [("metadata", "labels", "app"),
+    assert [site[2] for site in sites][:2] == [("metadata", "labels", "app"),
                                                  ("spec", "template", "metadata", "labels", "app")]
     patches = masked(sites)
     projection = pickle.dumps(job.root)

@@ -15,12 +15,6 @@ COL_BITS = 20
 COL_MASK = (1 << COL_BITS) - 1
 
 
-def _pickled(pos: Any) -> Any:
-    """An array of positions as its bytes: pickled as one string, not through the array's own
-    reducer (which costs as much again as the whole document; --jobs and the cache pickle)."""
-    return pos.tobytes() if pos.__class__ is array else pos
-
-
 def _unpickled(state: Any) -> Any:
     if state.__class__ is bytes:
         pos = array("Q")
@@ -36,7 +30,9 @@ class Map(dict):  # type: ignore[type-arg]
     pos: Any  # an array of packed positions (a tuple where built by hand)
 
     def __reduce__(self) -> Any:  # fast pickling for --jobs (the default path is 3x slower)
-        return (Map, (), _pickled(self.pos), None, iter(self.items()))
+        pos = self.pos  # an array pickles as its bytes: one string, not through the array's own
+        # reducer (which costs as much again as the whole document; --jobs and the cache pickle)
+        return (Map, (), pos.tobytes() if pos.__class__ is array else pos, None, iter(self.items()))
 
     def __setstate__(self, state: Any) -> None:
         self.pos = _unpickled(state)
@@ -49,7 +45,8 @@ class Seq(list):  # type: ignore[type-arg]
     pos: Any
 
     def __reduce__(self) -> Any:
-        return (Seq, (), _pickled(self.pos), iter(self))
+        pos = self.pos
+        return (Seq, (), pos.tobytes() if pos.__class__ is array else pos, iter(self))
 
     def __setstate__(self, state: Any) -> None:
         self.pos = _unpickled(state)
