@@ -243,6 +243,15 @@ def test_the_command_flushes_its_report_then_exits_without_freeing(tree: Path) -
     assert_no_traceback(result.stderr.decode())
 
 
+def test_the_command_exits_as_usual_under_a_profiler(tree: Path) -> None:
+    """``python -m cProfile -m kqlint``: the profiler still writes what it measured."""
+    stats = tree / "run.prof"
+    result = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(stats), "-m", "kqlint", "check", "ok.yaml",
+                             "--no-cache"], cwd=tree, capture_output=True, timeout=120, stdin=subprocess.DEVNULL,
+                            check=False)
+    assert stats.is_file() and stats.stat().st_size > 0, result.stderr
+
+
 # ------------------------------------------------------------------ selection and output flags
 
 def _codes(out: str) -> list[str]:
