@@ -76,12 +76,12 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
 
     for (position, path, miss), (_, source, blob, judged, hashed) in zip(
             misses, map_chunks(parse_and_encode, misses, jobs, arrived=decoded), strict=True):
-        if judged and record is not None:
-            record(display_path(path), judged[0])
         digest = miss.digest if miss is not None else None
         if miss is not None and hashed is not None:
             digest = hashed[0]
-            cache.hashed(miss, display_path(path), *hashed)
+            cache.hashed(miss, display_path(path), *hashed)  # before record(): its key needs the digest
+        if judged and record is not None:
+            record(display_path(path), judged[0])
         if digest is not None and blob is not None:
             cache.add(digest, blob)
             if source is None:  # its document digests: read from the entry

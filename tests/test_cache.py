@@ -608,6 +608,22 @@ def test_placeholder_verdicts_are_kept_and_checked_again_only_when_needed(
     assert warm == _run(capsys, ".", "--format", "json", "--no-cache")
 
 
+def test_a_cold_run_checks_each_placeholder_file_once(repo: Path, capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """In an empty cache the file is hashed where it is parsed; its envsubst verdict, worked out
+    there too, is recorded under that digest and not worked out again (kqlint.cache_run)."""
+    from kqlint import placeholders
+
+    for name in ("bad-envsubst", "bad-sed-token", "good-placeholders-in-strings"):
+        shutil.copytree(ROOT / "tests/fixtures/rules/KQ006" / name, repo / "tenants" / name)
+    checked: list[str] = []
+    real = placeholders.unrendered_placeholders
+    monkeypatch.setattr(placeholders, "unrendered_placeholders",
+                        lambda source, objects, crds: (checked.append(source.path), real(source, objects, crds))[1])
+    _run(capsys, ".", "--format", "json", "--jobs", "1")
+    assert checked and len(checked) == len(set(checked)), checked
+
+
 def test_folders_of_other_versions_are_pruned_on_a_run(repo: Path, capsys: pytest.CaptureFixture[str],
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """Another kqlint version's folder goes once unused for a while (not after a day), so the
