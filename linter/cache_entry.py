@@ -17,7 +17,7 @@ from kqlint import loader
 from kqlint.loader import LoadProblem, SourceFile
 from kqlint.objects import INPUT, K8sObject, dig, mapping_at, objects_from_file
 
-MAGIC = b"KQLC\x00\x03"  # 3: projection digests and masked values (kqlint.cache_masks)
+MAGIC = b"KQLC\x00\x04"  # 3: projection digests and masked values (kqlint.cache_masks); 4: their places
 
 
 _ALLOWED = {("kqlint.loader.nodes", "Map"), ("kqlint.loader.nodes", "Seq"), ("array", "array"),

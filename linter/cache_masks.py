@@ -34,7 +34,8 @@ _SCALARS = (str, int, float, bool, type(None))
 MASKED_LABEL_PREFIXES = ("app.kubernetes.io/", "helm.sh/")
 TRAINJOB_IMAGES = (("spec", "trainer", "image"), ("spec", "initializer", "dataset", "image"),
                    ("spec", "initializer", "model", "image"))
-Patch = tuple[tuple[Any, ...], Any, Any]  # (path from the document's root, the value, its packed position)
+# (path from the document's root, the value, its packed position, where that is in its mapping's pos)
+Patch = tuple[tuple[Any, ...], Any, Any, Any]
 
 
 # (the mapping, its key, the path from the document's root, where its value's position is in
@@ -124,7 +125,7 @@ def masked(sites: list[Site]) -> tuple[Patch, ...]:
     patches = []
     for parent, key, path, index in sites:
         packed = parent.pos[index] if index is not None else None
-        patches.append((path, parent[key], packed))
+        patches.append((path, parent[key], packed, index))
         parent[key] = MASKED
         if index is not None and packed is not None:
             parent.pos[index] = packed & START_MASK
@@ -143,7 +144,7 @@ def _value_index(parent: Any, key: Any) -> int | None:
 
 def restore(sites: list[Site], patches: tuple[Patch, ...]) -> None:
     """Puts back the values (and their positions) ``masked(sites)`` masked."""
-    for (parent, key, _, index), (_, value, packed) in zip(reversed(sites), reversed(patches), strict=True):
+    for (parent, key, _, index), (_, value, packed, _) in zip(reversed(sites), reversed(patches), strict=True):
         parent[key] = value
         if index is not None and packed is not None:
             parent.pos[index] = packed
@@ -151,11 +152,11 @@ def restore(sites: list[Site], patches: tuple[Patch, ...]) -> None:
 
 def patched(document: Any, patches: tuple[Patch, ...]) -> Any:
     """A decoded masked document with its values (and their positions) put back."""
-    for path, value, packed in reversed(patches):
+    for path, value, packed, index in reversed(patches):
         node = document
         for key in path[:-1]:
             node = node[key]
         node[path[-1]] = value
-        if packed is not None:
-            node.pos[_value_index(node, path[-1])] = packed
+        if packed is not None and index is not None:
+            node.pos[index] = packed
     return document

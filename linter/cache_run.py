@@ -34,8 +34,9 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
 
     results: list[SourceFile | None] = [None] * len(files)
     misses: list[tuple[int, str, Miss | None]] = []
+    shown = {path: display_path(path) for path in files}  # asked for several times per file below
     for position, path in enumerate(files):
-        hit = cache.lookup(path, display_path(path), lazy_hits) if path != STDIN else None
+        hit = cache.lookup(path, shown[path], lazy_hits) if path != STDIN else None
         if isinstance(hit, SourceFile):
             results[position] = hit
         elif parsed is not None and hit is not None and hit.digest is not None and (path, hit.digest) in parsed:
@@ -63,15 +64,15 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
         blob, skeletons, digests, projections = encoded
         if os.getpid() != parent:
             return path, None, blob, judged, hashed  # a worker: the entry is all the parent needs (pickled once)
-        cache.documents_of_display[display_path(path)] = digests
-        cache.projections_of_display[display_path(path)] = projections
+        cache.documents_of_display[shown[path]] = digests
+        cache.projections_of_display[shown[path]] = projections
         return path, known_source(source, skeletons), blob, judged, hashed
 
     def decoded(result: Parsed) -> Parsed:
         """A worker's entry as the source it encodes (its document digests read from it)."""
         path, source, blob, judged, hashed = result
         if source is None and blob is not None:
-            source = cache.source_of(blob, path, display_path(path), lazy)
+            source = cache.source_of(blob, path, shown[path], lazy)
         return path, source, blob, judged, hashed
 
     for (position, path, miss), (_, source, blob, judged, hashed) in zip(
@@ -79,13 +80,13 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
         digest = miss.digest if miss is not None else None
         if miss is not None and hashed is not None:
             digest = hashed[0]
-            cache.hashed(miss, display_path(path), *hashed)  # before record(): its key needs the digest
+            cache.hashed(miss, shown[path], *hashed)  # before record(): its key needs the digest
         if judged and record is not None:
-            record(display_path(path), judged[0])
+            record(shown[path], judged[0])
         if digest is not None and blob is not None:
             cache.add(digest, blob)
             if source is None:  # its document digests: read from the entry
-                source = cache.source_of(blob, path, display_path(path), lazy)
+                source = cache.source_of(blob, path, shown[path], lazy)
         if parsed is not None and digest is not None and source is not None:
             parsed[(path, digest)] = source
         results[position] = source
