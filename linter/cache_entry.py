@@ -120,12 +120,12 @@ def _fields(value: Any, skip: tuple[str, ...]) -> dict[str, Any]:
     return {f.name: getattr(value, f.name) for f in dataclasses.fields(value) if f.name not in skip}
 
 
-def encode(source: SourceFile) -> tuple[bytes, list[Skeleton], tuple[str, ...], tuple[str, ...]]:
+def encode(source: SourceFile) -> tuple[bytes, list[Skeleton], tuple[str, ...], tuple[str, ...], bytes]:
     """The entry (header: problems, comments, the source's other fields, object skeletons,
     the documents' digests and sizes, their projections' digests and the values masked in
     them; body: the documents with those values masked (kqlint.cache_masks), each pickled on
-    its own; each part compressed), the skeletons, the document digests and the projection
-    digests, for the source parsed now."""
+    its own; each part compressed), the skeletons, the document digests, the projection
+    digests and the body uncompressed, for the source parsed now."""
     from kqlint.platform import object_requested_resources
     from kqlint.workloads import has_pod_templates, own_templates
 
@@ -138,7 +138,8 @@ def encode(source: SourceFile) -> tuple[bytes, list[Skeleton], tuple[str, ...], 
                           tuple(sorted(object_requested_resources(obj, templates=templates)))))
         masks.append((obj.doc, _mask_sites(obj, templates)))
     pickled, patches = _masked_documents(source.documents, masks)
-    body = zlib.compress(b"".join(pickled), 1)
+    plain = b"".join(pickled)
+    body = zlib.compress(plain, 1)
     projections = document_digests(pickled)
     digests = tuple(projection if not patch else _digest(data, pickle.dumps(patch, protocol=5))
                     for projection, data, patch in zip(projections, pickled, patches, strict=True))
@@ -146,7 +147,7 @@ def encode(source: SourceFile) -> tuple[bytes, list[Skeleton], tuple[str, ...], 
     head = zlib.compress(pickle.dumps((problems, source.comment_lines, _fields(source, _SOURCE_OWN), skeletons,
                                        documents, skipped, zlib.crc32(body), digests, sizes, projections,
                                        tuple(patches)), protocol=5), 1)
-    return MAGIC + len(head).to_bytes(4, "big") + head + body, skeletons, digests, projections
+    return MAGIC + len(head).to_bytes(4, "big") + head + body, skeletons, digests, projections, plain
 
 
 def _masked_documents(documents: list[Any], masks: list[tuple[int, list[Any]]]
@@ -213,11 +214,12 @@ class Entry:
     projections: tuple[str, ...] = ()       # one per document: its digest with values masked
     patches: tuple[Any, ...] = ()           # one per document: the values masked in the body
     made_here: bool = False                 # encoded by this run (a worker): no need to restrict unpickling
+    plain: bytes | None = None              # the body uncompressed, sent along by the worker that made it
 
     def documents(self) -> list[Any]:
         from kqlint.cache_masks import patched
 
-        raw = memoryview(zlib.decompress(self.body))
+        raw = memoryview(self.plain if self.plain is not None else zlib.decompress(self.body))
         if sum(self.sizes) != len(raw):
             raise ValueError("cache entry body does not hold its documents")
         load = pickle.loads if self.made_here else _unpickle

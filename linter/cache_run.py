@@ -60,22 +60,22 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
         storable = miss is not None and (miss.digest is not None or hashed is not None) and cache.writable
         encoded = _encoded(source) if storable else None
         if encoded is None:
-            return path, source, None, judged, hashed
-        blob, skeletons, digests, projections = encoded
-        if os.getpid() != parent:
-            return path, None, blob, judged, hashed  # a worker: the entry is all the parent needs (pickled once)
+            return path, source, None, judged, hashed, None
+        blob, skeletons, digests, projections, plain = encoded
+        if os.getpid() != parent:  # a worker: the entry is all the parent needs (pickled once), and
+            return path, None, blob, judged, hashed, plain  # its body uncompressed (copied, not inflated)
         cache.documents_of_display[shown[path]] = digests
         cache.projections_of_display[shown[path]] = projections
-        return path, known_source(source, skeletons), blob, judged, hashed
+        return path, known_source(source, skeletons), blob, judged, hashed, None
 
     def decoded(result: Parsed) -> Parsed:
         """A worker's entry as the source it encodes (its document digests read from it)."""
-        path, source, blob, judged, hashed = result
+        path, source, blob, judged, hashed, plain = result
         if source is None and blob is not None:
-            source = cache.source_of(blob, path, shown[path], lazy)
-        return path, source, blob, judged, hashed
+            source = cache.source_of(blob, path, shown[path], lazy, plain)
+        return path, source, blob, judged, hashed, None
 
-    for (position, path, miss), (_, source, blob, judged, hashed) in zip(
+    for (position, path, miss), (_, source, blob, judged, hashed, _) in zip(
             misses, map_chunks(parse_and_encode, misses, jobs, arrived=decoded), strict=True):
         digest = miss.digest if miss is not None else None
         if miss is not None and hashed is not None:
@@ -93,12 +93,13 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
     return results  # type: ignore[return-value]
 
 
-# path, source (None: decode the entry), the entry, (judge's answer,) or () when not asked, and
-# (content hash, size) of a file read where it was parsed (an empty cache), else None
-Parsed = tuple[str, SourceFile | None, bytes | None, tuple[Any, ...], tuple[str, int] | None]
+# path, source (None: decode the entry), the entry, (judge's answer,) or () when not asked,
+# (content hash, size) of a file read where it was parsed (an empty cache) else None, and the
+# entry's body uncompressed when a worker sends it (the source is made from it)
+Parsed = tuple[str, SourceFile | None, bytes | None, tuple[Any, ...], tuple[str, int] | None, bytes | None]
 
 
-def _encoded(source: SourceFile) -> tuple[bytes, list[Skeleton], tuple[str, ...], tuple[str, ...]] | None:
+def _encoded(source: SourceFile) -> tuple[bytes, list[Skeleton], tuple[str, ...], tuple[str, ...], bytes] | None:
     try:
         return encode(source)
     except Exception:

@@ -193,10 +193,11 @@ class FileCache:
             self.digest_of_display[display] = digest
         return Miss(path, raw, digest)
 
-    def source_of(self, blob: bytes, path: str, display: str, lazy: bool) -> SourceFile:
-        """The source an entry encodes (made by a worker from the file just parsed)."""
+    def source_of(self, blob: bytes, path: str, display: str, lazy: bool, plain: bytes | None = None) -> SourceFile:
+        """The source an entry encodes (made by a worker from the file just parsed; ``plain``:
+        its body uncompressed, when the worker sent it along)."""
         entry = decode_entry(blob)
-        entry.made_here = True
+        entry.made_here, entry.plain = True, plain
         return self._source(entry, path, display, lazy)
 
     def _source(self, entry: Entry, path: str, display: str, lazy: bool) -> SourceFile:
