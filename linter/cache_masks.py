@@ -2,7 +2,7 @@
 
 A cache entry keeps two digests per document (kqlint.cache_entry): the document's (every value
 and node position) and its projection's: the same document with these values masked, their
-positions kept:
+starts kept (their ends masked too: a longer value moves nothing else on a block line):
 
 - label values under a key without a prefix (``app: web``) or under the recommended
   ``app.kubernetes.io/`` and Helm's ``helm.sh/`` keys (``app.kubernetes.io/version: "1.4"``),
@@ -13,12 +13,13 @@ positions kept:
   a TrainJob's trainer and initializer images;
 - a ClusterQueue's quota amounts (``nominalQuota``, ``borrowingLimit``, ``lendingLimit``).
 
-A rule that reads another object's kind "projected" (kqlint.cache_reads.READS, FULL_READS)
-keeps its stored findings across an edit of only such values (a new image tag, a raised
-quota). The entry's body holds the masked documents and, beside them, the values masked
-(``patches``), put back when the documents are decoded. tests/test_cache_masks.py checks, on
-every example and rule fixture, that no projected reader's findings change when the masked
-values of other objects change.
+The kind digests of kqlint.cache_reads.READS are made of projections, so a rule keeps its
+stored findings across an edit of only such values (a new image tag, a raised quota), except
+where it reads some of them (KQ210's quotas: kqlint.cache_reads.SCOPED_READS). The entry's
+body holds the masked documents and, beside them, the values masked (``patches``), put back
+when the documents are decoded. tests/test_cache_masks.py checks, on every example and rule
+fixture, that no reused rule's findings change when the masked values of other objects
+change.
 """
 from __future__ import annotations
 
