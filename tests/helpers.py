@@ -130,3 +130,14 @@ def graph_like(graph: Any, objects: Iterable[Any], elsewhere: dict[Any, Any] | N
     made.kustomize_dirs = graph.kustomize_dirs
     made.elsewhere = graph.elsewhere if elsewhere is None else elsewhere
     return made
+
+
+def lint_everything_guarded(guard: Any, monkeypatch: Any) -> None:
+    """Lint the examples and every guard case with ``guard.run_rules`` in place of the runner's."""
+    from kqlint import runner
+
+    monkeypatch.setattr(runner, "run_rules", guard.run_rules)
+    with chdir(GUARD_ROOT / "examples"):
+        runner.lint(["."], Config(), auto_context=False)
+    for case in guard_cases():
+        lint_case(case, None)

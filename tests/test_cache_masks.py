@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import chdir, graph_like, guard_cases, lint_case
+from helpers import graph_like, lint_case, lint_everything_guarded
 from kqlint import runner
 from kqlint.cache_masks import QUOTA_FIELDS, mask_paths, mask_sites, masked, patched, restore
 from kqlint.cache_reads import READS, SCOPED_READS
@@ -106,11 +106,7 @@ _REAL_RUN_RULES = runner.run_rules
 
 def test_no_reused_rule_reads_masked_values_of_other_objects(monkeypatch: pytest.MonkeyPatch) -> None:
     guard = Guard()
-    monkeypatch.setattr(runner, "run_rules", guard.run_rules)
-    with chdir(ROOT / "examples"):
-        runner.lint(["."], Config(), auto_context=False)
-    for case in guard_cases():
-        lint_case(case, None)
+    lint_everything_guarded(guard, monkeypatch)
     assert not guard.mismatches, guard.mismatches[:3]
     assert all(count > 0 for count in guard.compared.values()), guard.compared
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import chdir, graph_like, guard_cases, lint_case
+from helpers import graph_like, lint_everything_guarded
 from kqlint import runner
 from kqlint.cache_reads import READS, read_kinds
 from kqlint.config import Config
@@ -62,11 +62,7 @@ _REAL_RUN_RULES = runner.run_rules
 
 def test_declared_reads_are_all_a_rule_reads(monkeypatch: pytest.MonkeyPatch) -> None:
     guard = Guard()
-    monkeypatch.setattr(runner, "run_rules", guard.run_rules)
-    with chdir(ROOT / "examples"):
-        runner.lint(["."], Config(), auto_context=False)
-    for case in guard_cases():
-        lint_case(case, None)
+    lint_everything_guarded(guard, monkeypatch)
     assert not guard.mismatches, guard.mismatches[:3]
     assert all(count > 0 for count in guard.compared.values()), guard.compared  # every rule found something
 
