@@ -9,8 +9,8 @@ starts kept (their ends masked too: a longer value moves nothing else on a block
   in an object's ``metadata.labels`` and in its pod templates' labels: kqlint reads only the
   keys of Kueue, the gang schedulers and the operators; a Namespace's labels are never masked
   (a ClusterQueue's namespaceSelector reads them);
-- container images (``containers``, ``initContainers``) of an object's own pod templates, and
-  a TrainJob's trainer and initializer images;
+- container images of an object's own pod templates (every container kqlint.podspec.containers
+  names), and a TrainJob's trainer and initializer images;
 - a ClusterQueue's quota amounts (``nominalQuota``, ``borrowingLimit``, ``lendingLimit``).
 
 The kind digests of kqlint.cache_reads.READS are made of projections, so a rule keeps its
@@ -28,6 +28,7 @@ from typing import Any
 
 from kqlint import kinds as K
 from kqlint.loader.nodes import START_MASK
+from kqlint.objects import dig
 
 MASKED = "\x00masked"  # what a masked value reads in the projection (never a YAML value)
 QUOTA_FIELDS = ("nominalQuota", "borrowingLimit", "lendingLimit")
@@ -51,30 +52,29 @@ def mask_paths(obj: Any, templates: list[Any] | None = None) -> list[tuple[Any, 
 
 def mask_sites(obj: Any, templates: list[Any] | None = None) -> list[Site]:
     """Where ``obj``'s masked values are; ``templates``: its own pod templates, when known."""
+    from kqlint.kueue.quota import flavor_quotas
+    from kqlint.podspec import containers
     from kqlint.workloads import has_pod_templates, own_templates
 
     found: list[Site] = []
     data, base, kind = obj.data, obj.base, (obj.group, obj.kind)
     if kind != K.NAMESPACE:
-        _plain_labels(_child(_child(data, "metadata"), "labels"), (*base, "metadata", "labels"), found)
+        _plain_labels(obj.labels, (*base, "metadata", "labels"), found)
     if kind == K.CLUSTER_QUEUE:
-        _quotas(data, base, found)
+        for entry in flavor_quotas(obj):
+            for path, quota in entry.quotas():
+                for field in QUOTA_FIELDS:
+                    _scalar(quota, field, (*base, *path, field), found)
     if kind == K.TRAINJOB:
         for path in TRAINJOB_IMAGES:
-            parent = data
-            for key in path[:-1]:
-                parent = _child(parent, key)
-            _scalar(parent, path[-1], base + path, found)
+            _scalar(dig(data, path[:-1]), path[-1], base + path, found)
     if has_pod_templates(obj):
         for template in own_templates(obj) if templates is None else templates:
             if template.meta_path is not None:
                 _plain_labels(template.labels, (*base, *template.meta_path, "labels"), found)
-            _images(template.spec, (*base, *template.spec_path), found)
+            for container in containers(template.spec):
+                _scalar(container.data, "image", (*base, *template.spec_path, *container.path, "image"), found)
     return found
-
-
-def _child(node: Any, key: str) -> Any:
-    return node.get(key) if isinstance(node, dict) else None
 
 
 def _scalar(parent: Any, key: Any, path: tuple[Any, ...], found: list[Site]) -> None:
@@ -82,36 +82,16 @@ def _scalar(parent: Any, key: Any, path: tuple[Any, ...], found: list[Site]) -> 
         found.append((parent, key, path, _value_index(parent, key)))
 
 
-def _plain_labels(labels: Any, path: tuple[Any, ...], found: list[Site]) -> None:
-    if isinstance(labels, dict):
-        kept = _positions_kept(labels)
-        found += [(labels, key, (*path, key), 2 * index + 1 if kept else None)
-                  for index, (key, value) in enumerate(labels.items())
-                  if isinstance(value, _SCALARS) and masked_label(key)]
+def _plain_labels(labels: dict[str, Any], path: tuple[Any, ...], found: list[Site]) -> None:
+    kept = _positions_kept(labels)
+    found += [(labels, key, (*path, key), 2 * index + 1 if kept else None)
+              for index, (key, value) in enumerate(labels.items())
+              if isinstance(value, _SCALARS) and masked_label(key)]
 
 
 def masked_label(key: Any) -> bool:
     """A label key whose value no reused rule reads of another object."""
     return isinstance(key, str) and ("/" not in key or key.startswith(MASKED_LABEL_PREFIXES))
-
-
-def _images(spec: Any, spec_path: tuple[Any, ...], found: list[Site]) -> None:
-    for field in ("initContainers", "containers"):
-        items = _child(spec, field)
-        for index, container in enumerate(items if isinstance(items, list) else ()):
-            _scalar(container, "image", (*spec_path, field, index, "image"), found)
-
-
-def _quotas(data: Any, base: tuple[Any, ...], found: list[Site]) -> None:
-    groups = _child(_child(data, "spec"), "resourceGroups")
-    for g, group in enumerate(groups if isinstance(groups, list) else ()):
-        flavors = _child(group, "flavors")
-        for f, flavor in enumerate(flavors if isinstance(flavors, list) else ()):
-            resources = _child(flavor, "resources")
-            for r, resource in enumerate(resources if isinstance(resources, list) else ()):
-                for field in QUOTA_FIELDS:
-                    _scalar(resource, field, (*base, "spec", "resourceGroups", g, "flavors", f, "resources", r, field),
-                            found)
 
 
 def masked(sites: list[Site]) -> tuple[Patch, ...]:

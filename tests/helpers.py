@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from kqlint import runner as runner_module
 from kqlint.config import Config, load_config
 from kqlint.model import Report
 from kqlint.runner import lint
@@ -132,12 +133,41 @@ def graph_like(graph: Any, objects: Iterable[Any], elsewhere: dict[Any, Any] | N
     return made
 
 
+_REAL_RUN_RULES = runner_module.run_rules
+
+
+class ReuseGuard:
+    """Wraps runner.run_rules for a guard of the cache's reuse: ``judge`` sees every graph
+    before the real run; ``same`` records a pair of findings that must be equal (fixes too)."""
+
+    def __init__(self, codes: Iterable[str]) -> None:
+        self.compared = dict.fromkeys(codes, 0)
+        self.mismatches: list[tuple[str, str, list[Any], list[Any]]] = []
+
+    def run_rules(self, rules: list[Any], graph: Any, config: Any, *args: Any, **kwargs: Any) -> Any:
+        states = kwargs.get("states") if "states" in kwargs else (args[2] if len(args) > 2 else None)
+        self.judge(rules, graph, config, states)
+        return _REAL_RUN_RULES(rules, graph, config, *args, **kwargs)
+
+    def judge(self, rules: list[Any], graph: Any, config: Any, states: Any) -> None:
+        raise NotImplementedError
+
+    def same(self, code: str, where: str, whole: list[Any], other: list[Any]) -> None:
+        self.compared[code] += bool(whole or other)
+        if [(f, f.fix) for f in whole] != [(f, f.fix) for f in other]:  # a finding's fix is no part of ==
+            self.mismatches.append((code, where, whole, other))
+
+    @staticmethod
+    def visits(rule: Any, obj: Any) -> bool:
+        """``rule`` (per object) is run on ``obj``."""
+        scope = runner_module._scope(rule)
+        return scope is None or (obj.group, obj.kind) in scope[0] or obj.kind in scope[1]
+
+
 def lint_everything_guarded(guard: Any, monkeypatch: Any) -> None:
     """Lint the examples and every guard case with ``guard.run_rules`` in place of the runner's."""
-    from kqlint import runner
-
-    monkeypatch.setattr(runner, "run_rules", guard.run_rules)
+    monkeypatch.setattr(runner_module, "run_rules", guard.run_rules)
     with chdir(GUARD_ROOT / "examples"):
-        runner.lint(["."], Config(), auto_context=False)
+        runner_module.lint(["."], Config(), auto_context=False)
     for case in guard_cases():
         lint_case(case, None)

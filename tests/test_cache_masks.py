@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import graph_like, lint_case, lint_everything_guarded
+from helpers import ReuseGuard, graph_like, lint_case, lint_everything_guarded
 from kqlint import runner
 from kqlint.cache_masks import QUOTA_FIELDS, mask_paths, mask_sites, masked, patched, restore
 from kqlint.cache_reads import READS, SCOPED_READS
@@ -52,32 +52,29 @@ def perturbed(graph: ObjectGraph, perturbation: dict[str, Any], keep: Any = None
     return graph_like(graph, objects)  # type: ignore[no-any-return]
 
 
-class Guard:
-    """Wraps runner.run_rules: every reused rule judged with and without perturbed values."""
+class Guard(ReuseGuard):
+    """Every reused rule judged with and without perturbed values."""
 
     def __init__(self) -> None:
-        self.compared = dict.fromkeys(READS, 0)
-        self.mismatches: list[tuple[str, str, list[Any], list[Any]]] = []
+        super().__init__(READS)
 
-    def run_rules(self, rules: list[Any], graph: ObjectGraph, config: Config, *args: Any, **kwargs: Any) -> Any:
-        states = kwargs.get("states") if "states" in kwargs else (args[2] if len(args) > 2 else None)
+    def judge(self, rules: list[Any], graph: ObjectGraph, config: Config, states: Any) -> None:
         reused = [rule for rule in rules if rule.code in READS]
         for perturbation in PERTURBATIONS:
             self._graph_rules([r for r in reused if r.meta.scope == "graph"], graph, config, states, perturbation)
             self._object_rules([r for r in reused if r.meta.scope != "graph"], graph, config, states, perturbation)
-        return _REAL_RUN_RULES(rules, graph, config, *args, **kwargs)
 
     def _graph_rules(self, rules: list[Any], graph: ObjectGraph, config: Config, states: Any,
                      perturbation: dict[str, Any]) -> None:
         changed = perturbed(graph, perturbation) if rules else graph
         for rule in rules:
-            self._same(rule.code, "the graph", *(list(rule.check_graph(g, runner._context(rule, g, config, states)))
-                                                 for g in (graph, changed)))
+            self.same(rule.code, "the graph", *(list(rule.check_graph(g, runner._context(rule, g, config, states)))
+                                                for g in (graph, changed)))
 
     def _object_rules(self, rules: list[Any], graph: ObjectGraph, config: Config, states: Any,
                       perturbation: dict[str, Any]) -> None:
         for obj in graph.inputs:
-            applying = [rule for rule in rules if _visits(rule, obj)]
+            applying = [rule for rule in rules if self.visits(rule, obj)]
             changed = perturbed(graph, perturbation, keep=obj) if applying else graph
             for rule in applying:
                 other = changed
@@ -87,21 +84,8 @@ class Guard:
                                for name in ("LocalQueue", scoped_kind)}
                     other = perturbed(graph, perturbation, keep=obj,
                                       keep_quotas=frozenset(id(o) for o in scope(obj, by_kind)))
-                self._same(rule.code, f"{obj.file}: {obj.display()}",
-                           *(list(rule.check(obj, runner._context(rule, g, config, states))) for g in (graph, other)))
-
-    def _same(self, code: str, where: str, whole: list[Any], changed: list[Any]) -> None:
-        self.compared[code] += bool(whole or changed)
-        if [(f, f.fix) for f in whole] != [(f, f.fix) for f in changed]:
-            self.mismatches.append((code, where, whole, changed))
-
-
-def _visits(rule: Any, obj: Any) -> bool:
-    scope = runner._scope(rule)
-    return scope is None or (obj.group, obj.kind) in scope[0] or obj.kind in scope[1]
-
-
-_REAL_RUN_RULES = runner.run_rules
+                self.same(rule.code, f"{obj.file}: {obj.display()}",
+                          *(list(rule.check(obj, runner._context(rule, g, config, states))) for g in (graph, other)))
 
 
 def test_no_reused_rule_reads_masked_values_of_other_objects(monkeypatch: pytest.MonkeyPatch) -> None:

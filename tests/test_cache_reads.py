@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import graph_like, lint_everything_guarded
+from helpers import ReuseGuard, graph_like, lint_everything_guarded
 from kqlint import runner
 from kqlint.cache_reads import READS, read_kinds
 from kqlint.config import Config
@@ -24,40 +24,28 @@ def _reduced(graph: ObjectGraph, kinds: frozenset[str], own: Any = None) -> Obje
     return graph_like(graph, kept, {key: found for key, found in graph.elsewhere.items() if key[0] in kinds})  # type: ignore[no-any-return]
 
 
-class Guard:
-    """Wraps runner.run_rules: every declared rule judged twice per graph, compared."""
+class Guard(ReuseGuard):
+    """Every declared rule judged twice per graph: whole, and reduced to what it declares."""
 
     def __init__(self) -> None:
-        self.compared = dict.fromkeys(READS, 0)
-        self.mismatches: list[tuple[str, str, list[Any], list[Any]]] = []
+        super().__init__(READS)
 
-    def run_rules(self, rules: list[Any], graph: ObjectGraph, config: Config, *args: Any, **kwargs: Any) -> Any:
-        states = kwargs.get("states") if "states" in kwargs else (args[2] if len(args) > 2 else None)
+    def judge(self, rules: list[Any], graph: ObjectGraph, config: Config, states: Any) -> None:
         for rule in rules:
             if rule.code in READS:
                 self._compare(rule, graph, config, states)
-        return _REAL_RUN_RULES(rules, graph, config, *args, **kwargs)
 
     def _compare(self, rule: Any, graph: ObjectGraph, config: Config, states: Any) -> None:
         kinds = read_kinds(rule.code)
         if rule.meta.scope == "graph":
-            self._same(rule.code, "the graph", *(list(rule.check_graph(g, runner._context(rule, g, config, states)))
-                                                 for g in (graph, _reduced(graph, kinds))))
+            self.same(rule.code, "the graph", *(list(rule.check_graph(g, runner._context(rule, g, config, states)))
+                                                for g in (graph, _reduced(graph, kinds))))
             return
-        scope = runner._scope(rule)
         for obj in graph.inputs:
-            if scope is None or (obj.group, obj.kind) in scope[0] or obj.kind in scope[1]:
-                self._same(rule.code, f"{obj.file}: {obj.display()}",
-                           *(list(rule.check(obj, runner._context(rule, g, config, states)))
-                             for g in (graph, _reduced(graph, kinds, obj))))
-
-    def _same(self, code: str, where: str, whole: list[Any], reduced: list[Any]) -> None:
-        self.compared[code] += bool(whole or reduced)
-        if [(f, f.fix) for f in whole] != [(f, f.fix) for f in reduced]:  # a finding's fix is no part of ==
-            self.mismatches.append((code, where, whole, reduced))
-
-
-_REAL_RUN_RULES = runner.run_rules
+            if self.visits(rule, obj):
+                self.same(rule.code, f"{obj.file}: {obj.display()}",
+                          *(list(rule.check(obj, runner._context(rule, g, config, states)))
+                            for g in (graph, _reduced(graph, kinds, obj))))
 
 
 def test_declared_reads_are_all_a_rule_reads(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -197,11 +185,12 @@ def test_added_removed_renamed_files_and_config(repo: Path, capsys: pytest.Captu
     _assert_warm_as_uncached(capsys, jobs)
 
 
-_UNIT_JOB = """apiVersion: batch/v1
+# a Job of two pods of {gpus} GPUs each in LocalQueue {queue}, and that queue (to {cluster_queue})
+_JOB_AND_QUEUE = """apiVersion: batch/v1
 kind: Job
 metadata:
-  name: train
-  namespace: nlp
+  name: {name}
+  namespace: {namespace}
   labels:
     kueue.x-k8s.io/queue-name: {queue}
 spec:
@@ -211,16 +200,16 @@ spec:
       restartPolicy: Never
       containers:
       - name: main
-        image: busybox
+        image: trainer:1
         resources:
           limits:
-            nvidia.com/gpu: 80
+            nvidia.com/gpu: {gpus}
 ---
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: LocalQueue
 metadata:
-  name: unit-queue
-  namespace: nlp
+  name: {queue}
+  namespace: {namespace}
 spec:
   clusterQueue: {cluster_queue}
 """
@@ -233,7 +222,8 @@ def test_units_edited_apart(repo: Path, capsys: pytest.CaptureFixture[str], jobs
         folder = repo / "units" / unit
         folder.mkdir(parents=True)
         (folder / "kustomization.yaml").write_text("resources: [train.yaml]\n")
-        (folder / "train.yaml").write_text(_UNIT_JOB.format(queue="unit-queue", cluster_queue=cluster_queue))
+        (folder / "train.yaml").write_text(_JOB_AND_QUEUE.format(name="train", namespace="nlp", queue="unit-queue",
+                                                                 gpus=80, cluster_queue=cluster_queue))
     _assert_warm_as_uncached(capsys, jobs)
     _edit("units/a/train.yaml", "clusterQueue: nlp", "clusterQueue: research")
     _assert_warm_as_uncached(capsys, jobs)
@@ -257,34 +247,7 @@ spec:
       - name: nvidia.com/gpu
         nominalQuota: 8
 ---
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata:
-  name: solo
-  namespace: solo
-spec:
-  clusterQueue: solo
----
-apiVersion: batch/v1
-kind: Job
-metadata:
-  name: solo-train
-  namespace: solo
-  labels:
-    app: solo
-    kueue.x-k8s.io/queue-name: solo
-spec:
-  parallelism: 2
-  template:
-    spec:
-      restartPolicy: Never
-      containers:
-      - name: main
-        image: trainer:1
-        resources:
-          limits:
-            nvidia.com/gpu: 8
-"""
+""" + _JOB_AND_QUEUE.format(name="solo-train", namespace="solo", queue="solo", gpus=8, cluster_queue="solo")
 
 
 def _graph_checked(monkeypatch: pytest.MonkeyPatch, *codes: str) -> list[str]:
