@@ -6,6 +6,7 @@ Run against another build with KQLINT_UNDER_TEST=/path/to/bin/kqlint (the unchan
 branch fails every test here)."""
 from __future__ import annotations
 
+import io
 import json
 import os
 import stat
@@ -482,3 +483,29 @@ def test_graph_output_cannot_drive_a_terminal_or_ci(tree: Path, fmt: str) -> Non
     result = run(["graph", ".", "-f", fmt], tree)
     assert result.code == 0 and "evil" in result.stdout, result
     _assert_harmless(result.stdout)
+
+
+class _Recorded(io.BytesIO):
+    """A stream that records the sizes asked of it."""
+
+    def __init__(self, data: bytes) -> None:
+        super().__init__(data)
+        self.asked: list[int] = []
+
+    def read(self, size: int | None = -1) -> bytes:
+        self.asked.append(-1 if size is None else size)
+        return super().read(size)
+
+
+@pytest.mark.parametrize("size", [0, 10, 300_000])
+def test_a_read_to_the_end_probes_for_it_without_a_megabyte(size: int) -> None:
+    """A file read to its size needs only a small read to see its end (a 1 MiB one per file
+    was served with mmap and munmap); a stream that keeps giving reads on in full chunks."""
+    from kqlint.bounded import CHUNK, EOF_PROBE, read_stream
+
+    stream = _Recorded(b"x" * size)
+    assert read_stream(stream, 16 << 20, first=size + 1) == b"x" * size
+    assert stream.asked == [size + 1, EOF_PROBE][:1 if size == 0 else 2]
+    endless = _Recorded(b"y" * (3 * CHUNK))
+    assert read_stream(endless, 16 << 20, first=10) == b"y" * (3 * CHUNK)
+    assert endless.asked[:3] == [10, CHUNK, CHUNK]
