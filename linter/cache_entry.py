@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import hashlib
 import io
 import pickle
 import sys
 import zlib
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +17,7 @@ from kqlint import loader
 from kqlint.loader import LoadProblem, SourceFile
 from kqlint.objects import INPUT, K8sObject, dig, mapping_at, objects_from_file
 
-MAGIC = b"KQLC\x00\x04"  # 3: projection digests and masked values (kqlint.cache_masks); 4: their places
+MAGIC = b"KQLC\x00\x05"  # 5: digests of text spans (kqlint.cache_digests), entries without a body
 
 
 _ALLOWED = {("kqlint.loader.nodes", "Map"), ("kqlint.loader.nodes", "Seq"), ("array", "array"),
@@ -120,55 +120,45 @@ def _fields(value: Any, skip: tuple[str, ...]) -> dict[str, Any]:
     return {f.name: getattr(value, f.name) for f in dataclasses.fields(value) if f.name not in skip}
 
 
-def encode(source: SourceFile) -> tuple[bytes, list[Skeleton], tuple[str, ...], tuple[str, ...], bytes]:
-    """The entry (header: problems, comments, the source's other fields, object skeletons,
-    the documents' digests and sizes, their projections' digests and the values masked in
-    them; body: the documents with those values masked (kqlint.cache_masks), each pickled on
-    its own; each part compressed), the skeletons, the document digests, the projection
-    digests and the body uncompressed, for the source parsed now."""
+def encode(source: SourceFile, raw: bytes, body: bool = True
+           ) -> tuple[bytes, list[Skeleton], tuple[str, ...], tuple[str, ...], bytes]:
+    """The entry of ``source``, parsed now from ``raw``, and the parts the run needs at once:
+    (entry, skeletons, document digests, projection digests, body uncompressed).
+
+    Header: problems, comments, the source's other fields, object skeletons, the documents'
+    digests and their projections' (kqlint.cache_digests), and the size of each document's
+    pickle in the body; compressed. Body: the documents, each pickled on its own,
+    compressed. Without ``body`` (the first run of an empty cache, which would otherwise pay
+    for every body while no run may ever read most of them) the entry has no body
+    (``sizes`` None): a run that reads its documents parses the file again and stores its body
+    then (kqlint.cache.store.FileCache.fill_body)."""
+    from kqlint.cache_digests import document_digests
+    from kqlint.loader.decode import to_utf8
     from kqlint.platform import object_requested_resources
     from kqlint.workloads import has_pod_templates, own_templates
 
     objects, documents, skipped = objects_from_file(source, "default", INPUT)
     problems = [_fields(p, ("file",)) for p in source.problems]
-    skeletons, masks = [], []
+    skeletons: list[Skeleton] = []
+    masks: dict[int, list[Any]] = {}
     for obj in objects:
         templates = own_templates(obj) if has_pod_templates(obj) else []
         skeletons.append((obj.doc, obj.base, _identity(obj),
                           tuple(sorted(object_requested_resources(obj, templates=templates)))))
-        masks.append((obj.doc, _mask_sites(obj, templates)))
-    pickled, patches = _masked_documents(source.documents, masks)
-    plain = b"".join(pickled)
-    body = zlib.compress(plain, 1)
-    projections = document_digests(pickled)
-    digests = tuple(projection if not patch else _digest(data, pickle.dumps(patch, protocol=5))
-                    for projection, data, patch in zip(projections, pickled, patches, strict=True))
-    sizes = tuple(len(data) for data in pickled)
+        masks.setdefault(obj.doc, []).extend(_mask_sites(obj, templates))
+    ends = source.document_ends if len(source.document_ends) == len(source.documents) else [0] * len(source.documents)
+    digests, projections = document_digests(to_utf8(raw)[0] or raw, ends, masks)
+    sizes: tuple[int, ...] | None = None
+    plain = packed = b""
+    if body:
+        pickled = [pickle.dumps(document, protocol=5) for document in source.documents]
+        plain = b"".join(pickled)
+        packed = zlib.compress(plain, 1)
+        sizes = tuple(len(data) for data in pickled)
     head = zlib.compress(pickle.dumps((problems, source.comment_lines, _fields(source, _SOURCE_OWN), skeletons,
-                                       documents, skipped, zlib.crc32(body), digests, sizes, projections,
-                                       tuple(patches)), protocol=5), 1)
-    return MAGIC + len(head).to_bytes(4, "big") + head + body, skeletons, digests, projections, plain
-
-
-def _masked_documents(documents: list[Any], masks: list[tuple[int, list[Any]]]
-                      ) -> tuple[list[bytes], list[tuple[Any, ...]]]:
-    """Each document pickled with its objects' masked values masked (and put back right
-    after), and those values (kqlint.cache_masks)."""
-    from kqlint.cache_masks import masked, restore
-
-    sites: dict[int, list[Any]] = {}
-    for doc, found in masks:
-        sites.setdefault(doc, []).extend(found)
-    pickled, patches = [], []
-    for index, document in enumerate(documents):
-        here = sites.get(index, [])
-        patch = masked(here)
-        try:
-            pickled.append(pickle.dumps(document, protocol=5))
-        finally:
-            restore(here, patch)
-        patches.append(patch)
-    return pickled, patches
+                                       documents, skipped, zlib.crc32(packed), digests, sizes, projections),
+                                      protocol=5), 1)
+    return MAGIC + len(head).to_bytes(4, "big") + head + packed, skeletons, digests, projections, plain
 
 
 def _mask_sites(obj: K8sObject, templates: list[Any]) -> list[Any]:
@@ -180,22 +170,12 @@ def _mask_sites(obj: K8sObject, templates: list[Any]) -> list[Any]:
         return []
 
 
-def document_digests(pickled: list[bytes]) -> tuple[str, ...]:
-    """One digest per document as loaded (its pickle), node positions included: text after a
-    document (a comment appended to the file) leaves it unchanged, any change to the document's
-    data or to where its nodes sit changes it (kqlint.cache_results)."""
-    return tuple(_digest(data) for data in pickled)
+def encode_entry(source: SourceFile, raw: bytes) -> bytes:
+    return encode(source, raw)[0]
 
 
-def _digest(*parts: bytes) -> str:
-    digest = hashlib.blake2b(digest_size=16)
-    for part in parts:
-        digest.update(part)
-    return digest.hexdigest()
-
-
-def encode_entry(source: SourceFile) -> bytes:
-    return encode(source)[0]
+class Bodyless(ValueError):
+    """The entry of a first run keeps no body: the file is parsed again (see encode)."""
 
 
 @dataclass
@@ -209,23 +189,23 @@ class Entry:
     documents_count: int
     skipped: int
     body: bytes
-    document_digests: tuple[str, ...] = ()  # one per document (document_digests)
-    sizes: tuple[int, ...] = ()             # of each document's pickle in the body
+    document_digests: tuple[str, ...] = ()  # one per document (kqlint.cache_digests)
+    sizes: tuple[int, ...] | None = ()      # of each document's pickle in the body; None: no body
     projections: tuple[str, ...] = ()       # one per document: its digest with values masked
-    patches: tuple[Any, ...] = ()           # one per document: the values masked in the body
     made_here: bool = False                 # encoded by this run (a worker): no need to restrict unpickling
     plain: bytes | None = None              # the body uncompressed, sent along by the worker that made it
+    fill_body: Callable[[str], list[Any]] | None = None  # a body-less entry's documents, from its file
 
     def documents(self) -> list[Any]:
-        from kqlint.cache_masks import patched
-
+        if self.sizes is None:
+            raise Bodyless("cache entry without a body")
         raw = memoryview(self.plain if self.plain is not None else zlib.decompress(self.body))
         if sum(self.sizes) != len(raw):
             raise ValueError("cache entry body does not hold its documents")
         load = pickle.loads if self.made_here else _unpickle
         documents, start = [], 0
-        for size, patches in zip(self.sizes, self.patches, strict=True):
-            documents.append(patched(load(raw[start:start + size]), patches))
+        for size in self.sizes:
+            documents.append(load(raw[start:start + size]))
             start += size
         return documents
 
@@ -244,7 +224,7 @@ def decode_entry(blob: bytes) -> Entry:
     start = len(MAGIC) + 4
     size = int.from_bytes(blob[len(MAGIC):start], "big")
     head = ModelUnpickler(io.BytesIO(zlib.decompress(blob[start:start + size]))).load()
-    problems, comments, fields, skeletons, documents, skipped, checksum, digests, sizes, projections, patches = head
+    problems, comments, fields, skeletons, documents, skipped, checksum, digests, sizes, projections = head
     body = blob[start + size:]
     if zlib.crc32(body) != checksum:  # checked now: a context file's body is read much later
         raise ValueError("damaged cache entry")
@@ -254,16 +234,14 @@ def decode_entry(blob: bytes) -> Entry:
     if not isinstance(fields, dict) or not all(isinstance(p, dict) for p in problems):
         raise ValueError("damaged cache entry")
     if not isinstance(digests, tuple) or not all(isinstance(d, str) for d in digests) \
-            or not isinstance(sizes, tuple) or len(sizes) != len(digests) \
-            or not all(type(size) is int and size > 0 for size in sizes):
+            or (sizes is not None and (not isinstance(sizes, tuple) or len(sizes) != len(digests)
+                                       or not all(type(size) is int and size > 0 for size in sizes))):
         raise ValueError("damaged cache entry")
     if not isinstance(projections, tuple) or len(projections) != len(digests) \
-            or not all(isinstance(d, str) for d in projections) \
-            or not isinstance(patches, tuple) or len(patches) != len(digests) \
-            or not all(isinstance(p, tuple) for p in patches):
+            or not all(isinstance(d, str) for d in projections):
         raise ValueError("damaged cache entry")
     return Entry(list(problems), dict(comments), fields, list(skeletons), int(documents), int(skipped), body,
-                 digests, sizes, projections, patches)
+                 digests, sizes, projections)
 
 
 # ------------------------------------------------------------------ input objects with known facts
@@ -273,9 +251,10 @@ class KnownSource(SourceFile):
     when it was encoded): kqlint.platform does not compute them again."""
 
     requests: dict[tuple[int, tuple[Any, ...]], tuple[str, ...]]
+    digests: tuple[tuple[str, ...], tuple[str, ...]] | None = None  # (documents', projections') when encoded now
 
 
-def known_source(source: SourceFile, skeletons: list[Skeleton]) -> SourceFile:
+def known_source(source: SourceFile, skeletons: list[Skeleton]) -> KnownSource:
     known = KnownSource(**_fields(source, ()))
     known.requests = {(doc, base): requests for doc, base, _, requests in skeletons}
     return known
@@ -327,7 +306,9 @@ class _Body:
     def _documents(self) -> list[Any]:
         try:
             return self.entry.documents()
-        except Exception:
+        except Exception:  # no body (a first run's entry) or a damaged one: parse the file again
+            if self.entry.fill_body is not None:
+                return self.entry.fill_body(self.path)
             return loader.load_file(self.path, self.objects[0].file if self.objects else self.path).documents
 
     def fill(self) -> None:

@@ -1,8 +1,8 @@
 """Values no reused rule reads of another object, kept out of a document's projection digest.
 
-A cache entry keeps two digests per document (kqlint.cache_entry): the document's (every value
-and node position) and its projection's: the same document with these values masked, their
-starts kept (their ends masked too: a longer value moves nothing else on a block line):
+A cache entry keeps two digests per document (kqlint.cache_digests): the document's (its lines)
+and its projection's: the same lines with these values blanked where a value is the rest of
+its line (so its text and length are all that is hidden):
 
 - label values under a key without a prefix (``app: web``) or under the recommended
   ``app.kubernetes.io/`` and Helm's ``helm.sh/`` keys (``app.kubernetes.io/version: "1.4"``),
@@ -15,11 +15,9 @@ starts kept (their ends masked too: a longer value moves nothing else on a block
 
 The kind digests of kqlint.cache_reads.READS are made of projections, so a rule keeps its
 stored findings across an edit of only such values (a new image tag, a raised quota), except
-where it reads some of them (KQ210's quotas: kqlint.cache_reads.SCOPED_READS). The entry's
-body holds the masked documents and, beside them, the values masked (``patches``), put back
-when the documents are decoded. tests/test_cache_masks.py checks, on every example and rule
-fixture, that no reused rule's findings change when the masked values of other objects
-change.
+where it reads some of them (KQ210's quotas: kqlint.cache_reads.SCOPED_READS).
+tests/test_cache_masks.py checks, on every example and rule fixture, that no reused rule's
+findings change when the masked values of other objects change.
 """
 from __future__ import annotations
 
@@ -27,19 +25,13 @@ from array import array
 from typing import Any
 
 from kqlint import kinds as K
-from kqlint.loader.nodes import START_MASK
 from kqlint.objects import dig
 
-MASKED = "\x00masked"  # what a masked value reads in the projection (never a YAML value)
 QUOTA_FIELDS = ("nominalQuota", "borrowingLimit", "lendingLimit")
 _SCALARS = (str, int, float, bool, type(None))
 MASKED_LABEL_PREFIXES = ("app.kubernetes.io/", "helm.sh/")
 TRAINJOB_IMAGES = (("spec", "trainer", "image"), ("spec", "initializer", "dataset", "image"),
                    ("spec", "initializer", "model", "image"))
-# (path from the document's root, the value, its packed position, where that is in its mapping's pos)
-Patch = tuple[tuple[Any, ...], Any, Any, Any]
-
-
 # (the mapping, its key, the path from the document's root, where its value's position is in
 # the mapping's ``pos``: None when not kept)
 Site = tuple[Any, Any, tuple[Any, ...], int | None]
@@ -94,25 +86,6 @@ def masked_label(key: Any) -> bool:
     return isinstance(key, str) and ("/" not in key or key.startswith(MASKED_LABEL_PREFIXES))
 
 
-def masked(sites: list[Site]) -> tuple[Patch, ...]:
-    """Masks the values at ``sites`` (in place: put them back with ``restore`` once the masked
-    document is pickled) and returns the patches that put them back in its decoded copy.
-
-    A masked value's end (kept in its mapping's positions) is masked too, so a longer tag or
-    quota leaves the projection as it was; its start, and every other node's position, stay
-    (a value that moves the nodes after it on its line still changes the projection). A
-    mapping reached twice through a YAML alias is masked twice: patches apply in reverse
-    order, so the first one, holding the value, wins."""
-    patches = []
-    for parent, key, path, index in sites:
-        packed = parent.pos[index] if index is not None else None
-        patches.append((path, parent[key], packed, index))
-        parent[key] = MASKED
-        if index is not None and packed is not None:
-            parent.pos[index] = packed & START_MASK
-    return tuple(patches)
-
-
 def _positions_kept(mapping: Any) -> bool:
     positions = getattr(mapping, "pos", ())
     return isinstance(positions, array) and len(positions) == 2 * len(mapping)
@@ -121,23 +94,3 @@ def _positions_kept(mapping: Any) -> bool:
 def _value_index(parent: Any, key: Any) -> int | None:
     """Where the position of ``parent[key]`` is in ``parent.pos`` (None: not kept there)."""
     return 2 * list(parent).index(key) + 1 if _positions_kept(parent) else None
-
-
-def restore(sites: list[Site], patches: tuple[Patch, ...]) -> None:
-    """Puts back the values (and their positions) ``masked(sites)`` masked."""
-    for (parent, key, _, index), (_, value, packed, _) in zip(reversed(sites), reversed(patches), strict=True):
-        parent[key] = value
-        if index is not None and packed is not None:
-            parent.pos[index] = packed
-
-
-def patched(document: Any, patches: tuple[Patch, ...]) -> Any:
-    """A decoded masked document with its values (and their positions) put back."""
-    for path, value, packed, index in reversed(patches):
-        node = document
-        for key in path[:-1]:
-            node = node[key]
-        node[path[-1]] = value
-        if packed is not None and index is not None:
-            node.pos[index] = packed
-    return document

@@ -22,6 +22,7 @@ from kqlint.loader.source import (
 from kqlint.loader.walker import AliasBomb, Walker, packed_start
 from kqlint.objectmeta import metadata_problem
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.nodes import MappingNode, ScalarNode
 
 _TEMPLATE_RE = re.compile(rb"\{\{|\{%")
 
@@ -44,20 +45,23 @@ def compose_with_fallback(source: SourceFile, data: bytes, consumer: str | None 
                                   f"over {MAX_FALLBACK_SIZE // (1024 * 1024)} MiB, too large for the slow "
                                   "parser that can; quote that scalar")
             raise
-        source.documents.clear()
-        source.problems.clear()
+        _clear(source)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 _compose_documents(source, data, PureComposer, consumer)
         except MarkedYAMLError as slow_error:
-            source.documents.clear()
-            source.problems.clear()
+            _clear(source)
             raise (slow_error if _later(slow_error, fast_error) else fast_error) from None
         except (YAMLError, RecursionError):
-            source.documents.clear()
-            source.problems.clear()
+            _clear(source)
             raise fast_error from None
+
+
+def _clear(source: SourceFile) -> None:
+    source.documents.clear()
+    source.document_ends.clear()
+    source.problems.clear()
 
 
 def _later(one: MarkedYAMLError, other: MarkedYAMLError) -> bool:
@@ -70,9 +74,12 @@ def _compose_documents(source: SourceFile, data: bytes, composer_class: Any, con
     memoise = b"&" in data
     template_at: int | None = None
     duplicates = DuplicateReport(source.path, consumer)
+    starts: list[int] = []  # the 0-based line each document's content starts on
     try:
         while parser.check_node():
             node = parser.get_node()
+            source.document_ends.append(content_end_line(node))
+            starts.append(node.start_mark.line)
             walker = Walker(memoise, max(MAX_EXPANDED_BYTES, 2 * len(data)))
             try:
                 document = walker.walk(node)
@@ -100,11 +107,37 @@ def _compose_documents(source: SourceFile, data: bytes, composer_class: Any, con
             source.documents.append(document)
     finally:
         parser.dispose()
+    if memoise:
+        _distrust_aliased_ends(source.document_ends, starts, data)
     duplicates.finish(source.problems)
     if any(is_k8s_object(d) for d in source.documents):
         _check_document_splitting(source, data)
     if template_at is not None:
         _record_template(source, *unpack(template_at))
+
+
+def content_end_line(node: Any) -> int:
+    """The 1-based line a composed document's content ends on: where its textually last node
+    ends, which is every collection's last child's (unless that is an alias: the anchored
+    node, earlier in the text; see _distrust_aliased_ends). A node that ends at the start of a
+    line (a block scalar with its line break, a missing value before `---`) ends on the line
+    before."""
+    while node.value and node.__class__ is not ScalarNode:
+        last = node.value[-1]
+        node = last[1] if node.__class__ is MappingNode else last
+    end = node.end_mark
+    return end.line + (1 if end.column else 0)  # type: ignore[no-any-return]
+
+
+def _distrust_aliased_ends(ends: list[int], starts: list[int], data: bytes) -> None:
+    """An alias among a document's last children makes content_end_line stop at its anchor,
+    before the alias itself: a document with a `*` between its end and the next document's
+    content (or the end of the file) gets 0, an unknown end."""
+    lines = data.split(b"\n")
+    for index, end in enumerate(ends):
+        following = starts[index + 1] if index + 1 < len(starts) else len(lines)
+        if end and any(b"*" in line for line in lines[end:following]):
+            ends[index] = 0
 
 
 def _manifest_like(document: Any) -> bool:
@@ -163,6 +196,7 @@ def _record_template(source: SourceFile, line: int, column: int) -> None:
         "unrendered template (contains `{{ }}`): skipped; render it first, e.g. "
         "`helm template … | kqlint check -`", code="KQ006"))
     source.documents.clear()
+    source.document_ends.clear()
 
 
 def record_parse_error(source: SourceFile, data: bytes, exc: MarkedYAMLError) -> None:

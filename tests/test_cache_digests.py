@@ -1,0 +1,185 @@
+"""Per-document digests from text (kqlint.cache_digests) and the document ends the loader keeps
+for them (SourceFile.document_ends), and entries without a body (a first run's)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import shared_dir
+from kqlint.cache_digests import document_digests
+from kqlint.cache_entry import decode_entry, encode
+from kqlint.loader import parse_bytes
+from kqlint.loader.decode import to_utf8
+
+ROOT = Path(__file__).resolve().parent.parent
+PROBE = b"#kqlint-probe"
+
+
+def _shape(node: Any) -> Any:
+    """Values and positions, compared by value."""
+    if isinstance(node, dict):
+        return ("map", bytes(node.pos), [(key, _shape(value)) for key, value in node.items()])
+    if isinstance(node, list):
+        return ("seq", bytes(node.pos), [_shape(item) for item in node])
+    return type(node).__name__, node
+
+
+def ends_cover_their_documents(raw: bytes) -> list[str]:
+    """For each document whose end is known, a line inserted after its end leaves it exactly as
+    it was (values and every position), or moves its end (then its digest changes anyway).
+    A node of the document after its end would have moved; so would anything the document's
+    value depends on there (a block scalar's kept line breaks, a value folded over lines)."""
+    source = parse_bytes("a.yaml", raw)
+    data = to_utf8(raw)[0]
+    if data is None or len(source.document_ends) != len(source.documents):
+        return []
+    lines = data.split(b"\n")
+    wrong = []
+    for index, end in enumerate(source.document_ends):
+        if not end:
+            continue
+        probed = parse_bytes("a.yaml", b"\n".join(lines[:end] + [PROBE] + lines[end:]))
+        if len(probed.document_ends) > index and probed.document_ends[index] != end:
+            continue
+        if len(probed.documents) <= index or _shape(probed.documents[index]) != _shape(source.documents[index]):
+            wrong.append(f"document {index} (ends on line {end})")
+    return wrong
+
+
+ALIASED = {  # an alias as a document's last node: its anchor is earlier in the text
+    "mapping value": b"a: &x 1\nb:\n  c: 2\n  d: *x\n",
+    "sequence item on its own line": b"a: &x 1\nb:\n  - 2\n  -\n    *x\n# after\n---\nz: 1\n",
+    "merge key": b"base: &b {x: 1}\nm:\n  <<: *b\n",
+    "aliased key and value": b"&k a: &v 1\n*k : *v\n",
+    "anchor inside the same sequence": b"s:\n- &x one\n- *x\n",
+}
+BLOCK_ENDINGS = {
+    "kept line breaks": b"data: |+\n  one\n\n\n---\nb: 1\n",
+    "clipped": b"data: |\n  one\n  two\n---\nb: 1\n",
+    "missing value before ---": b"a: 1\nb:\n---\nc: 2\n",
+    "flow mapping over lines": b"a: {\n  b: 1,\n  c: 2\n  }\n# after\n",
+    "plain scalar folded over lines": b"a: one\n  two\n  three\n",
+    "comment lines after": b"a: 1\n# one\n# two\n",
+    "json": b'{\n  "a": [1,\n   2]\n}\n',
+}
+
+
+@pytest.mark.parametrize("text", [*ALIASED.values(), *BLOCK_ENDINGS.values()],
+                         ids=[*ALIASED, *BLOCK_ENDINGS])
+def test_document_ends_cover_their_documents(text: bytes) -> None:
+    assert ends_cover_their_documents(text) == []
+
+
+def test_an_alias_as_the_last_node_leaves_the_end_unknown() -> None:
+    for name, text in ALIASED.items():
+        assert parse_bytes("a.yaml", text).document_ends[0] == 0, name
+    assert parse_bytes("a.yaml", ALIASED["sequence item on its own line"]).document_ends == [0, 8]
+    assert parse_bytes("a.yaml", b"a: &x 1\nb: *x\nc: 2\n").document_ends == [3]  # not the last node
+
+
+def _manifests(*folders: Path) -> list[Path]:
+    return sorted(path for folder in folders for path in folder.rglob("*")
+                  if path.is_file() and (path.suffix in (".yaml", ".yml", ".json") or path.name == "in.yaml"))
+
+
+def test_document_ends_cover_their_documents_in_the_examples_and_fixtures() -> None:
+    files = _manifests(ROOT / "examples", ROOT / "tests" / "fixtures")
+    assert len(files) > 100
+    assert {str(path): wrong for path in files if (wrong := ends_cover_their_documents(path.read_bytes()))} == {}
+
+
+@pytest.mark.parametrize("name", ["yaml-test-suite", "corpus"])
+def test_document_ends_cover_their_documents_in_shared_files(name: str) -> None:
+    files = _manifests(shared_dir(name))
+    assert len(files) > 300
+    assert {str(path): wrong for path in files if (wrong := ends_cover_their_documents(path.read_bytes()))} == {}
+
+
+# ------------------------------------------------------------------ digests
+
+TWO = b"""\
+# a file of two documents
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: one
+data:
+  key: value
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: two
+"""
+
+
+def _digests(text: bytes) -> tuple[str, ...]:
+    source = parse_bytes("a.yaml", text)
+    return document_digests(text, source.document_ends, {})[0]
+
+
+def test_text_after_the_last_document_changes_no_digest() -> None:
+    digests = _digests(TWO)
+    assert len(set(digests)) == 2
+    assert _digests(TWO + b"# appended\n") == digests
+    assert _digests(TWO + b"---\n# an empty document after\n")[:2] == digests
+
+
+def test_a_document_digest_changes_with_its_lines_and_where_they_start() -> None:
+    digests = _digests(TWO)
+    edited = _digests(TWO.replace(b"name: two", b"name: tw0"))
+    assert edited[0] == digests[0] and edited[1] != digests[1]
+    commented = _digests(TWO.replace(b"key: value", b"key: value # same length? no"))
+    assert commented[0] != digests[0] and commented[1] == digests[1]  # its lines changed, not the line count
+    moved = _digests(TWO.replace(b"\ndata:\n", b"\n\ndata:\n"))  # a blank line: the second document moves down
+    assert moved[0] != digests[0] and moved[1] != digests[1]
+    assert _digests(b"\n" + TWO) != digests
+
+
+def test_line_breaks_the_parser_counts_otherwise_digest_the_whole_file() -> None:
+    text = TWO.replace(b"# a file of two documents\n", b"# a file\r# of two documents\n")  # a lone CR: a break
+    digests = _digests(text)
+    edited = _digests(text.replace(b"name: two", b"name: tw0"))
+    assert edited[0] != digests[0] and edited[1] != digests[1]
+
+
+# ------------------------------------------------------------------ entries without a body
+
+def test_an_entry_without_a_body_has_the_same_digests_and_no_documents() -> None:
+    source = parse_bytes("a.yaml", TWO)
+    full = encode(source, TWO)
+    bare = encode(source, TWO, body=False)
+    assert full[2:4] == bare[2:4] and bare[4] == b"" and len(bare[0]) < len(full[0])
+    assert decode_entry(full[0]).documents() == source.documents
+    with pytest.raises(ValueError, match="without a body"):
+        decode_entry(bare[0]).documents()
+
+
+def test_a_body_is_stored_when_a_run_reads_a_bodyless_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first run (an empty cache) stores no bodies; a run that reads an object of such a
+    file parses it again and stores its body, unless the file changed since it was hashed."""
+    from kqlint.cache import FileCache
+    from kqlint.cache_entry import objects_of
+
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    for name in ("a.yaml", "b.yaml"):
+        (tmp_path / name).write_bytes(TWO)
+    first = FileCache(str(tmp_path / ".kqlint_cache"))
+    for name in ("a.yaml", "b.yaml"):
+        first.add(first.digest(name), encode(parse_bytes(name, TWO), TWO, body=False)[0])
+    first.flush()
+    second = FileCache(str(tmp_path / ".kqlint_cache"))
+    objects = {name: objects_of(second.lookup(name, name, lazy=True), "default", "input")[0]
+               for name in ("a.yaml", "b.yaml")}
+    (tmp_path / "b.yaml").write_bytes(TWO.replace(b"name: one", b"name: uno"))  # changed after its lookup
+    assert [obj.name for obj in objects["a.yaml"]] == ["one", "two"]
+    assert objects["a.yaml"][0].data["data"] == {"key": "value"}  # parsed again
+    assert objects["b.yaml"][0].data["metadata"]["name"] == "uno"  # what the file holds now
+    second.flush()
+    third = FileCache(str(tmp_path / ".kqlint_cache"))
+    entries = {name: third._read_entry(third.digest(name) or "") for name in ("a.yaml", "b.yaml")}
+    assert entries["a.yaml"] is not None and entries["a.yaml"].sizes is not None  # stored with its body
+    assert entries["a.yaml"].documents() == parse_bytes("a.yaml", TWO).documents
+    assert entries["b.yaml"] is None  # new content, never parsed by a run: no entry
