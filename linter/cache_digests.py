@@ -56,7 +56,7 @@ def _lines_as_parsed(text: bytes) -> bool:
     """The parser's line numbers are ``text.split(b"\\n")``'s."""
     if b"\r" in text and text.count(b"\r") != text.count(b"\r\n"):
         return False
-    return not any(brk in text for brk in _OTHER_BREAKS)
+    return text.isascii() or not any(brk in text for brk in _OTHER_BREAKS)
 
 
 def _blanked(span: list[bytes], start: int, sites: Any) -> list[bytes] | None:

@@ -9,7 +9,6 @@ import pickle
 import sys
 import zlib
 from array import array
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -120,18 +119,13 @@ def _fields(value: Any, skip: tuple[str, ...]) -> dict[str, Any]:
     return {f.name: getattr(value, f.name) for f in dataclasses.fields(value) if f.name not in skip}
 
 
-def encode(source: SourceFile, raw: bytes, body: bool = True
-           ) -> tuple[bytes, list[Skeleton], tuple[str, ...], tuple[str, ...], bytes]:
+def encode(source: SourceFile, raw: bytes) -> tuple[bytes, list[Skeleton], tuple[str, ...], tuple[str, ...], bytes]:
     """The entry of ``source``, parsed now from ``raw``, and the parts the run needs at once:
     (entry, skeletons, document digests, projection digests, body uncompressed).
 
     Header: problems, comments, the source's other fields, object skeletons, the documents'
     digests and their projections' (kqlint.cache_digests), and the size of each document's
-    pickle in the body; compressed. Body: the documents, each pickled on its own,
-    compressed. Without ``body`` (the first run of an empty cache, which would otherwise pay
-    for every body while no run may ever read most of them) the entry has no body
-    (``sizes`` None): a run that reads its documents parses the file again and stores its body
-    then (kqlint.cache.store.FileCache.fill_body)."""
+    pickle in the body; compressed. Body: the documents, each pickled on its own, compressed."""
     from kqlint.cache_digests import document_digests
     from kqlint.loader.decode import to_utf8
     from kqlint.platform import object_requested_resources
@@ -148,13 +142,10 @@ def encode(source: SourceFile, raw: bytes, body: bool = True
         masks.setdefault(obj.doc, []).extend(_mask_sites(obj, templates))
     ends = source.document_ends if len(source.document_ends) == len(source.documents) else [0] * len(source.documents)
     digests, projections = document_digests(to_utf8(raw)[0] or raw, ends, masks)
-    sizes: tuple[int, ...] | None = None
-    plain = packed = b""
-    if body:
-        pickled = [pickle.dumps(document, protocol=5) for document in source.documents]
-        plain = b"".join(pickled)
-        packed = zlib.compress(plain, 1)
-        sizes = tuple(len(data) for data in pickled)
+    pickled = [pickle.dumps(document, protocol=5) for document in source.documents]
+    plain = b"".join(pickled)
+    packed = zlib.compress(plain, 1)
+    sizes = tuple(len(data) for data in pickled)
     head = zlib.compress(pickle.dumps((problems, source.comment_lines, _fields(source, _SOURCE_OWN), skeletons,
                                        documents, skipped, zlib.crc32(packed), digests, sizes, projections),
                                       protocol=5), 1)
@@ -174,10 +165,6 @@ def encode_entry(source: SourceFile, raw: bytes) -> bytes:
     return encode(source, raw)[0]
 
 
-class Bodyless(ValueError):
-    """The entry of a first run keeps no body: the file is parsed again (see encode)."""
-
-
 @dataclass
 class Entry:
     """One decoded entry; the documents are decompressed only when asked for."""
@@ -190,15 +177,12 @@ class Entry:
     skipped: int
     body: bytes
     document_digests: tuple[str, ...] = ()  # one per document (kqlint.cache_digests)
-    sizes: tuple[int, ...] | None = ()      # of each document's pickle in the body; None: no body
+    sizes: tuple[int, ...] = ()             # of each document's pickle in the body
     projections: tuple[str, ...] = ()       # one per document: its digest with values masked
     made_here: bool = False                 # encoded by this run (a worker): no need to restrict unpickling
     plain: bytes | None = None              # the body uncompressed, sent along by the worker that made it
-    fill_body: Callable[[str], list[Any]] | None = None  # a body-less entry's documents, from its file
 
     def documents(self) -> list[Any]:
-        if self.sizes is None:
-            raise Bodyless("cache entry without a body")
         raw = memoryview(self.plain if self.plain is not None else zlib.decompress(self.body))
         if sum(self.sizes) != len(raw):
             raise ValueError("cache entry body does not hold its documents")
@@ -234,8 +218,8 @@ def decode_entry(blob: bytes) -> Entry:
     if not isinstance(fields, dict) or not all(isinstance(p, dict) for p in problems):
         raise ValueError("damaged cache entry")
     if not isinstance(digests, tuple) or not all(isinstance(d, str) for d in digests) \
-            or (sizes is not None and (not isinstance(sizes, tuple) or len(sizes) != len(digests)
-                                       or not all(type(size) is int and size > 0 for size in sizes))):
+            or not isinstance(sizes, tuple) or len(sizes) != len(digests) \
+            or not all(type(size) is int and size > 0 for size in sizes):
         raise ValueError("damaged cache entry")
     if not isinstance(projections, tuple) or len(projections) != len(digests) \
             or not all(isinstance(d, str) for d in projections):
@@ -251,7 +235,6 @@ class KnownSource(SourceFile):
     when it was encoded): kqlint.platform does not compute them again."""
 
     requests: dict[tuple[int, tuple[Any, ...]], tuple[str, ...]]
-    digests: tuple[tuple[str, ...], tuple[str, ...]] | None = None  # (documents', projections') when encoded now
 
 
 def known_source(source: SourceFile, skeletons: list[Skeleton]) -> KnownSource:
@@ -306,9 +289,7 @@ class _Body:
     def _documents(self) -> list[Any]:
         try:
             return self.entry.documents()
-        except Exception:  # no body (a first run's entry) or a damaged one: parse the file again
-            if self.entry.fill_body is not None:
-                return self.entry.fill_body(self.path)
+        except Exception:
             return loader.load_file(self.path, self.objects[0].file if self.objects else self.path).documents
 
     def fill(self) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 from kqlint import loader
 from kqlint.cache import FileCache, Miss, content_hash
 from kqlint.cache.tables import load_table, save_table
-from kqlint.cache_entry import MAGIC, KnownSource, Skeleton, encode, known_source
+from kqlint.cache_entry import MAGIC, Skeleton, encode, known_source
 from kqlint.loader import SourceFile
 
 
@@ -47,7 +47,6 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
         cache.prepare_writes()
 
     parent = os.getpid()
-    bodies = not cache.empty  # a first run stores entries without bodies (cache_entry.encode)
 
     def parse_and_encode(item: tuple[int, str, Miss | None]) -> Parsed:
         _, path, miss = item
@@ -59,15 +58,15 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
         source = parse(path, raw)
         judged = (judge(source),) if judge is not None and source.placeholder_hint else ()
         storable = miss is not None and (miss.digest is not None or hashed is not None) and cache.writable
-        encoded = _encoded(source, raw, bodies) if storable and raw is not None else None
+        encoded = _encoded(source, raw) if storable and raw is not None else None
         if encoded is None:
             return path, source, None, judged, hashed, None
         blob, skeletons, digests, projections, plain = encoded
-        if os.getpid() != parent and plain:  # a worker: the entry is all the parent needs (pickled once),
-            return path, None, blob, judged, hashed, plain  # and its body uncompressed (copied, not inflated)
-        known = known_source(source, skeletons)
-        known.digests = (digests, projections)
-        return path, known, blob, judged, hashed, None
+        if os.getpid() != parent:  # a worker: the entry is all the parent needs (pickled once), and
+            return path, None, blob, judged, hashed, plain  # its body uncompressed (copied, not inflated)
+        cache.documents_of_display[shown[path]] = digests
+        cache.projections_of_display[shown[path]] = projections
+        return path, known_source(source, skeletons), blob, judged, hashed, None
 
     def decoded(result: Parsed) -> Parsed:
         """A worker's entry as the source it encodes (its document digests read from it)."""
@@ -88,8 +87,6 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
             cache.add(digest, blob)
             if source is None:  # its document digests: read from the entry
                 source = cache.source_of(blob, path, shown[path], lazy)
-            elif isinstance(source, KnownSource) and source.digests is not None:
-                cache.documents_of_display[shown[path]], cache.projections_of_display[shown[path]] = source.digests
         if parsed is not None and digest is not None and source is not None:
             parsed[(path, digest)] = source
         results[position] = source
@@ -102,10 +99,10 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
 Parsed = tuple[str, SourceFile | None, bytes | None, tuple[Any, ...], tuple[str, int] | None, bytes | None]
 
 
-def _encoded(source: SourceFile, raw: bytes, body: bool
+def _encoded(source: SourceFile, raw: bytes
              ) -> tuple[bytes, list[Skeleton], tuple[str, ...], tuple[str, ...], bytes] | None:
     try:
-        return encode(source, raw, body)
+        return encode(source, raw)
     except Exception:
         return None
 

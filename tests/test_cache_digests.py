@@ -1,5 +1,5 @@
 """Per-document digests from text (kqlint.cache_digests) and the document ends the loader keeps
-for them (SourceFile.document_ends), and entries without a body (a first run's)."""
+for them (SourceFile.document_ends)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 from conftest import shared_dir
 from kqlint.cache_digests import document_digests
-from kqlint.cache_entry import decode_entry, encode
 from kqlint.loader import parse_bytes
 from kqlint.loader.decode import to_utf8
 
@@ -142,44 +141,3 @@ def test_line_breaks_the_parser_counts_otherwise_digest_the_whole_file() -> None
     digests = _digests(text)
     edited = _digests(text.replace(b"name: two", b"name: tw0"))
     assert edited[0] != digests[0] and edited[1] != digests[1]
-
-
-# ------------------------------------------------------------------ entries without a body
-
-def test_an_entry_without_a_body_has_the_same_digests_and_no_documents() -> None:
-    source = parse_bytes("a.yaml", TWO)
-    full = encode(source, TWO)
-    bare = encode(source, TWO, body=False)
-    assert full[2:4] == bare[2:4] and bare[4] == b"" and len(bare[0]) < len(full[0])
-    assert decode_entry(full[0]).documents() == source.documents
-    with pytest.raises(ValueError, match="without a body"):
-        decode_entry(bare[0]).documents()
-
-
-def test_a_body_is_stored_when_a_run_reads_a_bodyless_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The first run (an empty cache) stores no bodies; a run that reads an object of such a
-    file parses it again and stores its body, unless the file changed since it was hashed."""
-    from kqlint.cache import FileCache
-    from kqlint.cache_entry import objects_of
-
-    (tmp_path / ".git").mkdir()
-    monkeypatch.chdir(tmp_path)
-    for name in ("a.yaml", "b.yaml"):
-        (tmp_path / name).write_bytes(TWO)
-    first = FileCache(str(tmp_path / ".kqlint_cache"))
-    for name in ("a.yaml", "b.yaml"):
-        first.add(first.digest(name), encode(parse_bytes(name, TWO), TWO, body=False)[0])
-    first.flush()
-    second = FileCache(str(tmp_path / ".kqlint_cache"))
-    objects = {name: objects_of(second.lookup(name, name, lazy=True), "default", "input")[0]
-               for name in ("a.yaml", "b.yaml")}
-    (tmp_path / "b.yaml").write_bytes(TWO.replace(b"name: one", b"name: uno"))  # changed after its lookup
-    assert [obj.name for obj in objects["a.yaml"]] == ["one", "two"]
-    assert objects["a.yaml"][0].data["data"] == {"key": "value"}  # parsed again
-    assert objects["b.yaml"][0].data["metadata"]["name"] == "uno"  # what the file holds now
-    second.flush()
-    third = FileCache(str(tmp_path / ".kqlint_cache"))
-    entries = {name: third._read_entry(third.digest(name) or "") for name in ("a.yaml", "b.yaml")}
-    assert entries["a.yaml"] is not None and entries["a.yaml"].sizes is not None  # stored with its body
-    assert entries["a.yaml"].documents() == parse_bytes("a.yaml", TWO).documents
-    assert entries["b.yaml"] is None  # new content, never parsed by a run: no entry

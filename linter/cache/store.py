@@ -9,7 +9,6 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
 from kqlint import loader
@@ -181,9 +180,9 @@ class FileCache:
             self.seen.setdefault(rel, self.files.get(rel) or self.seen[rel])
         self.digest_of_display[display] = digest
         entry = self._read_entry(digest)
-        if entry is not None and (lazy or entry.sizes is not None):  # a body-less one is parsed again
+        if entry is not None:
             try:
-                return self._source(entry, path, display, lazy, digest)
+                return self._source(entry, path, display, lazy)
             except Exception:
                 pass
         if raw is None:  # trusted the stat, but the entry is gone: read the file now
@@ -199,13 +198,11 @@ class FileCache:
         its body uncompressed, when the worker sent it along)."""
         entry = decode_entry(blob)
         entry.made_here, entry.plain = True, plain
-        return self._source(entry, path, display, lazy, None)
+        return self._source(entry, path, display, lazy)
 
-    def _source(self, entry: Entry, path: str, display: str, lazy: bool, digest: str | None) -> SourceFile:
+    def _source(self, entry: Entry, path: str, display: str, lazy: bool) -> SourceFile:
         self.documents_of_display[display] = entry.document_digests
         self.projections_of_display[display] = entry.projections
-        if entry.sizes is None and digest is not None:
-            entry.fill_body = partial(self.fill_body, digest)
         if lazy:
             source = entry.make(CachedSource, display, [])
             source.entry, source.real_path = entry, path  # type: ignore[attr-defined]
@@ -228,22 +225,6 @@ class FileCache:
             except OSError:
                 self._packs[name] = None
         return self._packs[name]
-
-    def fill_body(self, digest: str, path: str) -> list[Any]:
-        """The documents of a body-less entry's file, parsed again; its entry with a body is
-        stored (when the file still hashes to ``digest``), so the next run unpickles them."""
-        from kqlint.cache_entry import encode
-
-        raw, _ = loader.read_bytes(path, self.max_file_size)
-        if raw is None:
-            return loader.load_file(path, path, self.max_file_size).documents
-        source = loader.parse_bytes(path, raw)
-        if self.writable and content_hash(raw) == digest:
-            try:
-                self.add(digest, encode(source, raw)[0])
-            except Exception:  # an odd file: parsed again next time too
-                pass
-        return source.documents
 
     # ------------------------------------------------------------ store
     def add(self, digest: str, blob: bytes) -> None:

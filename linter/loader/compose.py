@@ -6,6 +6,7 @@ identity instead of decoding ruamel's tags per node (the bulk of ruamel's load t
 """
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 from kqlint.goyaml import may_not_be_string
@@ -62,11 +63,10 @@ class FastResolver(VersionedResolver):
             return tag
         return T_SEQ if kind is SequenceNode else T_MAP
 
-    def descend_resolver(self, current_node: Any, current_index: Any) -> None:
-        return None
-
-    def ascend_resolver(self) -> None:
-        return None
+    # The composers call these around every node; kqlint has no path resolvers. Builtins that
+    # take the same arguments and do nothing cost less than a Python method (~3 % of parsing).
+    descend_resolver = staticmethod(operator.is_)  # type: ignore[assignment]  # (node, index): ignored
+    ascend_resolver = staticmethod(tuple)  # type: ignore[assignment]  # (): ignored
 
 
 def _scalar_init(self: Any, tag: Any, value: Any, start_mark: Any = None, end_mark: Any = None,
