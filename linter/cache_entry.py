@@ -141,7 +141,8 @@ def encode(source: SourceFile, raw: bytes) -> tuple[bytes, list[Skeleton], tuple
                           tuple(sorted(object_requested_resources(obj, templates=templates)))))
         masks.setdefault(obj.doc, []).extend(_mask_sites(obj, templates))
     ends = source.document_ends if len(source.document_ends) == len(source.documents) else [0] * len(source.documents)
-    digests, projections = document_digests(to_utf8(raw)[0] or raw, ends, masks)
+    utf16 = raw.startswith((b"\xff\xfe", b"\xfe\xff"))  # else the lines are the file's (it parsed: valid UTF-8)
+    digests, projections = document_digests((to_utf8(raw)[0] or raw) if utf16 else raw, ends, masks)
     pickled = [pickle.dumps(document, protocol=5) for document in source.documents]
     plain = b"".join(pickled)
     packed = zlib.compress(plain, 1)

@@ -69,10 +69,14 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
         return path, known_source(source, skeletons), blob, judged, hashed, None
 
     def decoded(result: Parsed) -> Parsed:
-        """A worker's entry as the source it encodes (its document digests read from it)."""
+        """A worker's entry as the source it encodes (its document digests read from it); an
+        entry that cannot be read back (a bug) is not stored, and the file is parsed here."""
         path, source, blob, judged, hashed, plain = result
         if source is None and blob is not None:
-            source = cache.source_of(blob, path, shown[path], lazy, plain)
+            try:
+                source = cache.source_of(blob, path, shown[path], lazy, plain)
+            except Exception:
+                source, blob = parse(path, None), None
         return path, source, blob, judged, hashed, None
 
     for (position, path, miss), (_, source, blob, judged, hashed, _) in zip(
@@ -83,10 +87,10 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
             cache.hashed(miss, shown[path], *hashed)  # before record(): its key needs the digest
         if judged and record is not None:
             record(shown[path], judged[0])
+        if source is None and blob is not None:  # not read back on arrival
+            path, source, blob, *_ = decoded((path, source, blob, judged, hashed, None))
         if digest is not None and blob is not None:
             cache.add(digest, blob)
-            if source is None:  # its document digests: read from the entry
-                source = cache.source_of(blob, path, shown[path], lazy)
         if parsed is not None and digest is not None and source is not None:
             parsed[(path, digest)] = source
         results[position] = source

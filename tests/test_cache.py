@@ -329,6 +329,25 @@ def test_a_cold_run_stores_every_file_it_parses(repo: Path, capsys: pytest.Captu
     assert len(files) > 20 and all(isinstance(warm.lookup(f, f, lazy=True), SourceFile) for f in files)
 
 
+def test_an_entry_that_cannot_be_read_back_is_parsed_and_not_stored(repo: Path, capsys: pytest.CaptureFixture[str],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bug that made a worker's entry unreadable in the main process costs its file a parse
+    there, not the run (nor a wrong result); nothing unreadable is stored."""
+    import itertools
+
+    from kqlint import cache_run
+
+    uncached = _run(capsys, ".", "--no-cache", "--format", "json")
+    calls: list[str] = []
+    with monkeypatch.context() as patch:
+        patch.setattr(cache_run.os, "getpid", itertools.count().__next__)  # every file "parsed by a worker"
+        patch.setattr(cache_store.FileCache, "source_of", lambda *args: calls.append(args[2]) or 1 / 0)
+        assert _run(capsys, ".", "--format", "json") == uncached
+    assert len(calls) > 20
+    assert not list(repo.glob(".kqlint_cache/*/pack-*"))  # no entry stored
+    assert _run(capsys, ".", "--format", "json") == uncached
+
+
 def test_lazy_objects_answer_identity_labels_and_annotations_unread_and_become_plain(repo: Path) -> None:
     from kqlint.cache import FileCache
     from kqlint.cache_entry import FilledObject, LazyObject, encode_entry, objects_of

@@ -141,3 +141,16 @@ def test_line_breaks_the_parser_counts_otherwise_digest_the_whole_file() -> None
     digests = _digests(text)
     edited = _digests(text.replace(b"name: two", b"name: tw0"))
     assert edited[0] != digests[0] and edited[1] != digests[1]
+
+
+def test_a_utf16_file_is_digested_as_the_text_the_parser_read() -> None:
+    from kqlint.cache_entry import encode
+
+    def digests(text: bytes) -> tuple[str, ...]:
+        raw = b"\xff\xfe" + text.decode().encode("utf-16-le")
+        return encode(parse_bytes("a.yaml", raw), raw)[2]
+
+    plain = digests(TWO)
+    assert len(set(plain)) == 2 and digests(TWO + b"# appended\n") == plain
+    edited = digests(TWO.replace(b"name: two", b"name: tw0"))
+    assert edited[0] == plain[0] and edited[1] != plain[1]
