@@ -181,8 +181,11 @@ def test_entry_digests_see_every_change_projections_only_unmasked_ones() -> None
     for old, new in ((b"pod-group: g", b"pod-group: h"), (b"queue-name: q", b"queue-name: r"),
                      (b'version: "1.4"', b'version: "1.5"'),  # in a flow mapping: never blanked
                      (b"labels: {app: train,", b"labels: {app: training,"),  # the keys after it move
-                     (b"image: trainer:1", b"image: trainer:1 # a comment\n          imagePullPolicy: Always")):
+                     (b"image: trainer:1", b"image: trainer:1 # a comment\n          imagePullPolicy: Always"),
+                     (b"nominalQuota: 8", b"nominalQuota: 0x9")):  # written otherwise: never blanked
         changed = digests(DOCUMENT.replace(old, new, 1))
         assert changed[0] != full and changed[1] != projections, old
+    crlf = DOCUMENT.replace(b"\n", b"\r\n")
+    assert digests(crlf.replace(b"image: trainer:1", b"image: trainer:22"))[1] == digests(crlf)[1]
     entry = decode_entry(encode(parse_bytes("a.yaml", DOCUMENT), DOCUMENT)[0])
     assert entry.documents() == parse_bytes("a.yaml", DOCUMENT).documents
