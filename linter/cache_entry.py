@@ -16,7 +16,7 @@ from kqlint import loader
 from kqlint.loader import LoadProblem, SourceFile
 from kqlint.objects import INPUT, K8sObject, dig, mapping_at, objects_from_file
 
-MAGIC = b"KQLC\x00\x05"  # 5: digests of text spans (kqlint.cache_digests), entries without a body
+MAGIC = b"KQLC\x00\x05"  # 5: document digests of text spans (kqlint.cache_digests), no masked values in the body
 
 
 _ALLOWED = {("kqlint.loader.nodes", "Map"), ("kqlint.loader.nodes", "Seq"), ("array", "array"),

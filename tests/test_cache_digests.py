@@ -154,3 +154,30 @@ def test_a_utf16_file_is_digested_as_the_text_the_parser_read() -> None:
     assert len(set(plain)) == 2 and digests(TWO + b"# appended\n") == plain
     edited = digests(TWO.replace(b"name: two", b"name: tw0"))
     assert edited[0] == plain[0] and edited[1] != plain[1]
+
+
+def test_an_anchored_masked_value_is_not_blanked() -> None:
+    """An anchored value can be read through an alias where nothing is masked: it stays."""
+    from kqlint.cache_entry import encode
+
+    job = b"""\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+  labels:
+    app: &name train
+    kueue.x-k8s.io/queue-name: *name
+spec:
+  template:
+    spec:
+      containers:
+        - name: main
+          image: trainer:1
+"""
+
+    def projection(text: bytes) -> str:
+        return encode(parse_bytes("a.yaml", text), text)[3][0]
+
+    assert projection(job.replace(b"trainer:1", b"trainer:2")) == projection(job)  # blanked
+    assert projection(job.replace(b"&name train", b"&name other")) != projection(job)  # the queue changed
