@@ -22,7 +22,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from kqlint.loader.nodes import START_MASK, unpack
+from kqlint.loader.nodes import unpack
+from kqlint.loader.positions import value_start
 
 _OTHER_BREAKS = (b"\xc2\x85", b"\xe2\x80\xa8", b"\xe2\x80\xa9")  # NEL, LS, PS: YAML 1.1 line breaks
 _BLANKED = "\x00"  # what a masked value's rest of line reads in a projection (never YAML text)
@@ -63,11 +64,11 @@ def _blanked(span: list[bytes], start: int, sites: Any) -> list[bytes] | None:
     """``span`` (lines from 1-based line ``start``) with each masked value blanked where it
     is the rest of its line; None when nothing was."""
     blanked: list[bytes] | None = None
-    for parent, key, _, index in sites:
-        packed = parent.pos[index] if index is not None else None
+    for parent, key, _ in sites:
+        packed = value_start(parent, key)
         if not packed:
             continue
-        line, column = unpack(packed & START_MASK)
+        line, column = unpack(packed)
         if not start <= line < start + len(span):
             continue
         row = (blanked or span)[line - start].decode("utf-8", "surrogateescape")

@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from kqlint import loader
+from kqlint.kueue import CLUSTER_QUEUE_FIELD, COHORT_FIELDS
 from kqlint.loader import LoadProblem, SourceFile
 from kqlint.objects import INPUT, K8sObject, dig, mapping_at, objects_from_file
+from kqlint.workloads import RUNTIME_REF_PATH
 
 MAGIC = b"KQLC\x00\x05"  # 5: document digests of text spans (kqlint.cache_digests), no masked values in the body
 
@@ -66,8 +68,8 @@ _METADATA_KEYS = ("name", "generateName", "namespace", "labels", "annotations")
 # per kind name, the spec fields the identity keeps too: the routes and cohorts of Kueue's
 # queues (the cache's scoped reads, kqlint.cache_reads.quota_scope, look them up everywhere)
 # and a TrainJob's runtime (every run indexes the TrainJobs of each runtime)
-IDENTITY_SPEC: dict[str, tuple[str, ...]] = {"LocalQueue": ("clusterQueue",), "ClusterQueue": ("cohort", "cohortName"),
-                                             "TrainJob": ("runtimeRef",)}
+IDENTITY_SPEC: dict[str, tuple[str, ...]] = {"LocalQueue": (CLUSTER_QUEUE_FIELD,), "ClusterQueue": COHORT_FIELDS,
+                                             "TrainJob": RUNTIME_REF_PATH[1:]}
 
 
 def in_identity(path: tuple[Any, ...], kind: str = "") -> bool:
@@ -141,8 +143,7 @@ def encode(source: SourceFile, raw: bytes) -> tuple[bytes, list[Skeleton], tuple
                           tuple(sorted(object_requested_resources(obj, templates=templates)))))
         masks.setdefault(obj.doc, []).extend(_mask_sites(obj, templates))
     ends = source.document_ends if len(source.document_ends) == len(source.documents) else [0] * len(source.documents)
-    utf16 = raw.startswith((b"\xff\xfe", b"\xfe\xff"))  # else the lines are the file's (it parsed: valid UTF-8)
-    digests, projections = document_digests((to_utf8(raw)[0] or raw) if utf16 else raw, ends, masks)
+    digests, projections = document_digests(to_utf8(raw)[0] or raw, ends, masks)  # the text the parser read
     pickled = [pickle.dumps(document, protocol=5) for document in source.documents]
     plain = b"".join(pickled)
     packed = zlib.compress(plain, 1)

@@ -21,7 +21,6 @@ findings change when the masked values of other objects change.
 """
 from __future__ import annotations
 
-from array import array
 from typing import Any
 
 from kqlint import kinds as K
@@ -32,9 +31,8 @@ _SCALARS = (str, int, float, bool, type(None))
 MASKED_LABEL_PREFIXES = ("app.kubernetes.io/", "helm.sh/")
 TRAINJOB_IMAGES = (("spec", "trainer", "image"), ("spec", "initializer", "dataset", "image"),
                    ("spec", "initializer", "model", "image"))
-# (the mapping, its key, the path from the document's root, where its value's position is in
-# the mapping's ``pos``: None when not kept)
-Site = tuple[Any, Any, tuple[Any, ...], int | None]
+# (the mapping, its key, the path from the document's root)
+Site = tuple[Any, Any, tuple[Any, ...]]
 
 
 def mask_paths(obj: Any, templates: list[Any] | None = None) -> list[tuple[Any, ...]]:
@@ -71,26 +69,14 @@ def mask_sites(obj: Any, templates: list[Any] | None = None) -> list[Site]:
 
 def _scalar(parent: Any, key: Any, path: tuple[Any, ...], found: list[Site]) -> None:
     if isinstance(parent, dict) and key in parent and isinstance(parent[key], _SCALARS):
-        found.append((parent, key, path, _value_index(parent, key)))
+        found.append((parent, key, path))
 
 
 def _plain_labels(labels: dict[str, Any], path: tuple[Any, ...], found: list[Site]) -> None:
-    kept = _positions_kept(labels)
-    found += [(labels, key, (*path, key), 2 * index + 1 if kept else None)
-              for index, (key, value) in enumerate(labels.items())
+    found += [(labels, key, (*path, key)) for key, value in labels.items()
               if isinstance(value, _SCALARS) and masked_label(key)]
 
 
 def masked_label(key: Any) -> bool:
     """A label key whose value no reused rule reads of another object."""
     return isinstance(key, str) and ("/" not in key or key.startswith(MASKED_LABEL_PREFIXES))
-
-
-def _positions_kept(mapping: Any) -> bool:
-    positions = getattr(mapping, "pos", ())
-    return isinstance(positions, array) and len(positions) == 2 * len(mapping)
-
-
-def _value_index(parent: Any, key: Any) -> int | None:
-    """Where the position of ``parent[key]`` is in ``parent.pos`` (None: not kept there)."""
-    return 2 * list(parent).index(key) + 1 if _positions_kept(parent) else None

@@ -106,10 +106,10 @@ def quota_scope(obj: Any, by_kind: dict[str, list[Any]]) -> list[Any]:
     """The ClusterQueues whose quotas KQ210 may read judging ``obj``: those named by a
     LocalQueue of its namespace (or of none, or applied wherever: every LocalQueue it may
     resolve), and every ClusterQueue sharing a cohort with one of them; in run order."""
-    from kqlint.kueue.quota import cohort_name
+    from kqlint.kueue import cluster_queue_name, cohort_name
     from kqlint.objects import ApplyTimeNamespace
 
-    names = {lq.get("spec", "clusterQueue") for lq in by_kind.get("LocalQueue", ())
+    names = {cluster_queue_name(lq) for lq in by_kind.get("LocalQueue", ())
              if lq.namespace is None or lq.namespace == obj.namespace or isinstance(lq.namespace, ApplyTimeNamespace)}
     queues = by_kind.get("ClusterQueue", [])
     cohorts = {cohort_name(cq) for cq in queues if cq.name in names} - {None}

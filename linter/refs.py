@@ -32,6 +32,8 @@ from kqlint.fields import text
 from kqlint.graph import object_fact
 from kqlint.kinds import KUEUE_GROUP, NVIDIA_GROUP, SCHEDULING_GROUP, TRAINER_GROUP, TRAINJOB
 from kqlint.kueue import (
+    CLUSTER_QUEUE_FIELD,
+    COHORT_FIELDS,
     PRIORITY_LABEL,
     QUEUE_LABEL,
     ManagedWorkload,
@@ -46,6 +48,7 @@ from kqlint.wording import LOOKED_IN, did_you_mean, template_role
 from kqlint.workloads import (
     POD_GROUP_REFERENCES,
     RUNTIME_KINDS,
+    RUNTIME_REF_PATH,
     PodGroupRef,
     PodGroupReference,
     PodTemplate,
@@ -255,7 +258,7 @@ def _pod_group_references(obj: K8sObject, graph: ObjectGraph) -> list[Site]:
 
 
 def _runtime_sites(obj: K8sObject, graph: ObjectGraph) -> Iterator[Site]:
-    ref = obj.get("spec", "runtimeRef") if TRAINJOB.of(obj) else None
+    ref = obj.get(*RUNTIME_REF_PATH) if TRAINJOB.of(obj) else None
     name = text(ref.get("name")) if isinstance(ref, dict) else None
     if not isinstance(ref, dict) or name is None:
         return
@@ -263,21 +266,21 @@ def _runtime_sites(obj: K8sObject, graph: ObjectGraph) -> Iterator[Site]:
     group = text(ref.get("apiGroup")) or TRAINER_GROUP
     namespace = obj.namespace if kind == "TrainingRuntime" else None
     target = training_runtime(obj, graph) if kind in RUNTIME_KINDS else None
-    yield Site(name, ("spec", "runtimeRef", "name"), obj, kind, group, namespace, target, "runtimeRef")
+    yield Site(name, (*RUNTIME_REF_PATH, "name"), obj, kind, group, namespace, target, RUNTIME_REF_PATH[-1])
 
 
 # ------------------------------------------------------------------ the table
 
-CLUSTER_QUEUE_REF = Ref("cluster-queue", "LocalQueue", "ClusterQueue", "spec.clusterQueue",
-                        partial(_kueue_field, "LocalQueue", "ClusterQueue", ("clusterQueue",), UNRESOLVED))
-COHORT_REF = Ref("cohort", "ClusterQueue", "Cohort", "spec.cohortName",
-                 partial(_kueue_field, "ClusterQueue", "Cohort", ("cohortName", "cohort"), IMPLICIT))
+CLUSTER_QUEUE_REF = Ref("cluster-queue", "LocalQueue", "ClusterQueue", f"spec.{CLUSTER_QUEUE_FIELD}",
+                        partial(_kueue_field, "LocalQueue", "ClusterQueue", (CLUSTER_QUEUE_FIELD,), UNRESOLVED))
+COHORT_REF = Ref("cohort", "ClusterQueue", "Cohort", f"spec.{COHORT_FIELDS[0]}",
+                 partial(_kueue_field, "ClusterQueue", "Cohort", COHORT_FIELDS, IMPLICIT))
 PARENT_COHORT_REF = Ref("parent-cohort", "Cohort", "Cohort", "spec.parentName",
                         partial(_kueue_field, "Cohort", "Cohort", ("parentName", "parent"), IMPLICIT))
 FLAVOR_REF = Ref("flavor", "ClusterQueue", "ResourceFlavor", "flavor", _flavor_sites)
 POD_GROUP_PRIORITY_REF = Ref("priority", "PodGroup", "PriorityClass", "priorityClassName",
                              _pod_group_priority_sites)
-RUNTIME_REF = Ref("runtime", "TrainJob", "(Cluster)TrainingRuntime", "spec.runtimeRef", _runtime_sites)
+RUNTIME_REF = Ref("runtime", "TrainJob", "(Cluster)TrainingRuntime", ".".join(RUNTIME_REF_PATH), _runtime_sites)
 QUEUE_REF = Ref("queue", "Kueue-managed workload", "LocalQueue", QUEUE_LABEL, _queue_sites,
                 in_label=True, namespaced=True)
 WORKLOAD_PRIORITY_REF = Ref("workload-priority", "Kueue-managed workload", "WorkloadPriorityClass",

@@ -106,7 +106,7 @@ class FileCache:
 
     def _known_digest(self, rel: str, st: os.stat_result) -> str | None:
         record = self.seen.get(rel) or self.files.get(rel)
-        if record and record[:4] == [st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns]:
+        if record and tuple(record[:4]) == _stamp(st):
             return record[4]  # type: ignore[no-any-return]
         return None
 
@@ -123,8 +123,7 @@ class FileCache:
         if rel in self.seen and self.seen[rel][4] != digest:
             self.changed_during_run = True  # read twice in this run, with different content
         racy = max(st.st_mtime_ns, st.st_ctime_ns) >= self.started_ns - RACY_NS or size != st.st_size
-        self.seen[rel] = [0, 0, 0, 0, digest] if racy else \
-            [st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns, digest]
+        self.seen[rel] = [0, 0, 0, 0, digest] if racy else [*_stamp(st), digest]
         self._hashed[rel] = (_stamp(st), digest)
 
     def hashed(self, miss: Miss, display: str, digest: str, size: int) -> None:

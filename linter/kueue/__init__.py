@@ -76,6 +76,7 @@ from kqlint.kueue.priority import (
     workload_priority_classes,
 )
 from kqlint.kueue.quota import (
+    COHORT_FIELDS,
     RESOURCE_GROUPS,
     FlavorQuotas,
     cluster_queue_candidates,
@@ -92,6 +93,7 @@ from kqlint.kueue.quota import (
     within_cluster_queue,
 )
 from kqlint.kueue.routing import (
+    CLUSTER_QUEUE_FIELD,
     CRONJOB,
     DEFAULT_LOCAL_QUEUE,
     INTEGRATIONS,
@@ -105,6 +107,7 @@ from kqlint.kueue.routing import (
     QUEUE_LABEL,
     ManagedWorkload,
     all_managed_workloads,
+    cluster_queue_name,
     cluster_queue_of,
     has_default_local_queue,
     is_kueue_managed,
@@ -124,6 +127,8 @@ from kqlint.wording import describe_pod_priority, describe_template, describe_wo
 from kqlint.workloads import pod_templates  # kueue.pod_templates: the name tests use
 
 __all__ = [
+    "CLUSTER_QUEUE_FIELD",
+    "COHORT_FIELDS",
     "COUNT_KEYS",
     "CRONJOB",
     "DEFAULT_LOCAL_QUEUE",
@@ -156,6 +161,7 @@ __all__ = [
     "class_location",
     "class_value",
     "cluster_queue_candidates",
+    "cluster_queue_name",
     "cluster_queue_of",
     "cluster_queues_by_cohort",
     "cohort_name",

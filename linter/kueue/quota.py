@@ -10,6 +10,7 @@ from kqlint.fields import indexed_mappings, strings, text, text_or
 from kqlint.graph import graph_fact
 from kqlint.kinds import KUEUE_GROUP
 from kqlint.kueue.priority import NEVER
+from kqlint.kueue.routing import cluster_queue_name
 from kqlint.objects import CONTEXT, INPUT, K8sObject
 
 if TYPE_CHECKING:
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from kqlint.kueue.routing import ManagedWorkload
 
 RESOURCE_GROUPS = ("spec", "resourceGroups")
+COHORT_FIELDS = ("cohortName", "cohort")  # a ClusterQueue's spec field naming its cohort: v1beta2, v1beta1
 
 
 # ------------------------------------------------------------------ the ClusterQueue view
@@ -89,7 +91,7 @@ def cluster_queue_candidates(unit: ManagedWorkload, graph: ObjectGraph) -> list[
     rules then fire only when every candidate fails."""
     found: list[K8sObject] = []
     for lq in _same_identity(graph, "LocalQueue", unit.queue, unit.obj.namespace):
-        for cq in _same_identity(graph, "ClusterQueue", lq.get("spec", "clusterQueue"), None):
+        for cq in _same_identity(graph, "ClusterQueue", cluster_queue_name(lq), None):
             if all(cq is not other for other in found):
                 found.append(cq)
     return found
@@ -129,7 +131,7 @@ def cluster_queues_by_cohort(graph: ObjectGraph) -> dict[str, list[K8sObject]]:
 
 
 def cohort_name(cq: K8sObject) -> str | None:
-    return text(cq.get("spec", "cohortName") or cq.get("spec", "cohort"))  # v1beta2, v1beta1
+    return text(cq.get("spec", COHORT_FIELDS[0]) or cq.get("spec", COHORT_FIELDS[1]))
 
 
 def cohort_tree_open(name: str, graph: ObjectGraph) -> bool:

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from kqlint.model import Location
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+CLUSTER_QUEUE_FIELD = "clusterQueue"  # a LocalQueue's spec.clusterQueue
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
 POD_GROUP_TOTAL = "kueue.x-k8s.io/pod-group-total-count"
 POD_GROUP_NAME = "kueue.x-k8s.io/pod-group-name"
@@ -171,6 +172,11 @@ def local_queue(unit: ManagedWorkload, graph: ObjectGraph) -> K8sObject | None:
     return graph.resolve("LocalQueue", unit.queue, unit.obj.namespace, KUEUE_GROUP)
 
 
+def cluster_queue_name(lq: K8sObject) -> Any:
+    """What a LocalQueue's ``spec.clusterQueue`` holds, as written."""
+    return lq.get("spec", CLUSTER_QUEUE_FIELD)
+
+
 def cluster_queue_of(unit: ManagedWorkload, graph: ObjectGraph) -> K8sObject | None:
     """Workload -> LocalQueue (its namespace) -> ClusterQueue; None when any link is missing."""
     return _cluster_queue_behind(unit.queue, unit.obj.namespace, graph)
@@ -178,7 +184,7 @@ def cluster_queue_of(unit: ManagedWorkload, graph: ObjectGraph) -> K8sObject | N
 
 def _cluster_queue_behind(local_queue_name: str, namespace: str | None, graph: ObjectGraph) -> K8sObject | None:
     lq = graph.resolve("LocalQueue", local_queue_name, namespace, KUEUE_GROUP)
-    name = lq.get("spec", "clusterQueue") if lq is not None else None
+    name = cluster_queue_name(lq) if lq is not None else None
     return graph.resolve("ClusterQueue", name, group=KUEUE_GROUP)
 
 

@@ -34,6 +34,7 @@ from kqlint.loader.positions import iter_paths as iter_paths
 from kqlint.loader.positions import locate as locate
 from kqlint.loader.positions import node_end as node_end
 from kqlint.loader.positions import position as position
+from kqlint.loader.positions import value_start as value_start
 from kqlint.loader.source import MAX_DEPTH as MAX_DEPTH
 from kqlint.loader.source import MAX_EXPANDED_NODES as MAX_EXPANDED_NODES
 from kqlint.loader.source import MAX_FILE_SIZE as MAX_FILE_SIZE

@@ -37,6 +37,14 @@ def locate(root: Any, path: tuple[Any, ...], value: bool = False) -> tuple[int, 
     return best[0], best[1], len(path)
 
 
+def value_start(mapping: Any, key: Any) -> int:
+    """Where ``mapping[key]`` starts (packed, 1-based; 0 when its position is not kept)."""
+    positions: Any = getattr(mapping, "pos", ())
+    if key not in mapping or len(positions) != 2 * len(mapping):
+        return 0
+    return positions[2 * list(mapping).index(key) + 1] & START_MASK  # type: ignore[no-any-return]
+
+
 def _step_span(node: Any, step: Any, value: bool) -> tuple[int, int] | None:
     """(start, end) of a key, value or item, both packed 1-based without end bits."""
     if isinstance(node, Map):

@@ -116,6 +116,7 @@ from kqlint.workloads.templates import (
 from kqlint.workloads.trainer import (
     RESOURCES_PER_NODE_PATH,
     RUNTIME_KINDS,
+    RUNTIME_REF_PATH,
     TRAINER_ANCESTOR_LABEL,
     TRAINER_NODE_CONTAINER,
     resources_per_node,
@@ -149,6 +150,7 @@ __all__ = [
     "PodGroupReference",
     "PodTemplate",
     "RESOURCES_PER_NODE_PATH",
+    "RUNTIME_REF_PATH",
     "RUNTIME_KINDS",
     "ReplicaSpec",
     "SCHEDULER_TITLES",

@@ -18,11 +18,12 @@ RUNTIME_KINDS = tuple(runtime.kind for runtime in K.RUNTIMES)
 TRAINER_ANCESTOR_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step"
 TRAINER_NODE_CONTAINER = "node"          # the container `resourcesPerNode` applies to
 RESOURCES_PER_NODE_PATH = ("spec", "trainer", "resourcesPerNode")
+RUNTIME_REF_PATH = ("spec", "runtimeRef")
 
 
 def training_runtime(trainjob: K8sObject, graph: ObjectGraph | None) -> K8sObject | None:
     """The (Cluster)TrainingRuntime a TrainJob's ``spec.runtimeRef`` names, if resolvable."""
-    ref = trainjob.get("spec", "runtimeRef")
+    ref = trainjob.get(*RUNTIME_REF_PATH)
     if graph is None or not isinstance(ref, dict):
         return None
     kind = ref.get("kind") or "ClusterTrainingRuntime"
