@@ -18,7 +18,7 @@ from kqlint.loader import LoadProblem, SourceFile
 from kqlint.objects import INPUT, K8sObject, dig, mapping_at, objects_from_file
 from kqlint.workloads import RUNTIME_REF_PATH
 
-MAGIC = b"KQLC\x00\x05"  # 5: document digests of text spans (kqlint.cache_digests), no masked values in the body
+MAGIC = b"KQLC\x00\x06"  # 6: positions unpickle as bytes (kqlint.loader.nodes); 5: document digests of text spans
 
 
 _ALLOWED = {("kqlint.loader.nodes", "Map"), ("kqlint.loader.nodes", "Seq"), ("array", "array"),
@@ -102,12 +102,13 @@ def _subset(source: Any, keys: tuple[str, ...]) -> Any:
     (none when ``source`` has none for every key)."""
     kept = loader.Map()
     positions = array("Q")
-    known = len(getattr(source, "pos", ())) == 2 * len(source)
+    given = loader.positions_of(source)
+    known = len(given) == 2 * len(source)
     for index, key in enumerate(source):
         if key in keys:
             kept[key] = source[key]
             if known:
-                positions.extend(source.pos[2 * index:2 * index + 2])
+                positions.extend(given[2 * index:2 * index + 2])
     kept.pos = positions if known else ()
     return kept
 

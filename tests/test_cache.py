@@ -698,3 +698,23 @@ def test_a_pre_commit_run_neither_reads_nor_writes_stored_findings(repo: Path,
     assert list(repo.glob(".kqlint_cache/*/pack-*")) and not list(repo.glob(".kqlint_cache/*/results-*"))
     _run(capsys, ".")
     assert list(repo.glob(".kqlint_cache/*/results-*"))
+
+
+def test_key_hashes_every_module_encoding_runs() -> None:
+    """An entry stores what kqlint's code made of a file (objects, requested resources, masked
+    values, digests): every kqlint module that encoding a file imports is in the settings key."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from kqlint import loader\n"
+        "from kqlint.cache import keys\n"
+        "from kqlint.cache_entry import encode\n"
+        "raw = open(sys.argv[1], 'rb').read()\n"
+        "encode(loader.parse_bytes('a.yaml', raw), raw)\n"
+        "hashed = {m.__name__ for m in loader.SOURCE_MODULES} | set(keys.ENCODING_MODULES) | set(keys._CACHE_MODULES)\n"
+        "print(sorted(m for m in sys.modules if m.startswith('kqlint.') and m not in hashed))\n")
+    sample = ROOT / "tests" / "fixtures" / "rules" / "KQ105" / "bad-three-workloads" / "jobs.yaml"
+    found = subprocess.run([sys.executable, "-c", script, str(sample)], capture_output=True, text=True, check=True)
+    assert found.stdout.strip() == "[]", found.stdout

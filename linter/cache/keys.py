@@ -13,6 +13,15 @@ ENV_VAR = "KQLINT_CACHE_DIR"
 _HASH_BYTES = 16
 _CACHE_MODULES = ("kqlint.cache", "kqlint.cache.keys", "kqlint.cache.layout", "kqlint.cache.index",
                   "kqlint.cache.store")
+# Besides the loader (kqlint.loader.SOURCE_MODULES): every module whose code decides what an
+# entry stores (objects, skeletons, requested resources, masked values, digests); checked by
+# tests/test_cache.py against what encoding a file imports.
+ENCODING_MODULES = ("kqlint.objects", "kqlint.cache_entry", "kqlint.cache_masks", "kqlint.cache_digests",
+                    "kqlint.platform", "kqlint.podspec", "kqlint.fields", "kqlint.quantity", "kqlint.kinds",
+                    "kqlint.workloads", "kqlint.workloads.extract", "kqlint.workloads.gang",
+                    "kqlint.workloads.shapes", "kqlint.workloads.templates", "kqlint.workloads.trainer",
+                    "kqlint.kueue", "kqlint.kueue.podsets", "kqlint.kueue.priority", "kqlint.kueue.quota",
+                    "kqlint.kueue.routing", "kqlint.graph", "kqlint.model", "kqlint.wording")
 
 
 def _source_bytes(module: Any) -> bytes:
@@ -28,15 +37,15 @@ def settings_key(max_file_size: int) -> str:
     import importlib
 
     import ruamel.yaml
-    from kqlint import __version__, cache_entry, loader, objects, platform, podspec, workloads
+    from kqlint import __version__, loader
 
     digest = hashlib.blake2b(digest_size=8)
     for part in (str(CACHE_FORMAT), __version__, sys.version.split()[0], ruamel.yaml.__version__,
                  str(loader.FAST_PATH), str(max_file_size), str(loader.MAX_DEPTH),
                  str(loader.MAX_EXPANDED_NODES), str(loader.COL_BITS)):
         digest.update(part.encode() + b"\x00")
-    cache_modules = [importlib.import_module(name) for name in _CACHE_MODULES]
-    for module in (*loader.SOURCE_MODULES, objects, cache_entry, platform, podspec, workloads, *cache_modules):
+    modules = [importlib.import_module(name) for name in ENCODING_MODULES + _CACHE_MODULES]
+    for module in (*loader.SOURCE_MODULES, *modules):
         digest.update(_source_bytes(module))
     return digest.hexdigest()
 

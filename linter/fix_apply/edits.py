@@ -9,7 +9,7 @@ from typing import Any
 from kqlint.fix_apply.render import block_entry, flow_value, scalar_text
 from kqlint.fix_apply.text import NotApplicable, Text, TextEdit
 from kqlint.fixes import Edit
-from kqlint.loader import Map, Seq, locate
+from kqlint.loader import Map, Seq, locate, positions_of
 from kqlint.model import Finding
 
 _TRAILING = " \t\r\n\x85\u2028\u2029"
@@ -42,7 +42,7 @@ class Target:
             if depth != 1 or start < last:
                 raise NotApplicable("the node is not written here (an alias or a merge)")
             node, last = node[step], start
-        if not isinstance(node, (Map, Seq)) or len(getattr(node, "pos", ())) != \
+        if not isinstance(node, (Map, Seq)) or len(positions_of(node)) != \
                 (2 * len(node) if isinstance(node, Map) else len(node)):
             raise NotApplicable("not a mapping or list with known positions")
         return node
@@ -103,7 +103,7 @@ class Target:
 
     def _entry_in_flow(self, parent: Any, step: Any) -> bool:
         slot = 2 * list(parent).index(step) if isinstance(parent, Map) else step
-        return self.is_flow(self.text.offset(parent.pos[slot]))
+        return self.is_flow(self.text.offset(positions_of(parent)[slot]))
 
     def _rename(self, edit: Edit) -> TextEdit:
         parent = self.container(edit.path[:-1])
@@ -124,15 +124,15 @@ class Target:
             if step not in parent:
                 raise NotApplicable("no such key")
             index = list(parent).index(step)
-            start = self.text.offset(parent.pos[2 * index])
+            start = self.text.offset(positions_of(parent)[2 * index])
         else:
             if not (isinstance(step, int) and 0 <= step < len(parent)):
                 raise NotApplicable("no such item")
             index = step
-            start = self._item_marker(self.text.offset(parent.pos[index]))
+            start = self._item_marker(self.text.offset(positions_of(parent)[index]))
         _, end = self.value_span(parent, step)
         count = len(parent)
-        if self.is_flow(self.text.offset(parent.pos[2 * index if isinstance(parent, Map) else index])):
+        if self.is_flow(self.text.offset(positions_of(parent)[2 * index if isinstance(parent, Map) else index])):
             return self._remove_flow(parent, index, start, end)
         return self._remove_block(parent, index, count, start, end)
 
@@ -151,13 +151,13 @@ class Target:
         if text.text[line_start:start].strip(" \t") == "":
             return TextEdit(line_start, text.next_line(end), "")
         if isinstance(parent, Map) and index == 0 and count > 1:  # `- first: x` : the next key moves up
-            return TextEdit(start, text.offset(parent.pos[2]), "")
+            return TextEdit(start, text.offset(positions_of(parent)[2]), "")
         raise NotApplicable("the node shares its line with another")
 
     def _remove_flow(self, parent: Any, index: int, start: int, end: int) -> TextEdit:
         step = 2 if isinstance(parent, Map) else 1
         if index + 1 < len(parent):
-            return TextEdit(start, self.text.offset(parent.pos[step * (index + 1)]), "")
+            return TextEdit(start, self.text.offset(positions_of(parent)[step * (index + 1)]), "")
         if index > 0:
             _, previous_end = self.value_span(parent, list(parent)[index - 1] if isinstance(parent, Map) else index - 1)
             return TextEdit(previous_end, end, "")
@@ -169,12 +169,12 @@ class Target:
             raise NotApplicable("not a mapping, or the key exists already")
         if not mapping:
             return self._insert_empty(edit)
-        first_key = self.text.offset(mapping.pos[0])
+        first_key = self.text.offset(positions_of(mapping)[0])
         last_key = list(mapping)[-1]
         _, end = self.value_span(mapping, last_key)
         if self.is_flow(first_key):
             return TextEdit(end, end, f", {scalar_text(edit.key, True)}: {flow_value(edit.value)}")
-        value_start = self.text.offset(mapping.pos[-1])
+        value_start = self.text.offset(positions_of(mapping)[-1])
         if self.text.text[value_start:value_start + 3].startswith(("|+", ">+")) or \
                 re.match(r"[|>][1-9]?\+", self.text.text[value_start:value_start + 3]):
             raise NotApplicable("the last value keeps its trailing blank lines")

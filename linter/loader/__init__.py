@@ -29,6 +29,7 @@ from kqlint.loader.nodes import START_MASK as START_MASK
 from kqlint.loader.nodes import Map as Map
 from kqlint.loader.nodes import Seq as Seq
 from kqlint.loader.nodes import end_of as end_of
+from kqlint.loader.nodes import positions_of as positions_of
 from kqlint.loader.nodes import unpack as unpack
 from kqlint.loader.positions import iter_paths as iter_paths
 from kqlint.loader.positions import locate as locate

@@ -1,8 +1,8 @@
 """Mappings and sequences with packed positions, as the walker builds them.
 
 Mappings become :class:`Map` and sequences :class:`Seq`; each carries one array ``pos`` of
-packed ``(line << 20) | column`` ints (1-based): for a Map two per key (key, value), for a
-Seq one per item. The bits above 40 of the same int say where that node ends (see
+packed ``(line << 20) | column`` ints (1-based; read them with :func:`positions_of`): for a
+Map two per key (key, value), for a Seq one per item. The bits above 40 of the same int say where that node ends (see
 :func:`end_of`), so keeping ends costs no extra list, append or array. Positions are decoded
 only when a finding or a fix needs them.
 """
@@ -15,12 +15,18 @@ COL_BITS = 20
 COL_MASK = (1 << COL_BITS) - 1
 
 
-def _unpickled(state: Any) -> Any:
-    if state.__class__ is bytes:
-        pos = array("Q")
-        pos.frombytes(state)
-        return pos
-    return state
+def positions_of(node: Any) -> Any:
+    """A node's packed positions, indexable as ints: ``pos`` itself (an array, or a tuple where
+    built by hand), or, for a node unpickled from the cache or a worker, a view of its bytes."""
+    pos = getattr(node, "pos", ())
+    return memoryview(pos).cast("Q") if pos.__class__ is bytes else pos
+
+
+def _state(pos: Any) -> Any:
+    # An array pickles as its bytes (its own reducer costs as much again as the whole
+    # document) and comes back as bytes (positions_of reads them): the state is a slot
+    # dict, so unpickling sets it in C, with no Python call per node.
+    return None, {"pos": pos.tobytes() if pos.__class__ is array else pos}
 
 
 class Map(dict):  # type: ignore[type-arg]
@@ -29,13 +35,8 @@ class Map(dict):  # type: ignore[type-arg]
     __slots__ = ("pos",)
     pos: Any  # an array of packed positions (a tuple where built by hand)
 
-    def __reduce__(self) -> Any:  # fast pickling for --jobs (the default path is 3x slower)
-        pos = self.pos  # an array pickles as its bytes: one string, not through the array's own
-        # reducer (which costs as much again as the whole document; --jobs and the cache pickle)
-        return (Map, (), pos.tobytes() if pos.__class__ is array else pos, None, iter(self.items()))
-
-    def __setstate__(self, state: Any) -> None:
-        self.pos = _unpickled(state)
+    def __reduce__(self) -> Any:  # fast pickling for --jobs and the cache (the default path is 3x slower)
+        return (Map, (), _state(self.pos), None, iter(self.items()))
 
 
 class Seq(list):  # type: ignore[type-arg]
@@ -45,11 +46,7 @@ class Seq(list):  # type: ignore[type-arg]
     pos: Any
 
     def __reduce__(self) -> Any:
-        pos = self.pos
-        return (Seq, (), pos.tobytes() if pos.__class__ is array else pos, iter(self))
-
-    def __setstate__(self, state: Any) -> None:
-        self.pos = _unpickled(state)
+        return (Seq, (), _state(self.pos), iter(self))
 
 
 START_BITS = 2 * COL_BITS          # a packed int: start line and column in the low 40 bits,

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kqlint.loader.nodes import START_MASK, Map, Seq, end_of, unpack
+from kqlint.loader.nodes import START_MASK, Map, Seq, end_of, positions_of, unpack
 
 
 def position(root: Any, path: tuple[Any, ...], value: bool = False) -> tuple[int, int, int]:
@@ -39,7 +39,7 @@ def locate(root: Any, path: tuple[Any, ...], value: bool = False) -> tuple[int, 
 
 def value_start(mapping: Any, key: Any) -> int:
     """Where ``mapping[key]`` starts (packed, 1-based; 0 when its position is not kept)."""
-    positions: Any = getattr(mapping, "pos", ())
+    positions: Any = positions_of(mapping)
     if key not in mapping or len(positions) != 2 * len(mapping):
         return 0
     return positions[2 * list(mapping).index(key) + 1] & START_MASK  # type: ignore[no-any-return]
@@ -50,13 +50,13 @@ def _step_span(node: Any, step: Any, value: bool) -> tuple[int, int] | None:
     if isinstance(node, Map):
         if step not in node:
             return None
-        packed = node.pos[2 * list(node).index(step) + (1 if value else 0)]
+        packed = positions_of(node)[2 * list(node).index(step) + (1 if value else 0)]
         if not value:
             end = end_of(packed)
             return packed & START_MASK, end or (packed & START_MASK) + len(str(step))  # a plain key
         return packed & START_MASK, node_end(node[step], packed)
     if isinstance(node, Seq) and isinstance(step, int) and -len(node) <= step < len(node):
-        packed = node.pos[step]
+        packed = positions_of(node)[step]
         return packed & START_MASK, node_end(node[step], packed)
     return None
 
@@ -66,7 +66,7 @@ def node_end(node: Any, packed: int) -> int:
     collection, where its last scalar ends (the parser marks a block collection's end where
     the next token starts, past comments and blank lines)."""
     while isinstance(node, (Map, Seq)) and node:
-        positions: Any = getattr(node, "pos", ())
+        positions: Any = positions_of(node)
         if len(positions) != (2 * len(node) if isinstance(node, Map) else len(node)):
             return 0
         packed = positions[-1]
