@@ -22,13 +22,6 @@ def positions_of(node: Any) -> Any:
     return memoryview(pos).cast("Q") if pos.__class__ is bytes else pos
 
 
-def _state(pos: Any) -> Any:
-    # An array pickles as its bytes (its own reducer costs as much again as the whole
-    # document) and comes back as bytes (positions_of reads them): the state is a slot
-    # dict, so unpickling sets it in C, with no Python call per node.
-    return None, {"pos": pos.tobytes() if pos.__class__ is array else pos}
-
-
 class Map(dict):  # type: ignore[type-arg]
     """A YAML mapping with packed positions: pos[2*i] key, pos[2*i+1] value."""
 
@@ -36,7 +29,11 @@ class Map(dict):  # type: ignore[type-arg]
     pos: Any  # an array of packed positions (a tuple where built by hand)
 
     def __reduce__(self) -> Any:  # fast pickling for --jobs and the cache (the default path is 3x slower)
-        return (Map, (), _state(self.pos), None, iter(self.items()))
+        # An array pickles as its bytes (its own reducer costs as much again as the whole
+        # document) and comes back as bytes (positions_of reads them): the state is a slot
+        # dict, so unpickling sets it in C, with no Python call per node.
+        pos = self.pos
+        return (Map, (), (None, {"pos": pos.tobytes() if pos.__class__ is array else pos}), None, iter(self.items()))
 
 
 class Seq(list):  # type: ignore[type-arg]
@@ -45,8 +42,9 @@ class Seq(list):  # type: ignore[type-arg]
     __slots__ = ("pos",)
     pos: Any
 
-    def __reduce__(self) -> Any:
-        return (Seq, (), _state(self.pos), iter(self))
+    def __reduce__(self) -> Any:  # as Map's
+        pos = self.pos
+        return (Seq, (), (None, {"pos": pos.tobytes() if pos.__class__ is array else pos}), iter(self))
 
 
 START_BITS = 2 * COL_BITS          # a packed int: start line and column in the low 40 bits,
