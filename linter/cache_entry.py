@@ -17,8 +17,11 @@ from kqlint.kueue import CLUSTER_QUEUE_FIELD, COHORT_FIELDS
 from kqlint.loader import LoadProblem, SourceFile
 from kqlint.objects import INPUT, K8sObject, dig, mapping_at, objects_from_file
 from kqlint.workloads import RUNTIME_REF_PATH
+from kqlint.workloads.templates import KUBEFLOW_REPLICA_KEYS
 
-MAGIC = b"KQLC\x00\x06"  # 6: positions unpickle as bytes (kqlint.loader.nodes); 5: document digests of text spans
+KUBEFLOW_RUN_POLICY = ("runPolicy",)
+
+MAGIC = b"KQLC\x00\x07"  # 7: skeletons keep template facts; 6: positions unpickle as bytes
 
 
 _ALLOWED = {("kqlint.loader.nodes", "Map"), ("kqlint.loader.nodes", "Seq"), ("array", "array"),
@@ -66,16 +69,19 @@ _METADATA_KEYS = ("name", "generateName", "namespace", "labels", "annotations")
 
 
 # per kind name, the spec fields the identity keeps too: the routes and cohorts of Kueue's
-# queues (the cache's scoped reads, kqlint.cache_reads.quota_scope, look them up everywhere)
-# and a TrainJob's runtime (every run indexes the TrainJobs of each runtime)
+# queues (the cache's scoped reads, kqlint.cache_reads.quota_scope, look them up everywhere),
+# a TrainJob's runtime (every run indexes the TrainJobs of each runtime), a PodGroup's
+# minMember and a Kubeflow job's runPolicy (gang sizes and the job's priority class: KQ301
+# and Kueue's priority read every one)
 IDENTITY_SPEC: dict[str, tuple[str, ...]] = {"LocalQueue": (CLUSTER_QUEUE_FIELD,), "ClusterQueue": COHORT_FIELDS,
-                                             "TrainJob": RUNTIME_REF_PATH[1:]}
+                                             "TrainJob": RUNTIME_REF_PATH[1:], "PodGroup": ("minMember",),
+                                             **{kind: KUBEFLOW_RUN_POLICY for kind in KUBEFLOW_REPLICA_KEYS}}
 
 
 def in_identity(path: tuple[Any, ...], kind: str = "") -> bool:
-    """``path`` reads a field the identity keeps as written (labels: also every key below)."""
+    """``path`` reads a field the identity keeps as written (labels, IDENTITY_SPEC: also every key below)."""
     return path[:2] in IDENTITY_PATHS or path in IDENTITY_PATHS \
-        or (len(path) == 2 and path[0] == "spec" and path[1] in IDENTITY_SPEC.get(kind, ()))
+        or (len(path) >= 2 and path[0] == "spec" and path[1] in IDENTITY_SPEC.get(kind, ()))
 
 
 def _identity(obj: K8sObject) -> Any:
@@ -114,7 +120,8 @@ def _subset(source: Any, keys: tuple[str, ...]) -> Any:
 
 
 _SOURCE_OWN = ("path", "documents", "problems", "comment_lines")  # encoded on their own
-Skeleton = tuple[int, tuple[Any, ...], Any, tuple[str, ...]]  # doc, base, identity, requested resources
+# doc, base, identity, requested resources, its templates (kqlint.workloads.template_facts; None: not kept)
+Skeleton = tuple[int, tuple[Any, ...], Any, tuple[str, ...], Any]
 
 
 def _fields(value: Any, skip: tuple[str, ...]) -> dict[str, Any]:
@@ -132,16 +139,18 @@ def encode(source: SourceFile, raw: bytes) -> tuple[bytes, list[Skeleton], tuple
     from kqlint.cache_digests import document_digests
     from kqlint.loader.decode import to_utf8
     from kqlint.platform import object_requested_resources
-    from kqlint.workloads import has_pod_templates, own_templates
+    from kqlint.workloads import has_pod_templates, pod_templates, template_facts
 
     objects, documents, skipped = objects_from_file(source, "default", INPUT)
     problems = [_fields(p, ("file",)) for p in source.problems]
     skeletons: list[Skeleton] = []
     masks: dict[int, list[Any]] = {}
     for obj in objects:
-        templates = own_templates(obj) if has_pod_templates(obj) else []
+        every = pod_templates(obj) if has_pod_templates(obj) else []
+        templates = [t for t in every if t.owner is obj and not t.generated]  # own_templates
         skeletons.append((obj.doc, obj.base, _identity(obj),
-                          tuple(sorted(object_requested_resources(obj, templates=templates)))))
+                          tuple(sorted(object_requested_resources(obj, templates=templates))),
+                          template_facts(obj, every) if every else None))
         masks.setdefault(obj.doc, []).extend(_mask_sites(obj, templates))
     ends = source.document_ends if len(source.document_ends) == len(source.documents) else [0] * len(source.documents)
     digests, projections = document_digests(to_utf8(raw)[0] or raw, ends, masks)  # the text the parser read
@@ -215,8 +224,9 @@ def decode_entry(blob: bytes) -> Entry:
     body = blob[start + size:]
     if zlib.crc32(body) != checksum:  # checked now: a context file's body is read much later
         raise ValueError("damaged cache entry")
-    for _, _, _, requests in skeletons:  # the per-object facts kqlint.platform reads unchecked
-        if not isinstance(requests, tuple) or not all(isinstance(name, str) for name in requests):
+    for _, _, _, requests, templates in skeletons:  # the per-object facts read unchecked
+        if not isinstance(requests, tuple) or not all(isinstance(name, str) for name in requests) \
+                or not _template_facts(templates):
             raise ValueError("damaged cache entry")
     if not isinstance(fields, dict) or not all(isinstance(p, dict) for p in problems):
         raise ValueError("damaged cache entry")
@@ -231,6 +241,15 @@ def decode_entry(blob: bytes) -> Entry:
                  digests, sizes, projections)
 
 
+def _template_facts(facts: Any) -> bool:
+    """``facts`` has the shape of kqlint.workloads.template_facts's answer."""
+    return facts is None or isinstance(facts, tuple) and all(
+        isinstance(t, tuple) and len(t) == 9 and isinstance(t[0], str) and isinstance(t[1], tuple)
+        and isinstance(t[2], tuple) and (t[3] is None or isinstance(t[3], tuple)) and type(t[4]) is int
+        and type(t[5]) is bool and type(t[6]) is bool and (t[7] is None or isinstance(t[7], str))
+        and isinstance(t[8], dict) for t in facts)
+
+
 # ------------------------------------------------------------------ input objects with known facts
 
 class KnownSource(SourceFile):
@@ -242,7 +261,7 @@ class KnownSource(SourceFile):
 
 def known_source(source: SourceFile, skeletons: list[Skeleton]) -> KnownSource:
     known = KnownSource(**_fields(source, ()))
-    known.requests = {(doc, base): requests for doc, base, _, requests in skeletons}
+    known.requests = {(doc, base): requests for doc, base, _, requests, _ in skeletons}
     return known
 
 
@@ -292,7 +311,9 @@ class _Body:
     def _documents(self) -> list[Any]:
         try:
             return self.entry.documents()
-        except Exception:
+        except Exception:  # parsed again: what the skeletons knew may no longer hold
+            for obj in self.objects:
+                obj.known_templates = None
             return loader.load_file(self.path, self.objects[0].file if self.objects else self.path).documents
 
     def fill(self) -> None:
@@ -326,15 +347,16 @@ class LazyObject(K8sObject):
     ``known_requests``: the extended resources its pods request (kqlint.platform evidence),
     computed from the same content when it was cached."""
 
-    __slots__ = ("_body", "known_requests")
+    __slots__ = ("_body", "known_requests", "known_templates")
 
     def __init__(self, file: str, doc: int, base: tuple[Any, ...], identity: Any,
                  default_namespace: str, source: str, body: _Body,
-                 requests: tuple[str, ...] = ()) -> None:
+                 requests: tuple[str, ...] = (), templates: Any = None) -> None:
         self._body = None
         K8sObject.__init__(self, file, doc, identity, base, identity, default_namespace, source)
         self._body = body
         self.known_requests = frozenset(requests)
+        self.known_templates = templates
 
     @property
     def data(self) -> Any:
@@ -387,7 +409,7 @@ class LazyObject(K8sObject):
 class FilledObject(K8sObject):
     """A LazyObject once its body is read: the same slots, without the lazy accessors."""
 
-    __slots__ = ("_body", "known_requests")
+    __slots__ = ("_body", "known_requests", "known_templates")
 
 
 class CachedSource(SourceFile):
@@ -399,8 +421,9 @@ class CachedSource(SourceFile):
     def objects(self, default_namespace: str, tier: str) -> tuple[list[K8sObject], int, int]:
         objects: list[LazyObject] = []
         body = _Body(self.entry, objects, self.real_path)
-        for doc, base, identity, requests in self.entry.skeletons:
-            objects.append(LazyObject(self.path, doc, base, identity, default_namespace, tier, body, requests))
+        for doc, base, identity, requests, templates in self.entry.skeletons:
+            objects.append(LazyObject(self.path, doc, base, identity, default_namespace, tier, body, requests,
+                                      templates))
         return list(objects), self.entry.documents_count, self.entry.skipped
 
 

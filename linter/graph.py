@@ -64,6 +64,7 @@ class ObjectGraph:
         self._by_name: dict[tuple[str, str], list[K8sObject]] = defaultdict(list)
         self.kustomize_dirs: frozenset[str] = frozenset()  # folders of input kustomization files
         self.cache: dict[Any, Any] = {}  # per-run memo for derived facts (pod templates, ...)
+        self._resolved: dict[tuple[str, str, str | None, str | None], K8sObject | None] = {}  # resolve()
         # objects of other units (kqlint.scope): never resolved to, but a name defined there
         # is not reported unknown either; (unit of this graph, (kind, name) -> [(unit, obj)])
         self.unit: str | None = None
@@ -76,6 +77,7 @@ class ObjectGraph:
 
     def add(self, objects: Iterable[K8sObject]) -> None:
         self.cache.clear()  # derived facts may depend on the objects just added
+        self._resolved.clear()
         for obj in objects:
             self.objects.append(obj)
             self._by_kind[obj.kind].append(obj)
@@ -100,8 +102,14 @@ class ObjectGraph:
         ``namespace`` is required for namespaced kinds and ignored for cluster-scoped ones."""
         if not isinstance(name, str) or not name:
             return None
-        if self.ambiguous(kind, name, namespace, group):
-            return None  # the apply-time namespace decides: no guess
+        if isinstance(namespace, ApplyTimeNamespace):  # the answer depends on where it is applied
+            return None if self.ambiguous(kind, name, namespace, group) else self._resolve(kind, name, namespace, group)
+        key = (kind, name, namespace, group)  # asked for every workload by several rules: once each
+        if key not in self._resolved:
+            self._resolved[key] = self._resolve(kind, name, namespace, group)
+        return self._resolved[key]
+
+    def _resolve(self, kind: str, name: str, namespace: str | None, group: str | None) -> K8sObject | None:
         best: K8sObject | None = None
         for obj in self._by_name.get((kind, name), ()):
             if group is not None and obj.group != group:

@@ -10,7 +10,7 @@ from kqlint import kinds as K
 from kqlint.fields import text
 from kqlint.graph import graph_fact, object_fact
 from kqlint.kinds import KUEUE_GROUP, TRAINER_GROUP
-from kqlint.objects import K8sObject, dig
+from kqlint.objects import K8sObject
 from kqlint.workloads import RUNTIME_KINDS, PodTemplate, pod_templates, total_pods, training_runtime
 
 if TYPE_CHECKING:
@@ -63,8 +63,8 @@ class ManagedWorkload:
     queue_defaulted: bool = False         # supplied by a LocalQueue named `default`
 
     @property
-    def labels(self) -> dict[str, Any]:
-        value = dig(self.obj.data, self.labels_path) if self.labels_path is not None else None
+    def labels(self) -> dict[str, Any]:  # obj.get: a cached object's identity labels, not decoded
+        value = self.obj.get(*self.labels_path) if self.labels_path is not None else None
         return value if isinstance(value, dict) else {}
 
     @property
@@ -105,7 +105,7 @@ def object_labels_path(obj: K8sObject) -> tuple[Any, ...] | None:
 def queue_name(obj: K8sObject) -> str | None:
     """The explicit ``queue-name`` where Kueue reads it for the whole object (B13)."""
     path = object_labels_path(obj)
-    labels = dig(obj.data, path) if path is not None else None
+    labels = obj.get(*path) if path is not None else None
     return text(labels.get(QUEUE_LABEL)) if isinstance(labels, dict) else None
 
 

@@ -58,6 +58,7 @@ from kqlint.workloads.extract import (
     own_templates,
     parse_podset_path,
     pod_templates,
+    template_facts,
     total_pods,
 )
 from kqlint.workloads.gang import (
@@ -183,6 +184,7 @@ __all__ = [
     "pod_owner_annotations",
     "pod_owner_meta_path",
     "pod_templates",
+    "template_facts",
     "ray_group_pods",
     "replica_specs",
     "resolve_pod_group",

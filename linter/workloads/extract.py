@@ -98,11 +98,23 @@ _APPWRAPPER_INFERRED: dict[tuple[str, str], Extractor] = {key: _EXTRACTORS[key] 
     K.POD, K.DEPLOYMENT, K.STATEFULSET, K.JOB, K.JOBSET, K.PYTORCHJOB, K.RAYCLUSTER, K.RAYJOB)}
 _TEMPLATE_HOLDERS = set(K.RUNTIMES)
 TEMPLATE_KINDS: frozenset[tuple[str, str]] = frozenset(_EXTRACTORS)  # every kind with pod templates
+# Kinds whose templates are the object's own, read without the graph (not a TrainJob's runtime,
+# nor an AppWrapper's components): the cache keeps them with the object (template_facts).
+OWN_TEMPLATE_KINDS = TEMPLATE_KINDS - {K.TRAINJOB, K.TRAINING_RUNTIME, K.CLUSTER_TRAINING_RUNTIME, K.APPWRAPPER}
+# what the cache keeps of one template: PodTemplate's fields after the owner, then ``known``
+TemplateFacts = tuple[str, tuple[Any, ...], tuple[Any, ...], tuple[Any, ...] | None, int, bool, bool,
+                      str | None, dict[str, Any]]
 
 
 def pod_templates(obj: K8sObject, graph: ObjectGraph | None = None) -> list[PodTemplate]:
     extractor = _EXTRACTORS.get((obj.group, obj.kind))
-    if extractor is None or not isinstance(obj.data, dict):
+    if extractor is None:
+        return []
+    known: tuple[TemplateFacts, ...] | None = getattr(obj, "known_templates", None)
+    if known is not None:  # kept by the cache: the body is not decoded for them
+        return [PodTemplate(obj, role, path, spec, meta, pods, generated, None, step, (name, metadata))
+                for role, path, spec, meta, pods, generated, step, name, metadata in known]
+    if not isinstance(obj.data, dict):
         return []
     if graph is None:
         return extractor(obj, (), obj.data, graph)
@@ -112,6 +124,17 @@ def pod_templates(obj: K8sObject, graph: ObjectGraph | None = None) -> list[PodT
 @object_fact
 def _templates_in(obj: K8sObject, graph: ObjectGraph) -> list[PodTemplate]:
     return _EXTRACTORS[(obj.group, obj.kind)](obj, (), obj.data, graph)
+
+
+def template_facts(obj: K8sObject, templates: list[PodTemplate]) -> tuple[TemplateFacts, ...] | None:
+    """What the cache keeps of ``obj``'s templates (all of them, ``pod_templates(obj)``), so that
+    ``pod_templates`` answers for its cached object without decoding it; None: not kept (a kind
+    whose templates come from elsewhere)."""
+    if (obj.group, obj.kind) not in OWN_TEMPLATE_KINDS or not isinstance(obj.data, dict) \
+            or any(t.owner is not obj or t.via is not None for t in templates):
+        return None
+    return tuple((t.role, t.path, t.spec_path, t.meta_path, t.pods, t.generated, t.trainer_step,
+                  t.priority_class_name, t.metadata) for t in templates)
 
 
 def own_templates(obj: K8sObject, graph: ObjectGraph | None = None) -> list[PodTemplate]:

@@ -228,8 +228,12 @@ def batch_min_member_sites(obj: K8sObject) -> list[MinMemberSite]:
         sites = [(("spec", "replicatedJobs", i, "template", "metadata", "annotations"),
                   ("spec", "replicatedJobs", i, "template", "spec"), f" replicatedJobs[{name_of(rj, i)}]")
                  for i, rj in mappings_at(obj.data, ("spec", "replicatedJobs"))]
-    return [MinMemberSite(ann + (key,), mapping_at(obj.data, ann)[key], job_pods(mapping_at(obj.data, spec)), label)
-            for ann, spec, label in sites if key in mapping_at(obj.data, ann)]
+    found = []
+    for ann, spec, label in sites:
+        annotations = obj.get(*ann)  # a Job's: its identity (a cached Job is not decoded for this)
+        if isinstance(annotations, dict) and key in annotations:
+            found.append(MinMemberSite(ann + (key,), annotations[key], job_pods(obj.get(*spec)), label))
+    return found
 
 
 # ---------------------------------------------------------------- gang markers

@@ -3,7 +3,7 @@ readers its extractors share, and the Kubeflow replica-spec shape."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kqlint.fields import count, indexed_mappings, integer, text, text_or
@@ -40,6 +40,9 @@ class PodTemplate:
     generated: bool = False       # operator-generated (not written in the manifest): counts only
     via: K8sObject | None = None  # the workload running the pods when it is not the owner (TrainJob)
     trainer_step: bool = False    # a TrainJob runtime's trainer step (`resourcesPerNode` applies)
+    # (priority_class_name, metadata) read when the owner was cached (kqlint.cache_entry): the
+    # same values, answered without decoding the owner's body; None: read them from the owner
+    known: tuple[str | None, dict[str, Any]] | None = field(default=None, compare=False, repr=False)
 
     @property
     def workload(self) -> K8sObject:
@@ -53,6 +56,8 @@ class PodTemplate:
 
     @property
     def metadata(self) -> dict[str, Any]:
+        if self.known is not None:
+            return self.known[1]
         if self.meta_path is None:
             return {}
         value = self.owner.get(*self.meta_path)
@@ -70,6 +75,8 @@ class PodTemplate:
 
     @property
     def priority_class_name(self) -> str | None:
+        if self.known is not None:
+            return self.known[0]
         return text(self.spec.get("priorityClassName"))
 
     @property
