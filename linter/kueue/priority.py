@@ -136,7 +136,21 @@ def class_location(pc: K8sObject, field: str = "value") -> Location:
 
 def pod_priority(template: PodTemplate, graph: ObjectGraph) -> PodPriority:
     """Pod priority of a template: its class; no class -> the global default, else 0 (A3)."""
+    known = _pod_priorities(graph)
     name = template.priority_class_name
+    if name not in known:
+        known[name] = _pod_priority_of(name, graph)
+    return known[name]
+
+
+@graph_fact
+def _pod_priorities(graph: ObjectGraph) -> dict[str | None, PodPriority]:
+    """Class name (None: none named) -> its pod priority, filled as templates ask: every
+    template of every workload asks, and a repository names a handful of classes."""
+    return {}
+
+
+def _pod_priority_of(name: str | None, graph: ObjectGraph) -> PodPriority:
     if name is not None:
         return _named_pod_priority(name, graph)
     default = global_default_class(graph)

@@ -34,18 +34,24 @@ class Layout:
         self.max_file_size = max_file_size
         self._kustomization: dict[str, Kustomization | None] = {}
         self._chart: dict[str, bool] = {}
+        self._up: dict[str, tuple[str, ...]] = {}
 
-    def folders_up(self, file: str) -> list[str]:
-        """The folders from ``file``'s own up to ``top`` (nearest first); [] outside ``top``."""
+    def folders_up(self, file: str) -> tuple[str, ...]:
+        """The folders from ``file``'s own up to ``top`` (nearest first); none outside ``top``."""
         folder = os.path.dirname(os.path.abspath(file))
+        if folder not in self._up:  # files share folders: walked once per folder
+            self._up[folder] = self._walk_up(folder)
+        return self._up[folder]
+
+    def _walk_up(self, folder: str) -> tuple[str, ...]:
         if not covers(self.top, folder):
-            return []
+            return ()
         found = []
         for above in folders_up(folder):
             found.append(above)
             if above == self.top:
                 break
-        return found
+        return tuple(found)
 
     def kustomization(self, folder: str) -> Kustomization | None:
         if folder not in self._kustomization:

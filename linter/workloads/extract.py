@@ -134,7 +134,17 @@ def template_facts(obj: K8sObject, templates: list[PodTemplate]) -> tuple[Templa
             or any(t.owner is not obj or t.via is not None for t in templates):
         return None
     return tuple((t.role, t.path, t.spec_path, t.meta_path, t.pods, t.generated, t.trainer_step,
-                  t.priority_class_name, t.metadata) for t in templates)
+                  t.priority_class_name, _plain(t.metadata)) for t in templates)
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as plain dicts and lists: the same data without node positions (a template's
+    positions are read from its owner's body)."""
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value
 
 
 def own_templates(obj: K8sObject, graph: ObjectGraph | None = None) -> list[PodTemplate]:

@@ -118,7 +118,6 @@ from kqlint.workloads import (
     is_workload,
     pod_group_refs,
     pod_templates,
-    replica_specs,
     total_pods,
     volcano_tasks,
     wrapped_objects,
@@ -218,13 +217,13 @@ def _volcano_job(job: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
 
 def _kubeflow(job: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     declared = integer_or_digits(job.get(*KUBEFLOW_MIN_AVAILABLE_PATH))
-    specs = replica_specs(job)
-    if declared is None or not specs:
+    templates = pod_templates(job) if declared is not None else []  # one per replica spec: its replicas
+    if declared is None or not templates:
         return
-    pods = sum(s.replicas for s in specs)
+    pods = sum(t.pods for t in templates)
     if declared < pods and isinstance(job.get("spec", "elasticPolicy"), dict):
         return  # elastic training starts with fewer workers on purpose
-    parts = " + ".join(f"{s.role} {s.replicas}" for s in specs)
+    parts = " + ".join(f"{t.role} {t.pods}" for t in templates)
     yield from _compare(ctx, job.at(*KUBEFLOW_MIN_AVAILABLE_PATH),
                         f"{job.display()}: schedulingPolicy.minAvailable", declared, pods,
                         f" in its replicas ({parts})", f"set minAvailable: {pods}")
