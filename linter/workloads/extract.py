@@ -110,20 +110,24 @@ def pod_templates(obj: K8sObject, graph: ObjectGraph | None = None) -> list[PodT
     extractor = _EXTRACTORS.get((obj.group, obj.kind))
     if extractor is None:
         return []
+    if graph is None:
+        return _templates_of(obj, extractor, graph)
+    return list(_templates_in(obj, graph))  # many rules ask for the same object's templates
+
+
+@object_fact
+def _templates_in(obj: K8sObject, graph: ObjectGraph) -> list[PodTemplate]:
+    return _templates_of(obj, _EXTRACTORS[(obj.group, obj.kind)], graph)
+
+
+def _templates_of(obj: K8sObject, extractor: Extractor, graph: ObjectGraph | None) -> list[PodTemplate]:
     known: tuple[TemplateFacts, ...] | None = getattr(obj, "known_templates", None)
     if known is not None:  # kept by the cache: the body is not decoded for them
         return [PodTemplate(obj, role, path, spec, meta, pods, generated, None, step, (name, metadata))
                 for role, path, spec, meta, pods, generated, step, name, metadata in known]
     if not isinstance(obj.data, dict):
         return []
-    if graph is None:
-        return extractor(obj, (), obj.data, graph)
-    return list(_templates_in(obj, graph))  # many rules ask for the same object's templates
-
-
-@object_fact
-def _templates_in(obj: K8sObject, graph: ObjectGraph) -> list[PodTemplate]:
-    return _EXTRACTORS[(obj.group, obj.kind)](obj, (), obj.data, graph)
+    return extractor(obj, (), obj.data, graph)
 
 
 def template_facts(obj: K8sObject, templates: list[PodTemplate]) -> tuple[TemplateFacts, ...] | None:
