@@ -23,8 +23,10 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
     processes) and stored. ``parse(path, raw)`` parses one file (``raw`` None: read it).
     ``parsed``: sources by (path, content digest) parsed earlier in this process (the passes
     of one --fix run), taken from there, and the misses parsed now added to it. ``lazy``:
-    objects whose fields are decoded on first use; ``lazy_hits``: the same for hits only
-    (default: as ``lazy``; files parsed in this run are read by its rules anyway).
+    objects whose fields are decoded on first use; ``lazy_hits``: the same for what is read
+    from entries: hits, and the entries workers made of the files they parsed (default: as
+    ``lazy``). A lazy object is decoded by whoever reads it first: the workers that run the
+    per-object rules, or the graph rules; objects no rule reads are never decoded.
     ``judge(source)``: a fact of a parsed file that depends on the settings (not stored in
     its entry), worked out where it is parsed for files whose text hints at placeholders, and
     handed to ``record(display path, fact)``."""
@@ -74,7 +76,7 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
         path, source, blob, judged, hashed, plain = result
         if source is None and blob is not None:
             try:
-                source = cache.source_of(blob, path, shown[path], lazy, plain)
+                source = cache.source_of(blob, path, shown[path], lazy_hits, plain)
             except Exception:
                 source, blob = parse(path, None), None
         return path, source, blob, judged, hashed, None
