@@ -44,17 +44,17 @@ def can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
-def effective_jobs(jobs: int, items: int, min_items: int = MIN_ITEMS_PER_JOB) -> int:
+def effective_jobs(jobs: int, items: int, min_items: int | None = None) -> int:
     if jobs <= 1 or not can_fork():
         return 1
-    return max(1, min(jobs, items // min_items))
+    return max(1, min(jobs, items // (MIN_ITEMS_PER_JOB if min_items is None else min_items)))
 
 
 def map_chunks(function: Callable[[_T], _R], items: Sequence[_T], jobs: int,
-               min_items: int = MIN_ITEMS_PER_JOB, before: Callable[[], None] | None = None,
+               min_items: int | None = None, before: Callable[[], None] | None = None,
                arrived: Callable[[_R], _R] | None = None) -> list[_R]:
     """``[function(item) for item in items]``, with items spread over ``jobs`` processes
-    (each getting at least ``min_items``: fewer cost more to fork than they save).
+    (each getting at least ``min_items``, default MIN_ITEMS_PER_JOB: fewer cost more to fork than they save).
 
     ``before()`` runs in the parent first; with workers, once they are forked, so it runs
     beside them and what it computes stays in the parent. ``arrived(result)`` is what the

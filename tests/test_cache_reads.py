@@ -115,7 +115,7 @@ def _edit(path: str, old: str, new: str) -> None:
 
 
 def _checked(monkeypatch: pytest.MonkeyPatch, code: str) -> list[str]:
-    """The files ``code``'s check() meets from now on (this process: --jobs 1)."""
+    """The files ``code``'s check() meets from now on, in this process (run with --jobs 1)."""
     from kqlint.registry import builtin_rules
 
     module = next(rule.module for rule in builtin_rules() if rule.code == code)
@@ -139,7 +139,7 @@ def test_a_comment_appended_checks_nothing_again(repo: Path, capsys: pytest.Capt
     decoded: list[str] = []
     real_fill = cache_entry._Body.fill
     monkeypatch.setattr(cache_entry._Body, "fill", lambda body: decoded.append(body.path) or real_fill(body))
-    assert _outputs(capsys) == expected
+    assert _outputs(capsys, "--jobs", "1") == expected
     assert quota == []  # every object and every ClusterQueue/LocalQueue read as before
     files = len(list(Path(".").rglob("*.yaml")))
     assert 0 < len(set(decoded)) < files / 2  # inputs whose objects no rule ran on again stay encoded
@@ -276,7 +276,7 @@ def test_edits_of_masked_values_rerun_only_what_reads_them(repo: Path, capsys: p
         report.unlink()
     graph = _graph_checked(monkeypatch, "KQ105", "KQ106", "KQ107", "KQ301", "KQ211")
     quota = _checked(monkeypatch, "KQ210")
-    assert _outputs(capsys) == expected
+    assert _outputs(capsys, "--jobs", "1") == expected
     assert graph == []
     assert "tenants/nlp/training/llama-pretrain.yaml" in quota and "tenants/solo.yaml" not in quota
     assert _quota_findings(expected) == ["tenants/solo.yaml"]  # 16 GPUs > the 8 of ClusterQueue solo
@@ -286,7 +286,7 @@ def test_edits_of_masked_values_rerun_only_what_reads_them(repo: Path, capsys: p
         report.unlink()
     quota.clear()
     graph.clear()
-    assert _outputs(capsys) == expected
+    assert _outputs(capsys, "--jobs", "1") == expected
     assert _quota_findings(expected) == []
     assert set(quota) == {"tenants/solo.yaml"} and graph == []
 
