@@ -13,13 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from kqlint import loader
+from kqlint.kinds import POD_GROUPS
 from kqlint.kueue import CLUSTER_QUEUE_FIELD, COHORT_FIELDS
 from kqlint.loader import LoadProblem, SourceFile
 from kqlint.objects import INPUT, K8sObject, dig, mapping_at, objects_from_file
-from kqlint.workloads import RUNTIME_REF_PATH
+from kqlint.workloads import KUBEFLOW_RUN_POLICY_PATH, POD_GROUP_MIN_MEMBER_PATH, RUNTIME_REF_PATH, is_template_facts
 from kqlint.workloads.templates import KUBEFLOW_REPLICA_KEYS
-
-KUBEFLOW_RUN_POLICY = ("runPolicy",)
 
 MAGIC = b"KQLC\x00\x07"  # 7: skeletons keep template facts; 6: positions unpickle as bytes
 
@@ -74,8 +73,9 @@ _METADATA_KEYS = ("name", "generateName", "namespace", "labels", "annotations")
 # minMember and a Kubeflow job's runPolicy (gang sizes and the job's priority class: KQ301
 # and Kueue's priority read every one)
 IDENTITY_SPEC: dict[str, tuple[str, ...]] = {"LocalQueue": (CLUSTER_QUEUE_FIELD,), "ClusterQueue": COHORT_FIELDS,
-                                             "TrainJob": RUNTIME_REF_PATH[1:], "PodGroup": ("minMember",),
-                                             **{kind: KUBEFLOW_RUN_POLICY for kind in KUBEFLOW_REPLICA_KEYS}}
+                                             "TrainJob": RUNTIME_REF_PATH[1:],
+                                             **{kind: POD_GROUP_MIN_MEMBER_PATH[1:] for _, kind in POD_GROUPS},
+                                             **{kind: KUBEFLOW_RUN_POLICY_PATH[1:] for kind in KUBEFLOW_REPLICA_KEYS}}
 
 
 def in_identity(path: tuple[Any, ...], kind: str = "") -> bool:
@@ -139,7 +139,7 @@ def encode(source: SourceFile, raw: bytes) -> tuple[bytes, list[Skeleton], tuple
     from kqlint.cache_digests import document_digests
     from kqlint.loader.decode import to_utf8
     from kqlint.platform import object_requested_resources
-    from kqlint.workloads import has_pod_templates, pod_templates, template_facts
+    from kqlint.workloads import has_pod_templates, owned, pod_templates, template_facts
 
     objects, documents, skipped = objects_from_file(source, "default", INPUT)
     problems = [_fields(p, ("file",)) for p in source.problems]
@@ -147,7 +147,7 @@ def encode(source: SourceFile, raw: bytes) -> tuple[bytes, list[Skeleton], tuple
     masks: dict[int, list[Any]] = {}
     for obj in objects:
         every = pod_templates(obj) if has_pod_templates(obj) else []
-        templates = [t for t in every if t.owner is obj and not t.generated]  # own_templates
+        templates = owned(obj, every)  # own_templates, without extracting them twice
         skeletons.append((obj.doc, obj.base, _identity(obj),
                           tuple(sorted(object_requested_resources(obj, templates=templates))),
                           template_facts(obj, every) if every else None))
@@ -208,6 +208,14 @@ class Entry:
     def source(self, display: str) -> SourceFile:
         return known_source(self.make(SourceFile, display, self.documents()), self.skeletons)
 
+    def lazy_source(self, display: str, path: str) -> CachedSource:
+        """The source whose objects decode this entry's body when first read (``path``: the
+        file to parse again if the body cannot be read)."""
+        source = self.make(CachedSource, display, [])
+        assert isinstance(source, CachedSource)
+        source.entry, source.real_path = self, path
+        return source
+
     def make(self, kind: type[SourceFile], display: str, documents: list[Any]) -> SourceFile:
         return kind(display, documents, [LoadProblem(display, **fields) for fields in self.problems],
                     dict(self.comment_lines), **self.fields)
@@ -226,7 +234,7 @@ def decode_entry(blob: bytes) -> Entry:
         raise ValueError("damaged cache entry")
     for _, _, _, requests, templates in skeletons:  # the per-object facts read unchecked
         if not isinstance(requests, tuple) or not all(isinstance(name, str) for name in requests) \
-                or not _template_facts(templates):
+                or not is_template_facts(templates):
             raise ValueError("damaged cache entry")
     if not isinstance(fields, dict) or not all(isinstance(p, dict) for p in problems):
         raise ValueError("damaged cache entry")
@@ -239,15 +247,6 @@ def decode_entry(blob: bytes) -> Entry:
         raise ValueError("damaged cache entry")
     return Entry(list(problems), dict(comments), fields, list(skeletons), int(documents), int(skipped), body,
                  digests, sizes, projections)
-
-
-def _template_facts(facts: Any) -> bool:
-    """``facts`` has the shape of kqlint.workloads.template_facts's answer."""
-    return facts is None or isinstance(facts, tuple) and all(
-        isinstance(t, tuple) and len(t) == 9 and isinstance(t[0], str) and isinstance(t[1], tuple)
-        and isinstance(t[2], tuple) and (t[3] is None or isinstance(t[3], tuple)) and type(t[4]) is int
-        and type(t[5]) is bool and type(t[6]) is bool and (t[7] is None or isinstance(t[7], str))
-        and isinstance(t[8], dict) for t in facts)
 
 
 # ------------------------------------------------------------------ input objects with known facts

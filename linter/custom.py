@@ -45,6 +45,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from kqlint.errors import ConfigError
+from kqlint.fields import plain
 from kqlint.model import Finding, Location, Severity
 from kqlint.rule import RuleBase, RuleContext, RuleMeta
 
@@ -111,15 +112,6 @@ def truthy(value: Any) -> bool:
     if isinstance(value, (str, list, dict)):
         return len(value) > 0
     return True
-
-
-def plain(node: Any) -> Any:
-    """The loader's Map/Seq as plain dict/list: JMESPath functions check exact types."""
-    if isinstance(node, dict):
-        return {key: plain(value) for key, value in node.items()}
-    if isinstance(node, list):
-        return [plain(item) for item in node]
-    return node
 
 
 @dataclass(frozen=True)

@@ -64,3 +64,13 @@ def indexed_mappings(value: Any) -> Iterator[tuple[int, dict[str, Any]]]:
 def strings(value: Any) -> list[str]:
     """The strings in a list field ([] when it is not a list)."""
     return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
+
+
+def plain(value: Any) -> Any:
+    """``value`` as plain dicts and lists: the loader's Map/Seq without their positions (custom
+    rules' JMESPath checks exact types; the cache keeps template metadata this way)."""
+    if isinstance(value, dict):
+        return {key: plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [plain(item) for item in value]
+    return value

@@ -54,7 +54,8 @@ def _head(obj: Any) -> str:
 
 
 def query(expression: str, paths: list[str], config: Any, as_json: bool = False) -> str:
-    from kqlint.custom import ExpressionError, compile_expression, plain, truthy
+    from kqlint.custom import ExpressionError, compile_expression, truthy
+    from kqlint.fields import plain
 
     try:
         compiled = compile_expression(expression)
@@ -89,7 +90,7 @@ def explain_rule(code: str, paths: list[str], config: Any) -> str:
         if not spec.applies_to(obj):
             lines.append("    skipped: kind/apiVersion not matched by `match`")
             continue
-        from kqlint.custom import plain
+        from kqlint.fields import plain
 
         data = plain(obj.data)
         if spec.when is not None:

@@ -25,17 +25,30 @@ ENCODING_MODULES = ("kqlint.objects", "kqlint.cache_entry", "kqlint.cache_masks"
 
 
 def _source_bytes(module: Any) -> bytes:
+    return _file_bytes(getattr(module, "__file__", module))
+
+
+def _module_source(name: str) -> bytes:
+    """The source of module ``name``, read without importing it (hashing runs no module)."""
+    import importlib.util
+
+    module = sys.modules.get(name)
+    if module is not None:
+        return _source_bytes(module)
+    spec = importlib.util.find_spec(name)
+    return _file_bytes(spec.origin if spec is not None else name)
+
+
+def _file_bytes(path: Any) -> bytes:
     try:
-        with open(module.__file__, "rb") as handle:
+        with open(path, "rb") as handle:
             return handle.read()
-    except (OSError, TypeError, AttributeError):
-        return repr(getattr(module, "__file__", module)).encode()
+    except (OSError, TypeError):
+        return repr(path).encode()
 
 
 def settings_key(max_file_size: int) -> str:
     """Everything that changes what a file loads to, hashed (16 hex digits)."""
-    import importlib
-
     import ruamel.yaml
     from kqlint import __version__, loader
 
@@ -44,9 +57,10 @@ def settings_key(max_file_size: int) -> str:
                  str(loader.FAST_PATH), str(max_file_size), str(loader.MAX_DEPTH),
                  str(loader.MAX_EXPANDED_NODES), str(loader.COL_BITS)):
         digest.update(part.encode() + b"\x00")
-    modules = [importlib.import_module(name) for name in ENCODING_MODULES + _CACHE_MODULES]
-    for module in (*loader.SOURCE_MODULES, *modules):
+    for module in loader.SOURCE_MODULES:
         digest.update(_source_bytes(module))
+    for name in ENCODING_MODULES + _CACHE_MODULES:
+        digest.update(_module_source(name))
     return digest.hexdigest()
 
 

@@ -15,7 +15,7 @@ from kqlint import loader
 from kqlint.cache import layout
 from kqlint.cache.index import INDEX, Records, encode_index, entry_bytes, pack_entries, read_index, sparse_packs
 from kqlint.cache.keys import content_hash, default_cache_dir, project_root, settings_key
-from kqlint.cache_entry import CachedSource, Entry, decode_entry
+from kqlint.cache_entry import Entry, decode_entry
 from kqlint.loader import SourceFile
 
 RACY_NS = 2_000_000_000     # files changed this close to the run's start are hashed every time
@@ -203,9 +203,7 @@ class FileCache:
         self.documents_of_display[display] = entry.document_digests
         self.projections_of_display[display] = entry.projections
         if lazy:
-            source = entry.make(CachedSource, display, [])
-            source.entry, source.real_path = entry, path  # type: ignore[attr-defined]
-            return source
+            return entry.lazy_source(display, path)
         return entry.source(display)
 
     def _read_entry(self, digest: str) -> Entry | None:

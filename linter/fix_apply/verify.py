@@ -6,6 +6,7 @@ import copy
 from collections.abc import Iterable
 from typing import Any
 
+from kqlint.fields import plain
 from kqlint.fix_apply.edits import Planned
 from kqlint.fix_apply.text import Text, apply_text
 from kqlint.fixes import Edit
@@ -41,14 +42,6 @@ def parse_bytes(display: str, raw: bytes) -> SourceFile:
         return _parse_bytes(display, raw)
 
 
-def _plain(node: Any) -> Any:
-    if isinstance(node, dict):
-        return {key: _plain(value) for key, value in node.items()}
-    if isinstance(node, list):
-        return [_plain(value) for value in node]
-    return node
-
-
 def verified(text: Text, source: SourceFile, planned: list[Planned], display: str) -> list[Planned]:
     """The plans whose text edits parse back to exactly the intended data: all of them when
     they do together, else those that do one by one (in order)."""
@@ -64,7 +57,7 @@ def verified(text: Text, source: SourceFile, planned: list[Planned], display: st
 
 
 def _parses_as_intended(text: Text, source: SourceFile, planned: list[Planned], display: str) -> bool:
-    expected = [_plain(document) for document in source.documents]
+    expected = [plain(document) for document in source.documents]
     try:
         for plan in planned:
             fix = plan.finding.fix
@@ -77,4 +70,4 @@ def _parses_as_intended(text: Text, source: SourceFile, planned: list[Planned], 
     old_problems = {(p.code, p.message.split(" (first at")[0]) for p in source.problems}
     if any((p.code, p.message.split(" (first at")[0]) not in old_problems for p in fixed.problems):
         return False
-    return bool([_plain(document) for document in fixed.documents] == expected)
+    return bool([plain(document) for document in fixed.documents] == expected)

@@ -18,7 +18,7 @@ from kqlint.kueue.routing import (
     ordered_templates,
 )
 from kqlint.objects import K8sObject
-from kqlint.workloads import PodTemplate, pod_templates
+from kqlint.workloads import KUBEFLOW_RUN_POLICY_PATH, PodTemplate, pod_templates
 
 if TYPE_CHECKING:
     from kqlint.graph import ObjectGraph
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 PREEMPT_LOWER = "PreemptLowerPriority"
 NEVER = "Never"
 HIGHEST_USER_PRIORITY = 1_000_000_000    # A1
-RUN_POLICY_CLASS = ("spec", "runPolicy", "schedulingPolicy", "priorityClass")
+RUN_POLICY_CLASS = (*KUBEFLOW_RUN_POLICY_PATH, "schedulingPolicy", "priorityClass")
 
 
 @dataclass(frozen=True)

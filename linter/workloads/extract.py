@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from kqlint import kinds as K
+from kqlint.fields import plain
 from kqlint.graph import object_fact
 from kqlint.kinds import KUBEFLOW_GROUP, VOLCANO_JOB
 from kqlint.workloads import shapes as S
@@ -138,21 +139,26 @@ def template_facts(obj: K8sObject, templates: list[PodTemplate]) -> tuple[Templa
             or any(t.owner is not obj or t.via is not None for t in templates):
         return None
     return tuple((t.role, t.path, t.spec_path, t.meta_path, t.pods, t.generated, t.trainer_step,
-                  t.priority_class_name, _plain(t.metadata)) for t in templates)
+                  t.priority_class_name, plain(t.metadata)) for t in templates)  # positions: from the body
 
 
-def _plain(value: Any) -> Any:
-    """``value`` as plain dicts and lists: the same data without node positions (a template's
-    positions are read from its owner's body)."""
-    if isinstance(value, dict):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_plain(item) for item in value]
-    return value
+
+def is_template_facts(value: Any) -> bool:
+    """``value`` has the shape of ``template_facts``'s answer (a cache entry read back)."""
+    return value is None or isinstance(value, tuple) and all(
+        isinstance(t, tuple) and len(t) == 9 and isinstance(t[0], str) and isinstance(t[1], tuple)
+        and isinstance(t[2], tuple) and (t[3] is None or isinstance(t[3], tuple)) and type(t[4]) is int
+        and type(t[5]) is bool and type(t[6]) is bool and (t[7] is None or isinstance(t[7], str))
+        and isinstance(t[8], dict) for t in value)
 
 
 def own_templates(obj: K8sObject, graph: ObjectGraph | None = None) -> list[PodTemplate]:
-    return [t for t in pod_templates(obj, graph) if t.owner is obj and not t.generated]
+    return owned(obj, pod_templates(obj, graph))
+
+
+def owned(obj: K8sObject, templates: list[PodTemplate]) -> list[PodTemplate]:
+    """The templates ``obj`` holds itself and that are written (``own_templates`` of these)."""
+    return [t for t in templates if t.owner is obj and not t.generated]
 
 
 def total_pods(obj: K8sObject, graph: ObjectGraph | None = None) -> int:

@@ -53,7 +53,9 @@ VOLCANO_SCHEDULER_NAMES: tuple[str, ...] = ("volcano", "volcano-scheduler")
 KAI_SCHEDULER_NAMES: tuple[str, ...] = ("kai-scheduler",)
 COSCHEDULING_SCHEDULER_NAMES: tuple[str, ...] = ("scheduler-plugins-scheduler",)  # KQ302 option default
 
-KUBEFLOW_MIN_AVAILABLE_PATH = ("spec", "runPolicy", "schedulingPolicy", "minAvailable")
+KUBEFLOW_RUN_POLICY_PATH = ("spec", "runPolicy")
+KUBEFLOW_MIN_AVAILABLE_PATH = (*KUBEFLOW_RUN_POLICY_PATH, "schedulingPolicy", "minAvailable")
+POD_GROUP_MIN_MEMBER_PATH = ("spec", "minMember")  # Volcano, KAI and coscheduling PodGroups
 VOLCANO_JOB_MIN_AVAILABLE_PATH = ("spec", "minAvailable")
 
 

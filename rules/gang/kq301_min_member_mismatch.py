@@ -106,6 +106,7 @@ from kqlint.rule import RuleContext, RuleMeta
 from kqlint.wording import role_suffix
 from kqlint.workloads import (
     KUBEFLOW_MIN_AVAILABLE_PATH,
+    POD_GROUP_MIN_MEMBER_PATH,
     SCHEDULER_TITLES,
     VOLCANO_JOB,
     VOLCANO_JOB_MIN_AVAILABLE_PATH,
@@ -182,7 +183,7 @@ def _compare(ctx: RuleContext, at: Any, what: str, declared: int, pods: int, det
 
 def _pod_group(group: K8sObject, joined: list[tuple[PodTemplate, PodGroupRef]],
                ctx: RuleContext, fixable: bool) -> Iterator[Finding]:
-    declared = integer_or_digits(group.get("spec", "minMember"))
+    declared = integer_or_digits(group.get(*POD_GROUP_MIN_MEMBER_PATH))
     if declared is None or not joined:
         return
     templates = [t for t, _ in joined]
@@ -191,7 +192,7 @@ def _pod_group(group: K8sObject, joined: list[tuple[PodTemplate, PodGroupRef]],
     related = [(t.at_meta(ref.where), f"{t.describe()} puts {t.pods} pod(s) into this PodGroup")
                for t, ref in joined]
     scheduler = SCHEDULER_TITLES[joined[0][1].family]
-    yield from _compare(ctx, group.at("spec", "minMember"), f"{scheduler} {group.display()}: minMember",
+    yield from _compare(ctx, group.at(*POD_GROUP_MIN_MEMBER_PATH), f"{scheduler} {group.display()}: minMember",
                         declared, pods, f" that join it ({parts})", f"set minMember: {pods}", related,
                         fixable=fixable)
 
