@@ -20,7 +20,7 @@ from kqlint.objects import INPUT, K8sObject, dig, mapping_at, objects_from_file
 from kqlint.workloads import KUBEFLOW_RUN_POLICY_PATH, POD_GROUP_MIN_MEMBER_PATH, RUNTIME_REF_PATH, is_template_facts
 from kqlint.workloads.templates import KUBEFLOW_REPLICA_KEYS
 
-MAGIC = b"KQLC\x00\x07"  # 7: skeletons keep template facts; 6: positions unpickle as bytes
+MAGIC = b"KQLC\x00\x08"  # 8: the header is not compressed; 7: skeletons keep template facts
 
 
 _ALLOWED = {("kqlint.loader.nodes", "Map"), ("kqlint.loader.nodes", "Seq"), ("array", "array"),
@@ -135,7 +135,9 @@ def encode(source: SourceFile, raw: bytes) -> tuple[bytes, list[Skeleton], tuple
 
     Header: problems, comments, the source's other fields, object skeletons, the documents'
     digests and their projections' (kqlint.cache_digests), and the size of each document's
-    pickle in the body; compressed. Body: the documents, each pickled on its own, compressed."""
+    pickle in the body; not compressed (a sixth of the entry, read by every run that uses the
+    file: compressing it cost more time than the bytes it saved are worth), with its checksum.
+    Body: the documents, each pickled on its own, compressed."""
     from kqlint.cache_digests import document_digests
     from kqlint.loader.decode import to_utf8
     from kqlint.platform import object_requested_resources
@@ -158,10 +160,14 @@ def encode(source: SourceFile, raw: bytes) -> tuple[bytes, list[Skeleton], tuple
     plain = b"".join(pickled)
     packed = zlib.compress(plain, 1)
     sizes = tuple(len(data) for data in pickled)
-    head = zlib.compress(pickle.dumps((problems, source.comment_lines, _fields(source, _SOURCE_OWN), skeletons,
-                                       documents, skipped, zlib.crc32(packed), digests, sizes, projections),
-                                      protocol=5), 1)
-    return MAGIC + len(head).to_bytes(4, "big") + head + packed, skeletons, digests, projections, plain
+    head = pickle.dumps((problems, source.comment_lines, _fields(source, _SOURCE_OWN), skeletons,
+                         documents, skipped, zlib.crc32(packed), digests, sizes, projections), protocol=5)
+    return framed(head, packed), skeletons, digests, projections, plain
+
+
+def framed(head: bytes, body: bytes) -> bytes:
+    """An entry's bytes: MAGIC, the header's size and checksum, the header, the body."""
+    return MAGIC + len(head).to_bytes(4, "big") + zlib.crc32(head).to_bytes(4, "big") + head + body
 
 
 def _mask_sites(obj: K8sObject, templates: list[Any]) -> list[Any]:
@@ -225,9 +231,12 @@ def decode_entry(blob: bytes) -> Entry:
     """Raises on anything that is not a complete entry of this format."""
     if not blob.startswith(MAGIC):
         raise ValueError("not a kqlint cache entry")
-    start = len(MAGIC) + 4
-    size = int.from_bytes(blob[len(MAGIC):start], "big")
-    head = ModelUnpickler(io.BytesIO(zlib.decompress(blob[start:start + size]))).load()
+    start = len(MAGIC) + 8
+    size = int.from_bytes(blob[len(MAGIC):start - 4], "big")
+    head_bytes = memoryview(blob)[start:start + size]
+    if len(head_bytes) != size or zlib.crc32(head_bytes) != int.from_bytes(blob[start - 4:start], "big"):
+        raise ValueError("damaged cache entry")  # checked first: the header is not compressed
+    head = ModelUnpickler(io.BytesIO(head_bytes)).load()
     problems, comments, fields, skeletons, documents, skipped, checksum, digests, sizes, projections = head
     body = blob[start + size:]
     if zlib.crc32(body) != checksum:  # checked now: a context file's body is read much later

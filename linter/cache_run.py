@@ -53,10 +53,11 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
     def parse_and_encode(item: tuple[int, str, Miss | None]) -> Parsed:
         _, path, miss = item
         raw = miss.raw if miss is not None else None
-        hashed: tuple[str, int] | None = None
-        if miss is not None and raw is None:  # an empty cache: read and hashed here, not by the parent
+        hashed: Hashed | None = None
+        found = cache.cacheable_stat(path) if miss is not None and raw is None else None
+        if found is not None:  # an empty cache: stat'ed, read and hashed here, not by the parent
             raw = loader.read_bytes(path, cache.max_file_size)[0]
-            hashed = (content_hash(raw), len(raw)) if raw is not None else None
+            hashed = (content_hash(raw), len(raw), found) if raw is not None else None
         source = parse(path, raw)
         judged = (judge(source),) if judge is not None and source.placeholder_hint else ()
         storable = miss is not None and (miss.digest is not None or hashed is not None) and cache.writable
@@ -86,7 +87,7 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
         digest = miss.digest if miss is not None else None
         if miss is not None and hashed is not None:
             digest = hashed[0]
-            cache.hashed(miss, shown[path], *hashed)  # before record(): its key needs the digest
+            cache.hashed(path, shown[path], *hashed)  # before record(): its key needs the digest
         if judged and record is not None:
             record(shown[path], judged[0])
         if source is None and blob is not None:  # not read back on arrival
@@ -99,10 +100,12 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
     return results  # type: ignore[return-value]
 
 
+# (content hash, size, (relative path, stat)) of a file stat'ed, read and hashed where it was parsed
+Hashed = tuple[str, int, tuple[str, os.stat_result]]
 # path, source (None: decode the entry), the entry, (judge's answer,) or () when not asked,
-# (content hash, size) of a file read where it was parsed (an empty cache) else None, and the
-# entry's body uncompressed when a worker sends it (the source is made from it)
-Parsed = tuple[str, SourceFile | None, bytes | None, tuple[Any, ...], tuple[str, int] | None, bytes | None]
+# Hashed for a file read where it was parsed (an empty cache) else None, and the entry's body
+# uncompressed when a worker sends it (the source is made from it)
+Parsed = tuple[str, SourceFile | None, bytes | None, tuple[Any, ...], Hashed | None, bytes | None]
 
 
 def _encoded(source: SourceFile, raw: bytes
@@ -198,7 +201,8 @@ def run_key(cache: FileCache, paths: list[str], context_paths: list[str], config
 
 def cached_run(cache: FileCache, paths: list[str], context_paths: list[str], config: Any,
                rules: list[Any], inline_suppressions: bool, lint: Callable[[], Any]) -> Any:
-    """The report of an identical earlier run, or ``lint()``'s (then stored); index flushed."""
+    """The report of an identical earlier run, or ``lint()``'s (then stored); index flushed,
+    or, when the cache's ``writes_later``, when its ``write()`` is called."""
     from kqlint import cache_results
 
     deferred = cache.empty  # nothing stored: no report to find, the key is worked out after the run
@@ -208,15 +212,22 @@ def cached_run(cache: FileCache, paths: list[str], context_paths: list[str], con
         cache.flush()
         return report
     cache_results.begin(cache, config, rules, len(cache.discover(paths, config.exclude).files))
-    stored = False
     try:
         report = lint()
         if deferred:  # from the digests taken where the files were read (a file changed since: none stored)
             key = run_key(cache, paths, context_paths, config, rules, inline_suppressions)
-        stored = not cache.changed_during_run  # a file changed while being read: nothing stored
-        if key is not None and stored:
-            store_report(cache, key, report)
-        cache.flush()
-    finally:
-        cache_results.end(save=stored)
+    except BaseException:
+        cache_results.end(save=False)
+        raise
+    stored = not cache.changed_during_run  # a file changed while being read: nothing stored
+
+    def write() -> None:
+        try:
+            if key is not None and stored:
+                store_report(cache, key, report)
+            cache.flush()
+        finally:
+            cache_results.end(save=stored)
+
+    cache.write_later(write)  # now, unless the caller writes it beside other work (kqlint check)
     return report

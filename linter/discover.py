@@ -48,8 +48,10 @@ def chart_of(path: str, cache: dict[str, str | None]) -> str | None:
 
 
 def _chart_of_folder(folder: str, cache: dict[str, str | None]) -> str | None:
-    """The nearest ``templates`` folder at or above ``folder`` whose parent holds a Chart.yaml:
-    that file; remembered per folder (files share folders)."""
+    """The nearest ``templates`` folder at or above ``folder`` (absolute) whose parent holds a
+    Chart.yaml: that file; remembered per folder (files share folders)."""
+    if folder in cache:
+        return cache[folder]
     below: list[str] = []  # folders whose answer is the one found above them
     answer: str | None = None
     for probe in folders_up(folder):
@@ -78,13 +80,16 @@ def discover(paths: list[str], excludes: tuple[str, ...] = ()) -> Discovery:
         if not os.path.lexists(path):
             found.missing.append(path)
             continue
-        candidates = _walk(path, excludes, found) if os.path.isdir(path) else [path]
-        for candidate in candidates:
-            key = os.path.normcase(os.path.abspath(candidate))  # `a.yaml` and `./a.yaml` are one file
+        walked = os.path.isdir(path)
+        root = os.path.abspath(path)
+        for candidate in _walk(path, excludes, found) if walked else [path]:
+            # a walked file's absolute path is the root's and the rest, as os.walk joined it
+            absolute = os.path.join(root, candidate[len(path):].lstrip(os.sep)) if walked else root
+            key = os.path.normcase(absolute)  # `a.yaml` and `./a.yaml` are one file
             if key in seen or is_excluded(candidate, excludes):
                 continue
             seen.add(key)
-            chart = chart_of(candidate, chart_cache)
+            chart = _chart_of_folder(os.path.dirname(absolute), chart_cache)
             if chart is not None:
                 found.charts.setdefault(chart, []).append(candidate)
             else:

@@ -17,7 +17,7 @@ from kqlint import cache as cache_module
 from kqlint import loader, parallel
 from kqlint.cache import layout as cache_layout
 from kqlint.cache import store as cache_store
-from kqlint.cache_entry import MAGIC
+from kqlint.cache_entry import framed
 from kqlint.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -199,8 +199,7 @@ def test_planted_entry_cannot_run_code(repo: Path, tmp_path: Path, capsys: pytes
             return (os.system, (f"touch {marker}",))
 
     import zlib
-    head = zlib.compress(pickle.dumps(Evil()))
-    evil = MAGIC + len(head).to_bytes(4, "big") + head + zlib.compress(pickle.dumps(Evil()))
+    evil = framed(pickle.dumps(Evil()), zlib.compress(pickle.dumps(Evil())))  # checksums right: unpickled
     index = json.loads((folder / "index.json").read_text())
     for pack in folder.glob("pack-*"):
         pack.write_bytes(evil * 1000)
@@ -290,6 +289,48 @@ def test_key_changes_with_the_loader_source(tmp_path: Path, monkeypatch: pytest.
     assert cache_module.settings_key(loader.MAX_FILE_SIZE) != before
 
 
+def test_writes_wait_for_write_only_when_asked(repo: Path) -> None:
+    """kqlint check writes the cache beside the workers that resolve fixes (writes_later); the
+    Python API and --fix write before lint() returns."""
+    from kqlint.cache import FileCache
+
+    cache = FileCache(str(repo / ".kqlint_cache"))
+    done: list[str] = []
+    cache.write_later(lambda: done.append("now"))
+    assert done == ["now"]
+    cache.writes_later = True
+    cache.write_later(lambda: done.append("later"))
+    assert done == ["now"]
+    cache.write()
+    cache.write()
+    assert done == ["now", "later"]
+
+
+def test_check_writes_the_cache_beside_the_fix_workers(repo: Path, capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache's writes run in the main process while a worker resolves the fixes' text
+    (the examples have fixes in more than two files), and a warm run then reuses them."""
+    from kqlint.fix_apply import plan
+
+    monkeypatch.setattr(plan, "FILES_PER_JOB", 1)
+    monkeypatch.setattr(parallel, "MIN_ITEMS_PER_JOB", 1)
+    written: list[bool] = []
+    real = parallel.map_chunks
+
+    def watched(function: object, items: object, jobs: int, *args: object, before: object = None,
+                **kwargs: object) -> object:
+        if getattr(before, "__name__", "") == "write":  # the cache's: beside the fixes' workers
+            written.append(not any(repo.glob(".kqlint_cache/*/index.json")))
+        return real(function, items, jobs, *args, before=before, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(parallel, "map_chunks", watched)
+    expected = _run(capsys, ".", "--no-cache", "--format", "json", "--jobs", "2")
+    assert _run(capsys, ".", "--format", "json", "--jobs", "2") == expected
+    assert written == [True], "the index was written before the fixes' workers started"
+    assert any(repo.glob(".kqlint_cache/*/index.json"))
+    assert _run(capsys, ".", "--format", "json", "--jobs", "2") == expected
+
+
 def test_context_objects_are_lazy_until_read(repo: Path) -> None:
     from kqlint.cache import FileCache
     from kqlint.cache_entry import CachedSource, LazyObject, objects_of
@@ -310,6 +351,21 @@ def test_context_objects_are_lazy_until_read(repo: Path) -> None:
     assert [o.key for o in lazy] == [o.key for o in eager]
     assert [o.data for o in lazy] == [o.data for o in eager]
     assert [o.location() for o in lazy] == [o.location() for o in eager]
+
+
+def test_a_changed_byte_anywhere_in_an_entry_is_caught(repo: Path) -> None:
+    """The header is not compressed: its checksum, not zlib's, catches a flipped bit there
+    (a changed label value would unpickle as well as the right one)."""
+    from kqlint.cache_entry import decode_entry, encode_entry
+    from kqlint.loader import load_file
+
+    blob = encode_entry(load_file(STAGED, STAGED), Path(STAGED).read_bytes())
+    decode_entry(blob)
+    for index in range(len(blob)):
+        damaged = bytearray(blob)
+        damaged[index] ^= 0x10
+        with pytest.raises(Exception):  # noqa: B017 - whatever it raises, never a wrong entry
+            decode_entry(bytes(damaged))
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])

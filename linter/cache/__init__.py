@@ -29,10 +29,12 @@ the run started is always hashed again). ctime cannot be set from user space, so
 that restores the mtime and size is still seen.
 
 Writes are atomic (temporary file + ``os.replace``): each run writes at most one new pack
-and then the index, merged with the index on disk at that moment. Two runs at once both
+and then the index, merged with the index on disk at that moment, once its findings are
+known (``kqlint check``: while workers work out its fixes' text). Two runs at once both
 stay correct; the one that writes its index last wins, and the other's pack becomes
 garbage that a later run removes. Anything unreadable (missing, truncated or corrupt pack,
-foreign format) is a miss and is rebuilt. Entries are unpickled with a restricted unpickler
+foreign format) is a miss and is rebuilt: an entry's header and body each carry a CRC-32,
+checked before either is unpickled. Entries are unpickled with a restricted unpickler
 that only builds plain data, Map, Seq and arrays, so a planted cache file cannot run code. A
 cache that cannot be written (read-only, full disk) is switched off for the run with one
 line on stderr. Size: packs whose entries are more than half garbage are compacted.

@@ -25,13 +25,12 @@ RACY_NS = 2_000_000_000     # files changed this close to the run's start are ha
 class Miss:
     """A file to parse: its bytes were read (and hashed) while looking it up; or, in an empty
     cache (nothing to look up), not yet: ``raw`` and ``digest`` are None, and whoever parses it
-    reads and hashes it (``hashed`` records that), so a first run does not read every file
-    twice in one process."""
+    stats, reads and hashes it (``hashed`` records that), so a first run does not read every
+    file twice in one process, nor stat every file in the main process before parsing."""
 
     path: str
     raw: bytes | None
     digest: str | None
-    found: tuple[str, os.stat_result] | None = None  # (relative path, stat) taken before the read
 
 
 @dataclass
@@ -62,6 +61,8 @@ class FileCache:
         self.documents_of_display: dict[str, tuple[str, ...]] = {}  # display path -> its documents' digests
         self.projections_of_display: dict[str, tuple[str, ...]] = {}  # and their projections' (cache_masks)
         self._live: set[str] | None = None
+        self.writes_later = False  # set by kqlint check: the run's writes wait for write()
+        self._writes: list[Callable[[], None]] = []
 
     def discover(self, paths: list[str], excludes: tuple[str, ...]) -> Any:
         """discover.discover, once per run for the same arguments (the run key needs it too)."""
@@ -91,6 +92,11 @@ class FileCache:
             if found is not None:
                 self._stats[path] = found
         return found
+
+    def cacheable_stat(self, path: str) -> tuple[str, os.stat_result] | None:
+        """(relative path, stat) of ``path`` if it can be cached (a regular file in the project
+        within the size limit), else None; taken before its bytes are read."""
+        return self._stat_now(path)
 
     def _stat_now(self, path: str) -> tuple[str, os.stat_result] | None:
         rel = self.relative(path)
@@ -126,11 +132,12 @@ class FileCache:
         self.seen[rel] = [0, 0, 0, 0, digest] if racy else [*_stamp(st), digest]
         self._hashed[rel] = (_stamp(st), digest)
 
-    def hashed(self, miss: Miss, display: str, digest: str, size: int) -> None:
-        """A miss looked up unread was read (``size`` bytes) and hashed where it was parsed."""
-        if miss.found is not None:
-            self._record(miss.found[0], miss.found[1], digest, size)
-            self.digest_of_display[display] = digest
+    def hashed(self, path: str, display: str, digest: str, size: int, found: tuple[str, os.stat_result]) -> None:
+        """A miss looked up unread was stat'ed (``found``: cacheable_stat's answer), then read
+        (``size`` bytes) and hashed where it was parsed."""
+        self._record(found[0], found[1], digest, size)
+        self.digest_of_display[display] = digest
+        self._stats[path] = found  # the run key's look at it (after the run) takes this stat
 
     @property
     def empty(self) -> bool:
@@ -162,14 +169,14 @@ class FileCache:
     def lookup(self, path: str, display: str, lazy: bool) -> SourceFile | Miss | None:
         """A cached source (lazy: objects only, for context files), or a Miss with the bytes to
         parse, or None when the file is not cached (outside the project, not a regular file)."""
+        if self.empty:  # nothing to find: stat'ed (cacheable_stat) and read where it is parsed
+            return Miss(path, None, None)
         found = self._stat(path)
         if found is None:
             return None
         rel, st = found
         raw = self._unparsed.pop(rel, None)
         digest = self.seen[rel][4] if raw is not None else self._known_digest(rel, st)
-        if digest is None and self.empty:
-            return Miss(path, None, None, found)
         if digest is None:
             hashed = self._hash(path, rel, st)
             if hashed is None:
@@ -228,6 +235,19 @@ class FileCache:
         """An entry parsed in this run (maybe in a worker), written to disk by flush()."""
         if self.writable:
             self.new_entries[digest] = blob
+
+    def write_later(self, writes: Callable[[], None]) -> None:
+        """``writes()`` (the run's report, entries and results), at once unless ``writes_later``:
+        then when write() is called, so the writing can go on beside other work."""
+        self._writes.append(writes)
+        if not self.writes_later:
+            self.write()
+
+    def write(self) -> None:
+        """Do the writes left for later (once)."""
+        writes, self._writes = self._writes, []
+        for pending in writes:
+            pending()
 
     def flush(self) -> None:
         """Write this run's pack and the index (merged over the one on disk), then prune."""

@@ -151,10 +151,16 @@ def check(
                                lint_rules, paths=list(paths or []))
     else:
         cache = _open_cache(no_cache, cache_dir, config, targets_paths)
+        if cache is not None:
+            cache.writes_later = True  # written while the fixes' text is worked out (below)
         report = _lint(targets_paths, config, tuple(context or ()), not no_inline_suppressions, lint_rules,
                        progress=not quiet, jobs=jobs, cache=cache)
-    report_stderr_lines(report, targets_paths, quiet)
-    report = with_text_fixes(report, config, cache, _jobs(jobs))
+    try:
+        report_stderr_lines(report, targets_paths, quiet)
+        report = with_text_fixes(report, config, cache, _jobs(jobs), beside=cache.write if cache else None)
+    finally:
+        if cache is not None:
+            cache.write()
     report = apply_baseline(report, baseline, write_baseline, quiet)
     if fix and targets_paths == [STDOUT]:  # the fixed stream is on stdout: the report goes to stderr
         targets = [(name, "/dev/stderr" if target == STDOUT else target) for name, target in targets]

@@ -2,14 +2,17 @@
 lines beside the report on stderr, the baseline, and the reports written to their targets."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from kqlint.cli.app import STDOUT, Exit, emit, err
 
 
-def with_text_fixes(report: Any, config: Any, cache: Any = None, jobs: int = 1) -> Any:
+def with_text_fixes(report: Any, config: Any, cache: Any = None, jobs: int = 1,
+                    beside: Callable[[], None] | None = None) -> Any:
     """Each fix as the text it changes (JSON, SARIF, the ``[*]`` marks); fixes that cannot be
-    written safely are dropped. Files resolved by an earlier run are taken from ``cache``."""
+    written safely are dropped. Files resolved by an earlier run are taken from ``cache``.
+    ``beside()`` runs in this process while workers resolve fixes (if there are any)."""
     if not any(f.fix is not None for f in report.findings):
         return report
     from dataclasses import replace
@@ -22,7 +25,8 @@ def with_text_fixes(report: Any, config: Any, cache: Any = None, jobs: int = 1) 
         from kqlint.fix_apply.memo import ResolvedFixes
 
         memo = ResolvedFixes(cache)
-    findings = resolve(report.findings, readable_input(report.files), config.namespace or "default", jobs, memo)
+    findings = resolve(report.findings, readable_input(report.files), config.namespace or "default", jobs, memo,
+                       beside)
     if memo is not None:
         memo.save()
     return replace(report, findings=tuple(findings))

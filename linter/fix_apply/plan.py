@@ -2,7 +2,7 @@
 verified ones applied (fix_file) or turned into text ranges for reports (resolve)."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
@@ -71,11 +71,12 @@ FILES_PER_JOB = 40  # each file is parsed at least twice: worth a worker from a 
 
 
 def resolve(findings: Sequence[Finding], read: Any, namespace: str = "default", jobs: int = 1,
-            memo: Any = None) -> list[Finding]:
+            memo: Any = None, beside: Callable[[], None] | None = None) -> list[Finding]:
     """``findings`` with each fix's text ranges filled in (``Fix.text``); a fix that cannot
     be written safely (or whose file cannot be read with ``read(file)``) is dropped. Files are
     resolved over ``jobs`` processes; ``memo`` (kqlint.fix_apply.memo.ResolvedFixes) answers
-    files resolved by an earlier run from the same content and fixes."""
+    files resolved by an earlier run from the same content and fixes. ``beside()`` runs in
+    this process first, beside the workers when there are any (parallel.map_chunks' before)."""
     by_file: dict[str, list[Finding]] = {}
     for finding in findings:
         if finding.fix is not None:
@@ -91,7 +92,7 @@ def resolve(findings: Sequence[Finding], read: Any, namespace: str = "default", 
     from kqlint.parallel import map_chunks
 
     for (file, _), resolved in zip(misses, map_chunks(partial(_resolve_file, read=read, namespace=namespace),
-                                                      misses, jobs, FILES_PER_JOB), strict=True):
+                                                      misses, jobs, FILES_PER_JOB, before=beside), strict=True):
         fixes[file] = resolved
         if keys[file] is not None:
             memo.put(keys[file], resolved)
