@@ -20,7 +20,7 @@ from kqlint.objects import INPUT, K8sObject, dig, mapping_at, objects_from_file
 from kqlint.workloads import KUBEFLOW_RUN_POLICY_PATH, POD_GROUP_MIN_MEMBER_PATH, RUNTIME_REF_PATH, is_template_facts
 from kqlint.workloads.templates import KUBEFLOW_REPLICA_KEYS
 
-MAGIC = b"KQLC\x00\x08"  # 8: the header is not compressed; 7: skeletons keep template facts
+MAGIC = b"KQLC\x00\x09"  # 9: header and body one compressed stream; 7: skeletons keep template facts
 
 
 _ALLOWED = {("kqlint.loader.nodes", "Map"), ("kqlint.loader.nodes", "Seq"), ("array", "array"),
@@ -135,9 +135,9 @@ def encode(source: SourceFile, raw: bytes) -> tuple[bytes, list[Skeleton], tuple
 
     Header: problems, comments, the source's other fields, object skeletons, the documents'
     digests and their projections' (kqlint.cache_digests), and the size of each document's
-    pickle in the body; not compressed (a sixth of the entry, read by every run that uses the
-    file: compressing it cost more time than the bytes it saved are worth), with its checksum.
-    Body: the documents, each pickled on its own, compressed."""
+    pickle in the body. Body: the documents, each pickled on its own. Both are compressed as
+    one stream (one compressor per file: for entries of a few kilobytes, setting one up costs
+    as much as compressing), the header first, so it is read without inflating the body."""
     from kqlint.cache_digests import document_digests
     from kqlint.loader.decode import to_utf8
     from kqlint.platform import object_requested_resources
@@ -158,16 +158,19 @@ def encode(source: SourceFile, raw: bytes) -> tuple[bytes, list[Skeleton], tuple
     digests, projections = document_digests(to_utf8(raw)[0] or raw, ends, masks)  # the text the parser read
     pickled = [pickle.dumps(document, protocol=5) for document in source.documents]
     plain = b"".join(pickled)
-    packed = zlib.compress(plain, 1)
     sizes = tuple(len(data) for data in pickled)
     head = pickle.dumps((problems, source.comment_lines, _fields(source, _SOURCE_OWN), skeletons,
-                         documents, skipped, zlib.crc32(packed), digests, sizes, projections), protocol=5)
-    return framed(head, packed), skeletons, digests, projections, plain
+                         documents, skipped, digests, sizes, projections), protocol=5)
+    return framed(head, plain), skeletons, digests, projections, plain
 
 
 def framed(head: bytes, body: bytes) -> bytes:
-    """An entry's bytes: MAGIC, the header's size and checksum, the header, the body."""
-    return MAGIC + len(head).to_bytes(4, "big") + zlib.crc32(head).to_bytes(4, "big") + head + body
+    """An entry's bytes: MAGIC, the header's size and CRC-32, the stream's CRC-32, then the
+    header and the body compressed as one stream."""
+    compressor = zlib.compressobj(1)
+    stream = compressor.compress(head) + compressor.compress(body) + compressor.flush()
+    return MAGIC + b"".join(number.to_bytes(4, "big") for number in (len(head), zlib.crc32(head), zlib.crc32(stream))) \
+        + stream
 
 
 def _mask_sites(obj: K8sObject, templates: list[Any]) -> list[Any]:
@@ -193,7 +196,8 @@ class Entry:
     skeletons: list[Skeleton]
     documents_count: int
     skipped: int
-    body: bytes
+    stream: bytes | memoryview          # header and body, compressed
+    head_size: int                      # the header's size in the stream, uncompressed
     document_digests: tuple[str, ...] = ()  # one per document (kqlint.cache_digests)
     sizes: tuple[int, ...] = ()             # of each document's pickle in the body
     projections: tuple[str, ...] = ()       # one per document: its digest with values masked
@@ -201,7 +205,8 @@ class Entry:
     plain: bytes | None = None              # the body uncompressed, sent along by the worker that made it
 
     def documents(self) -> list[Any]:
-        raw = memoryview(self.plain if self.plain is not None else zlib.decompress(self.body))
+        raw = memoryview(self.plain if self.plain is not None else zlib.decompress(self.stream))[
+            0 if self.plain is not None else self.head_size:]
         if sum(self.sizes) != len(raw):
             raise ValueError("cache entry body does not hold its documents")
         load = pickle.loads if self.made_here else _unpickle
@@ -231,16 +236,16 @@ def decode_entry(blob: bytes) -> Entry:
     """Raises on anything that is not a complete entry of this format."""
     if not blob.startswith(MAGIC):
         raise ValueError("not a kqlint cache entry")
-    start = len(MAGIC) + 8
-    size = int.from_bytes(blob[len(MAGIC):start - 4], "big")
-    head_bytes = memoryview(blob)[start:start + size]
-    if len(head_bytes) != size or zlib.crc32(head_bytes) != int.from_bytes(blob[start - 4:start], "big"):
-        raise ValueError("damaged cache entry")  # checked first: the header is not compressed
-    head = ModelUnpickler(io.BytesIO(head_bytes)).load()
-    problems, comments, fields, skeletons, documents, skipped, checksum, digests, sizes, projections = head
-    body = blob[start + size:]
-    if zlib.crc32(body) != checksum:  # checked now: a context file's body is read much later
+    start = len(MAGIC) + 12
+    size, head_check, stream_check = (int.from_bytes(blob[at:at + 4], "big") for at in range(len(MAGIC), start, 4))
+    stream = memoryview(blob)[start:]
+    if zlib.crc32(stream) != stream_check:  # checked now: a context file's body is read much later
         raise ValueError("damaged cache entry")
+    head_bytes = zlib.decompressobj().decompress(stream, size)  # the header alone
+    if len(head_bytes) != size or zlib.crc32(head_bytes) != head_check:  # a partial inflate checks nothing
+        raise ValueError("damaged cache entry")
+    head = ModelUnpickler(io.BytesIO(head_bytes)).load()
+    problems, comments, fields, skeletons, documents, skipped, digests, sizes, projections = head
     for _, _, _, requests, templates in skeletons:  # the per-object facts read unchecked
         if not isinstance(requests, tuple) or not all(isinstance(name, str) for name in requests) \
                 or not is_template_facts(templates):
@@ -254,8 +259,8 @@ def decode_entry(blob: bytes) -> Entry:
     if not isinstance(projections, tuple) or len(projections) != len(digests) \
             or not all(isinstance(d, str) for d in projections):
         raise ValueError("damaged cache entry")
-    return Entry(list(problems), dict(comments), fields, list(skeletons), int(documents), int(skipped), body,
-                 digests, sizes, projections)
+    return Entry(list(problems), dict(comments), fields, list(skeletons), int(documents), int(skipped), stream,
+                 size, digests, sizes, projections)
 
 
 # ------------------------------------------------------------------ input objects with known facts

@@ -33,8 +33,8 @@ and then the index, merged with the index on disk at that moment, once its findi
 known (``kqlint check``: while workers work out its fixes' text). Two runs at once both
 stay correct; the one that writes its index last wins, and the other's pack becomes
 garbage that a later run removes. Anything unreadable (missing, truncated or corrupt pack,
-foreign format) is a miss and is rebuilt: an entry's header and body each carry a CRC-32,
-checked before either is unpickled. Entries are unpickled with a restricted unpickler
+foreign format) is a miss and is rebuilt: an entry's compressed stream and its header each
+carry a CRC-32, checked before anything is unpickled. Entries are unpickled with a restricted unpickler
 that only builds plain data, Map, Seq and arrays, so a planted cache file cannot run code. A
 cache that cannot be written (read-only, full disk) is switched off for the run with one
 line on stderr. Size: packs whose entries are more than half garbage are compacted.
