@@ -52,6 +52,19 @@ def test_map_chunks_balances_batches_and_keeps_order(monkeypatch: pytest.MonkeyP
     assert 0 < by_parent < len(items) / 2  # the worker did more while the parent was busy
 
 
+@pytest.mark.parametrize("count", [1, 7, 397, 4965, 10000])
+def test_batches_cover_every_item_once_and_shrink_towards_the_end(count: int) -> None:
+    """Guided self-scheduling: big batches first (few messages), small last ones (nobody
+    waits long for the last batch)."""
+    for jobs in (2, 3, 8):
+        batches = parallel._batches(count, jobs)
+        assert [i for batch in batches for i in batch] == list(range(count))
+        sizes = [len(batch) for batch in batches]
+        assert sizes == sorted(sizes, reverse=True) and all(size > 0 for size in sizes)
+        assert sizes[-1] <= -(-count // (jobs * parallel.BATCHES_PER_JOB))
+        assert len(batches) <= 8 * jobs * 4  # a bounded number of messages
+
+
 def test_a_worker_that_fails_leaves_its_batches_to_the_parent(monkeypatch: pytest.MonkeyPatch) -> None:
     import os
 
