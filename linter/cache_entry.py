@@ -20,7 +20,7 @@ from kqlint.objects import INPUT, K8sObject, dig, mapping_at, objects_from_file
 from kqlint.workloads import KUBEFLOW_RUN_POLICY_PATH, POD_GROUP_MIN_MEMBER_PATH, RUNTIME_REF_PATH, is_template_facts
 from kqlint.workloads.templates import KUBEFLOW_REPLICA_KEYS
 
-MAGIC = b"KQLC\x00\x09"  # 9: header and body one compressed stream; 7: skeletons keep template facts
+MAGIC = b"KQLC\x00\x0a"  # 10: one pickle of all documents; 9: header and body one compressed stream
 
 
 _ALLOWED = {("kqlint.loader.nodes", "Map"), ("kqlint.loader.nodes", "Seq"), ("array", "array"),
@@ -134,8 +134,8 @@ def encode(source: SourceFile, raw: bytes) -> tuple[bytes, list[Skeleton], tuple
     (entry, skeletons, document digests, projection digests, body uncompressed).
 
     Header: problems, comments, the source's other fields, object skeletons, the documents'
-    digests and their projections' (kqlint.cache_digests), and the size of each document's
-    pickle in the body. Body: the documents, each pickled on its own. Both are compressed as
+    digests and their projections' (kqlint.cache_digests). Body: the documents, pickled
+    together (every run that reads one reads them all). Both are compressed as
     one stream (one compressor per file: for entries of a few kilobytes, setting one up costs
     as much as compressing), the header first, so it is read without inflating the body."""
     from kqlint.cache_digests import document_digests
@@ -156,11 +156,9 @@ def encode(source: SourceFile, raw: bytes) -> tuple[bytes, list[Skeleton], tuple
         masks.setdefault(obj.doc, []).extend(_mask_sites(obj, templates))
     ends = source.document_ends if len(source.document_ends) == len(source.documents) else [0] * len(source.documents)
     digests, projections = document_digests(to_utf8(raw)[0] or raw, ends, masks)  # the text the parser read
-    pickled = [pickle.dumps(document, protocol=5) for document in source.documents]
-    plain = b"".join(pickled)
-    sizes = tuple(len(data) for data in pickled)
+    plain = pickle.dumps(source.documents, protocol=5)  # one pickle: keys spelt once per file, not per document
     head = pickle.dumps((problems, source.comment_lines, _fields(source, _SOURCE_OWN), skeletons,
-                         documents, skipped, digests, sizes, projections), protocol=5)
+                         documents, skipped, digests, projections), protocol=5)
     return framed(head, plain), skeletons, digests, projections, plain
 
 
@@ -199,7 +197,6 @@ class Entry:
     stream: bytes | memoryview          # header and body, compressed
     head_size: int                      # the header's size in the stream, uncompressed
     document_digests: tuple[str, ...] = ()  # one per document (kqlint.cache_digests)
-    sizes: tuple[int, ...] = ()             # of each document's pickle in the body
     projections: tuple[str, ...] = ()       # one per document: its digest with values masked
     made_here: bool = False                 # encoded by this run (a worker): no need to restrict unpickling
     plain: bytes | None = None              # the body uncompressed, sent along by the worker that made it
@@ -207,13 +204,9 @@ class Entry:
     def documents(self) -> list[Any]:
         raw = memoryview(self.plain if self.plain is not None else zlib.decompress(self.stream))[
             0 if self.plain is not None else self.head_size:]
-        if sum(self.sizes) != len(raw):
+        documents = (pickle.loads if self.made_here else _unpickle)(raw)
+        if not isinstance(documents, list) or len(documents) != len(self.document_digests):
             raise ValueError("cache entry body does not hold its documents")
-        load = pickle.loads if self.made_here else _unpickle
-        documents, start = [], 0
-        for size in self.sizes:
-            documents.append(load(raw[start:start + size]))
-            start += size
         return documents
 
     def source(self, display: str) -> SourceFile:
@@ -245,22 +238,20 @@ def decode_entry(blob: bytes) -> Entry:
     if len(head_bytes) != size or zlib.crc32(head_bytes) != head_check:  # a partial inflate checks nothing
         raise ValueError("damaged cache entry")
     head = ModelUnpickler(io.BytesIO(head_bytes)).load()
-    problems, comments, fields, skeletons, documents, skipped, digests, sizes, projections = head
+    problems, comments, fields, skeletons, documents, skipped, digests, projections = head
     for _, _, _, requests, templates in skeletons:  # the per-object facts read unchecked
         if not isinstance(requests, tuple) or not all(isinstance(name, str) for name in requests) \
                 or not is_template_facts(templates):
             raise ValueError("damaged cache entry")
     if not isinstance(fields, dict) or not all(isinstance(p, dict) for p in problems):
         raise ValueError("damaged cache entry")
-    if not isinstance(digests, tuple) or not all(isinstance(d, str) for d in digests) \
-            or not isinstance(sizes, tuple) or len(sizes) != len(digests) \
-            or not all(type(size) is int and size > 0 for size in sizes):
+    if not isinstance(digests, tuple) or not all(isinstance(d, str) for d in digests):
         raise ValueError("damaged cache entry")
     if not isinstance(projections, tuple) or len(projections) != len(digests) \
             or not all(isinstance(d, str) for d in projections):
         raise ValueError("damaged cache entry")
     return Entry(list(problems), dict(comments), fields, list(skeletons), int(documents), int(skipped), stream,
-                 size, digests, sizes, projections)
+                 size, digests, projections)
 
 
 # ------------------------------------------------------------------ input objects with known facts
