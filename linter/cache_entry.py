@@ -6,6 +6,7 @@ import dataclasses
 import enum
 import io
 import pickle
+import struct
 import sys
 import zlib
 from array import array
@@ -162,13 +163,14 @@ def encode(source: SourceFile, raw: bytes) -> tuple[bytes, list[Skeleton], tuple
     return framed(head, plain), skeletons, digests, projections, plain
 
 
+_FRAME = struct.Struct(">III")  # the header's size, its CRC-32, the stream's CRC-32
+
+
 def framed(head: bytes, body: bytes) -> bytes:
-    """An entry's bytes: MAGIC, the header's size and CRC-32, the stream's CRC-32, then the
-    header and the body compressed as one stream."""
+    """An entry's bytes: MAGIC, _FRAME, then the header and the body compressed as one stream."""
     compressor = zlib.compressobj(1)
     stream = compressor.compress(head) + compressor.compress(body) + compressor.flush()
-    return MAGIC + b"".join(number.to_bytes(4, "big") for number in (len(head), zlib.crc32(head), zlib.crc32(stream))) \
-        + stream
+    return MAGIC + _FRAME.pack(len(head), zlib.crc32(head), zlib.crc32(stream)) + stream
 
 
 def _mask_sites(obj: K8sObject, templates: list[Any]) -> list[Any]:
@@ -202,8 +204,10 @@ class Entry:
     plain: bytes | None = None              # the body uncompressed, sent along by the worker that made it
 
     def documents(self) -> list[Any]:
-        raw = memoryview(self.plain if self.plain is not None else zlib.decompress(self.stream))[
-            0 if self.plain is not None else self.head_size:]
+        if self.plain is not None:
+            raw = memoryview(self.plain)
+        else:
+            raw = memoryview(zlib.decompress(self.stream))[self.head_size:]
         documents = (pickle.loads if self.made_here else _unpickle)(raw)
         if not isinstance(documents, list) or len(documents) != len(self.document_digests):
             raise ValueError("cache entry body does not hold its documents")
@@ -229,9 +233,8 @@ def decode_entry(blob: bytes) -> Entry:
     """Raises on anything that is not a complete entry of this format."""
     if not blob.startswith(MAGIC):
         raise ValueError("not a kqlint cache entry")
-    start = len(MAGIC) + 12
-    size, head_check, stream_check = (int.from_bytes(blob[at:at + 4], "big") for at in range(len(MAGIC), start, 4))
-    stream = memoryview(blob)[start:]
+    size, head_check, stream_check = _FRAME.unpack_from(blob, len(MAGIC))
+    stream = memoryview(blob)[len(MAGIC) + _FRAME.size:]
     if zlib.crc32(stream) != stream_check:  # checked now: a context file's body is read much later
         raise ValueError("damaged cache entry")
     head_bytes = zlib.decompressobj().decompress(stream, size)  # the header alone

@@ -4,9 +4,10 @@ Workers are forked after the parent has everything they need (rules, the graph),
 nothing but results crosses a process boundary: parsed files (pickled once per batch,
 which keeps shared anchors shared) and findings. The items are cut into batches (shrinking
 towards the end) that the parent and the workers take in turn from a shared counter, so
-whoever is free takes the next: a process slowed by other work (the parent's graph rules, unpickling what the
-workers send, another program on the machine) simply does fewer. Output is identical to
-``--jobs 1``: results are merged back in input order and findings are sorted by a total key.
+whoever is free takes the next: a process slowed by other work (the parent's graph rules,
+unpickling what the workers send, another program on the machine) simply does fewer.
+Output is identical to ``--jobs 1``: results are merged back in input order and findings
+are sorted by a total key.
 Where ``fork`` is unavailable (Windows, some sandboxes) everything runs in-process.
 """
 from __future__ import annotations

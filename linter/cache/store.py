@@ -88,7 +88,7 @@ class FileCache:
         (run key, then load), but a file re-read after a change is stat'ed again."""
         found = self._stats.pop(path, None)
         if found is None:
-            found = self._stat_now(path)
+            found = self.cacheable_stat(path)
             if found is not None:
                 self._stats[path] = found
         return found
@@ -96,9 +96,6 @@ class FileCache:
     def cacheable_stat(self, path: str) -> tuple[str, os.stat_result] | None:
         """(relative path, stat) of ``path`` if it can be cached (a regular file in the project
         within the size limit), else None; taken before its bytes are read."""
-        return self._stat_now(path)
-
-    def _stat_now(self, path: str) -> tuple[str, os.stat_result] | None:
         rel = self.relative(path)
         if rel is None:
             return None
@@ -168,7 +165,9 @@ class FileCache:
 
     def lookup(self, path: str, display: str, lazy: bool) -> SourceFile | Miss | None:
         """A cached source (lazy: objects only, for context files), or a Miss with the bytes to
-        parse, or None when the file is not cached (outside the project, not a regular file)."""
+        parse, or None when the file is not cached (outside the project, not a regular file).
+        In an empty cache every file is a Miss without bytes: whoever parses it decides with
+        cacheable_stat whether it is cached."""
         if self.empty:  # nothing to find: stat'ed (cacheable_stat) and read where it is parsed
             return Miss(path, None, None)
         found = self._stat(path)

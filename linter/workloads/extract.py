@@ -142,7 +142,6 @@ def template_facts(obj: K8sObject, templates: list[PodTemplate]) -> tuple[Templa
                   t.priority_class_name, plain(t.metadata)) for t in templates)  # positions: from the body
 
 
-
 def is_template_facts(value: Any) -> bool:
     """``value`` has the shape of ``template_facts``'s answer (a cache entry read back)."""
     return value is None or isinstance(value, tuple) and all(
