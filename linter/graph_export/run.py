@@ -19,14 +19,14 @@ def load(paths: list[str], config: Config, context: tuple[str, ...] = (),
     from kqlint.inputs import context_paths, load_context, load_paths
     from kqlint.objects import INPUT
     from kqlint.runner import analyze, build_graph, prepare
-    from kqlint.scope import visible_context
+    from kqlint.scope import graph_view
 
     config, selected = prepare(config)
     inputs, found = load_paths(paths, config, INPUT)
     if found.missing:
         raise UsageError(f"path does not exist: {found.missing[0]}")
     named, _ = context_paths(paths, context, config)
-    context_objects = visible_context(inputs, load_context(named, config, inputs).objects, config)
+    inputs, context_objects = graph_view(inputs, load_context(named, config, inputs).objects, config)
     findings = analyze(inputs, found, context_objects, config, selected).findings if with_findings else ()
     return build_graph(inputs, context_objects, config), findings
 

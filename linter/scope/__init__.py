@@ -17,9 +17,9 @@ unit), ``routes`` (where a queue reference resolved, for a finding's ``related``
 from __future__ import annotations
 
 from kqlint.scope.context import NO_ROOT_NOTE, context_plan
-from kqlint.scope.partitions import partitions, visible_context, without_fragments
+from kqlint.scope.partitions import graph_view, partitions, without_fragments
 from kqlint.scope.routes import with_routes
 from kqlint.scope.units import scope_of
 
-__all__ = ["NO_ROOT_NOTE", "context_plan", "partitions", "scope_of", "visible_context", "with_routes",
+__all__ = ["NO_ROOT_NOTE", "context_plan", "graph_view", "partitions", "scope_of", "with_routes",
            "without_fragments"]

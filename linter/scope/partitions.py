@@ -69,10 +69,11 @@ def _as_context(obj: Any, config: Any) -> Any:
     return K8sObject(obj.file, obj.doc, obj.root, obj.base, obj.data, config.namespace, CONTEXT)
 
 
-def visible_context(inputs: Any, context_objects: list[Any], config: Any) -> list[Any]:
-    """The context objects the inputs may resolve to (for ``kqlint graph``): no patch
-    fragments, nothing from units that hold no input."""
+def graph_view(inputs: Any, context_objects: list[Any], config: Any) -> tuple[Any, list[Any]]:
+    """What ``kqlint graph`` shows, discovered as ``kqlint check`` discovers it: the inputs
+    without kustomize patch fragments, and the context objects they may resolve to (no
+    fragments, nothing from units that hold no input)."""
     scope = scope_of(list(inputs.objects) + list(context_objects), config)
-    units = {scope.unit_of(obj.file) for obj in inputs.objects if not scope.is_fragment(obj.file)}
-    return [obj for obj in context_objects
-            if not scope.is_fragment(obj.file) and scope.unit_of(obj.file) in units | {None}]
+    inputs, context_objects = without_fragments(inputs, context_objects, scope)
+    units = {scope.unit_of(obj.file) for obj in inputs.objects}
+    return inputs, [obj for obj in context_objects if scope.unit_of(obj.file) in units | {None}]
