@@ -247,12 +247,13 @@ def _without_placeholder_templates(source: SourceFile, objects: list[K8sObject],
 
 
 def context_paths(paths: list[str], context: Iterable[str], config: Config,
-                  automatic: bool = True) -> tuple[list[str], str | None]:
+                  automatic: bool = True, rendered: Iterable[str] = ()) -> tuple[list[str], str | None]:
     """The context of a run and a note for stderr (kqlint.scope.context_plan): ``--context``
-    and config ``context:`` when given, else the project root's manifests."""
+    and config ``context:`` when given, else the project root's manifests (also for the
+    ``rendered`` folders of ``--kustomize``)."""
     from kqlint.scope import context_plan
 
-    plan = context_plan(paths, list(context) + list(config.context), automatic)
+    plan = context_plan(paths, list(context) + list(config.context), automatic, rendered)
     return list(plan.paths), plan.note
 
 

@@ -154,14 +154,20 @@ class _Mapper:
 
 def lint_overlays(directories: list[str], config: Any, context: tuple[str, ...], inline: bool,
                   rules: Sequence[Any], paths: list[str] | None = None) -> Report:
+    """Lint the rendered ``directories`` (and the plain ``paths``) with the context a plain run
+    of them has: ``--context``/config ``context:``, else the project root's manifests (minus
+    the files the overlays rendered, which are inputs)."""
+    from kqlint.containment import contain_config
     from kqlint.discover import Discovery
     from kqlint.errors import UsageError
-    from kqlint.inputs import Loaded, add_source, load_context, load_paths
+    from kqlint.inputs import Loaded, add_source, context_paths, load_context, load_paths
     from kqlint.objects import INPUT
     from kqlint.runner import analyze, prepare
 
+    config, notes = contain_config(config)  # config context:/crds: outside the repository
     config, selected = prepare(config, rules)
-    inputs, found = (load_paths(paths, config, INPUT) if paths else (Loaded(), Discovery()))
+    plain = list(paths or [])
+    inputs, found = (load_paths(plain, config, INPUT) if plain else (Loaded(), Discovery()))
     if found.missing:
         raise UsageError(f"path does not exist: {found.missing[0]}")
     for directory in directories:
@@ -170,10 +176,12 @@ def lint_overlays(directories: list[str], config: Any, context: tuple[str, ...],
                 add_source(inputs, directory, source, config, INPUT)
         except KustomizeError as exc:
             raise UsageError(str(exc)) from None
-    context_loaded = load_context(list(context) + list(config.context), config, inputs)
+    named, note = context_paths(plain, context, config, rendered=directories)
+    context_loaded = load_context(named, config, inputs, input_paths=plain)
     report = analyze(inputs, found, context_loaded.objects, config, selected, inline)
+    notes += ([note] if note else []) + inputs.notes + context_loaded.notes
     rendered = {(o.file, o.kind, o.namespace, o.name): o for o in inputs.objects}
     mapper = _Mapper(rendered)
     findings = tuple(sorted((mapper.finding(f) for f in report.findings), key=Finding.sort_key))
     suppressed = tuple(sorted((mapper.finding(f) for f in report.suppressed), key=Finding.sort_key))
-    return replace(report, findings=findings, suppressed=suppressed)
+    return replace(report, findings=findings, suppressed=suppressed, notes=tuple(dict.fromkeys(notes)))

@@ -21,15 +21,19 @@ class ContextPlan:
     note: str | None = None
 
 
-def context_plan(paths: list[str], explicit: Iterable[str], automatic: bool = True) -> ContextPlan:
+def context_plan(paths: list[str], explicit: Iterable[str], automatic: bool = True,
+                 rendered: Iterable[str] = ()) -> ContextPlan:
     """The context paths of a run: the explicit ones when any, else the project root (unless
-    the inputs already cover it)."""
+    the inputs already cover it). ``rendered``: folders linted as ``kubectl kustomize``
+    renders them (``--kustomize``): they locate the project root like ``paths``, but their
+    files are not the inputs, so even a rendered root leaves the root's manifests to load."""
     named = tuple(explicit)
     if named or not automatic:
         return ContextPlan(named)
-    root = project_root(inputs_folder(paths))
+    located = list(paths) + list(rendered)
+    root = project_root(inputs_folder(located))
     if root is None:  # said when the inputs are only part of the current folder's tree
-        partial = not any(p != STDIN and covers(os.path.abspath(p), os.getcwd()) for p in paths)
+        partial = not any(p != STDIN and covers(os.path.abspath(p), os.getcwd()) for p in located)
         return ContextPlan((), NO_ROOT_NOTE if partial else None)
     if any(p != STDIN and covers(os.path.abspath(p), root) for p in paths):
         return ContextPlan(())  # the inputs are the whole project
