@@ -42,7 +42,7 @@ _TEMPLATES = "pod_templates: a TrainJob's come from its (Cluster)TrainingRuntime
 _MANAGED = (f"managed_workloads: its queue-name label, or a LocalQueue `default` in its namespace; {_TEMPLATES}; "
             "a runtime's templates run in the TrainJobs using it (managed_templates, trainjobs_using)")
 _POD_PRIORITY = ("pod_priority: its PriorityClass or the global default one (priority_classes); the fix's shared "
-                 "non-preempting class (only_non_preempting_class: PriorityClasses applied with it)")
+                 "non-preempting class (only_non_preempting_class: the graph's PriorityClasses)")
 
 # code -> (the kinds it reads besides its own object, why): checked by tests/test_cache_reads.py.
 # Not here, run every time: KQ005 (cheap: the object's apiVersion against the platform model),
@@ -57,8 +57,7 @@ READS: dict[str, tuple[frozenset[tuple[str, str]], str]] = {
     "KQ106": (_ROUTED, "graph rule: the input ClusterQueues, the workloads routed to them (LocalQueue -> "
                        f"ClusterQueue, {_TEMPLATES}) and their pods' PriorityClasses"),
     "KQ107": (_ROUTED, "graph rule: the input PriorityClasses, every managed multi-pod workload "
-                       f"(all_managed_workloads, {_TEMPLATES}), its pods' PriorityClasses; applied_with: the "
-                       "files' folders and units"),
+                       f"(all_managed_workloads, {_TEMPLATES}), its pods' PriorityClasses"),
     "KQ211": (frozenset({K.CLUSTER_QUEUE, K.LOCAL_QUEUE, K.NAMESPACE}),
               "graph rule: the input ClusterQueues' namespaceSelector, the LocalQueues pointing at each "
               "(spec.clusterQueue, their namespaces), the input Namespaces' labels"),
@@ -71,7 +70,7 @@ READS: dict[str, tuple[frozenset[tuple[str, str]], str]] = {
               "WorkloadPriorityClass, PriorityClass, the global default"),
     "KQ201": (_ROUTED, "a ClusterQueue: the workloads routed to it (every managed workload, LocalQueue -> "
                        "ClusterQueue) and their workload priorities (WorkloadPriorityClass, PriorityClass); the "
-                       "WorkloadPriorityClasses applied with it (applied_with: folders and units)"),
+                       "WorkloadPriorityClasses of its graph (its unit and the shared files)"),
     "KQ202": (_ROUTING | {K.WORKLOAD_PRIORITY_CLASS, K.PRIORITY_CLASS},
               f"{_MANAGED}; the label's WorkloadPriorityClass (resolved, close names); a PriorityClass of "
               "that name (the hint)"),

@@ -133,19 +133,13 @@ class ObjectGraph:
         floating = [obj for obj in candidates if isinstance(obj.namespace, ApplyTimeNamespace)]
         if not floating or len(floating) < len(candidates) or not all(from_manifest(obj) for obj in floating):
             return False  # a fixed namespace, or a declared object (config, profile), resolves
-        return not any(self._applied_with(namespace.file, obj.file) for obj in floating)
+        return not any(self._one_apply_namespace(namespace.file, obj.file) for obj in floating)
 
-    def applied_with(self, obj: K8sObject, other: K8sObject) -> bool:
-        """``other`` is applied to the same cluster as ``obj`` as far as the repository shows:
-        declared (config ``external``, the profile, built in), or read from the same folder or
-        unit. Independent samples in other folders of a monorepo are not (rules.md "Applied
-        together")."""
-        if not (from_manifest(obj) and from_manifest(other)):
-            return True
-        return self._applied_with(obj.file, other.file)
-
-    def _applied_with(self, file: str, other: str) -> bool:
-        """Two files without namespaces land in one namespace: the same folder, or one unit."""
+    def _one_apply_namespace(self, file: str, other: str) -> bool:
+        """Two files without namespaces land in one namespace: one folder (applied with one
+        ``kubectl apply -f DIR -n NS``), or one unit. Which objects are applied to one cluster
+        is decided by units (kqlint.scope.partitions: a graph holds one unit and the shared
+        files); which namespace is chosen at apply time is this narrower question."""
         if file.rpartition("/")[0] == other.rpartition("/")[0]:
             return True
         unit = self.unit_of(file)

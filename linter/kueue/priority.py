@@ -107,12 +107,12 @@ def _distinct(graph: ObjectGraph, kind: str, group: str) -> list[K8sObject]:
     return list(chosen.values())
 
 
-def only_non_preempting_class(obj: K8sObject, graph: ObjectGraph) -> str | None:
-    """The name of the only PriorityClass with ``preemptionPolicy: Never`` (and a value) applied
-    with ``obj``; None when there is none or several (which one is a decision)."""
+def only_non_preempting_class(graph: ObjectGraph) -> str | None:
+    """The name of the only PriorityClass with ``preemptionPolicy: Never`` (and a value) of the
+    graph: the classes applied with its inputs (kqlint.scope: one unit and the shared files, in
+    any folder); None when there is none or several (which one is a decision)."""
     names = {pc.name for pc in priority_classes(graph)
-             if effective_preemption_policy(pc) == NEVER and class_value(pc) is not None
-             and graph.applied_with(obj, pc)}
+             if effective_preemption_policy(pc) == NEVER and class_value(pc) is not None}
     return names.pop() if len(names) == 1 else None
 
 

@@ -11,7 +11,7 @@ from kqlint.workloads import PodTemplate
 def use_class_fix(obj: K8sObject, template: PodTemplate, graph: ObjectGraph) -> Fix | None:
     """``priorityClassName`` of ``template`` (written in ``obj``) set to the shared
     non-preempting class. Unsafe: the pods' priority value changes."""
-    name = only_non_preempting_class(obj, graph)
+    name = only_non_preempting_class(graph)
     if name is None or template.owner is not obj or not isinstance(obj.get(*template.spec_path), dict):
         return None
     title = f"Set priorityClassName: {name}"

@@ -3,9 +3,10 @@
 A user PriorityClass (not a built-in `system-*` class) whose effective `preemptionPolicy`
 is `PreemptLowerPriority` and whose value is above the pod priority of some pod template
 of a Kueue-managed multi-pod workload. Reported on the class, at its `value`; `related`
-lists the exposed workloads (their lowest-priority template, up to ten). Only gangs the
-class meets on one cluster count: read from the class's folder or unit, or using a
-PriorityClass from that folder (another sample of a monorepo is never applied with it).
+lists the exposed workloads (their lowest-priority template, up to ten). Only gangs
+applied with the class count (README "What is applied together"): the class and the gang in
+one unit, or either of them in the shared files (in no unit, any folder); a class of another
+unit (a sample applied on its own, declared with `units:`) never meets the gang.
 `preemptionPolicy: Never` on the gang's own class does not protect it: `Never` only
 stops the gang's pods from preempting others.
 
@@ -140,20 +141,9 @@ def check_graph(graph: ObjectGraph, ctx: RuleContext) -> Iterator[Finding]:
         if gangs is None:
             gangs = _gangs_by_lowest_pod_priority(graph)
             lowest = [profile.lowest_value for profile in gangs]
-        exposed = [gang for gang in gangs[:bisect_left(lowest, value)]  # lowest pod priority below
-                   if _meets(pc, gang, graph)]
+        exposed = gangs[:bisect_left(lowest, value)]  # lowest pod priority below; applied together
         if exposed:
             yield _finding(pc, value, exposed, ctx)
-
-
-def _meets(pc: K8sObject, gang: PodProfile, graph: ObjectGraph) -> bool:
-    """The class and the gang run on one cluster as far as the repository shows: read from the
-    gang's folder or unit, or beside a PriorityClass the gang's pods use. In a monorepo of
-    independent samples, another sample's class never meets this gang."""
-    if graph.applied_with(pc, gang.unit.obj):
-        return True
-    used = [priority.class_obj for _, priority in (gang.lowest, gang.preemptor or gang.lowest)]
-    return any(cls is not None and graph.applied_with(pc, cls) for cls in used)
 
 
 def _gangs_by_lowest_pod_priority(graph: ObjectGraph) -> list[PodProfile]:

@@ -6,9 +6,11 @@ carry at least two distinct workload priorities (by Kueue's full fallback chain:
 WorkloadPriorityClass label, pod PriorityClass, global default, 0), or at least two
 WorkloadPriorityClasses can be resolved (inputs, `--context`, config `external`,
 profile) among the objects applied with the queue: classes read from manifests count
-only from the queue's own folder or unit, since another folder of a monorepo of samples
-is never applied with it. Points at `preemption:` when present, else at `spec:`; `related` lists one
-workload per priority, or the WorkloadPriorityClasses. An explicit
+from the queue's own unit and from the shared files (in no unit: a platform repository's
+`priorities/` beside its `queues/`), never from another unit (README "What is applied
+together"; a repository of independent samples declares them as `units:`). Points at
+`preemption:` when present, else at `spec:`; `related` lists one workload per priority, or
+the WorkloadPriorityClasses. An explicit
 `withinClusterQueue: Never` is a deliberate choice (e.g. a queue that must never
 preempt) and does not fire.
 
@@ -130,8 +132,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         yield ctx.finding(at=_missing_at(obj), message=message, related=related[:MAX_RELATED],
                           fix=lower_priority_fix(obj))
         return
-    # classes of other folders of a monorepo may belong to samples never applied with this queue
-    classes = [c for c in workload_priority_classes(ctx.graph) if ctx.graph.applied_with(obj, c)]
+    classes = workload_priority_classes(ctx.graph)  # this queue's unit and the shared files
     if len(classes) >= 2:
         names = ", ".join(sorted(c.name for c in classes))
         message = (f"ClusterQueue {obj.name} does not set spec.preemption.withinClusterQueue (default Never) "
