@@ -4,7 +4,7 @@ Explicitly named files are read whatever their name; directory symlinks are not 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
@@ -32,6 +32,19 @@ def display_path(path: str) -> str:
     if absolute.startswith(prefix):  # both normalised: relpath() would only cut the prefix
         return absolute[len(prefix):].replace(os.sep, "/")
     return path.replace(os.sep, "/")
+
+
+def named_like(path: str, named: Iterable[str]) -> str:
+    """``path`` (absolute: a folder or file kqlint found itself, such as the project root or a
+    rendered object's origin) spelt the way the user named ``named``: relative to the current
+    directory when every named path is, so a run from a subfolder reports the project's other
+    files as ``../platform/x.yaml`` (exactly what ``--context ..`` gives), never a machine path."""
+    if any(os.path.isabs(p) for p in named if p != STDIN):
+        return path
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive (Windows): no relative spelling
+        return path
 
 
 def is_excluded(path: str, excludes: tuple[str, ...]) -> bool:

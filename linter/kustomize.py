@@ -86,7 +86,7 @@ def _origin_path(document: bytes, wrapper: str) -> str | None:
 
 def rendered_sources(directory: str) -> list[Any]:
     """One SourceFile per rendered document, named after the file it came from."""
-    from kqlint.discover import display_path
+    from kqlint.discover import display_path, named_like
     from kqlint.loader import parse_bytes
 
     data, wrapper = render(directory)
@@ -95,8 +95,8 @@ def rendered_sources(directory: str) -> list[Any]:
     for chunk in _DOC_SPLIT.split(data):
         if not chunk.strip():
             continue
-        origin = _origin_path(chunk, wrapper)
-        result.append(parse_bytes(display_path(origin) if origin else fallback, chunk))
+        origin = _origin_path(chunk, wrapper)  # absolute: a base may lie above the current folder
+        result.append(parse_bytes(display_path(named_like(origin, [directory])) if origin else fallback, chunk))
     return result
 
 

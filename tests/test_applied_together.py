@@ -150,3 +150,42 @@ def test_graph_skips_kustomize_patch_fragments(tmp_path: Path, capsys: pytest.Ca
             assert sorted(inputs) == expected, args
             assert all(e["from"] != "Job.batch/team-a/train" or e["to"] != "PriorityClass.scheduling.k8s.io/gang-never"
                        for e in graph["edges"])
+
+
+# ------------------------------------------------------------------ paths from a subfolder
+
+def test_from_a_subfolder_context_locations_stay_relative(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    root = project(tmp_path, "platform-teams")
+    with chdir(root / "teams"):
+        report = run_json(capsys, ".", "--select", "KQ101")
+        try:
+            main(["check", "--no-cache", "-f", "sarif", "--select", "KQ101", "."])
+        except SystemExit:
+            pass
+        sarif = json.loads(capsys.readouterr().out)["runs"][0]
+    # text/json: relative to the current directory, as `--context ..` prints them
+    assert [(f["file"], [(r["file"], r["line"], r["column"]) for r in f["related"]]) for f in report["findings"]] == [
+        ("team-a/base/train.yaml", [("../platform/priority.yaml", 12, 3)]),
+        ("team-b/evaluate.yaml", [("../platform/priority.yaml", 12, 3)])]
+    # SARIF: every URI relative to the project root (SRCROOT), as code scanning resolves them
+    uris = [a["location"] for a in sarif["artifacts"]]
+    assert all(u["uriBaseId"] == "SRCROOT" for u in uris)
+    assert [u["uri"] for u in uris][:3] == ["platform/priority.yaml", "teams/team-a/base/kustomization.yaml",
+                                            "teams/team-a/base/train.yaml"]
+    first = sarif["results"][0]
+    assert first["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "teams/team-a/base/train.yaml"
+    assert first["relatedLocations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "platform/priority.yaml"
+
+
+def test_a_rendered_base_above_the_current_folder_is_reported_relative(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    needs_kubectl()
+    root = project(tmp_path, "platform-teams")
+    (root / "teams" / "team-a" / "prod" / "train-never.yaml").unlink()
+    (root / "teams" / "team-a" / "prod" / "kustomization.yaml").write_text("resources:\n- ../base\n")
+    with chdir(root / "teams" / "team-a" / "prod"):
+        report = run_json(capsys, "--kustomize", ".", "--select", "KQ101")
+    assert spots(report) == [("../base/train.yaml", 14, 7, "KQ101")]
+    related = [(r["file"], r["line"]) for r in report["findings"][0]["related"]]
+    assert related == [("../../../platform/priority.yaml", 12)]

@@ -90,10 +90,11 @@ def test_sarif_rules_carry_every_rule_with_the_explain_text() -> None:
 
 
 def test_sarif_results_have_real_regions_and_relative_uris() -> None:
-    code, out, _ = _example_report("sarif")
+    code, out, _ = _example_report("sarif")  # run in examples/: URIs relative to the project root
     run = json.loads(out)["runs"][0]
     _, json_out, _ = _example_report("json")
-    expected = {(f["file"], f["line"], f["column"], f["code"]) for f in json.loads(json_out)["findings"]}
+    expected = {("examples/" + f["file"], f["line"], f["column"], f["code"])
+                for f in json.loads(json_out)["findings"]}
     found = set()
     for result in run["results"]:
         physical = result["locations"][0]["physicalLocation"]
@@ -101,7 +102,7 @@ def test_sarif_results_have_real_regions_and_relative_uris() -> None:
         assert artifact["uriBaseId"] == "SRCROOT" and not artifact["uri"].startswith("/")
         assert run["artifacts"][artifact["index"]]["location"]["uri"] == artifact["uri"]
         found.add((artifact["uri"], region["startLine"], region["startColumn"], result["ruleId"]))
-        line = (EXAMPLES / artifact["uri"]).read_text(encoding="utf-8").splitlines()[region["startLine"] - 1]
+        line = (EXAMPLES.parent / artifact["uri"]).read_text(encoding="utf-8").splitlines()[region["startLine"] - 1]
         if "endColumn" in region:  # the end is where the token at the start ends
             token = line[region["startColumn"] - 1:region["endColumn"] - 1]
             assert token.strip() == token and token, (line, region)
@@ -109,7 +110,7 @@ def test_sarif_results_have_real_regions_and_relative_uris() -> None:
     kq102 = next(r for r in run["results"] if r["ruleId"] == "KQ102")
     related = kq102["relatedLocations"][0]
     assert related["id"] == 1 and related["message"]["text"]
-    assert related["physicalLocation"]["artifactLocation"]["uri"] == "platform/priority/priority-classes.yaml"
+    assert related["physicalLocation"]["artifactLocation"]["uri"] == "examples/platform/priority/priority-classes.yaml"
     assert kq102["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] == "Job/vision/embed-precompute"
 
 

@@ -4,7 +4,7 @@
   description, the ``kqlint explain`` text as help, default level and whether it is on.
 - Every result has the real region (start line/column, and where the node there ends, from
   the positions the loader keeps: no file is read again), its file relative to the
-  ``SRCROOT`` base (the directory kqlint ran in), the object as a logical location,
+  ``SRCROOT`` base, the object as a logical location,
   ``relatedLocations``, and a ``partialFingerprints`` entry built from rule code + object +
   field path (not the line), so alerts survive edits.
 - Suppressed findings (``--report-suppressed``) come with ``suppressions`` of kind
@@ -13,6 +13,12 @@
   a built-in profile declares) and ``<config>`` (config ``external:``) are not files. They are
   not listed as artifacts and get no physical location; the message names them instead
   ("declared by the kakaocloud profile").
+
+``SRCROOT`` is the project root (cli.md "Project root and context"; the directory kqlint ran
+in when there is none), whatever folder kqlint runs from: code scanning resolves a relative
+URI against the repository root, so a run from a subfolder (its files and the project context
+beside it, ``../platform/x.yaml`` in the text report) gives the same URIs as a run from the
+root. A file outside that folder gets an absolute ``file://`` URI.
 
 No timestamps, no absolute paths of the machine: identical input gives identical bytes.
 """
@@ -47,14 +53,15 @@ def sarif_log(report: Report, rules: Iterable[Any] | None = None,
     findings = list(report.findings) + (list(report.suppressed) if report_suppressed else [])
     descriptors = _descriptors(_rules(rules), findings)
     index = {d["id"]: i for i, d in enumerate(descriptors)}
-    artifacts = _Artifacts(report.files, findings)
+    artifacts = _Artifacts(report.files, findings, source_root(report.files))
     results = [_result(f, ordinal, index, artifacts) for f, ordinal in _ordinals(findings)]
     run: dict[str, Any] = {
         "tool": {"driver": {"name": "kqlint", "version": __version__, "semanticVersion": __version__,
                             "informationUri": INFORMATION_URI, "rules": descriptors}},
         "invocations": [_invocation(report)],
         "originalUriBaseIds": {SRCROOT: {"description": {
-            "text": "The directory kqlint ran in; file paths of results are relative to it."}}},
+            "text": "The project root (the repository root, else the folder of the kqlint configuration, "
+                    "else the directory kqlint ran in); file paths of results are relative to it."}}},
         "artifacts": artifacts.entries(),
         "columnKind": "unicodeCodePoints",
         "results": sorted(results, key=_result_order),
@@ -215,24 +222,36 @@ def _invocation(report: Report) -> dict[str, Any]:
 
 # ------------------------------------------------------------------ artifacts and regions
 
-def artifact_uri(file: str) -> tuple[str, bool]:
-    """(uri, relative?) for a file path as reports display it."""
-    if os.path.isabs(file):
-        return "file://" + quote(file.replace(os.sep, "/"), safe="/:", errors="surrogateescape"), False
-    return quote(file, safe="/", errors="surrogateescape"), True
+def source_root(files: Iterable[str]) -> str:
+    """The folder ``SRCROOT`` stands for: the project root of the linted files, else the
+    directory kqlint ran in."""
+    from kqlint.discover import inputs_folder, project_root
+
+    named = [file for file in files if not is_pseudo(file)]
+    return project_root(inputs_folder(named)) or os.getcwd()
+
+
+def artifact_uri(file: str, root: str) -> tuple[str, bool]:
+    """(uri, relative to ``root``?) for a file path as reports display it."""
+    absolute = os.path.abspath(file)
+    if absolute.startswith(root.rstrip(os.sep) + os.sep):
+        relative = os.path.relpath(absolute, root).replace(os.sep, "/")
+        return quote(relative, safe="/", errors="surrogateescape"), True
+    return "file://" + quote(absolute.replace(os.sep, "/"), safe="/:", errors="surrogateescape"), False
 
 
 class _Artifacts:
     """Every file of the run (the linted files, then files that only hold related locations)."""
 
-    def __init__(self, files: Iterable[str], findings: list[Finding]) -> None:
+    def __init__(self, files: Iterable[str], findings: list[Finding], root: str) -> None:
         names = set(files) | {f.location.file for f in findings}
         names |= {r.file for f in findings for r in f.related}
         self.files = sorted(name for name in names if not is_pseudo(name))
         self.index = {name: i for i, name in enumerate(self.files)}
+        self.root = root
 
     def location(self, file: str) -> dict[str, Any]:
-        uri, relative = artifact_uri(file)
+        uri, relative = artifact_uri(file, self.root)
         location: dict[str, Any] = {"uri": uri}
         if relative:
             location["uriBaseId"] = SRCROOT
@@ -242,7 +261,7 @@ class _Artifacts:
     def entries(self) -> list[dict[str, Any]]:
         result = []
         for file in self.files:
-            uri, relative = artifact_uri(file)
+            uri, relative = artifact_uri(file, self.root)
             location = {"uri": uri, "uriBaseId": SRCROOT} if relative else {"uri": uri}
             result.append({"location": location})
         return result

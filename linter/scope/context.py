@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from kqlint.discover import STDIN, inputs_folder, project_root
+from kqlint.discover import STDIN, inputs_folder, named_like, project_root
 from kqlint.scope.layout import covers
 
 NO_ROOT_NOTE = ("no project root above the inputs (no .git, .kqlint.yaml, .kqlint.yml or "
@@ -37,4 +37,4 @@ def context_plan(paths: list[str], explicit: Iterable[str], automatic: bool = Tr
         return ContextPlan((), NO_ROOT_NOTE if partial else None)
     if any(p != STDIN and covers(os.path.abspath(p), root) for p in paths):
         return ContextPlan(())  # the inputs are the whole project
-    return ContextPlan((root,))
+    return ContextPlan((named_like(root, located),))  # its files are reported as the inputs are
