@@ -151,7 +151,7 @@ class ObjectGraph:
         references stay silent then."""
         if not isinstance(name, str) or not name:
             return False
-        if self.ambiguous(kind, name, namespace, group):
+        if self.ambiguous(kind, name, namespace, group) or self.placeholder_match(kind, name, namespace, group):
             return True
         floating = isinstance(namespace, ApplyTimeNamespace)
         for unit, obj in self.elsewhere.get((kind, name), ()):
@@ -160,6 +160,19 @@ class ObjectGraph:
             if obj.namespace is None or namespace is None or floating or obj.namespace == namespace \
                     or isinstance(obj.namespace, ApplyTimeNamespace):
                 return True
+        return False
+
+    def placeholder_match(self, kind: str, name: str, namespace: str | None, group: str | None) -> bool:
+        """An envsubst placeholder in the written name or in an object's name (``user-queue-
+        ${TOPOLOGY}``) may make them the same object once rendered: not proof of a missing
+        object, and not a resolution either (which object it is would be a guess)."""
+        from kqlint.placeholders import holds_placeholder, may_render_alike
+
+        if holds_placeholder(name) or self.memo((ObjectGraph.placeholder_match, kind), lambda: any(
+                holds_placeholder(obj.name) for obj in self._by_kind.get(kind, ()))):
+            return any(may_render_alike(name, obj.name) for obj in self._by_kind.get(kind, ())
+                       if (group is None or obj.group == group)
+                       and (obj.namespace is None or namespace is None or obj.namespace == namespace))
         return False
 
     def memo(self, key: Any, build: Callable[[], _T]) -> _T:

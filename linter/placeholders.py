@@ -45,6 +45,33 @@ def is_placeholder(value: Any) -> bool:
     return isinstance(value, str) and (_LEADING_ENVSUBST.match(value) is not None or TOKEN.match(value) is not None)
 
 
+# What a placeholder in an object name may render to: non-empty DNS-label-ish text.
+_RENDERED = r"[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?"
+
+
+def holds_placeholder(name: str) -> bool:
+    """``name`` holds an envsubst placeholder (``$VAR``, ``${VAR}``, ``${VAR:-x}``)."""
+    return "$" in name and ENVSUBST.search(name) is not None
+
+
+def name_pattern(name: str) -> re.Pattern[str]:
+    """The names ``name`` can render to: its literal text, each placeholder any non-empty
+    DNS-label-ish text (a ``${VAR:-x}`` default is one of those)."""
+    parts = ENVSUBST.split(name)
+    return re.compile(_RENDERED.join(re.escape(part) for part in parts) + r"\Z")
+
+
+def may_render_alike(written: str, defined: str) -> bool:
+    """A reference ``written`` and an object name ``defined``, one or both unrendered
+    templates, may name the same object once rendered (both templates: assumed they may)."""
+    written_open, defined_open = holds_placeholder(written), holds_placeholder(defined)
+    if written_open and defined_open:
+        return True
+    if written_open:
+        return name_pattern(written).match(defined) is not None
+    return defined_open and name_pattern(defined).match(written) is not None
+
+
 def unrendered_placeholders(source: SourceFile, objects: list[Any],
                             crds: tuple[str, ...]) -> LoadProblem | None:
     """One KQ006 for the file when an object holds a placeholder where the API expects

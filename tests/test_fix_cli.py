@@ -28,11 +28,11 @@ spec:
         - name: main
           image: busybox
           resources:
-            requests: {nvidia.com/gpu: "2"}   # flow style stays
-            limits:
-              nvidia.com/gpu: 4
+            requests:
+              nvidia.com/gpu: 2
+            limits: {nvidia.com/gpu: "4"}   # flow style stays
 """
-SAFE_FIXED = SAFE.replace('{nvidia.com/gpu: "2"}', '{nvidia.com/gpu: "4"}')
+SAFE_FIXED = SAFE.replace('{nvidia.com/gpu: "4"}', '{nvidia.com/gpu: "2"}')  # the limit follows the request
 UNSAFE = """\
 apiVersion: batch/v1
 kind: Job
@@ -77,11 +77,10 @@ def test_text_report_marks_fixable_findings(repo: Path, capsys: pytest.CaptureFi
 def test_diff_writes_nothing_and_exits_1(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, ".", "--diff")
     assert code == 1 and (repo / "job.yaml").read_text() == SAFE
-    assert out == ("--- a/job.yaml\n+++ b/job.yaml\n@@ -11,6 +11,6 @@\n         - name: main\n"
-                   "           image: busybox\n           resources:\n"
-                   '-            requests: {nvidia.com/gpu: "2"}   # flow style stays\n'
-                   '+            requests: {nvidia.com/gpu: "4"}   # flow style stays\n'
-                   "             limits:\n               nvidia.com/gpu: 4\n")
+    assert out == ("--- a/job.yaml\n+++ b/job.yaml\n@@ -13,4 +13,4 @@\n"
+                   "           resources:\n             requests:\n               nvidia.com/gpu: 2\n"
+                   '-            limits: {nvidia.com/gpu: "4"}   # flow style stays\n'
+                   '+            limits: {nvidia.com/gpu: "2"}   # flow style stays\n')
     assert "would fix 1 finding(s) (KQ403: 1)" in err
     (repo / "job.yaml").write_text(SAFE_FIXED)
     assert run(capsys, ".", "--diff")[:2] == (0, "")
@@ -144,14 +143,14 @@ def test_stdin_fixed_stream_to_stdout_report_to_stderr(repo: Path) -> None:
 def test_json_and_sarif_carry_the_fix(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _, out, _ = run(capsys, "job.yaml", "-f", "json")
     finding = validate_json_report(out)["findings"][0]
-    assert finding["fix"] == {"title": "Make extended-resource limits and requests equal", "applicability": "safe",
-                              "edits": [{"start": {"line": 14, "column": 40}, "end": {"line": 14, "column": 43},
-                                         "content": '"4"'}]}
+    assert finding["fix"] == {"title": "Set extended-resource limits equal to their requests", "applicability": "safe",
+                              "edits": [{"start": {"line": 16, "column": 38}, "end": {"line": 16, "column": 41},
+                                         "content": '"2"'}]}
     _, out, _ = run(capsys, "job.yaml", "-f", "sarif")
     result = validate_sarif(out)["runs"][0]["results"][0]
     change = result["fixes"][0]["artifactChanges"][0]
-    assert change["replacements"] == [{"deletedRegion": {"startLine": 14, "startColumn": 40, "endLine": 14,
-                                                         "endColumn": 43}, "insertedContent": {"text": '"4"'}}]
+    assert change["replacements"] == [{"deletedRegion": {"startLine": 16, "startColumn": 38, "endLine": 16,
+                                                         "endColumn": 41}, "insertedContent": {"text": '"2"'}}]
     assert json.dumps(result["fixes"][0]["properties"]) == '{"applicability": "safe"}'
 
 

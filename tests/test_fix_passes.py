@@ -27,7 +27,7 @@ spec:
             limits:
               nvidia.com/gpu: 4
 """
-CLEAN = FIXABLE.replace('"2"', '"4"')
+CLEAN = FIXABLE.replace("nvidia.com/gpu: 4", "nvidia.com/gpu: 2")  # the limit follows the request
 
 
 @pytest.fixture

@@ -197,6 +197,42 @@ def test_kq205_mentions_kueue_only_for_managed_workloads(tmp_path: Path) -> None
     assert "Kueue" not in messages[0] and "Job ml/plain pod template" in messages[0]
 
 
+NIC_JOBSET = """\
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: train, namespace: ml}
+spec:
+  replicatedJobs:
+    - name: workers
+      replicas: 2
+      template:
+        spec:
+          template:
+            spec:
+              restartPolicy: Never
+              containers:
+                - name: train
+                  image: x
+                  resources:
+                    limits: {nvidia.com/gpu: 8, nvidia.com/mlnxnics: 4}
+"""
+NIC_PROBE = ("apiVersion: v1\nkind: Pod\nmetadata: {name: probe, namespace: ml}\nspec:\n"
+             "  containers: [{name: c, image: x, resources: {limits: {nvidia.com/mlnxnics: 1}}}]\n")
+
+
+@pytest.mark.parametrize("profile", [None, "kakaocloud"])
+def test_kq401_configured_resource_wins_over_inferred_and_profile_nics(tmp_path: Path, profile: str | None) -> None:
+    """rules.KQ401.resource names this cluster's NIC: pods requesting nvidia.com/mlnxnics (and the
+    profile's nvidia.com/mlnxnics) neither silence the rule nor make the message suggest another."""
+    configured = Config(rules={"KQ401": {"resource": "rdma/ib"}}, profile=profile)
+    message, = _messages(tmp_path, "KQ401", {"jobset.yaml": NIC_JOBSET, "probe.yaml": NIC_PROBE}, configured)
+    assert "no container of the pod asks for rdma/ib" in message
+    assert message.endswith("The pod asks for nvidia.com/mlnxnics instead, which is not the NIC the "
+                            "configuration names (rdma/ib is this cluster's NIC resource: configuration "
+                            "`rules.KQ401.resource`)")
+    assert _messages(tmp_path, "KQ401", {}, Config(profile=profile)) == []  # the default NIC is asked for
+
+
 def test_kai_installed_by_configuration_resolves_its_classes_everywhere(tmp_path: Path) -> None:
     pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ml}\nspec:\n"
            "  priorityClassName: inference\n  containers: [{name: c, image: x}]\n")

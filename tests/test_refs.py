@@ -87,3 +87,42 @@ def test_the_table_has_one_pod_group_row_per_gang_scheduler() -> None:
         "scheduling.k8s.io/group-name", "pod-group-name", "scheduling.x-k8s.io/pod-group"]
     rows = {refs.QUEUE_REF, refs.CLUSTER_QUEUE_REF, refs.FLAVOR_REF, refs.RUNTIME_REF, *refs.POD_GROUP_REFS}
     assert set(refs.REFERENCES) >= rows
+
+
+PLACEHOLDER_TARGETS = """\
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata:
+  name: prio-${TIER}
+value: 100
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata:
+  name: $FLAVOR
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: gang-high}
+value: 1000
+---
+apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: PodGroup
+metadata: {name: gang, namespace: ml}
+spec: {minMember: 1}
+"""
+
+
+def test_a_placeholder_name_may_exist_for_every_kind_resolved_by_name() -> None:
+    """rules.md: references resolve by name; an envsubst placeholder on either side may match
+    what it renders to (non-empty DNS-label-ish text), which is no proof of a missing object
+    and no resolution either (the content would be a guess)."""
+    graph = ObjectGraph(objects(PLACEHOLDER_TARGETS))
+    cases = [("WorkloadPriorityClass", "prio-high", None, True), ("WorkloadPriorityClass", "prio-", None, False),
+             ("WorkloadPriorityClass", "other-high", None, False), ("ResourceFlavor", "a100", None, True),
+             ("PriorityClass", "gang-${LEVEL}", None, True), ("PriorityClass", "${CLASS:-x}", None, True),
+             ("PriorityClass", "solo-${LEVEL}", None, False), ("PodGroup", "${GROUP}", "ml", True),
+             ("PodGroup", "${GROUP}", "serving", False), ("PodGroup", "gang", "ml", False)]
+    for kind, name, namespace, expected in cases:
+        assert graph.may_exist(kind, name, namespace) is expected, (kind, name, namespace)
+        assert kind == "PodGroup" and name == "gang" or graph.resolve(kind, name, namespace) is None

@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import RELATED_RE, found, found_related, lint_case, markers
+from helpers import RELATED_RE, found, found_related, lint_case, markers, rule_profile
+from kqlint.config import Config
 
 RULE_FIXTURES = Path(__file__).parent / "fixtures" / "rules"
 
@@ -49,3 +50,16 @@ def test_every_rule_folder_has_bad_and_good_cases() -> None:
         names = [p.name for p in rule_dir.iterdir()]
         assert any(n.startswith("bad") for n in names), f"{rule_dir.name}: no bad case"
         assert any(n.startswith("good") for n in names), f"{rule_dir.name}: no good case"
+
+
+# rules.md "A more specific rule wins": (specific, general) pairs where the general rule must
+# report nothing the specific one owns. KQ503 stays off a TrainJob's own queue label like KQ502.
+SPECIFIC_WINS = [("KQ501", "KQ502"), ("KQ501", "KQ503"), ("KQ305", "KQ304")]
+OWNED = [(specific, general, case) for specific, general in SPECIFIC_WINS
+         for case in sorted((RULE_FIXTURES / specific).iterdir()) if case.name.startswith("bad")]
+
+
+@pytest.mark.parametrize("specific,general,case", OWNED, ids=[f"{s}-{g}/{c.name}" for s, g, c in OWNED])
+def test_a_more_specific_rule_wins(specific: str, general: str, case: Path) -> None:
+    config = Config(select=(specific, general), profile=rule_profile(specific))
+    assert found(lint_case(case, None, config)) == markers(case)  # the specific rule's, and nothing else

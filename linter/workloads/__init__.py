@@ -125,6 +125,7 @@ from kqlint.workloads.trainer import (
     TRAINER_ANCESTOR_LABEL,
     TRAINER_NODE_CONTAINER,
     resources_per_node,
+    runtime_patch_metadata,
     trainer_num_nodes,
     training_runtime,
 )
@@ -198,6 +199,7 @@ __all__ = [
     "resources_per_node",
     "template_facts",
     "total_pods",
+    "runtime_patch_metadata",
     "trainer_num_nodes",
     "training_runtime",
     "volcano_tasks",

@@ -248,7 +248,13 @@ class GangMarker:
     at: Location
     in_object: bool               # written in the workload itself (not in a referenced runtime)
 
+    @property
+    def is_scheduler_name(self) -> bool:
+        """A template's ``schedulerName`` (not a label or annotation)."""
+        return self.what.startswith(SCHEDULER_NAME_MARKER)
 
+
+SCHEDULER_NAME_MARKER = "schedulerName:"
 # (family, where, key): template or workload metadata keys that mean one scheduler.
 _MARKER_KEYS = (
     ("volcano", "annotations", VOLCANO_GROUP_ANNOTATION),
@@ -289,7 +295,7 @@ def gang_markers(obj: K8sObject, graph: ObjectGraph | None = None,
             continue
         family = gang_family(tpl.scheduler_name, volcano_names, kai_names)
         if family is not None:
-            found.append(GangMarker(family, f"schedulerName: {tpl.scheduler_name}",
+            found.append(GangMarker(family, f"{SCHEDULER_NAME_MARKER} {tpl.scheduler_name}",
                                     tpl.at("schedulerName"), tpl.owner is obj))
         found += _meta_markers(tpl.metadata, tpl.at_meta, tpl.owner is obj)
     unique: dict[tuple[str, Any], GangMarker] = {}

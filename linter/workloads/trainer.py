@@ -2,6 +2,7 @@
 ``spec.runtimeRef`` names, with ``numNodes`` and ``resourcesPerNode`` from the TrainJob."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from kqlint import kinds as K
@@ -19,6 +20,7 @@ TRAINER_ANCESTOR_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step"
 TRAINER_NODE_CONTAINER = "node"          # the container `resourcesPerNode` applies to
 RESOURCES_PER_NODE_PATH = ("spec", "trainer", "resourcesPerNode")
 RUNTIME_REF_PATH = ("spec", "runtimeRef")
+RUNTIME_PATCHES_PATH = ("spec", "runtimePatches")
 
 
 def training_runtime(trainjob: K8sObject, graph: ObjectGraph | None) -> K8sObject | None:
@@ -86,3 +88,20 @@ def resources_per_node(template: PodTemplate) -> dict[str, Any]:
         return {}
     value = template.via.get(*RESOURCES_PER_NODE_PATH)
     return value if isinstance(value, dict) else {}
+
+
+def runtime_patch_metadata(trainjob: K8sObject) -> Iterator[tuple[tuple[Any, ...], dict[str, Any]]]:
+    """(path, mapping) of every metadata a TrainJob's ``spec.runtimePatches`` writes onto its
+    runtime (Trainer v2.2 on, workloads.md section 4): the JobSet template's, and per
+    replicatedJob its Job template's and its pod template's. Their labels and annotations reach
+    the JobSet, the Jobs and the pods as if the runtime carried them."""
+    for index, _ in mappings_at(trainjob.data, RUNTIME_PATCHES_PATH):
+        template = RUNTIME_PATCHES_PATH + (index, "trainingRuntimeSpec", "template")
+        paths: list[tuple[Any, ...]] = [template + ("metadata",)]
+        for job, _ in mappings_at(trainjob.data, template + ("spec", "replicatedJobs")):
+            job_template = template + ("spec", "replicatedJobs", job, "template")
+            paths += [job_template + ("metadata",), job_template + ("spec", "template", "metadata")]
+        for path in paths:
+            metadata = dig(trainjob.data, path)
+            if isinstance(metadata, dict):
+                yield path, metadata

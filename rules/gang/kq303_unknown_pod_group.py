@@ -10,6 +10,10 @@ PodGroup (`scheduling.volcano.sh`), the annotation `pod-group-name` a KAI PodGro
 PodGroup an operator creates for the workload itself (a Kubeflow job, TrainJob or Volcano
 Job named like the group) is accepted.
 
+An envsubst placeholder in the written name or in an object's name (`user-queue-${TOPOLOGY}`,
+`$QUEUE`, `${QUEUE:-x}`) stands for any non-empty name: a reference it can render to is
+not reported (nor resolved: which object it is would be a guess).
+
 ## Why it breaks on a cluster
 The scheduler waits for the named PodGroup before it places the pod. When the group never
 appears (typo, other namespace, never applied), the pods stay Pending with no event that

@@ -9,7 +9,9 @@ KAI scheduler name or key (`kai.scheduler/queue`, `pod-group-name`,
 except where the operator fills it in (Kubeflow jobs, Ray, DynamoGraphDeployment: ignored;
 a Volcano Job: its `spec.schedulerName`, default `volcano`). training-operator never fills in
 KAI, so a Kubeflow template without `schedulerName` next to one sent to KAI is mixed.
-LLMInferenceService scheduler names belong to KQ305.
+LLMInferenceService scheduler names belong to KQ305: KQ304 neither compares them nor counts
+them as markers (an LLMInferenceService with both Volcano and KAI labels or annotations is
+still mixed).
 
 ## Why it breaks on a cluster
 A gang is formed by one scheduler. Pods sent elsewhere never join it: the gang scheduler
@@ -140,9 +142,11 @@ def _report(obj: K8sObject, tpl: PodTemplate, name: str, first: PodTemplate, fir
 def _mixed_markers(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     options: Options = ctx.options
     markers = gang_markers(obj, ctx.graph, options.volcano_scheduler_names, options.kai_scheduler_names)
+    if LLMISVC.of(obj):  # KQ305 owns its scheduler names (rules.md: a more specific rule wins)
+        markers = [m for m in markers if not m.is_scheduler_name]
     if len({m.family for m in markers}) < 2 or not any(m.in_object for m in markers):
         return
-    named = [m for m in markers if m.what.startswith("schedulerName")]
+    named = [m for m in markers if m.is_scheduler_name]
     primary = (named or markers)[0].family
     others = [m for m in markers if m.family != primary]
     at = next((m for m in others if m.in_object), None) or next(m for m in markers if m.in_object)

@@ -2,7 +2,9 @@
 ## What it catches
 (Profile `kakaocloud`.) A TrainJob that carries the Volcano queue annotation
 `scheduling.volcano.sh/queue-name` or the KAI queue label `kai.scheduler/queue` (as a label
-or an annotation, under either key).
+or an annotation, under either key) in its own `metadata`: one finding per key and place. KQ502
+and KQ503 do not report these keys there; the same keys in `spec.runtimePatches` (metadata the
+TrainJob puts on its runtime's JobSet, Jobs and pods) are theirs.
 
 ## Why it breaks on a cluster
 On this platform Kueue owns quota and preemption for TrainJobs; the platform's admission

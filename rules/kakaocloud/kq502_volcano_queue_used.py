@@ -4,7 +4,8 @@
 `scheduling.volcano.sh/queue-name` on any object or pod template, the Ray label
 `volcano.sh/queue-name`, Dynamo's `nvidia.com/volcano-queue`, Grove's
 `scheduling.grove.io/volcano-queue`, or a Volcano PodGroup with `spec.queue`.
-(On a TrainJob's own metadata KQ501 reports it instead.)
+A TrainJob's `spec.runtimePatches` metadata (its runtime's JobSet, Job and pod templates)
+counts like a pod template's; on a TrainJob's own metadata KQ501 reports the queue keys instead.
 
 ## Why it breaks on a cluster
 This platform runs Volcano with no tenant queues: quota lives in Kueue. A workload or
@@ -44,7 +45,7 @@ from collections.abc import Iterator
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
-from kqlint.rules.kakaocloud._markers import markers
+from kqlint.rules.kakaocloud._markers import markers, reported_by_kq501
 from kqlint.workloads import KUBERAY_VOLCANO_QUEUE_LABEL, VOLCANO_PODGROUP, VOLCANO_QUEUE_ANNOTATION
 
 META = RuleMeta(code="KQ502", slug="volcano-queue-used", severity=Severity.ERROR,
@@ -61,7 +62,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     for section in ("annotations", "labels"):
         for key in QUEUE_KEYS:
             for path, _ in markers(obj, ctx.graph, section, key):
-                if not (obj.kind == "TrainJob" and path[0] == "metadata"):  # KQ501 owns those
+                if not reported_by_kq501(obj, path):
                     yield _finding(obj, ctx, obj.at(*path), f"`{key}`")
 
 

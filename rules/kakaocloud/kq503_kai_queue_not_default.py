@@ -1,7 +1,8 @@
 """
 ## What it catches
 (Profile `kakaocloud`.) A `kai.scheduler/queue` label whose value is not `default-queue`, on
-an object or a pod template (on a TrainJob's own metadata KQ501 reports it instead).
+an object, a pod template or a TrainJob's `spec.runtimePatches` metadata (on a TrainJob's own
+metadata KQ501 reports it instead).
 
 ## Why it breaks on a cluster
 The platform's KAI scheduler has a single queue, `default-queue`; tenant quota is enforced
@@ -80,7 +81,7 @@ from kqlint.fixes import Edit, Fix
 from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta
-from kqlint.rules.kakaocloud._markers import markers
+from kqlint.rules.kakaocloud._markers import markers, reported_by_kq501
 from kqlint.workloads import KAI_QUEUE_LABEL
 
 META = RuleMeta(code="KQ503", slug="kai-queue-not-default", severity=Severity.ERROR,
@@ -91,7 +92,7 @@ KEY, DEFAULT = KAI_QUEUE_LABEL, "default-queue"
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     for path, value in markers(obj, ctx.graph, "labels", KEY):
-        if value != DEFAULT and not (obj.kind == "TrainJob" and path[0] == "metadata"):
+        if value != DEFAULT and not reported_by_kq501(obj, path):
             yield ctx.finding(
                 at=obj.at_value(*path),
                 message=(f"{obj.display()}: {KEY}: {value} names a KAI queue that does not exist on this "

@@ -1,7 +1,10 @@
 """
 ## What it catches
-Only where the platform model says the GPU nodes offer the RDMA NIC resource (option
-`resource`, default `nvidia.com/mlnxnics`): the `kakaocloud` profile, the configuration's
+Only where the GPU nodes are known to offer the RDMA NIC resource (option `resource`, default
+`nvidia.com/mlnxnics`): a `resource` set in the configuration (`rules: {KQ401: {resource: ...}}`
+is the configuration's word on what this cluster's NIC is called: it alone is demanded and
+taken as offered, whatever NIC resources the profile or other pods suggest), or, for the
+default, where the platform model says so: the `kakaocloud` profile, the configuration's
 `platform: {nic-resources: [...]}`, or another pod of the inputs or context that requests it.
 Elsewhere (GKE, EKS, OpenShift, plain clusters) the resource does not exist and the rule is
 silent. Then: a pod template of a workload whose pods form one job across nodes that asks for
@@ -109,8 +112,8 @@ Add the NIC resource to the GPU container's `limits` (and to `requests` with the
 quantity, if you write requests), e.g. `nvidia.com/mlnxnics: 4`, using the count your
 platform documents. For a TrainJob, put it in `spec.trainer.resourcesPerNode` next to the
 GPUs. If your cluster names the resource differently, set it in the config:
-`rules: {KQ401: {resource: rdma/hca_shared_devices_a}}` and
-`platform: {nic-resources: [rdma/hca_shared_devices_a]}`.
+`rules: {KQ401: {resource: rdma/hca_shared_devices_a}}` (kqlint then takes it as the NIC the GPU
+nodes offer; NIC resources other pods request do not change it).
 """
 from __future__ import annotations
 
@@ -134,7 +137,7 @@ from kqlint.podspec import (
     sets_resources,
     template_label,
 )
-from kqlint.rule import RuleContext, RuleMeta
+from kqlint.rule import RuleContext, RuleMeta, Run
 from kqlint.workloads import (
     TRAINER_NODE_CONTAINER,
     PodTemplate,
@@ -159,10 +162,17 @@ class Options:
     resource: str = DEFAULT_NIC
 
 
+def prepare(run: Run) -> str | None:
+    """The NIC resource the configuration names (``rules.KQ401.resource``), if it names one:
+    the user's word on what this cluster's NIC is called, which nothing inferred overrides."""
+    value = run.config.rules.get(META.code, {}).get("resource")
+    return value if isinstance(value, str) and value else None
+
+
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    nic = _nic(ctx.options)
-    if not platform_of(ctx.graph).offers(nic):
-        return  # the platform model does not say this cluster has that NIC resource
+    nic = _nic(ctx)
+    if not _offered_by_platform(nic, ctx):
+        return  # neither the configuration nor the platform model says this cluster has it
     pods = total_pods(obj, ctx.graph)
     path = per_node_resources_path(obj)
     if path is not None and not pod_templates(obj, ctx.graph):
@@ -173,7 +183,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         gpu = missing_nic(effective_resources(template), nic)
         if gpu is not None:
             yield ctx.finding(at=template.at(*gpu.path, "resources"),
-                              message=_template_message(obj, template, gpu, nic, pods) + _offered(nic, ctx))
+                              message=_template_message(obj, template, gpu, nic, pods, ctx) + _offered(nic, ctx))
     if path is not None:
         yield from _trainjob(obj, path, nic, pods, ctx)
 
@@ -183,16 +193,29 @@ def _judged(template: PodTemplate, nic: str, ctx: RuleContext) -> bool:
     return spans_nodes(template, ctx.graph) and other_fabric(template, nic) is None
 
 
+def _configured(ctx: RuleContext) -> str | None:
+    return ctx.state if isinstance(ctx.state, str) else None
+
+
+def _offered_by_platform(nic: str, ctx: RuleContext) -> bool:
+    """A configured resource is offered by the configuration's word; the default one only
+    where the platform model says the GPU nodes offer it."""
+    return _configured(ctx) is not None or platform_of(ctx.graph).offers(nic)
+
+
 def _offered(nic: str, ctx: RuleContext) -> str:
-    """Why kqlint believes this cluster has the NIC resource (the platform model's source)."""
+    """Why kqlint believes this cluster has the NIC resource (the configuration, or the
+    platform model's source)."""
+    if _configured(ctx) is not None:
+        return f" ({nic} is this cluster's NIC resource: configuration `rules.{META.code}.resource`)"
     model = platform_of(ctx.graph)
     source = (model.sources.get("nic-resources", "") if nic in model.nic_resources
               else "pods in the inputs/context that request it")
     return f" (the platform offers {nic}: {source})"
 
 
-def _nic(options: Any) -> str:
-    value = getattr(options, "resource", None)
+def _nic(ctx: RuleContext) -> str:
+    value = getattr(ctx.options, "resource", None)
     return value if isinstance(value, str) and value else DEFAULT_NIC
 
 
@@ -204,24 +227,28 @@ def missing_nic(resources: Resources, nic: str) -> Container | None:
     return next((c for c, res in resources if asks_for_some(res, GPU_RESOURCE)), None)
 
 
-def _template_message(obj: K8sObject, template: PodTemplate, gpu: Container, nic: str, pods: int) -> str:
+def _template_message(obj: K8sObject, template: PodTemplate, gpu: Container, nic: str, pods: int,
+                      ctx: RuleContext) -> str:
     return (f"{obj.display()}: {template_label(template)} ({template.pods} of {pods} pods) asks "
             f"for {GPU_RESOURCE} in container `{gpu.name}` but no container of the pod asks for "
             f"{nic}: the pods get no InfiniBand/RDMA interface and stay in ContainerCreating, so "
             f"the multi-pod workload never runs; add {nic} to the limits of `{gpu.name}` (and to "
             f"its requests with the same quantity, if it has requests)"
-            f"{_other_rdma_hint(effective_resources(template))}")
+            f"{_other_rdma_hint(effective_resources(template), ctx)}")
 
 
-def _other_rdma_hint(resources: Resources) -> str:
-    """Point out RDMA resources of another name: the cluster may simply call its NIC that."""
+def _other_rdma_hint(resources: Resources, ctx: RuleContext) -> str:
+    """Point out RDMA resources of another name: the cluster may simply call its NIC that,
+    unless the configuration says what it is called."""
     names = sorted({name for _, res in resources for key in ("requests", "limits")
                     for name in resource_list(res, key)
                     if isinstance(name, str) and any(m in name.lower() for m in RDMA_MARKERS)})
     if not names:
         return ""
+    if _configured(ctx) is not None:
+        return f". The pod asks for {', '.join(names)} instead, which is not the NIC the configuration names"
     return (f". The pod asks for {', '.join(names)}: if that is this cluster's RDMA NIC resource, "
-            f"set it as the rule option (`rules: {{KQ401: {{resource: {names[0]}}}}}`)")
+            f"set it as the rule option (`rules: {{{META.code}: {{resource: {names[0]}}}}}`)")
 
 
 # ------------------------------------------------------------------ TrainJob

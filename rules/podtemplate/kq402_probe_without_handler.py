@@ -3,7 +3,8 @@
 A container probe (`livenessProbe`, `readinessProbe` or `startupProbe`) of any container or
 init container in a pod template that sets no handler: none of `exec`, `httpGet`,
 `tcpSocket` or `grpc`. An empty probe (`readinessProbe: {}`) counts; a null one does not.
-One finding per pod template, at the first such probe; the others are listed as related.
+One finding per such probe, at its key (e.g. `livenessProbe:`): each one is rejected on its own
+and each needs its own handler.
 Not judged: LLMInferenceService probes (KQ306's: its pod specs are overlays merged onto
 presets), the Dynamo main container (`extraPodSpec.mainContainer`, or the container named
 `main` in a DynamoGraphDeployment: the operator merges it onto its default container, whose
@@ -65,7 +66,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kqlint.kinds import LLMISVC
-from kqlint.model import Finding, Location, Severity
+from kqlint.model import Finding, Severity
 from kqlint.objects import K8sObject
 from kqlint.podspec import (
     PROBE_HANDLERS,
@@ -90,26 +91,18 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     if (obj.group, obj.kind) == KQ306_KIND:
         return
     for template in own_templates(obj, ctx.graph):
-        bad = [(c, key) for c in containers(template.spec) if not operator_defaulted(template, c)
-               for key in handlerless_probes(c)]
-        if bad:
-            yield _finding(obj, template, bad, ctx)
+        for container in containers(template.spec):
+            if operator_defaulted(template, container):
+                continue
+            for key in handlerless_probes(container):
+                yield _finding(obj, template, container, key, ctx)
 
 
-def _finding(obj: K8sObject, template: PodTemplate, bad: list[tuple[Container, str]],
+def _finding(obj: K8sObject, template: PodTemplate, container: Container, key: str,
              ctx: RuleContext) -> Finding:
-    (first, key), rest = bad[0], bad[1:]
-    also = f" (also without a handler: {', '.join(f'`{c.name}` {k}' for c, k in rest)})" if rest else ""
-    message = (f"{obj.display()}: {template_label(template)}, container `{first.name}` {key} "
-               f"has no handler ({HANDLERS}; {probe_fields(first.data[key])}){also}. The API "
+    message = (f"{obj.display()}: {template_label(template)}, container `{container.name}` {key} "
+               f"has no handler ({HANDLERS}; {probe_fields(container.data[key])}). The API "
                f"server rejects the pod (`...{key}: Required value: must specify a handler "
                f"type`), so no pod of this template ever runs; give the probe exactly one "
                f"handler, e.g. `tcpSocket: {{port: 8080}}`, or remove it")
-    related = [(_at(template, c, k), f"container `{c.name}` {k} has no handler either")
-               for c, k in rest]
-    return ctx.finding(at=_at(template, first, key), message=message, related=related)
-
-
-def _at(template: PodTemplate, container: Container, key: str) -> Location:
-    return template.at(*container.path, key)
-
+    return ctx.finding(at=template.at(*container.path, key), message=message)

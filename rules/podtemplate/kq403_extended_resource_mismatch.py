@@ -64,8 +64,10 @@ spec:
 ## How to fix
 Set the limit equal to the request, or write the resource only under `limits` (the request
 then defaults to the limit, which is what the Kubernetes docs recommend for GPUs).
-`kqlint check --fix` does it (safe): a request that differs from its limit is set to the
-limit (the limit is what the node grants), and a missing limit is added equal to the request.
+`kqlint check --fix` does the first (safe): a limit that differs from its request is set to
+the request, and a missing limit is added equal to the request. Requests are never changed:
+they are what the scheduler places and Kueue's quota admits, so the fix keeps the footprint
+the manifest asks for and never raises how much of a scarce device it takes.
 """
 from __future__ import annotations
 
@@ -161,19 +163,27 @@ def _finding(obj: K8sObject, problems: list[Problem], ctx: RuleContext) -> Findi
 
 
 def _fix(obj: K8sObject, problems: list[Problem]) -> Fix:
-    """Requests set to their limits; missing limits added equal to the requests."""
+    """Limits set to their requests; missing limits added equal to the requests."""
     edits: list[Edit] = []
     missing: dict[tuple[Any, ...], dict[str, Any]] = {}  # resources path -> limits to add
     for problem in problems:
-        request_path = problem.request_at.path
-        if problem.limit is not None:  # written as the request was: a quoted request stays a string
-            limit = str(problem.limit) if isinstance(problem.request, str) else problem.limit
-            edits.append(Edit.replace(request_path, limit))
+        if problem.limit is not None:
+            edits.append(Edit.replace(problem.at.path, _written_like(problem.request, problem.limit)))
         else:
-            missing.setdefault(request_path[:-2], {})[problem.name] = problem.request
+            missing.setdefault(problem.request_at.path[:-2], {})[problem.name] = problem.request
     for resources, limits in missing.items():
         if isinstance(obj.get(*resources, "limits"), dict) and obj.get(*resources, "limits"):
             edits += [Edit.insert(resources + ("limits",), name, value) for name, value in limits.items()]
         else:
             edits.append(Edit.insert(resources, "limits", limits))
-    return Fix.safe("Make extended-resource limits and requests equal", *edits)
+    return Fix.safe("Set extended-resource limits equal to their requests", *edits)
+
+
+def _written_like(request: Any, limit: Any) -> Any:
+    """The request's quantity in the limit's spelling: a quoted limit stays a string, a bare
+    integer limit stays an integer when the request is a plain integer."""
+    if isinstance(limit, str):
+        return str(request)
+    if isinstance(request, str) and request.isdigit():
+        return int(request)
+    return request

@@ -5,6 +5,10 @@ the object's own `metadata.labels`, or each component pod template of a
 DynamoGraphDeployment) names a WorkloadPriorityClass that cannot be resolved (not in the
 inputs, `--context`, config `external` or the active profile).
 
+An envsubst placeholder in the written name or in an object's name (`user-queue-${TOPOLOGY}`,
+`$QUEUE`, `${QUEUE:-x}`) stands for any non-empty name: a reference it can render to is
+not reported (nor resolved: which object it is would be a guess).
+
 ## Why it breaks on a cluster
 Kueue does not fall back to the pod PriorityClass, the global default or 0 when the class is
 missing: it creates no Workload at all. The job stays suspended and is never admitted, with

@@ -6,6 +6,10 @@ template of a DynamoGraphDeployment) names a LocalQueue that cannot be resolved 
 workload's namespace (LocalQueues are namespaced: one of the same name in another namespace
 does not count).
 
+An envsubst placeholder in the written name or in an object's name (`user-queue-${TOPOLOGY}`,
+`$QUEUE`, `${QUEUE:-x}`) stands for any non-empty name: a reference it can render to is
+not reported (nor resolved: which object it is would be a guess).
+
 ## Why it breaks on a cluster
 Kueue does not check at creation time that the LocalQueue exists. The job is suspended, its
 Workload is created and then stays pending for ever with `LocalQueue <name> doesn't exist`;

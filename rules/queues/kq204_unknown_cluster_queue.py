@@ -4,6 +4,10 @@ A LocalQueue whose `spec.clusterQueue` names a ClusterQueue that cannot be resol
 the inputs, `--context`, config `external` or the active profile), or that sets no
 `spec.clusterQueue` at all.
 
+An envsubst placeholder in the written name or in an object's name (`user-queue-${TOPOLOGY}`,
+`$QUEUE`, `${QUEUE:-x}`) stands for any non-empty name: a reference it can render to is
+not reported (nor resolved: which object it is would be a guess).
+
 ## Why it breaks on a cluster
 Kueue accepts the LocalQueue but marks it `Active=False` with reason
 `ClusterQueueDoesNotExist`. Every workload submitted to it stays pending with

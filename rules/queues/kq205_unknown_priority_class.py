@@ -9,6 +9,10 @@ everywhere when the platform model says KAI is installed). A typo of a built-in 
 reported, with a "did you mean". One finding per pod template written in the manifest. The
 message says "pod" for a bare Pod and mentions Kueue only when Kueue manages the object.
 
+An envsubst placeholder in the written name or in an object's name (`user-queue-${TOPOLOGY}`,
+`$QUEUE`, `${QUEUE:-x}`) stands for any non-empty name: a reference it can render to is
+not reported (nor resolved: which object it is would be a guess).
+
 ## Why it breaks on a cluster
 The Priority admission plugin rejects every pod whose class does not exist
 (`no PriorityClass with name <x> was found`). A Job or Deployment is accepted, but its

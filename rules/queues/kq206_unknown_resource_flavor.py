@@ -4,6 +4,10 @@ A ClusterQueue flavor (`spec.resourceGroups[].flavors[].name`) that names a Reso
 that cannot be resolved (not in the inputs, `--context`, config `external` or the active
 profile). One finding per flavor entry.
 
+An envsubst placeholder in the written name or in an object's name (`user-queue-${TOPOLOGY}`,
+`$QUEUE`, `${QUEUE:-x}`) stands for any non-empty name: a reference it can render to is
+not reported (nor resolved: which object it is would be a guess).
+
 ## Why it breaks on a cluster
 The API server accepts the ClusterQueue, but Kueue marks it `Active=False` with reason
 `FlavorNotFound` and admits nothing through it until the ResourceFlavor exists: every
