@@ -205,6 +205,7 @@ def cached_run(cache: FileCache, paths: list[str], context_paths: list[str], con
     or, when the cache's ``writes_later``, when its ``write()`` is called."""
     from kqlint import cache_results
 
+    cache.begin_lint()  # nothing remembered from an earlier lint (a pass of --fix before its writes)
     deferred = cache.empty  # nothing stored: no report to find, the key is worked out after the run
     key = None if deferred else run_key(cache, paths, context_paths, config, rules, inline_suppressions)
     report = load_report(cache, key) if key is not None else None

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from kqlint.fixes import Applicability
-from kqlint.model import Finding, Report
+from kqlint.model import Finding, Report, StreamText
 
 MAX_PASSES = 8
 
@@ -144,11 +144,18 @@ def _encoded(raw: bytes, text: str) -> bytes:
     return ((BOM if raw.startswith(b"\xef\xbb\xbf") else "") + text).encode("utf-8")
 
 
-def readable_input(files: Iterable[str]) -> Callable[[str], bytes | None]:
-    """``read(file)``: the bytes of an input file (None for stdin, a context file, a failure)."""
+def readable_input(files: Iterable[str], streams: Iterable[StreamText] = ()) -> Callable[[str], bytes | None]:
+    """``read(file)``: the bytes of an input file (None for a context file, a failure); of what
+    was read from stdin, the stream's own bytes when it is the whole stream (what ``--fix -``
+    rewrites), else None (a document cut out by a Helm ``# Source:`` comment is not fixed)."""
     inputs = set(files)
+    read_from_stdin: dict[str, bytes | None] = {}
+    for stream in streams:
+        read_from_stdin[stream.file] = stream.data if stream.whole and stream.file not in read_from_stdin else None
 
     def read(path: str) -> bytes | None:
+        if path in read_from_stdin:
+            return read_from_stdin[path]
         return _read(path) if path in inputs and not path.startswith("<") else None
     return read
 

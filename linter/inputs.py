@@ -8,14 +8,18 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kqlint.config import Config
 from kqlint.discover import STDIN, Discovery, discover, display_path
 from kqlint.errors import InternalError, UsageError
 from kqlint.graph import declared_object
 from kqlint.loader import LoadProblem, SourceFile, load_file, load_stdin
+from kqlint.model import StreamText
 from kqlint.objects import CONTEXT, EXTERNAL, K8sObject, objects_from_file
+
+if TYPE_CHECKING:
+    from kqlint.stdin import StdinPart
 
 # The files parsed by the passes of one ``--fix`` run, by (path, content digest): a pass after
 # a fix re-reads every file but parses only those whose bytes changed (kqlint.fix_run).
@@ -47,6 +51,7 @@ class Loaded:
     documents: int = 0
     skipped: int = 0
     notes: list[str] = field(default_factory=list)  # files skipped for leaving the tree
+    streams: list[StreamText] = field(default_factory=list)  # the text of what was read from stdin
 
 
 def load_paths(paths: list[str], config: Config, tier: str,
@@ -80,7 +85,7 @@ def load_paths(paths: list[str], config: Config, tier: str,
             progress(min(done, total), total)
         return source
 
-    stdin_sources = _read_stdin(config) if STDIN in found.files else []
+    stdin_parts = _read_stdin(config) if STDIN in found.files else []
     gc_was_enabled = gc.isenabled()
     gc.disable()  # keeping every document alive makes full collections costly while loading
     try:
@@ -105,8 +110,8 @@ def load_paths(paths: list[str], config: Config, tier: str,
             add_source(loaded, path, source, config, tier, verdicts)
         if verdicts is not None:
             verdicts.save()
-        for source in stdin_sources:
-            add_source(loaded, STDIN, source, config, tier)
+        for part in stdin_parts:
+            _add_stream(loaded, part, config, tier)
     finally:
         if gc_was_enabled:
             gc.freeze()
@@ -147,7 +152,7 @@ def _unshared(source: SourceFile) -> SourceFile:
     return unshared
 
 
-def _read_stdin(config: Config) -> list[SourceFile]:
+def _read_stdin(config: Config) -> list[StdinPart]:
     """stdin, split by Helm ``# Source:`` comments or named by ``--stdin-filename``."""
     from kqlint.stdin import EmptyStdin, read_stdin
 
@@ -157,6 +162,14 @@ def _read_stdin(config: Config) -> list[SourceFile]:
         raise UsageError(str(exc)) from None
     except Exception as exc:
         raise InternalError("<stdin>", exc) from exc
+
+
+def _add_stream(loaded: Loaded, part: StdinPart, config: Config, tier: str) -> None:
+    """A source read from stdin, added with its text (what reports show of it)."""
+    before = len(loaded.objects)
+    add_source(loaded, STDIN, part.source, config, tier)
+    objects = frozenset(obj.ref for obj in loaded.objects[before:])
+    loaded.streams.append(StreamText(part.source.path, part.data, part.whole, objects))
 
 
 def _parse_one(path: str, config: Config, raw: bytes | None = None) -> SourceFile:

@@ -106,6 +106,19 @@ class Summary:
 
 
 @dataclass(frozen=True)
+class StreamText:
+    """An input read from stdin, as read: what a report shows of its text (code frames, fixes)
+    comes from here, never from a file of that name on disk. ``whole``: the entire stream (not
+    a document a Helm ``# Source:`` comment cut out of it), which ``check --fix -`` rewrites;
+    ``objects``: the objects it holds (they tell apart the documents of one template)."""
+
+    file: str
+    data: bytes
+    whole: bool = True
+    objects: frozenset[ObjectRef] = frozenset()
+
+
+@dataclass(frozen=True)
 class Report:
     findings: tuple[Finding, ...]
     summary: Summary = field(default_factory=Summary)
@@ -116,6 +129,7 @@ class Report:
     warnings: tuple[str, ...] = ()  # one-line notes for stderr (misspelt directives, ...)
     notes: tuple[str, ...] = ()  # one-line notes for stderr: no project root, paths skipped for safety
     platform: tuple[str, ...] = ()  # the platform model, one line per known fact (--statistics)
+    streams: tuple[StreamText, ...] = ()  # the text of what was read from stdin
 
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity == severity)

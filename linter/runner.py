@@ -236,6 +236,7 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
     from kqlint.scope import partitions, scope_of, with_routes, without_fragments
 
     scope = scope_of(inputs.objects + context_objects, config)
+    streams = tuple(inputs.streams)
     inputs, context_objects = without_fragments(inputs, context_objects, scope)
     from kqlint.cache_results import observe
 
@@ -279,7 +280,7 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
                   tuple(sorted(set(suppressed), key=Finding.sort_key)),
                   files=tuple(sorted({source.path for source in inputs.sources})),
                   warnings=all_problems(inputs.sources) if inline_suppressions else (),
-                  platform=tuple(platform_lines))
+                  platform=tuple(platform_lines), streams=streams)
 
 
 def _sources(inputs: Loaded, found: Discovery) -> Sources:

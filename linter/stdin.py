@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Any
+from typing import Any, NamedTuple
 
 from kqlint.loader import SourceFile, parse_bytes
 
@@ -25,7 +25,15 @@ class EmptyStdin(Exception):
     pass
 
 
-def read_stdin(config: Any) -> list[SourceFile]:
+class StdinPart(NamedTuple):
+    """One source read from stdin: the whole stream, or one document of a Helm stream."""
+
+    source: SourceFile
+    data: bytes   # the bytes it was parsed from (its line 1 is the source's line 1)
+    whole: bool   # the entire stream
+
+
+def read_stdin(config: Any) -> list[StdinPart]:
     from kqlint.bounded import ReadRefused, read_stream
     from kqlint.loader import MAX_FILE_SIZE, LoadProblem
 
@@ -35,17 +43,17 @@ def read_stdin(config: Any) -> list[SourceFile]:
     except ReadRefused as exc:  # over the size limit: one KQ001, like an oversized file
         source = SourceFile(name or STDIN_NAME)
         source.problems.append(LoadProblem(source.path, 1, 1, str(exc)))
-        return [source]
+        return [StdinPart(source, b"", True)]
     if not data.strip():
         raise EmptyStdin("stdin (-) is empty: nothing to lint (did the command before `| kqlint check -` fail?)")
     if name:
         from kqlint.discover import display_path
 
-        return [parse_bytes(display_path(name), data)]
+        return [StdinPart(parse_bytes(display_path(name), data), data, True)]
     chunks = helm_sources(data)
     if chunks is None:
-        return [parse_bytes(STDIN_NAME, data)]
-    return [parse_bytes(path, chunk) for path, chunk in chunks]
+        return [StdinPart(parse_bytes(STDIN_NAME, data), data, True)]
+    return [StdinPart(parse_bytes(path, chunk), chunk, False) for path, chunk in chunks]
 
 
 def helm_sources(data: bytes) -> list[tuple[str, bytes]] | None:

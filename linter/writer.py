@@ -12,7 +12,7 @@ A file is written only when it is safe to replace:
   truncated one, and two runs writing the same report leave one of the two whole.
   The mode of a replaced file is kept; a new file gets ``0666`` minus the umask.
 
-Paths under ``/dev/`` (``-o /dev/stdout``, ``/dev/null``) are written in place.
+Paths under ``/dev/`` (``-o /dev/stdout``, ``/dev/null``) are written in place, appended.
 Text is UTF-8; characters that cannot be encoded (a non-UTF-8 file name) are written as
 backslash escapes rather than failing the run.
 """
@@ -152,8 +152,10 @@ def _umask() -> int:
 
 
 def _write_device(path: str, text: str, what: str) -> None:
+    """Appended: ``/dev/stderr`` or ``/dev/stdout`` redirected to a file (``2> log``) keeps what
+    the run wrote there before (opening it to write would truncate the file)."""
     try:
-        with open(path, "wb") as stream:
+        with open(path, "ab") as stream:
             stream.write(encode(text))
     except OSError as exc:
         raise OutputError(f"cannot write {_name(what, path)}: {exc.strerror or exc}") from None

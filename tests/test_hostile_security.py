@@ -453,24 +453,12 @@ def test_out_of_memory_is_one_line_naming_memory(tree: Path) -> None:
 @pytest.mark.slow
 def test_pre_commit_passes_file_names_as_paths(tmp_path: Path) -> None:
     """pre-commit itself, with committed files named like options."""
-    import shutil
+    from test_precommit import make_repo, pre_commit, pre_commit_source
 
-    if shutil.which("git") is None:
-        pytest.skip("git is not installed: pre-commit needs it")
-    pytest.importorskip("pre_commit")
-    import subprocess
-    import sys
-
-    from test_precommit import GIT_ENV, _project_copy, make_repo
-
-    source = _project_copy(tmp_path / "kqlint-src")
+    source = pre_commit_source(tmp_path)
     work = make_repo(tmp_path / "work", {"--exclude=*.yaml": BROKEN, "--write-baseline=x.yaml": BROKEN,
                                          "x.yaml": CONFIGMAP.format(name="x")})
-    env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "VIRTUAL_ENV")}
-    env.update(GIT_ENV, PRE_COMMIT_HOME=str(tmp_path / "home"), NO_COLOR="1", PRE_COMMIT_COLOR="never")
-    result = subprocess.run([sys.executable, "-m", "pre_commit", "try-repo", str(source), "kqlint", "--all-files"],
-                            cwd=work, env=env, capture_output=True, text=True, timeout=1200,
-                            stdin=subprocess.DEVNULL, check=False)
+    result = pre_commit(work, tmp_path / "home", "try-repo", str(source), "kqlint", "--all-files")
     assert result.returncode == 1, result.stdout + result.stderr
     assert "--exclude=*.yaml" in result.stdout and "KQ001" in result.stdout
     assert (work / "x.yaml").read_text() == CONFIGMAP.format(name="x")

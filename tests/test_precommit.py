@@ -105,7 +105,7 @@ def unresolved_priority_rule() -> ModuleRule:
 def test_hook_manifest() -> None:
     clientlib = pytest.importorskip("pre_commit.clientlib")
     [hook] = clientlib.load_manifest(str(ROOT / ".pre-commit-hooks.yaml"))
-    assert (hook["id"], hook["entry"], hook["language"]) == ("kqlint", "kqlint check --", "python")
+    assert (hook["id"], hook["entry"], hook["language"]) == ("kqlint", "kqlint check", "python")
     assert hook["types_or"] == ["yaml", "json"]
     # the staged files are the paths (findings only for them); batches run one after another
     assert hook.get("pass_filenames", True) is True and hook["require_serial"] is True
@@ -179,20 +179,28 @@ def _project_copy(dest: Path) -> Path:
     return dest
 
 
-def _try_repo(source: Path, work: Path, home: Path, *files: str) -> subprocess.CompletedProcess[str]:
+def pre_commit_source(tmp_path: Path) -> Path:
+    """This working tree as a repository pre-commit can install the hook from (or skip)."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed: pre-commit needs it")
+    pytest.importorskip("pre_commit")
+    return _project_copy(tmp_path / "kqlint-src")
+
+
+def pre_commit(work: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "VIRTUAL_ENV")}
     env.update(GIT_ENV, PRE_COMMIT_HOME=str(home), NO_COLOR="1", PRE_COMMIT_COLOR="never")
-    return subprocess.run([sys.executable, "-m", "pre_commit", "try-repo", str(source), "kqlint", "--files", *files],
-                          cwd=work, env=env, capture_output=True, text=True, timeout=1200,
-                          stdin=subprocess.DEVNULL, check=False)
+    return subprocess.run([sys.executable, "-m", "pre_commit", *args], cwd=work, env=env, capture_output=True,
+                          text=True, timeout=1200, stdin=subprocess.DEVNULL, check=False)
+
+
+def _try_repo(source: Path, work: Path, home: Path, *files: str) -> subprocess.CompletedProcess[str]:
+    return pre_commit(work, home, "try-repo", str(source), "kqlint", "--files", *files)
 
 
 @pytest.mark.slow
 def test_pre_commit_try_repo(tmp_path: Path) -> None:
-    if shutil.which("git") is None:
-        pytest.skip("git is not installed: pre-commit needs it")
-    pytest.importorskip("pre_commit")
-    source = _project_copy(tmp_path / "kqlint-src")
+    source = pre_commit_source(tmp_path)
     work = make_repo(tmp_path / "work", {"platform/priority.yaml": PRIORITY_CLASS, "job.yaml": JOB,
                                          "broken.yaml": BROKEN, "queues/orphan.yaml": LOCAL_QUEUE_TO_NOWHERE})
     home = tmp_path / "pre-commit-home"
@@ -206,3 +214,75 @@ def test_pre_commit_try_repo(tmp_path: Path) -> None:
     assert "Failed" in failing.stdout
     assert "broken.yaml" in failing.stdout and "KQ001 invalid-yaml" in failing.stdout
     assert "orphan" not in failing.stdout  # not given: context only
+
+
+# ------------------------------------------------------------------ hook args (issue 24)
+
+WARNING_ONLY = (ROOT / "tests" / "fixtures" / "precommit" / "queue-name-missing.yaml").read_text()  # KQ207
+
+
+def _hook_argv(args: list[str], files: list[str]) -> list[str]:
+    """What pre-commit runs: the hook's ``entry``, then its ``args``, then the staged files."""
+    yaml = pytest.importorskip("yaml")
+    [hook] = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    return [*hook["entry"].split(), *args, *files]
+
+
+@pytest.fixture
+def staged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(make_repo(tmp_path / "staged", {"warn.yaml": WARNING_ONLY, "--exclude=x.yaml": BROKEN,
+                                                      "job.yaml": JOB, "platform/priority.yaml": PRIORITY_CLASS}))
+    return tmp_path / "staged"
+
+
+def test_hook_args_are_options(staged: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: the entry ended with `--`, so `args: [--fail-on, error]` failed with
+    "path does not exist: --fail-on"."""
+    from kqlint.cli import main
+
+    argv = _hook_argv(["--fail-on", "error", "-f", "concise"], ["warn.yaml"])
+    assert argv[:2] == ["kqlint", "check"]
+    assert main(argv[1:]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("warn.yaml:7:5: warning KQ207 [queue-name-missing] ")
+    assert main(_hook_argv(["-f", "concise"], ["warn.yaml"])[1:]) == 1  # the default --fail-on warning
+
+
+@pytest.mark.parametrize("args", [[], ["--fail-on", "error"]])
+def test_a_staged_file_named_like_an_option_is_a_path(staged: Path, args: list[str],
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    from kqlint.cli import main
+
+    assert main(_hook_argv([*args, "-f", "concise"], ["job.yaml", "--exclude=x.yaml"])[1:]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("--exclude=x.yaml:5:1: error KQ001 [invalid-yaml] ")
+    assert "warn.yaml" not in out  # not an --exclude option: nothing else linted
+
+
+def test_an_option_value_named_like_a_file_stays_the_value(staged: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from kqlint.cli.argv import with_files_as_paths
+
+    assert with_files_as_paths(["check", "-o", "--exclude=x.yaml", "job.yaml"]) == \
+        ["check", "-o", "--exclude=x.yaml", "job.yaml"]
+    assert with_files_as_paths(["check", "--exclude=x.yaml", "-f", "json", "--", "job.yaml"]) == \
+        ["check", "-f", "json", "--", "--exclude=x.yaml", "job.yaml"]
+    assert with_files_as_paths(["check", "--exclude=absent.yaml", "job.yaml"]) == \
+        ["check", "--exclude=absent.yaml", "job.yaml"]  # no such file: an option
+
+
+@pytest.mark.slow
+def test_pre_commit_run_with_hook_args(tmp_path: Path) -> None:
+    source = pre_commit_source(tmp_path)
+    revision = subprocess.run(["git", "rev-parse", "HEAD"], cwd=source, capture_output=True, text=True,
+                              check=True).stdout.strip()
+    config = (f"repos:\n  - repo: {source}\n    rev: {revision}\n    hooks:\n"
+              "      - id: kqlint\n        args: [--fail-on, error]\n")
+    work = make_repo(tmp_path / "work", {".pre-commit-config.yaml": config, "warn.yaml": WARNING_ONLY,
+                                         "--exclude=x.yaml": BROKEN})
+    home = tmp_path / "pre-commit-home"
+    warned = pre_commit(work, home, "run", "kqlint", "--files", "warn.yaml")
+    assert warned.returncode == 0, warned.stdout + warned.stderr  # a warning, below --fail-on error
+    assert "Passed" in warned.stdout
+    failing = pre_commit(work, home, "run", "kqlint", "--all-files")  # pre-commit reads `--exclude=x.yaml` itself
+    assert failing.returncode == 1, failing.stdout + failing.stderr
+    assert "--exclude=x.yaml\n  5:1  error  KQ001 invalid-yaml" in failing.stdout

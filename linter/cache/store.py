@@ -56,6 +56,7 @@ class FileCache:
         self.changed_during_run = False
         self._stats: dict[str, tuple[str, os.stat_result]] = {}
         self._unparsed: dict[str, bytes] = {}  # bytes read by digest() for files not in the cache
+        self._digests_this_lint: dict[str, str] = {}  # rel -> the hash this lint found (trusted or read)
         self._hashed: dict[str, tuple[tuple[int, ...], str]] = {}  # files hashed in this run: rel -> (stat, hash)
         self.digest_of_display: dict[str, str] = {}  # files looked up this run: display path -> hash
         self.documents_of_display: dict[str, tuple[str, ...]] = {}  # display path -> its documents' digests
@@ -63,6 +64,16 @@ class FileCache:
         self._live: set[str] | None = None
         self.writes_later = False  # set by kqlint check: the run's writes wait for write()
         self._writes: list[Callable[[], None]] = []
+
+    def begin_lint(self) -> None:
+        """A lint starts (one cache serves every pass of ``--fix``): what an earlier lint
+        remembered of the files (stats, bytes read, discovery) may predate the fixes written since,
+        and a file that now hashes otherwise changed before this lint, not during it."""
+        self._stats.clear()
+        self._unparsed.clear()
+        self._discoveries.clear()
+        self._digests_this_lint.clear()
+        self.changed_during_run = False
 
     def discover(self, paths: list[str], excludes: tuple[str, ...]) -> Any:
         """discover.discover, once per run for the same arguments (the run key needs it too)."""
@@ -123,11 +134,21 @@ class FileCache:
 
     def _record(self, rel: str, st: os.stat_result, digest: str, size: int) -> None:
         """The file at ``rel``, stat'ed as ``st`` before its ``size`` bytes were read, hashes to ``digest``."""
-        if rel in self.seen and self.seen[rel][4] != digest:
-            self.changed_during_run = True  # read twice in this run, with different content
+        self._found(rel, digest)
         racy = max(st.st_mtime_ns, st.st_ctime_ns) >= self.started_ns - RACY_NS or size != st.st_size
         self.seen[rel] = [0, 0, 0, 0, digest] if racy else [*_stamp(st), digest]
         self._hashed[rel] = (_stamp(st), digest)
+
+    def _found(self, rel: str, digest: str) -> None:
+        """This lint takes ``digest`` as the content of ``rel`` (its stat trusted, or its bytes hashed)."""
+        if self._digests_this_lint.setdefault(rel, digest) != digest:
+            self.changed_during_run = True  # looked at twice in this lint, with different content
+
+    def _trusted(self, rel: str, digest: str) -> None:
+        """The index's hash of ``rel`` is taken on its stat: kept for the next index."""
+        if rel not in self.seen:
+            self.seen[rel] = self.files[rel]
+        self._found(rel, digest)
 
     def hashed(self, path: str, display: str, digest: str, size: int, found: tuple[str, os.stat_result]) -> None:
         """A miss looked up unread was stat'ed (``found``: cacheable_stat's answer), then read
@@ -153,7 +174,7 @@ class FileCache:
             return earlier[1]
         known = self._known_digest(rel, st)
         if known is not None:
-            self.seen.setdefault(rel, self.files[rel] if rel in self.files else self.seen[rel])
+            self._trusted(rel, known)
             return known
         hashed = self._hash(path, rel, st)
         if hashed is None:
@@ -182,7 +203,7 @@ class FileCache:
                 return None
             raw, digest = hashed
         else:
-            self.seen.setdefault(rel, self.files.get(rel) or self.seen[rel])
+            self._trusted(rel, digest)
         self.digest_of_display[display] = digest
         entry = self._read_entry(digest)
         if entry is not None:

@@ -17,7 +17,9 @@ RUN_GC_THRESHOLD = (200_000, 30, 30)
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI and return the exit status (0/1/2/3). Never raises, never prints a traceback."""
-    args = list(sys.argv[1:] if argv is None else argv)
+    from kqlint.cli.argv import with_files_as_paths
+
+    args = with_files_as_paths(list(sys.argv[1:] if argv is None else argv))  # a file named `--x.yaml`
     from kqlint.interrupts import install
 
     restore_signals, unraisable = install(), sys.unraisablehook

@@ -135,6 +135,9 @@ def check(
     if fix or diff or fix_only:
         if kustomize:
             raise Exit(2, "kqlint: --fix, --diff and --fix-only do not combine with --kustomize; fix the sources")
+        if STDOUT in targets_paths and len(targets_paths) > 1:  # the stream's fixes are not a file's
+            raise Exit(2, "kqlint: --fix, --diff and --fix-only take `-` alone (the fixed stream goes to stdout); "
+                          "fix the stream and the files in separate runs")
         from kqlint.fix_cli import FixRequest, run_fixes
 
         cache = _open_cache(no_cache, cache_dir, config, targets_paths)

@@ -24,9 +24,9 @@ def with_text_fixes(report: Any, config: Any, cache: Any = None, jobs: int = 1,
     if cache is not None:
         from kqlint.fix_apply.memo import ResolvedFixes
 
-        memo = ResolvedFixes(cache)
-    findings = resolve(report.findings, readable_input(report.files), config.namespace or "default", jobs, memo,
-                       beside)
+        memo = ResolvedFixes(cache, frozenset(stream.file for stream in report.streams))
+    findings = resolve(report.findings, readable_input(report.files, report.streams), config.namespace or "default",
+                       jobs, memo, beside)
     if memo is not None:
         memo.save()
     return replace(report, findings=tuple(findings))

@@ -25,10 +25,11 @@ Resolved = list[Fix | None]
 class ResolvedFixes:
     """One run's view of the table: what it finds there, what it resolves, saved by save()."""
 
-    def __init__(self, cache: Any) -> None:
+    def __init__(self, cache: Any, streams: frozenset[str] = frozenset()) -> None:
         from kqlint.cache_run import code_fingerprint
 
         self.cache = cache
+        self.streams = streams  # files read from stdin: their text is not the file's of that name
         self.path = os.path.join(cache.folder, f"fixes-{code_fingerprint()}")
         self.stored = _load(self.path)
         self.used: dict[str, Resolved] = {}
@@ -37,7 +38,7 @@ class ResolvedFixes:
     def key(self, file: str, findings: Sequence[Any], namespace: str) -> str | None:
         """The key of one file's fixes; None when its content cannot be hashed (stdin, outside
         the project): resolved every time then."""
-        content = self.cache.digest(file) if not file.startswith("<") else None
+        content = self.cache.digest(file) if not file.startswith("<") and file not in self.streams else None
         if content is None:
             return None
         described = repr([(f.location, f.obj, f.fix) for f in findings])

@@ -1,19 +1,28 @@
-"""Lines of the files findings point into, read once and bounded, for SARIF regions (where a
-token ends) and the text report's code frame."""
+"""Lines of the files findings point into, read once and bounded, for the text report's code
+frame (where a token ends). What was read from stdin is shown from the stream's own text."""
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
+
+from kqlint.model import ObjectRef, StreamText
 
 _LINE_BREAK = re.compile(r"\r\n|[\n\r\x85\u2028\u2029]")
 _MAX_SOURCE = 5 * 1024 * 1024
 
 
 class SourceLines:
-    """Lines of the files results point into, read once, to find where a token ends."""
+    """Lines of the files results point into, read once, to find where a token ends. A file
+    named by ``streams`` (stdin) is never read from disk: its line is the stream's (of the
+    document holding the finding's object, when several documents carry one template's name;
+    shown only where they agree otherwise)."""
 
-    def __init__(self) -> None:
+    def __init__(self, streams: Iterable[StreamText] = ()) -> None:
         self.lines: dict[str, list[str] | None] = {}
+        self.streams: dict[str, list[tuple[frozenset[ObjectRef], list[str]]]] = {}
+        for stream in streams:
+            self.streams.setdefault(stream.file, []).append((stream.objects, _split(stream.data)))
 
     def _read(self, file: str) -> list[str] | None:
         if file not in self.lines:
@@ -26,17 +35,30 @@ class SourceLines:
                 pass
         return self.lines[file]
 
-    def line(self, file: str, line: int) -> str | None:
+    def line(self, file: str, line: int, obj: ObjectRef | None = None) -> str | None:
+        if file in self.streams:
+            return self._stream_line(file, line, obj)
         lines = self._read(file)
         if lines is None or not 1 <= line <= len(lines):
             return None
         return lines[line - 1]
 
-    def token_end(self, file: str, line: int, column: int) -> int | None:
-        lines = self._read(file)
-        if lines is None or not 1 <= line <= len(lines):
-            return None
-        return token_end(lines[line - 1], column)
+    def _stream_line(self, file: str, line: int, obj: ObjectRef | None) -> str | None:
+        documents = self.streams[file]
+        holding = [lines for objects, lines in documents if obj is not None and obj in objects]
+        texts = {lines[line - 1] if 1 <= line <= len(lines) else None
+                 for lines in (holding if len(holding) == 1 else [lines for _, lines in documents])}
+        return texts.pop() if len(texts) == 1 else None
+
+    def token_end(self, file: str, line: int, column: int, obj: ObjectRef | None = None) -> int | None:
+        text = self.line(file, line, obj)
+        return token_end(text, column) if text is not None else None
+
+
+def _split(data: bytes) -> list[str]:
+    if len(data) > _MAX_SOURCE:
+        return []
+    return _LINE_BREAK.split(data.decode("utf-8", "replace"))
 
 
 def token_end(text: str, column: int) -> int | None:

@@ -13,9 +13,9 @@ import io
 import textwrap
 from typing import Any
 
-from kqlint.model import Finding, Report, Severity
+from kqlint.model import Finding, ObjectRef, Report, Severity
 from kqlint.reporters.remedy import fixable, fixable_footer, split_remedy
-from kqlint.reporters.source import SourceLines
+from kqlint.reporters.source import SourceLines, token_end
 from kqlint.sanitize import safe_lines, terminal_safe
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
@@ -34,7 +34,7 @@ def render(report: Report, color: bool = False, statistics: bool = False, quiet:
     console = Console(file=buffer, force_terminal=color, no_color=not color, width=width,
                       highlight=False, soft_wrap=True, emoji=False, color_system="standard" if color else None)
     current = None
-    sources = SourceLines()
+    sources = SourceLines(report.streams)
     for finding in report.findings:
         if finding.location.file != current:
             if current is not None:
@@ -82,7 +82,7 @@ def _finding(console: Any, f: Finding, sources: SourceLines, wrap: int | None, u
     message = _wrapped(problem, len(head), wrap)
     console.print(f"  {loc.line}:{loc.column}  [{_STYLE[f.severity]}]{f.severity.label}[/]  "
                   f"[bold]{_esc(f.code)}[/]{_esc(mark)} [dim]{_esc(f.slug)}[/]  {_esc(message)}")
-    _frame(console, sources, loc.file, loc.line, loc.column)
+    _frame(console, sources, loc.file, loc.line, loc.column, f.obj or loc.obj)
     if remedy:
         help_text = _wrapped(remedy, len(_INDENT) + len("help: "), wrap)
         console.print(f"{_INDENT}[bold cyan]help:[/] {_esc(help_text)}")
@@ -91,14 +91,15 @@ def _finding(console: Any, f: Finding, sources: SourceLines, wrap: int | None, u
         console.print(f"{_INDENT}[dim]related: {_esc(related.file)}:{related.line}:{related.column}[/]{note}")
 
 
-def _frame(console: Any, sources: SourceLines, file: str, line: int, column: int) -> None:
+def _frame(console: Any, sources: SourceLines, file: str, line: int, column: int, obj: ObjectRef | None) -> None:
     """The offending line with carets under the token at ``column`` (nothing when the file
-    cannot be read, e.g. stdin, or the line is blank or very long)."""
-    text = sources.line(file, line)
+    cannot be read, or the line is blank or very long); stdin's from the stream (``obj``: the
+    finding's object, which tells apart documents that carry one template's name)."""
+    text = sources.line(file, line, obj)
     if text is None or not text.strip() or len(text) > _MAX_FRAME or column > len(text) + 1:
         return
     text = terminal_safe(text.expandtabs(1).rstrip())
-    end = sources.token_end(file, line, column) or column + 1
+    end = token_end(text, column) or column + 1
     gutter = " " * len(str(line))
     console.print(f"{_INDENT}[dim]{line} |[/] {_esc(text)}")
     console.print(f"{_INDENT}[dim]{gutter} |[/] {' ' * (column - 1)}[bold]{'^' * max(1, end - column)}[/]")
