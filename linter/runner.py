@@ -1,6 +1,7 @@
 """One lint run: load (kqlint.inputs) -> graph -> rules -> suppress -> Report."""
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from functools import partial
@@ -10,7 +11,15 @@ from kqlint.config import Config, check_rule_names
 from kqlint.discover import Discovery
 from kqlint.errors import ConfigError, CrdError, UsageError
 from kqlint.graph import ObjectGraph
-from kqlint.inputs import Loaded, context_beyond_inputs, context_paths, external_objects, load_context, load_paths
+from kqlint.inputs import (
+    Loaded,
+    context_beyond_inputs,
+    context_paths,
+    context_without,
+    external_objects,
+    load_context,
+    load_paths,
+)
 from kqlint.model import Finding, Report, Severity, Summary
 from kqlint.objects import INPUT, K8sObject
 from kqlint.registry import RuleSet, names, selects
@@ -190,6 +199,18 @@ def _lint_loaded(paths: list[str], named_context: list[str], config: Config, sel
     keep(inputs, context_loaded)  # the command exits without freeing them
     notes = notes + inputs.notes + context_loaded.notes
     return replace(report, notes=tuple(dict.fromkeys(notes))) if notes else report
+
+
+def lint_text(path: str, raw: bytes, config: Config, selected: RuleSet, context: Loaded,
+              inline_suppressions: bool = True) -> Report:
+    """What ``lint([path])`` reports once ``raw`` is saved as the file ``path`` (an editor's
+    unsaved buffer, kqlint.server), against ``context``: load_context() of the run's context
+    paths (context_paths([path])), loaded beforehand and kept between calls. ``config`` and
+    ``selected`` are what contain_config() and prepare() make of the run's configuration."""
+    inputs, found = load_paths([path], config, INPUT, texts={os.path.abspath(path): raw})
+    if found.missing:
+        raise UsageError(f"path does not exist: {found.missing[0]}")
+    return analyze(inputs, found, context_without(context.objects, inputs), config, selected, inline_suppressions)
 
 
 def _remember_reads(cache: Any, paths: list[str], named_context: list[str], config: Config) -> None:
