@@ -26,10 +26,9 @@ class LineIndex:
 
     def offset(self, line: int, column: int) -> int:
         """The character offset of kqlint's ``line``:``column``, kept inside that line."""
-        index = min(max(line, 1), len(self.kqlint_starts)) - 1
-        start = self.kqlint_starts[index]
-        end = self.kqlint_starts[index + 1] if index + 1 < len(self.kqlint_starts) else len(self.text)
-        return min(start + max(column, 1) - 1, end)
+        start = self.kqlint_starts[min(max(line, 1), len(self.kqlint_starts)) - 1]
+        found = BREAKS.search(self.text, start)
+        return min(start + max(column, 1) - 1, found.start() if found else len(self.text))
 
     def position(self, offset: int) -> tuple[int, int]:
         """The LSP (line, character) of a character offset."""
