@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
@@ -201,16 +201,36 @@ def _lint_loaded(paths: list[str], named_context: list[str], config: Config, sel
     return replace(report, notes=tuple(dict.fromkeys(notes))) if notes else report
 
 
-def lint_text(path: str, raw: bytes, config: Config, selected: RuleSet, context: Loaded,
+@dataclass
+class KeptContext:
+    """A run's context read once (load_context() of context_paths([path])) and what is worked
+    out from it and the files on disk alone, kept between lints of unsaved buffers (kqlint.server);
+    made again when a file changes on disk."""
+
+    loaded: Loaded
+    _scopes: dict[frozenset[str], Any] = field(default_factory=dict)
+
+    def scope(self, objects: list[K8sObject], config: Config) -> Any:
+        """scope_of(objects): the same files (an edited buffer's among them) make the same Scope."""
+        from kqlint.scope import scope_of
+
+        files = frozenset(obj.file for obj in objects)
+        if files not in self._scopes:
+            self._scopes = {files: scope_of(objects, config)}
+        return self._scopes[files]
+
+
+def lint_text(path: str, raw: bytes, config: Config, selected: RuleSet, context: KeptContext,
               inline_suppressions: bool = True) -> Report:
     """What ``lint([path])`` reports once ``raw`` is saved as the file ``path`` (an editor's
-    unsaved buffer, kqlint.server), against ``context``: load_context() of the run's context
-    paths (context_paths([path])), loaded beforehand and kept between calls. ``config`` and
-    ``selected`` are what contain_config() and prepare() make of the run's configuration."""
+    unsaved buffer, kqlint.server), against ``context``. ``config`` and ``selected`` are what
+    contain_config() and prepare() make of the run's configuration."""
     inputs, found = load_paths([path], config, INPUT, texts={os.path.abspath(path): raw})
     if found.missing:
         raise UsageError(f"path does not exist: {found.missing[0]}")
-    return analyze(inputs, found, context_without(context.objects, inputs), config, selected, inline_suppressions)
+    context_objects = context_without(context.loaded.objects, inputs)
+    return analyze(inputs, found, context_objects, config, selected, inline_suppressions,
+                   scope=context.scope(inputs.objects + context_objects, config))
 
 
 def _remember_reads(cache: Any, paths: list[str], named_context: list[str], config: Config) -> None:
@@ -252,11 +272,13 @@ def build_graph(inputs: Loaded, context_objects: list[K8sObject], config: Config
 
 
 def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], config: Config,
-            selected: Iterable[Rule], inline_suppressions: bool = True, jobs: int = 1) -> Report:
-    """Run the selected rules over loaded inputs (plus context objects) and build the Report."""
+            selected: Iterable[Rule], inline_suppressions: bool = True, jobs: int = 1,
+            scope: Any = None) -> Report:
+    """Run the selected rules over loaded inputs (plus context objects) and build the Report;
+    ``scope``: scope_of() these objects, when the caller kept it (KeptContext)."""
     from kqlint.scope import partitions, scope_of, with_routes, without_fragments
 
-    scope = scope_of(inputs.objects + context_objects, config)
+    scope = scope or scope_of(inputs.objects + context_objects, config)
     inputs, context_objects = without_fragments(inputs, context_objects, scope)
     from kqlint.cache_results import observe
 

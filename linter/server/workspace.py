@@ -44,7 +44,7 @@ class Workspace:
         self.allow_plugins = allow_plugins
         self.use_cache = use_cache
         self._settings: Settings | ConfigProblem | None = None
-        self._contexts: dict[tuple[str, ...], Any] = {}  # context paths -> kqlint.inputs.Loaded
+        self._contexts: dict[tuple[str, ...], Any] = {}  # context paths -> kqlint.runner.KeptContext
 
     def settings(self) -> Settings | ConfigProblem:
         if self._settings is None:
@@ -104,12 +104,13 @@ class Workspace:
 
     def _load_context(self, named: list[str], settings: Settings) -> Any:
         from kqlint.inputs import Loaded, load_context
+        from kqlint.runner import KeptContext
 
         cache = self._cache(settings)
         loaded = load_context(named, settings.config, Loaded(), cache=cache)
         if cache is not None:
             cache.flush()
-        return loaded
+        return KeptContext(loaded)
 
     def _cache(self, settings: Settings) -> Any:
         if not self.use_cache:
