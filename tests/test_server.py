@@ -79,11 +79,20 @@ def uri(path: Path) -> str:
 
 
 @contextlib.asynccontextmanager
-async def session(root: Path) -> AsyncIterator[LanguageClient]:
+async def session(root: Path, watching: bool = False) -> AsyncIterator[LanguageClient]:
     client = await ClientServerConfig(server_command=SERVER).start()
     assert isinstance(client, LanguageClient)
+    client.registrations = []  # type: ignore[attr-defined]
+
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(params: types.RegistrationParams) -> None:
+        client.registrations.extend(params.registrations)  # type: ignore[attr-defined]
+
+    capabilities = types.ClientCapabilities(workspace=types.WorkspaceClientCapabilities(
+        did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True))
+        if watching else None)
     await client.initialize_session(types.InitializeParams(
-        capabilities=types.ClientCapabilities(), root_uri=uri(root),
+        capabilities=capabilities, root_uri=uri(root),
         workspace_folders=[types.WorkspaceFolder(uri(root), root.name)]))
     try:
         yield client
@@ -302,6 +311,25 @@ async def test_saving_another_file_relints_open_buffers_against_the_new_context(
         relinted = await published(client, uri(job))
     assert shown(relinted) == expected_diagnostics(root, "job.yaml")
     assert "KQ203" not in [d.code for d in relinted]  # the LocalQueue it names is in the saved context
+
+
+@pytest.mark.asyncio
+async def test_a_file_created_on_disk_is_context_once_the_client_reports_it(tmp_path: Path) -> None:
+    root = copy_project(tmp_path)
+    job = root / "job.yaml"
+    async with session(root, watching=True) as client:
+        assert "KQ203" in [d.code for d in await open_file(client, job)]
+        [watcher] = client.registrations  # type: ignore[attr-defined]
+        assert watcher.method == "workspace/didChangeWatchedFiles"
+        created = root / "more-queues.yaml"
+        created.write_text("apiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\n"
+                           "metadata: {name: trainng, namespace: ml}\nspec: {clusterQueue: team}\n", encoding="utf-8")
+        client.diagnostics.clear()
+        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+            [types.FileEvent(uri(created), types.FileChangeType.Created)]))
+        relinted = await published(client, uri(job))
+    assert shown(relinted) == expected_diagnostics(root, "job.yaml")
+    assert "KQ203" not in [d.code for d in relinted]
 
 
 # ------------------------------------------------------------------ robustness and lifecycle

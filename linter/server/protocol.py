@@ -258,6 +258,10 @@ def build(allow_plugins: bool = False, use_cache: bool = True) -> KqlintServer:
         root = root or (path_of(params.root_uri) if params.root_uri else None) or params.root_path or os.getcwd()
         ls.start(root)
 
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: KqlintServer, params: types.InitializedParams) -> None:
+        watch_files(ls)
+
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: KqlintServer, params: types.DidOpenTextDocumentParams) -> None:
         ls.lint_uri(params.text_document.uri)
@@ -297,6 +301,21 @@ def build(allow_plugins: bool = False, use_cache: bool = True) -> KqlintServer:
             return None
 
     return server
+
+
+WATCHED = "**/{*.yaml,*.yml,*.json,pyproject.toml}"
+
+
+def watch_files(ls: KqlintServer) -> None:
+    """Ask the client to report manifests and configuration files changed on disk (created,
+    edited outside the editor, deleted), when it can register watchers."""
+    workspace = ls.client_capabilities.workspace
+    watched = workspace.did_change_watched_files if workspace is not None else None
+    if watched is None or not watched.dynamic_registration:
+        return
+    options = types.DidChangeWatchedFilesRegistrationOptions([types.FileSystemWatcher(WATCHED)])
+    ls.client_register_capability(types.RegistrationParams(
+        [types.Registration("kqlint-watched-files", types.WORKSPACE_DID_CHANGE_WATCHED_FILES, options)]))
 
 
 def files_changed(ls: KqlintServer, uris: list[str]) -> None:
