@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -56,10 +56,14 @@ class Loaded:
 
 def load_paths(paths: list[str], config: Config, tier: str,
                progress: Callable[[int, int], None] | None = None, jobs: int = 1,
-               skip: frozenset[str] = frozenset(), cache: Any = None) -> tuple[Loaded, Discovery]:
+               skip: frozenset[str] = frozenset(), cache: Any = None,
+               texts: Mapping[str, bytes] | None = None) -> tuple[Loaded, Discovery]:
     """Read and parse every file (but those in ``skip``, absolute paths); ``progress(done,
     total)`` is called as files are done. With a ``cache`` (kqlint.cache.FileCache), unchanged
-    files are not parsed again."""
+    files are not parsed again. ``texts``: the content of files (by absolute path) to parse
+    instead of what is on disk (an editor's unsaved buffers, kqlint.server); no cache then."""
+    if texts is not None:
+        cache = None
     from kqlint.containment import contain_files
     from kqlint.parallel import effective_jobs, map_chunks
     from kqlint.writer import remember_read
@@ -102,6 +106,8 @@ def load_paths(paths: list[str], config: Config, tier: str,
                                    record=verdicts.record if verdicts is not None else None)
             if _PARSED is not None and not lazy:
                 sources = [_unshared(source) for source in sources]
+        elif texts is not None:
+            sources = [_parse_text(path, texts, config, parse) for path in files]
         elif _PARSED is not None:
             sources = _parse_changed(files, config, jobs, parse, _PARSED)
         else:
@@ -117,6 +123,20 @@ def load_paths(paths: list[str], config: Config, tier: str,
             gc.freeze()
             gc.enable()
     return loaded, found
+
+
+def _parse_text(path: str, texts: Mapping[str, bytes], config: Config,
+                parse: Callable[[str, bytes | None], SourceFile]) -> SourceFile:
+    """``path`` parsed from the text given for it (the file when none is); a text over the size
+    limit is refused as the saved file would be: one KQ001."""
+    raw = texts.get(os.path.abspath(path))
+    if raw is None or len(raw) <= config.max_file_size:
+        return parse(path, raw)
+    from kqlint.bounded import too_large
+
+    source = SourceFile(display_path(path))
+    source.problems.append(LoadProblem(source.path, 1, 1, too_large(len(raw), config.max_file_size)))
+    return source
 
 
 def _parse_changed(files: list[str], config: Config, jobs: int,
@@ -304,5 +324,10 @@ def load_context(paths: list[str], config: Config, inputs: Loaded, jobs: int = 1
     input_files = {s.path for s in inputs.sources}
     skip = frozenset(os.path.abspath(p) for p in input_files if not p.startswith("<"))
     loaded, _ = load_paths(existing, config, CONTEXT, jobs=jobs, skip=skip, cache=cache)
-    keep = [o for o in loaded.objects if o.file not in input_files]
-    return Loaded(objects=keep, notes=loaded.notes)
+    return Loaded(objects=context_without(loaded.objects, inputs), notes=loaded.notes)
+
+
+def context_without(objects: list[K8sObject], inputs: Loaded) -> list[K8sObject]:
+    """The context ``objects`` but those of the input files (the inputs' objects stand for them)."""
+    input_files = {s.path for s in inputs.sources}
+    return [o for o in objects if o.file not in input_files]

@@ -1,8 +1,9 @@
 """One lint run: load (kqlint.inputs) -> graph -> rules -> suppress -> Report."""
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
@@ -10,7 +11,15 @@ from kqlint.config import Config, check_rule_names
 from kqlint.discover import Discovery
 from kqlint.errors import ConfigError, CrdError, UsageError
 from kqlint.graph import ObjectGraph
-from kqlint.inputs import Loaded, context_beyond_inputs, context_paths, external_objects, load_context, load_paths
+from kqlint.inputs import (
+    Loaded,
+    context_beyond_inputs,
+    context_paths,
+    context_without,
+    external_objects,
+    load_context,
+    load_paths,
+)
 from kqlint.model import Finding, Report, Severity, Summary
 from kqlint.objects import INPUT, K8sObject
 from kqlint.registry import RuleSet, names, selects
@@ -192,6 +201,38 @@ def _lint_loaded(paths: list[str], named_context: list[str], config: Config, sel
     return replace(report, notes=tuple(dict.fromkeys(notes))) if notes else report
 
 
+@dataclass
+class KeptContext:
+    """A run's context read once (load_context() of context_paths([path])) and what is worked
+    out from it and the files on disk alone, kept between lints of unsaved buffers (kqlint.server);
+    made again when a file changes on disk."""
+
+    loaded: Loaded
+    _scopes: dict[frozenset[str], Any] = field(default_factory=dict)
+
+    def scope(self, objects: list[K8sObject], config: Config) -> Any:
+        """scope_of(objects): the same files (an edited buffer's among them) make the same Scope."""
+        from kqlint.scope import scope_of
+
+        files = frozenset(obj.file for obj in objects)
+        if files not in self._scopes:
+            self._scopes = {files: scope_of(objects, config)}
+        return self._scopes[files]
+
+
+def lint_text(path: str, raw: bytes, config: Config, selected: RuleSet, context: KeptContext,
+              inline_suppressions: bool = True) -> Report:
+    """What ``lint([path])`` reports once ``raw`` is saved as the file ``path`` (an editor's
+    unsaved buffer, kqlint.server), against ``context``. ``config`` and ``selected`` are what
+    contain_config() and prepare() make of the run's configuration."""
+    inputs, found = load_paths([path], config, INPUT, texts={os.path.abspath(path): raw})
+    if found.missing:
+        raise UsageError(f"path does not exist: {found.missing[0]}")
+    context_objects = context_without(context.loaded.objects, inputs)
+    return analyze(inputs, found, context_objects, config, selected, inline_suppressions,
+                   scope=context.scope(inputs.objects + context_objects, config))
+
+
 def _remember_reads(cache: Any, paths: list[str], named_context: list[str], config: Config) -> None:
     """A report reused from the cache read no file this run: the writer must still refuse to
     overwrite the inputs and context (kqlint.writer)."""
@@ -231,11 +272,13 @@ def build_graph(inputs: Loaded, context_objects: list[K8sObject], config: Config
 
 
 def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], config: Config,
-            selected: Iterable[Rule], inline_suppressions: bool = True, jobs: int = 1) -> Report:
-    """Run the selected rules over loaded inputs (plus context objects) and build the Report."""
+            selected: Iterable[Rule], inline_suppressions: bool = True, jobs: int = 1,
+            scope: Any = None) -> Report:
+    """Run the selected rules over loaded inputs (plus context objects) and build the Report;
+    ``scope``: scope_of() these objects, when the caller kept it (KeptContext)."""
     from kqlint.scope import partitions, scope_of, with_routes, without_fragments
 
-    scope = scope_of(inputs.objects + context_objects, config)
+    scope = scope or scope_of(inputs.objects + context_objects, config)
     streams = tuple(inputs.streams)
     inputs, context_objects = without_fragments(inputs, context_objects, scope)
     from kqlint.cache_results import observe

@@ -14,7 +14,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = {name: (ROOT / name).read_text(encoding="utf-8") for name in ("README.md", "docs/configuration.md")}
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+")
 OTHER_TOOLS = {"--generator": "bench/run.py", "--sizes": "bench/run.py", "--scenarios": "bench/run.py",
-               "--update-golden": "pytest", "--all-files": "pre-commit", "--strict": "mypy"}
+               "--update-golden": "pytest", "--all-files": "pre-commit", "--strict": "mypy",
+               "--files": "bench/server.py"}
 
 
 def _options() -> dict[str, set[str]]:

@@ -3,7 +3,8 @@
 - :mod:`~kqlint.cli.app`: the typer app, :class:`~kqlint.cli.app.Exit`, stderr and report output
 - :mod:`~kqlint.cli.boundary`: :func:`main`, the only error boundary (exit 0/1/2/3/130)
 - :mod:`~kqlint.cli.options`: option declarations the commands share, option value checks
-- one module per command group: check (+ reporting), rules (rules, explain), query, graph, cache
+- one module per command group: check (+ reporting), rules (rules, explain), query, graph, cache,
+  server
 
 Imports stay lazy: ``kqlint check`` on a plain run loads the engine, the rules and the
 one reporter it needs, nothing else (no jsonschema, no SARIF machinery). A command module
@@ -11,7 +12,7 @@ imports only typer and this package at the top; the rest inside the command.
 """
 from __future__ import annotations
 
-from kqlint.cli import cache, check, graph, query, rules
+from kqlint.cli import cache, check, graph, query, rules, server
 from kqlint.cli.app import BUG_HINT, app
 from kqlint.cli.boundary import _handle, entry, main
 
@@ -24,3 +25,4 @@ app.command()(rules.explain)
 app.command()(query.query)
 app.command()(graph.graph)
 app.add_typer(cache.cache_app, name="cache")
+app.command()(server.server)

@@ -1,0 +1,2 @@
+"""The language server (`kqlint server`): workspace (the engine side, no LSP), positions
+(kqlint to LSP), protocol (pygls)."""

@@ -1,0 +1,334 @@
+"""``kqlint server``: the language server (pygls). Diagnostics are ``kqlint check FILE`` on the
+unsaved buffer, with the workspace's other manifests as context (kqlint.server.workspace);
+code actions are the fixes of those findings, as text edits of the buffer; hover on a
+diagnostic is its rule's ``kqlint explain`` text. Nothing is ever written to disk but the
+cache. Each lint runs inside one error boundary: a crash is one log message, and the server
+goes on serving."""
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from kqlint import __version__
+from kqlint.model import Finding, Report, Severity
+from kqlint.server.positions import UTF8, UTF16, UTF32, LineIndex
+from kqlint.server.workspace import ConfigProblem, Workspace
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+SOURCE = "kqlint"
+FIX_ALL = "source.fixAll.kqlint"
+LINTED_SUFFIXES = (".yaml", ".yml", ".json")
+SEVERITIES = {Severity.ERROR: types.DiagnosticSeverity.Error, Severity.WARNING: types.DiagnosticSeverity.Warning,
+              Severity.INFO: types.DiagnosticSeverity.Information}
+BUG_HINT = "this is a bug in kqlint: please report it at https://github.com/kqlint/kqlint/issues"
+
+
+@dataclass
+class Linted:
+    """One buffer's last lint: its text, and each diagnostic with the finding it shows."""
+
+    version: int | None
+    raw: bytes
+    index: LineIndex
+    shown: list[tuple[types.Diagnostic, Finding]] = field(default_factory=list)
+    fixes: list[Finding] | None = None  # the findings with their fixes as text (resolved when asked)
+
+
+class KqlintServer(LanguageServer):
+    def __init__(self, allow_plugins: bool = False, use_cache: bool = True) -> None:
+        super().__init__("kqlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.allow_plugins = allow_plugins
+        self.use_cache = use_cache
+        self.kq_workspace: Workspace | None = None
+        self.linted: dict[str, Linted] = {}
+        self.config_diagnostics: str | None = None  # the URI of a configuration file shown refused
+
+    # ------------------------------------------------------------ setup
+
+    def start(self, root: str) -> None:
+        os.chdir(root)  # reports show paths as `kqlint check` run in the workspace folder does
+        self.kq_workspace = Workspace(root, self.allow_plugins, self.use_cache)
+
+    def encoding(self) -> str:
+        chosen = str(self.workspace.position_encoding or UTF16)
+        return chosen if chosen in (UTF8, UTF16, UTF32) else UTF16
+
+    def log(self, message: str, kind: types.MessageType = types.MessageType.Error) -> None:
+        self.window_log_message(types.LogMessageParams(kind, message))
+
+    # ------------------------------------------------------------ linting
+
+    def lint_uri(self, uri: str) -> None:
+        """Lint one open buffer and publish its diagnostics; any crash is one log line."""
+        path = path_of(uri)
+        if path is None or not path.endswith(LINTED_SUFFIXES) or self.kq_workspace is None:
+            return
+        document = self.workspace.get_text_document(uri)
+        try:
+            diagnostics = self._diagnostics(uri, path, document.source, document.version)
+        except Exception as exc:  # the error boundary: one message, and the server goes on
+            self.linted.pop(uri, None)
+            self.log(f"kqlint: internal error while linting {path}: {type(exc).__name__}: {exc}; {BUG_HINT}")
+            return
+        if diagnostics is not None:
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri, diagnostics, version=document.version))
+
+    def _diagnostics(self, uri: str, path: str, text: str, version: int | None) -> list[types.Diagnostic] | None:
+        assert self.kq_workspace is not None
+        settings = self.kq_workspace.settings()
+        self._show_config(settings)
+        if isinstance(settings, ConfigProblem):
+            self.linted.pop(uri, None)
+            return []  # `kqlint check` lints nothing with a refused configuration
+        raw = text.encode("utf-8", "surrogateescape")
+        report = self.kq_workspace.lint(path, raw)
+        for line in report.internal_errors:
+            self.log(f"kqlint: {line}; {BUG_HINT}")
+        linted = Linted(version, raw, LineIndex(text, self.encoding()))
+        linted.shown = [(diagnostic(f, linted.index), f) for f in own_findings(report, path)]
+        self.linted[uri] = linted
+        return [shown for shown, _ in linted.shown]
+
+    def _show_config(self, settings: Any) -> None:
+        """A refused configuration as one diagnostic on its file; cleared once it loads."""
+        if isinstance(settings, ConfigProblem):
+            uri = uri_of(settings.file)
+            index = LineIndex(_read_text(settings.file), self.encoding())
+            start = types.Position(*index.lsp(settings.line, settings.column))
+            problem = types.Diagnostic(types.Range(start, start), settings.message,
+                                       severity=types.DiagnosticSeverity.Error, source=SOURCE)
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, [problem]))
+            self.config_diagnostics = uri
+        elif self.config_diagnostics is not None:
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(self.config_diagnostics, []))
+            self.config_diagnostics = None
+
+    def relint_open(self) -> None:
+        for uri in list(self.workspace.text_documents):
+            self.lint_uri(uri)
+
+    # ------------------------------------------------------------ code actions and hover
+
+    def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
+        linted = self.linted.get(params.text_document.uri)
+        if linted is None:
+            return []
+        fixed = self._fixed(linted)
+        wanted = params.context.only
+        actions: list[types.CodeAction] = []
+        if wanted is None or any(types.CodeActionKind.QuickFix.value.startswith(k) or
+                                 k.startswith(types.CodeActionKind.QuickFix.value) for k in wanted):
+            asked = {_identity(d) for d in params.context.diagnostics}
+            actions += [quickfix(params.text_document.uri, shown, finding, linted.index)
+                        for shown, finding in zip([d for d, _ in linted.shown], fixed, strict=True)
+                        if _identity(shown) in asked and _has_text(finding)]
+        if wanted is None or any(FIX_ALL.startswith(k) for k in wanted):
+            safe = [f for f in fixed if _has_text(f) and f.fix is not None and f.fix.applicability.value == "safe"]
+            if safe:
+                actions.append(fix_all(params.text_document.uri, safe, linted.index))
+        return actions
+
+    def _fixed(self, linted: Linted) -> list[Finding]:
+        """The findings shown, each fix with its text edits of the buffer (once per lint)."""
+        if linted.fixes is None:
+            from kqlint.fix_apply import resolve
+
+            assert self.kq_workspace is not None
+            settings = self.kq_workspace.settings()
+            namespace = getattr(getattr(settings, "config", None), "namespace", None) or "default"
+            findings = [finding for _, finding in linted.shown]
+            files = {f.location.file for f in findings}
+            linted.fixes = resolve(findings, lambda file: linted.raw if file in files else None, namespace)
+        return linted.fixes
+
+    def hover(self, params: types.HoverParams) -> types.Hover | None:
+        linted = self.linted.get(params.text_document.uri)
+        if linted is None or self.kq_workspace is None:
+            return None
+        at = linted.index.offset_of(params.position.line, params.position.character)
+        codes = dict.fromkeys(finding.code for shown, finding in linted.shown if _covers(shown, at, linted.index))
+        texts = [text for text in (self.kq_workspace.explain(code) for code in codes) if text]
+        if not texts:
+            return None
+        return types.Hover(types.MarkupContent(types.MarkupKind.PlainText, "\n\n".join(texts)))
+
+
+# ------------------------------------------------------------ findings as LSP values
+
+def own_findings(report: Report, path: str) -> list[Finding]:
+    from kqlint.discover import display_path
+
+    shown = display_path(path)
+    return [f for f in report.findings if f.location.file == shown]
+
+
+def diagnostic(finding: Finding, index: LineIndex) -> types.Diagnostic:
+    location = finding.location
+    related = [types.DiagnosticRelatedInformation(
+        types.Location(uri_of(os.path.abspath(r.file)), _related_range(r.file, r.line, r.column, finding, index)),
+        r.message) for r in finding.related]
+    return types.Diagnostic(
+        _range(index, location.line, location.column, location.end_line, location.end_column),
+        finding.message, severity=SEVERITIES[finding.severity], code=finding.code, source=SOURCE,
+        related_information=related or None)
+
+
+def _range(index: LineIndex, line: int, column: int, end_line: int = 0, end_column: int = 0) -> types.Range:
+    start = types.Position(*index.lsp(line, column))
+    end = types.Position(*index.lsp(end_line, end_column)) if end_line else start
+    return types.Range(start, end)
+
+
+def _related_range(file: str, line: int, column: int, finding: Finding, index: LineIndex) -> types.Range:
+    """A related location in the buffer's file is placed in its text, another file's in the saved file's."""
+    if file != finding.location.file:
+        index = LineIndex(_read_text(file))
+    return _range(index, line, column)
+
+
+def _read_text(path: str) -> str:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def quickfix(uri: str, shown: types.Diagnostic, finding: Finding, index: LineIndex) -> types.CodeAction:
+    assert finding.fix is not None
+    safe = finding.fix.applicability.value == "safe"
+    title = f"{finding.code}: {finding.fix.title}" + ("" if safe else " (unsafe: changes what the workload does)")
+    return types.CodeAction(title, kind=types.CodeActionKind.QuickFix, diagnostics=[shown], is_preferred=safe,
+                            edit=types.WorkspaceEdit(changes={uri: text_edits(finding, index)}))
+
+
+def fix_all(uri: str, findings: list[Finding], index: LineIndex) -> types.CodeAction:
+    edits = [edit for finding in findings for edit in text_edits(finding, index)]
+    return types.CodeAction("kqlint: apply every safe fix", kind=FIX_ALL,
+                            edit=types.WorkspaceEdit(changes={uri: edits}))
+
+
+def text_edits(finding: Finding, index: LineIndex) -> list[types.TextEdit]:
+    assert finding.fix is not None
+    return [types.TextEdit(_range(index, e.line, e.column, e.end_line, e.end_column), e.content)
+            for e in finding.fix.text]
+
+
+def _has_text(finding: Finding) -> bool:
+    return finding.fix is not None and bool(finding.fix.text)
+
+
+def _identity(shown: types.Diagnostic) -> tuple[Any, ...]:
+    start = shown.range.start
+    return shown.code, shown.message, start.line, start.character
+
+
+def _covers(shown: types.Diagnostic, offset: int, index: LineIndex) -> bool:
+    start = index.offset_of(shown.range.start.line, shown.range.start.character)
+    end = index.offset_of(shown.range.end.line, shown.range.end.character)
+    line_end = index.offset_of(shown.range.start.line, sys.maxsize)
+    return start <= offset <= max(end, line_end if end == start else end)
+
+
+def path_of(uri: str) -> str | None:
+    parsed = urlparse(uri)
+    return os.path.abspath(unquote(parsed.path)) if parsed.scheme == "file" else None
+
+
+def uri_of(path: str) -> str:
+    from pathlib import Path
+
+    return Path(os.path.abspath(path)).as_uri()
+
+
+# ------------------------------------------------------------ the server
+
+def build(allow_plugins: bool = False, use_cache: bool = True) -> KqlintServer:
+    server = KqlintServer(allow_plugins, use_cache)
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: KqlintServer, params: types.InitializeParams) -> None:
+        folders = params.workspace_folders or []
+        root = path_of(folders[0].uri) if folders else None
+        root = root or (path_of(params.root_uri) if params.root_uri else None) or params.root_path or os.getcwd()
+        ls.start(root)
+
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: KqlintServer, params: types.InitializedParams) -> None:
+        watch_files(ls)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: KqlintServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.lint_uri(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: KqlintServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.lint_uri(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: KqlintServer, params: types.DidSaveTextDocumentParams) -> None:
+        files_changed(ls, [params.text_document.uri])
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def did_change_watched(ls: KqlintServer, params: types.DidChangeWatchedFilesParams) -> None:
+        files_changed(ls, [change.uri for change in params.changes])
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: KqlintServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.linted.pop(params.text_document.uri, None)
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(params.text_document.uri, []))
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
+        code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL]))
+    def code_action(ls: KqlintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        try:
+            return ls.code_actions(params)
+        except Exception as exc:
+            ls.log(f"kqlint: internal error while working out fixes: {type(exc).__name__}: {exc}; {BUG_HINT}")
+            return []
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: KqlintServer, params: types.HoverParams) -> types.Hover | None:
+        try:
+            return ls.hover(params)
+        except Exception as exc:
+            ls.log(f"kqlint: internal error while explaining a finding: {type(exc).__name__}: {exc}; {BUG_HINT}")
+            return None
+
+    return server
+
+
+WATCHED = "**/{*.yaml,*.yml,*.json,pyproject.toml}"
+
+
+def watch_files(ls: KqlintServer) -> None:
+    """Ask the client to report manifests and configuration files changed on disk (created,
+    edited outside the editor, deleted), when it can register watchers."""
+    workspace = ls.client_capabilities.workspace
+    watched = workspace.did_change_watched_files if workspace is not None else None
+    if watched is None or not watched.dynamic_registration:
+        return
+    options = types.DidChangeWatchedFilesRegistrationOptions([types.FileSystemWatcher(WATCHED)])
+    ls.client_register_capability(types.RegistrationParams(
+        [types.Registration("kqlint-watched-files", types.WORKSPACE_DID_CHANGE_WATCHED_FILES, options)]))
+
+
+def files_changed(ls: KqlintServer, uris: list[str]) -> None:
+    """Saved, created or deleted files: the context (or configuration) is read again, and
+    every open buffer linted against it."""
+    if ls.kq_workspace is None:
+        return
+    ls.kq_workspace.files_changed([p for p in (path_of(uri) for uri in uris) if p is not None])
+    ls.relint_open()
+
+
+def serve(allow_plugins: bool = False, use_cache: bool = True) -> None:
+    """Serve on stdin/stdout; whatever kqlint would print goes to stderr (stdout is the protocol's)."""
+    channel = sys.stdout.buffer
+    sys.stdout = sys.stderr
+    build(allow_plugins, use_cache).start_io(sys.stdin.buffer, channel)

@@ -1,0 +1,137 @@
+"""What the language server lints with, without any LSP: the configuration of the workspace
+folder (loaded as ``kqlint check`` loads it from there), the rules it selects and the context
+of each project root (its other manifests, read once through the cache and kept in memory),
+against which an editor's unsaved buffer is linted (kqlint.runner.lint_text).
+
+The context is loaded again after a file other than the buffer is saved, created or deleted
+(:meth:`Workspace.files_changed`), and the configuration after a configuration file changes."""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from kqlint.model import Report
+
+CONFIG_FILES = frozenset({".kqlint.yaml", ".kqlint.yml", "pyproject.toml"})
+_POSITIONED = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+): (?P<message>.*)$", re.S)
+
+
+@dataclass(frozen=True)
+class ConfigProblem:
+    """A configuration ``kqlint check`` refuses (exit 2): where, and what its one line says."""
+
+    file: str  # absolute
+    line: int
+    column: int
+    message: str
+
+
+@dataclass(frozen=True)
+class Settings:
+    config: Any  # kqlint.config.Config, contained and checked (runner.prepare)
+    selected: Any  # kqlint.registry.RuleSet
+    rules: Any  # every rule loaded (explain texts)
+
+
+class Workspace:
+    """One workspace folder. Paths are absolute; the process runs in ``root`` (as ``kqlint
+    check`` run there), so reports show paths relative to it."""
+
+    def __init__(self, root: str, allow_plugins: bool = False, use_cache: bool = True) -> None:
+        self.root = os.path.abspath(root)
+        self.allow_plugins = allow_plugins
+        self.use_cache = use_cache
+        self._settings: Settings | ConfigProblem | None = None
+        self._contexts: dict[tuple[str, ...], Any] = {}  # context paths -> kqlint.runner.KeptContext
+
+    def settings(self) -> Settings | ConfigProblem:
+        if self._settings is None:
+            self._settings = self._load_settings()
+        return self._settings
+
+    def config_file(self) -> str | None:
+        """The configuration file ``kqlint check`` reads in the root, if any."""
+        from kqlint.config import discover_config
+
+        found = discover_config(self.root)
+        return os.path.abspath(found) if found else None
+
+    def _load_settings(self) -> Settings | ConfigProblem:
+        from kqlint.config import Config
+        from kqlint.config import load_config as load
+        from kqlint.containment import contain_config
+        from kqlint.errors import UserError
+        from kqlint.registry import load_rules
+        from kqlint.runner import prepare
+        from kqlint.trust import PluginsNotAllowed, require_plugin_opt_in
+
+        path = self.config_file()
+        try:
+            config = load(path) if path else Config()
+            require_plugin_opt_in(config, self.allow_plugins)
+            rules = load_rules(config)
+            config, _ = contain_config(config)
+            config, selected = prepare(config, rules)
+        except (UserError, PluginsNotAllowed) as exc:
+            return self._problem(str(exc), path)
+        return Settings(config, selected, rules)
+
+    def _problem(self, text: str, path: str | None) -> ConfigProblem:
+        """The refusal as a position in the configuration file (its ``file:line:col:`` prefix)."""
+        match = _POSITIONED.match(text)
+        if match and path and os.path.abspath(match["file"]) == path:
+            return ConfigProblem(path, int(match["line"]), int(match["column"]), match["message"])
+        return ConfigProblem(path or os.path.join(self.root, ".kqlint.yaml"), 1, 1, text)
+
+    def lint(self, path: str, raw: bytes) -> Report:
+        """``kqlint check path`` with ``raw`` as its content (ConfigProblem: call settings() first)."""
+        from kqlint.runner import lint_text
+
+        settings = self.settings()
+        assert isinstance(settings, Settings)
+        return lint_text(path, raw, settings.config, settings.selected, self._context(path, settings))
+
+    def _context(self, path: str, settings: Settings) -> Any:
+        from kqlint.inputs import context_paths
+
+        named, _ = context_paths([path], (), settings.config)
+        key = tuple(named)
+        if key not in self._contexts:
+            self._contexts[key] = self._load_context(list(named), settings)
+        return self._contexts[key]
+
+    def _load_context(self, named: list[str], settings: Settings) -> Any:
+        from kqlint.inputs import Loaded, load_context
+        from kqlint.runner import KeptContext
+
+        cache = self._cache(settings)
+        loaded = load_context(named, settings.config, Loaded(), cache=cache)
+        if cache is not None:
+            cache.flush()
+        return KeptContext(loaded)
+
+    def _cache(self, settings: Settings) -> Any:
+        if not self.use_cache:
+            return None
+        from kqlint.cache import open_cache
+
+        return open_cache(None, settings.config.max_file_size)
+
+    def files_changed(self, paths: list[str]) -> None:
+        """Files saved, created or deleted: a configuration file reloads everything, any other
+        file the context it belongs to (loaded again when next needed)."""
+        if any(os.path.basename(p) in CONFIG_FILES for p in paths):
+            self._settings = None
+        self._contexts.clear()
+
+    def explain(self, code: str) -> str | None:
+        """``kqlint explain CODE``'s text for the rule ``code`` (None: no such rule loaded)."""
+        from kqlint.explain import rule_text
+        from kqlint.registry import load_rules
+
+        settings = self.settings()
+        rules = settings.rules if isinstance(settings, Settings) else load_rules(None)
+        rule = rules.find(code)
+        return rule_text(rule) if rule is not None else None
