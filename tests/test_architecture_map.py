@@ -1,5 +1,6 @@
-"""README's "Architecture" section is a map a newcomer can trust: every path it names exists,
-and every engine module (a file or package directly under linter/) is named in it."""
+"""docs/architecture.md (linked from the README's Development section) is a map a newcomer can
+trust: every path it names exists, and every engine module (a file or package directly under
+linter/) is named in it."""
 from __future__ import annotations
 
 import re
@@ -10,17 +11,14 @@ PATH = re.compile(r"`((?:linter|rules|schemas|tests)/[^`<>*]*)`")
 
 
 def _section() -> str:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    start = readme.index("\n## Architecture\n")
-    end = readme.index("\n## ", start + 1)
-    return readme[start:end]
+    return (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
 
 
 def test_every_path_in_the_map_exists() -> None:
     named = [path for path in PATH.findall(_section()) if "NNN" not in path]  # KQNNN: a pattern
     assert len(named) > 40
     missing = [path for path in named if not (ROOT / path).exists()]
-    assert not missing, f"README Architecture names paths that do not exist: {missing}"
+    assert not missing, f"docs/architecture.md names paths that do not exist: {missing}"
 
 
 def test_every_engine_module_is_on_the_map() -> None:
@@ -29,4 +27,4 @@ def test_every_engine_module_is_on_the_map() -> None:
                if (entry.suffix == ".py" and entry.name not in ("__init__.py", "__main__.py"))
                or (entry.is_dir() and (entry / "__init__.py").exists())}
     absent = sorted(modules - named)
-    assert not absent, f"README Architecture does not name these engine modules: {absent}"
+    assert not absent, f"docs/architecture.md does not name these engine modules: {absent}"

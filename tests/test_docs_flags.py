@@ -1,4 +1,4 @@
-"""Every command-line flag the README and docs/configuration.md mention is real: a flag of
+"""Every command-line flag the README and the docs/ pages mention is real: a flag of
 kqlint (of the command whose option table lists it), or one of a short list of other tools'
 flags, each written on a line that names its tool. A renamed or removed option, or a
 documented one that was never delivered, fails here."""
@@ -11,7 +11,8 @@ import typer
 from kqlint.cli import app
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = {name: (ROOT / name).read_text(encoding="utf-8") for name in ("README.md", "docs/configuration.md")}
+DOCS = {name: (ROOT / name).read_text(encoding="utf-8") for name in ("README.md", "docs/configuration.md",
+                                                                  "docs/performance.md", "docs/architecture.md")}
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+")
 OTHER_TOOLS = {"--generator": "bench/run.py", "--sizes": "bench/run.py", "--scenarios": "bench/run.py",
                "--update-golden": "pytest", "--all-files": "pre-commit", "--strict": "mypy",

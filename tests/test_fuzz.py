@@ -4,10 +4,12 @@ Seeds: the upstream corpus (when ../shared is present), the project's examples a
 fixtures. Mutations: truncation, byte flips, deleted/duplicated lines, random indentation,
 random scalars in every field. Properties: no internal error (no traceback), every finding
 has a position inside its file. The long run (20,000 examples) is marked slow; set
-KQLINT_FUZZ_EXAMPLES to change it.
+KQLINT_FUZZ_EXAMPLES to change it. Every case lints with the rules ``lint`` would load for
+``Config()``, loaded once (loading them is two thirds of a case's cost, and not what is fuzzed).
 """
 from __future__ import annotations
 
+import functools
 import os
 import random
 import re
@@ -17,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from kqlint.config import Config
+from kqlint.registry import RuleSet, load_rules
 from kqlint.runner import lint
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,13 +77,19 @@ def _check_positions(report, files: dict[str, bytes]) -> None:
             assert loc.line <= len(lines) + 1, (loc, len(lines))
 
 
+@functools.cache
+def _default_rules() -> RuleSet:
+    """What ``lint([...], Config())`` loads on every call."""
+    return load_rules(Config())
+
+
 def _run_case(tmp: Path, data: bytes, name: str) -> None:
     target = tmp / name
     target.write_bytes(data)
     cwd = os.getcwd()
     os.chdir(tmp)
     try:
-        report = lint([name], Config(), auto_context=False)
+        report = lint([name], Config(), auto_context=False, rules=_default_rules())
     finally:
         os.chdir(cwd)
     assert not report.internal_errors, report.internal_errors

@@ -215,11 +215,12 @@ async def test_safe_fix_is_a_preferred_quickfix_with_the_edit_check_reports(tmp_
         diagnostics = await open_file(client, job)
         gpu = [d for d in diagnostics if d.code == "KQ403"]
         found = await actions(client, job, gpu, only=[types.CodeActionKind.QuickFix.value])
-    [fix] = check_json(root, "job.yaml")[2]["fix"]["edits"]
+    reported = check_json(root, "job.yaml")[2]["fix"]
+    [fix] = reported["edits"]
     text = job.read_text(encoding="utf-8")
     [action] = found
     assert action.kind == types.CodeActionKind.QuickFix and action.is_preferred
-    assert action.title == "KQ403: Make extended-resource limits and requests equal"
+    assert action.title == f"KQ403: {reported['title']}" == "KQ403: Set extended-resource limits equal to their requests"
     assert list(action.diagnostics or []) == gpu
     assert action.edit is not None and action.edit.changes is not None
     [edit] = action.edit.changes[uri(job)]
