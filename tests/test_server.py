@@ -220,7 +220,8 @@ async def test_safe_fix_is_a_preferred_quickfix_with_the_edit_check_reports(tmp_
     text = job.read_text(encoding="utf-8")
     [action] = found
     assert action.kind == types.CodeActionKind.QuickFix and action.is_preferred
-    assert action.title == f"KQ403: {reported['title']}" == "KQ403: Set extended-resource limits equal to their requests"
+    assert action.title == f"KQ403: {reported['title']}"
+    assert reported["title"] == "Set extended-resource limits equal to their requests"
     assert list(action.diagnostics or []) == gpu
     assert action.edit is not None and action.edit.changes is not None
     [edit] = action.edit.changes[uri(job)]
