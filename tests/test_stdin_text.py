@@ -14,8 +14,8 @@ import pytest
 from conftest import FIXTURES
 from kqlint.cli import main
 
-JOB = (FIXTURES / "stdin" / "gpu-job.yaml").read_text()  # KQ403 on line 15, its safe fix on line 13
-FIXED = JOB.replace('"2"', '"4"')
+JOB = (FIXTURES / "stdin" / "gpu-job.yaml").read_text()  # KQ403 on line 15, its safe fix too (the limit)
+FIXED = JOB.replace("nvidia.com/gpu: 4", "nvidia.com/gpu: 2")
 # the same file on disk, its lines elsewhere: a frame read from it would show another line
 ON_DISK = "# a comment\n# another\n" + JOB.replace("train", "on-disk")
 FRAME = ("      15 |               nvidia.com/gpu: 4\n"
@@ -58,8 +58,8 @@ def test_stdin_filename_frames_and_fixes_come_from_the_stream(project: Path, cap
     _, out, _ = _check(JOB, capsys, monkeypatch, *named, "-f", "json")
     [finding] = json.loads(out)["findings"]
     assert (finding["file"], finding["line"], finding["column"]) == ("chart/templates/job.yaml", 15, 15)
-    assert finding["fix"]["edits"] == [{"start": {"line": 13, "column": 40}, "end": {"line": 13, "column": 43},
-                                        "content": '"4"'}]
+    assert finding["fix"]["edits"] == [{"start": {"line": 15, "column": 31}, "end": {"line": 15, "column": 32},
+                                        "content": "2"}]
     status, out, _ = _check(JOB, capsys, monkeypatch, *named, "--fix")
     assert (status, out) == (0, FIXED)
     assert (project / "chart" / "templates" / "job.yaml").read_text() == ON_DISK
