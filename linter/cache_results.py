@@ -6,7 +6,7 @@ object are then a function of the file's content (BLAKE2b), the file's display p
 carry it), the rule's code (kqlint's code and schemas fingerprint), the configuration
 (options, default namespace, profile, selection) and the ``--crd`` files' content. Those are
 the key; a file whose content changed has another digest and its objects are checked again.
-Why each rule is pure: PURE_RULES (README "The cache" repeats the list).
+Why each rule is pure: PURE_RULES (docs/performance.md "The cache" repeats the list).
 
 Rules that read other objects: findings that depend on other files are never cached as such;
 they are cached with the digests of what they were computed from (kqlint.cache_reads): the
