@@ -14,7 +14,7 @@ from kqlint.config import Config
 from kqlint.discover import STDIN, Discovery, discover, display_path
 from kqlint.errors import InternalError, UsageError
 from kqlint.graph import declared_object
-from kqlint.loader import LoadProblem, SourceFile, load_file, load_stdin
+from kqlint.loader import LoadProblem, SourceFile, load_file, load_stdin, refused
 from kqlint.model import StreamText
 from kqlint.objects import CONTEXT, EXTERNAL, K8sObject, objects_from_file
 
@@ -134,9 +134,7 @@ def _parse_text(path: str, texts: Mapping[str, bytes], config: Config,
         return parse(path, raw)
     from kqlint.bounded import too_large
 
-    source = SourceFile(display_path(path))
-    source.problems.append(LoadProblem(source.path, 1, 1, too_large(len(raw), config.max_file_size)))
-    return source
+    return refused(display_path(path), too_large(len(raw), config.max_file_size))
 
 
 def _parse_changed(files: list[str], config: Config, jobs: int,

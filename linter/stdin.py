@@ -35,15 +35,13 @@ class StdinPart(NamedTuple):
 
 def read_stdin(config: Any) -> list[StdinPart]:
     from kqlint.bounded import ReadRefused, read_stream
-    from kqlint.loader import MAX_FILE_SIZE, LoadProblem
+    from kqlint.loader import MAX_FILE_SIZE, refused
 
     name = getattr(config, "stdin_filename", None)
     try:
         data = read_stream(sys.stdin.buffer, getattr(config, "max_file_size", MAX_FILE_SIZE))
     except ReadRefused as exc:  # over the size limit: one KQ001, like an oversized file
-        source = SourceFile(name or STDIN_NAME)
-        source.problems.append(LoadProblem(source.path, 1, 1, str(exc)))
-        return [StdinPart(source, b"", True)]
+        return [StdinPart(refused(name or STDIN_NAME, str(exc)), b"", True)]
     if not data.strip():
         raise EmptyStdin("stdin (-) is empty: nothing to lint (did the command before `| kqlint check -` fail?)")
     if name:

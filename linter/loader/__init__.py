@@ -105,12 +105,17 @@ def parse_bytes(display: str, raw: bytes, consumer: str | None = None) -> Source
     return source
 
 
+def refused(display: str, message: str) -> SourceFile:
+    """A file that is not parsed (unreadable, over the size limit): one KQ001 at its first line."""
+    source = SourceFile(display)
+    source.problems.append(LoadProblem(display, 1, 1, message))
+    return source
+
+
 def load_file(path: str, display: str, max_size: int = MAX_FILE_SIZE, consumer: str | None = None) -> SourceFile:
     raw, error = read_bytes(path, max_size)
     if raw is None:
-        source = SourceFile(display)
-        source.problems.append(LoadProblem(display, 1, 1, error or "unreadable"))
-        return source
+        return refused(display, error or "unreadable")
     return parse_bytes(display, raw, consumer)
 
 
@@ -120,7 +125,5 @@ def load_stdin(display: str = "<stdin>", max_size: int = MAX_FILE_SIZE) -> Sourc
     try:
         raw = read_stream(sys.stdin.buffer, max_size)
     except ReadRefused as exc:
-        source = SourceFile(display)
-        source.problems.append(LoadProblem(display, 1, 1, str(exc)))
-        return source
+        return refused(display, str(exc))
     return parse_bytes(display, raw)

@@ -90,7 +90,8 @@ class KqlintServer(LanguageServer):
         for line in report.internal_errors:
             self.log(f"kqlint: {line}; {BUG_HINT}")
         linted = Linted(version, raw, LineIndex(text, self.encoding()))
-        linted.shown = [(diagnostic(f, linted.index), f) for f in own_findings(report, path)]
+        others: dict[str, LineIndex] = {}  # related files' saved text, indexed once per lint
+        linted.shown = [(diagnostic(f, linted.index, others), f) for f in own_findings(report, path)]
         self.linted[uri] = linted
         return [shown for shown, _ in linted.shown]
 
@@ -167,10 +168,12 @@ def own_findings(report: Report, path: str) -> list[Finding]:
     return [f for f in report.findings if f.location.file == shown]
 
 
-def diagnostic(finding: Finding, index: LineIndex) -> types.Diagnostic:
+def diagnostic(finding: Finding, index: LineIndex, others: dict[str, LineIndex]) -> types.Diagnostic:
+    """``others``: the LineIndex of each other file related locations point into (filled as read)."""
     location = finding.location
     related = [types.DiagnosticRelatedInformation(
-        types.Location(uri_of(os.path.abspath(r.file)), _related_range(r.file, r.line, r.column, finding, index)),
+        types.Location(uri_of(os.path.abspath(r.file)), _related_range(r.file, r.line, r.column, finding, index,
+                                                                       others)),
         r.message) for r in finding.related]
     return types.Diagnostic(
         _range(index, location.line, location.column, location.end_line, location.end_column),
@@ -184,19 +187,23 @@ def _range(index: LineIndex, line: int, column: int, end_line: int = 0, end_colu
     return types.Range(start, end)
 
 
-def _related_range(file: str, line: int, column: int, finding: Finding, index: LineIndex) -> types.Range:
-    """A related location in the buffer's file is placed in its text, another file's in the saved file's."""
+def _related_range(file: str, line: int, column: int, finding: Finding, index: LineIndex,
+                   others: dict[str, LineIndex]) -> types.Range:
+    """A related location in the buffer's file is placed in its text, another file's in the saved
+    file's, counted in the same negotiated unit."""
     if file != finding.location.file:
-        index = LineIndex(_read_text(file))
+        if file not in others:
+            others[file] = LineIndex(_read_text(file), index.encoding)
+        index = others[file]
     return _range(index, line, column)
 
 
 def _read_text(path: str) -> str:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read().decode("utf-8", "replace")
-    except OSError:
-        return ""
+    """A saved file's text as the loader reads it (bounded, never blocking on a FIFO); "" when unreadable."""
+    from kqlint.loader import read_bytes
+
+    raw, _ = read_bytes(path)
+    return raw.decode("utf-8", "replace") if raw is not None else ""
 
 
 def quickfix(uri: str, shown: types.Diagnostic, finding: Finding, index: LineIndex) -> types.CodeAction:
