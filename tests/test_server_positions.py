@@ -2,6 +2,9 @@
 code units by default, only \\r\\n, \\r and \\n break lines): kqlint.server.positions."""
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from kqlint.loader import parse_bytes
 from kqlint.server.positions import UTF8, UTF32, LineIndex
 
@@ -40,3 +43,21 @@ def test_lsp_positions_back_to_offsets() -> None:
     assert index.offset_of(1, 0) == 7
     assert index.offset_of(0, 99) == 7
     assert index.offset_of(5, 0) == len(index.text)
+
+
+def test_a_related_location_in_another_file_counts_in_the_negotiated_unit(in_tmp_cwd: Path) -> None:
+    """Related locations in other (saved) files are read once per lint and placed in the unit the
+    client chose, as the buffer's own positions are."""
+    pytest.importorskip("lsprotocol")
+    from kqlint.model import Finding, Location, Severity
+    from kqlint.server.protocol import diagnostic
+
+    (in_tmp_cwd / "other.yaml").write_text("a: {b: \"🎉\", c: x}\n", encoding="utf-8")
+    related = Location("other.yaml", 1, 13, message="there")
+    finding = Finding("KQ203", "unknown-local-queue", Severity.ERROR, "m", Location("job.yaml", 1, 1),
+                      related=(related, related))
+    others: dict[str, LineIndex] = {}
+    shown = diagnostic(finding, LineIndex("x: 1\n", UTF8), others)
+    assert [(r.location.range.start.line, r.location.range.start.character)
+            for r in shown.related_information or []] == [(0, 15), (0, 15)]
+    assert list(others) == ["other.yaml"] and others["other.yaml"].encoding == UTF8
