@@ -25,7 +25,8 @@ from typing import Any
 FOLLOW_FLAG = "--follow-external-symlinks"
 
 
-def _inside(path: str, root: str) -> bool:
+def inside(path: str, root: str) -> bool:
+    """``path`` is ``root`` or lies below it (both spelt alike: absolute, or both real)."""
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
@@ -42,12 +43,12 @@ class _Trees:
         if root is None:
             from kqlint.discover import repository_root
 
-            root = repository_root(folder) or (self._cwd if _inside(folder, self._cwd) else folder)
+            root = repository_root(folder) or (self._cwd if inside(folder, self._cwd) else folder)
             self._roots[folder] = root = os.path.realpath(root)
         return root
 
     def leaves(self, path: str) -> bool:
-        return not _inside(os.path.realpath(path), self.root(path))
+        return not inside(os.path.realpath(path), self.root(path))
 
 
 def contain_files(files: list[str], named: Iterable[str], follow: bool) -> tuple[list[str], list[str]]:
@@ -64,7 +65,7 @@ def contain_files(files: list[str], named: Iterable[str], follow: bool) -> tuple
     kept, notes = [], []
     for path in files:
         absolute = os.path.abspath(path)
-        under_leaving = any(_inside(absolute, os.path.abspath(p)) for p in leaving)
+        under_leaving = any(inside(absolute, os.path.abspath(p)) for p in leaving)
         checked = under_leaving or absolute in named_set or os.path.islink(path)
         if path != STDIN and checked and trees.leaves(path):
             notes.append(f"skipped {display_path(path)}: it resolves (through a symlink) to a file outside "
@@ -93,7 +94,7 @@ def contain_config(config: Any) -> tuple[Any, list[str]]:
         kept = []
         for path in getattr(config, attribute):
             absolute = os.path.abspath(path)
-            if absolute in written and not _inside(os.path.realpath(absolute), root):
+            if absolute in written and not inside(os.path.realpath(absolute), root):
                 notes.append(f"skipped {key} entry {path} of {display_path(config.path)}: it is outside the "
                              f"repository; pass {FOLLOW_FLAG} to read it")
                 continue

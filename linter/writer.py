@@ -127,22 +127,20 @@ def _check_target(path: str, what: str) -> os.stat_result | None:
 
 def _check_folder(path: str, what: str) -> None:
     """A folder inside the working tree must not lead outside it through a symlink."""
+    from kqlint.containment import inside
+
     folder = os.path.dirname(os.path.abspath(path))
     cwd = os.getcwd()
-    if not _inside(folder, cwd):
+    if not inside(folder, cwd):
         return
     real = os.path.realpath(folder)
-    if not _inside(real, os.path.realpath(cwd)):
+    if not inside(real, os.path.realpath(cwd)):
         raise OutputError(f"refusing to write {_name(what, path)}: its folder is a symlink to {real}, "
                           "outside the working tree; kqlint never writes through symlinks")
 
 
 def _name(what: str, path: str) -> str:
     return path if what == "report" else f"{what} {path}"
-
-
-def _inside(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def _umask() -> int:

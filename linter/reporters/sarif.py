@@ -233,8 +233,10 @@ def source_root(files: Iterable[str]) -> str:
 
 def artifact_uri(file: str, root: str) -> tuple[str, bool]:
     """(uri, relative to ``root``?) for a file path as reports display it."""
+    from kqlint.containment import inside
+
     absolute = os.path.abspath(file)
-    if absolute.startswith(root.rstrip(os.sep) + os.sep):
+    if absolute != root and inside(absolute, root):
         relative = os.path.relpath(absolute, root).replace(os.sep, "/")
         return quote(relative, safe="/", errors="surrogateescape"), True
     return "file://" + quote(absolute.replace(os.sep, "/"), safe="/:", errors="surrogateescape"), False
