@@ -102,23 +102,31 @@ class ObjectGraph:
         ``namespace`` is required for namespaced kinds and ignored for cluster-scoped ones."""
         if not isinstance(name, str) or not name:
             return None
-        if isinstance(namespace, ApplyTimeNamespace):  # the answer depends on where it is applied
-            return None if self.ambiguous(kind, name, namespace, group) else self._resolve(kind, name, namespace, group)
+        if isinstance(namespace, ApplyTimeNamespace) and self.ambiguous(kind, name, namespace, group):
+            return None  # the answer depends on where it is applied
         key = (kind, name, namespace, group)  # asked for every workload by several rules: once each
-        if key not in self._resolved:
+        if key not in self._resolved:  # (an ApplyTimeNamespace is equal to, and hashed as, its name)
             self._resolved[key] = self._resolve(kind, name, namespace, group)
         return self._resolved[key]
 
     def _resolve(self, kind: str, name: str, namespace: str | None, group: str | None) -> K8sObject | None:
         best: K8sObject | None = None
-        for obj in self._by_name.get((kind, name), ()):
+        for obj in self._candidates(kind, name, namespace):
             if group is not None and obj.group != group:
-                continue
-            if obj.namespace is not None and namespace is not None and obj.namespace != namespace:
                 continue
             if best is None or TIER_ORDER[obj.source] < TIER_ORDER[best.source]:
                 best = obj
         return best
+
+    def _candidates(self, kind: str, name: str, namespace: str | None) -> list[K8sObject]:
+        """Objects named ``name`` that a lookup from ``namespace`` may see, in graph order:
+        those in that namespace and the cluster-scoped ones (every one when ``namespace`` is
+        None). A name common to many namespaces (a LocalQueue in each) is indexed once."""
+        named = self._by_name.get((kind, name), [])
+        if namespace is None or len(named) < 8:
+            return [obj for obj in named if obj.namespace is None or namespace is None or obj.namespace == namespace]
+        by_namespace = self.memo((ObjectGraph._candidates, kind, name), lambda: _by_namespace(named))
+        return by_namespace.get(namespace, by_namespace[None])
 
     def ambiguous(self, kind: str, name: str, namespace: str | None, group: str | None) -> bool:
         """A lookup from an object without ``metadata.namespace`` whose answer depends on where
@@ -126,6 +134,14 @@ class ObjectGraph:
         a namespace in other folders and units (applied who knows where)."""
         if not isinstance(namespace, ApplyTimeNamespace):
             return False
+        key = (ObjectGraph.ambiguous, kind, name, str(namespace), self._apply_folder(namespace.file), group)
+        return self.memo(key, lambda: self._ambiguous(kind, name, namespace, group))
+
+    def _apply_folder(self, file: str) -> tuple[str, str | None]:
+        """What _one_apply_namespace() reads of a file: its folder and its unit."""
+        return file.rpartition("/")[0], self.unit_of(file)
+
+    def _ambiguous(self, kind: str, name: str, namespace: ApplyTimeNamespace, group: str | None) -> bool:
         candidates = [obj for obj in self._by_name.get((kind, name), ())
                       if obj.namespace is not None and (group is None or obj.group == group)]
         if len({obj.namespace for obj in candidates}) > 1:
@@ -140,9 +156,9 @@ class ObjectGraph:
         ``kubectl apply -f DIR -n NS``), or one unit. Which objects are applied to one cluster
         is decided by units (kqlint.scope.partitions: a graph holds one unit and the shared
         files); which namespace is chosen at apply time is this narrower question."""
-        if file.rpartition("/")[0] == other.rpartition("/")[0]:
+        folder, unit = self._apply_folder(file)
+        if folder == other.rpartition("/")[0]:
             return True
-        unit = self.unit_of(file)
         return unit is not None and unit == self.unit_of(other)
 
     def may_exist(self, kind: str, name: Any, namespace: str | None = None, group: str | None = None) -> bool:
@@ -198,6 +214,22 @@ class ObjectGraph:
 
     def __len__(self) -> int:
         return len(self.objects)
+
+
+def _by_namespace(named: list[K8sObject]) -> dict[str | None, list[K8sObject]]:
+    """namespace -> the objects a lookup from it may see (ObjectGraph._candidates), in graph
+    order; None -> the cluster-scoped ones alone, for a namespace no object is in."""
+    cluster_scoped = [obj for obj in named if obj.namespace is None]
+    index: dict[str | None, list[K8sObject]] = {None: cluster_scoped}
+    for obj in named:
+        if obj.namespace is not None:
+            index.setdefault(str(obj.namespace), []).append(obj)
+    if cluster_scoped:
+        order = {id(obj): position for position, obj in enumerate(named)}
+        for namespace, objects in index.items():
+            if namespace is not None:
+                index[namespace] = sorted(objects + cluster_scoped, key=lambda obj: order[id(obj)])
+    return index
 
 
 def declared_object(kind: str, entry: dict[str, Any], tier: str, file: str,

@@ -184,8 +184,13 @@ def cluster_queue_of(unit: ManagedWorkload, graph: ObjectGraph) -> K8sObject | N
 
 def _cluster_queue_behind(local_queue_name: str, namespace: str | None, graph: ObjectGraph) -> K8sObject | None:
     lq = graph.resolve("LocalQueue", local_queue_name, namespace, KUEUE_GROUP)
-    name = cluster_queue_name(lq) if lq is not None else None
-    return graph.resolve("ClusterQueue", name, group=KUEUE_GROUP)
+    return _cluster_queue_of_local_queue(lq, graph) if lq is not None else None
+
+
+@object_fact
+def _cluster_queue_of_local_queue(lq: K8sObject, graph: ObjectGraph) -> K8sObject | None:
+    """The ClusterQueue a LocalQueue points to (asked once per workload: once per LocalQueue)."""
+    return graph.resolve("ClusterQueue", cluster_queue_name(lq), group=KUEUE_GROUP)
 
 
 @graph_fact

@@ -78,13 +78,19 @@ META = RuleMeta(code="KQ003", slug="duplicate-object", severity=Severity.ERROR,
 MAX_RELATED = 5  # the first definition and a few other copies, however many there are
 
 def check_graph(graph: ObjectGraph, ctx: RuleContext) -> Iterator[Finding]:
-    copies: dict[tuple[str, str, str | None, str], list[K8sObject]] = defaultdict(list)
+    same_key: dict[tuple[str, str, str | None, str], list[K8sObject]] = defaultdict(list)
     for obj in graph.objects:
-        if from_manifest(obj) and isinstance(obj.get("metadata", "name"), str) and obj.get("metadata", "name"):
-            copies[obj.key].append(obj)
-    for group in copies.values():
+        same_key[obj.key].append(obj)
+    for candidates in same_key.values():  # most objects are alone: only copies are read further
+        group = [obj for obj in candidates if len(candidates) > 1 and _named_in_manifest(obj)]
         if len(group) > 1 and any(o.source == INPUT for o in group) and not _kustomize_variants(group, graph):
             yield from _report(sorted(group, key=_order), graph, ctx)
+
+
+def _named_in_manifest(obj: K8sObject) -> bool:
+    """A manifest's object with a ``metadata.name`` (not a generateName, not a declared name)."""
+    name = obj.get("metadata", "name")
+    return from_manifest(obj) and isinstance(name, str) and bool(name)
 
 
 def _order(obj: K8sObject) -> tuple[str, int, tuple[Any, ...]]:
