@@ -79,7 +79,8 @@ def uri(path: Path) -> str:
 
 
 @contextlib.asynccontextmanager
-async def session(root: Path, watching: bool = False) -> AsyncIterator[LanguageClient]:
+async def session(root: Path, watching: bool = False, folders: list[Path] | None = None
+                  ) -> AsyncIterator[LanguageClient]:
     client = await ClientServerConfig(server_command=SERVER).start()
     assert isinstance(client, LanguageClient)
     client.registrations = []  # type: ignore[attr-defined]
@@ -93,7 +94,7 @@ async def session(root: Path, watching: bool = False) -> AsyncIterator[LanguageC
         if watching else None)
     await client.initialize_session(types.InitializeParams(
         capabilities=capabilities, root_uri=uri(root),
-        workspace_folders=[types.WorkspaceFolder(uri(root), root.name)]))
+        workspace_folders=[types.WorkspaceFolder(uri(folder), folder.name) for folder in folders or [root]]))
     try:
         yield client
     finally:
@@ -334,6 +335,52 @@ async def test_a_file_created_on_disk_is_context_once_the_client_reports_it(tmp_
     assert "KQ203" not in [d.code for d in relinted]
 
 
+def second_project(tmp_path: Path) -> Path:
+    """Another folder: no non-preempting class (no KQ102), KQ403 ignored by its configuration."""
+    other = tmp_path / "other"
+    shutil.copytree(PROJECT, other)
+    (other / "classes.yaml").unlink()
+    (other / ".kqlint.yaml").write_text("ignore: [KQ403]\n", encoding="utf-8")
+    return other
+
+
+@pytest.mark.asyncio
+async def test_each_workspace_folder_is_linted_with_its_own_context_and_configuration(tmp_path: Path) -> None:
+    root, other = copy_project(tmp_path), second_project(tmp_path)
+    async with session(root, folders=[root, other]) as client:
+        here = await open_file(client, root / "job.yaml")
+        there = await open_file(client, other / "job.yaml")
+    assert shown(here) == expected_diagnostics(root, "job.yaml")
+    assert shown(there) == expected_diagnostics(other, "job.yaml")
+    assert [d.code for d in there] == ["KQ203"]  # not the first folder's classes nor its configuration
+    assert all(r.location.uri.startswith(uri(root)) for d in here for r in d.related_information or [])
+
+
+@pytest.mark.asyncio
+async def test_a_folder_added_inside_another_lints_its_files_with_its_own_configuration(tmp_path: Path) -> None:
+    root = copy_project(tmp_path)
+    team = root / "team"
+    team.mkdir()
+    job = team / "job.yaml"
+    shutil.copy(root / "job.yaml", job)
+    (team / ".kqlint.yaml").write_text("ignore: [KQ403]\n", encoding="utf-8")
+    async with session(root) as client:
+        before = await open_file(client, job)
+        client.diagnostics.clear()
+        client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+            types.WorkspaceFoldersChangeEvent(added=[types.WorkspaceFolder(uri(team), team.name)], removed=[])))
+        added = await published(client, uri(job))
+        client.diagnostics.clear()
+        client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+            types.WorkspaceFoldersChangeEvent(added=[], removed=[types.WorkspaceFolder(uri(team), team.name)])))
+        removed = await published(client, uri(job))
+    assert shown(before) == expected_diagnostics(root, "team/job.yaml")
+    assert "KQ403" in [d.code for d in before]
+    assert shown(added) == expected_diagnostics(team, "job.yaml")  # the innermost folder holding it
+    assert [d.code for d in added] == ["KQ203"]
+    assert shown(removed) == shown(before)
+
+
 # ------------------------------------------------------------------ robustness and lifecycle
 
 @pytest.mark.asyncio
@@ -432,18 +479,19 @@ def test_a_crash_outside_the_rules_is_one_log_message_and_the_next_lint_works(
                         property(lambda self: _Workspace({uri(job): _Document(job.read_text(encoding="utf-8"))})))
     monkeypatch.setattr(server, "window_log_message", lambda params: logged.append(params.message))
     monkeypatch.setattr(server, "text_document_publish_diagnostics", published.append)
-    server.start(str(root))
-    assert server.kq_workspace is not None
-    lint = server.kq_workspace.lint
+    server.start([str(root)])
+    workspace = server.workspace_of(uri(job))
+    assert workspace is not None
+    lint = workspace.lint
 
     def crash(path: str, raw: bytes) -> Any:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(server.kq_workspace, "lint", crash)
+    monkeypatch.setattr(workspace, "lint", crash)
     server.lint_uri(uri(job))
     assert logged == [f"kqlint: internal error while linting {job}: RuntimeError: boom; {protocol.BUG_HINT}"]
     assert published == []
-    monkeypatch.setattr(server.kq_workspace, "lint", lint)
+    monkeypatch.setattr(workspace, "lint", lint)
     server.lint_uri(uri(job))
     assert len(logged) == 1
     assert [d.code for d in published[-1].diagnostics] == ["KQ203", "KQ102", "KQ403"]

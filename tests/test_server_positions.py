@@ -57,7 +57,7 @@ def test_a_related_location_in_another_file_counts_in_the_negotiated_unit(in_tmp
     finding = Finding("KQ203", "unknown-local-queue", Severity.ERROR, "m", Location("job.yaml", 1, 1),
                       related=(related, related))
     others: dict[str, LineIndex] = {}
-    shown = diagnostic(finding, LineIndex("x: 1\n", UTF8), others)
+    shown = diagnostic(finding, LineIndex("x: 1\n", UTF8), others, str(in_tmp_cwd))
     assert [(r.location.range.start.line, r.location.range.start.character)
             for r in shown.related_information or []] == [(0, 15), (0, 15)]
     assert list(others) == ["other.yaml"] and others["other.yaml"].encoding == UTF8

@@ -15,7 +15,7 @@ from urllib.parse import unquote, urlparse
 from kqlint import __version__
 from kqlint.model import Finding, Report, Severity
 from kqlint.server.positions import UTF8, UTF16, UTF32, LineIndex
-from kqlint.server.workspace import ConfigProblem, Workspace
+from kqlint.server.workspace import ConfigProblem, Folders, Workspace
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
@@ -43,15 +43,18 @@ class KqlintServer(LanguageServer):
         super().__init__("kqlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
         self.allow_plugins = allow_plugins
         self.use_cache = use_cache
-        self.kq_workspace: Workspace | None = None
+        self.folders: Folders | None = None
         self.linted: dict[str, Linted] = {}
-        self.config_diagnostics: str | None = None  # the URI of a configuration file shown refused
+        self.config_diagnostics: dict[str, str] = {}  # workspace root -> its configuration file shown refused
 
     # ------------------------------------------------------------ setup
 
-    def start(self, root: str) -> None:
-        os.chdir(root)  # reports show paths as `kqlint check` run in the workspace folder does
-        self.kq_workspace = Workspace(root, self.allow_plugins, self.use_cache)
+    def start(self, roots: list[str]) -> None:
+        self.folders = Folders(roots, self.allow_plugins, self.use_cache)
+
+    def workspace_of(self, uri: str) -> Workspace | None:
+        path = path_of(uri)
+        return self.folders.of(path) if self.folders is not None and path is not None else None
 
     def encoding(self) -> str:
         chosen = str(self.workspace.position_encoding or UTF16)
@@ -65,11 +68,11 @@ class KqlintServer(LanguageServer):
     def lint_uri(self, uri: str) -> None:
         """Lint one open buffer and publish its diagnostics; any crash is one log line."""
         path = path_of(uri)
-        if path is None or not path.endswith(LINTED_SUFFIXES) or self.kq_workspace is None:
+        if path is None or not path.endswith(LINTED_SUFFIXES) or self.folders is None:
             return
         document = self.workspace.get_text_document(uri)
         try:
-            diagnostics = self._diagnostics(uri, path, document.source, document.version)
+            diagnostics = self._diagnostics(self.folders.of(path), uri, path, document.source, document.version)
         except Exception as exc:  # the error boundary: one message, and the server goes on
             self.linted.pop(uri, None)
             self.log(f"kqlint: internal error while linting {path}: {type(exc).__name__}: {exc}; {BUG_HINT}")
@@ -78,25 +81,28 @@ class KqlintServer(LanguageServer):
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri, diagnostics, version=document.version))
 
-    def _diagnostics(self, uri: str, path: str, text: str, version: int | None) -> list[types.Diagnostic] | None:
-        assert self.kq_workspace is not None
-        settings = self.kq_workspace.settings()
-        self._show_config(settings)
+    def _diagnostics(self, workspace: Workspace, uri: str, path: str, text: str,
+                     version: int | None) -> list[types.Diagnostic] | None:
+        settings = workspace.settings()
+        self._show_config(workspace.root, settings)
         if isinstance(settings, ConfigProblem):
             self.linted.pop(uri, None)
             return []  # `kqlint check` lints nothing with a refused configuration
         raw = text.encode("utf-8", "surrogateescape")
-        report = self.kq_workspace.lint(path, raw)
+        report = workspace.lint(path, raw)
         for line in report.internal_errors:
             self.log(f"kqlint: {line}; {BUG_HINT}")
         linted = Linted(version, raw, LineIndex(text, self.encoding()))
         others: dict[str, LineIndex] = {}  # related files' saved text, indexed once per lint
-        linted.shown = [(diagnostic(f, linted.index, others), f) for f in own_findings(report, path)]
+        linted.shown = [(diagnostic(f, linted.index, others, workspace.root), f) for f in own_findings(report, path)]
         self.linted[uri] = linted
         return [shown for shown, _ in linted.shown]
 
-    def _show_config(self, settings: Any) -> None:
+    def _show_config(self, root: str, settings: Any) -> None:
         """A refused configuration as one diagnostic on its file; cleared once it loads."""
+        shown = self.config_diagnostics.pop(root, None)
+        if shown is not None and (not isinstance(settings, ConfigProblem) or uri_of(settings.file) != shown):
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(shown, []))
         if isinstance(settings, ConfigProblem):
             uri = uri_of(settings.file)
             index = LineIndex(_read_text(settings.file), self.encoding())
@@ -104,10 +110,7 @@ class KqlintServer(LanguageServer):
             problem = types.Diagnostic(types.Range(start, start), settings.message,
                                        severity=types.DiagnosticSeverity.Error, source=SOURCE)
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, [problem]))
-            self.config_diagnostics = uri
-        elif self.config_diagnostics is not None:
-            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(self.config_diagnostics, []))
-            self.config_diagnostics = None
+            self.config_diagnostics[root] = uri
 
     def relint_open(self) -> None:
         for uri in list(self.workspace.text_documents):
@@ -119,7 +122,7 @@ class KqlintServer(LanguageServer):
         linted = self.linted.get(params.text_document.uri)
         if linted is None:
             return []
-        fixed = self._fixed(linted)
+        fixed = self._fixed(params.text_document.uri, linted)
         wanted = params.context.only
         actions: list[types.CodeAction] = []
         if wanted is None or any(types.CodeActionKind.QuickFix.value.startswith(k) or
@@ -134,13 +137,13 @@ class KqlintServer(LanguageServer):
                 actions.append(fix_all(params.text_document.uri, safe, linted.index))
         return actions
 
-    def _fixed(self, linted: Linted) -> list[Finding]:
+    def _fixed(self, uri: str, linted: Linted) -> list[Finding]:
         """The findings shown, each fix with its text edits of the buffer (once per lint)."""
         if linted.fixes is None:
             from kqlint.fix_apply import resolve
 
-            assert self.kq_workspace is not None
-            settings = self.kq_workspace.settings()
+            workspace = self.workspace_of(uri)
+            settings = workspace.settings() if workspace is not None else None
             namespace = getattr(getattr(settings, "config", None), "namespace", None) or "default"
             findings = [finding for _, finding in linted.shown]
             files = {f.location.file for f in findings}
@@ -149,11 +152,12 @@ class KqlintServer(LanguageServer):
 
     def hover(self, params: types.HoverParams) -> types.Hover | None:
         linted = self.linted.get(params.text_document.uri)
-        if linted is None or self.kq_workspace is None:
+        workspace = self.workspace_of(params.text_document.uri)
+        if linted is None or workspace is None:
             return None
         at = linted.index.offset_of(params.position.line, params.position.character)
         codes = dict.fromkeys(finding.code for shown, finding in linted.shown if _covers(shown, at, linted.index))
-        texts = [text for text in (self.kq_workspace.explain(code) for code in codes) if text]
+        texts = [text for text in (workspace.explain(code) for code in codes) if text]
         if not texts:
             return None
         return types.Hover(types.MarkupContent(types.MarkupKind.PlainText, "\n\n".join(texts)))
@@ -168,13 +172,13 @@ def own_findings(report: Report, path: str) -> list[Finding]:
     return [f for f in report.findings if f.location.file == shown]
 
 
-def diagnostic(finding: Finding, index: LineIndex, others: dict[str, LineIndex]) -> types.Diagnostic:
-    """``others``: the LineIndex of each other file related locations point into (filled as read)."""
+def diagnostic(finding: Finding, index: LineIndex, others: dict[str, LineIndex], root: str) -> types.Diagnostic:
+    """``others``: the LineIndex of each other file related locations point into (filled as
+    read); ``root``: the folder the report's relative paths are relative to."""
     location = finding.location
     related = [types.DiagnosticRelatedInformation(
-        types.Location(uri_of(os.path.abspath(r.file)), _related_range(r.file, r.line, r.column, finding, index,
-                                                                       others)),
-        r.message) for r in finding.related]
+        types.Location(uri_of(os.path.join(root, r.file)), _related_range(
+            r.file, r.line, r.column, finding, index, others, root)), r.message) for r in finding.related]
     return types.Diagnostic(
         _range(index, location.line, location.column, location.end_line, location.end_column),
         finding.message, severity=SEVERITIES[finding.severity], code=finding.code, source=SOURCE,
@@ -188,12 +192,12 @@ def _range(index: LineIndex, line: int, column: int, end_line: int = 0, end_colu
 
 
 def _related_range(file: str, line: int, column: int, finding: Finding, index: LineIndex,
-                   others: dict[str, LineIndex]) -> types.Range:
+                   others: dict[str, LineIndex], root: str) -> types.Range:
     """A related location in the buffer's file is placed in its text, another file's in the saved
     file's, counted in the same negotiated unit."""
     if file != finding.location.file:
         if file not in others:
-            others[file] = LineIndex(_read_text(file), index.encoding)
+            others[file] = LineIndex(_read_text(os.path.join(root, file)), index.encoding)
         index = others[file]
     return _range(index, line, column)
 
@@ -260,10 +264,11 @@ def build(allow_plugins: bool = False, use_cache: bool = True) -> KqlintServer:
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: KqlintServer, params: types.InitializeParams) -> None:
-        folders = params.workspace_folders or []
-        root = path_of(folders[0].uri) if folders else None
-        root = root or (path_of(params.root_uri) if params.root_uri else None) or params.root_path or os.getcwd()
-        ls.start(root)
+        roots = [root for root in (path_of(folder.uri) for folder in params.workspace_folders or []) if root]
+        if not roots:
+            root = (path_of(params.root_uri) if params.root_uri else None) or params.root_path or os.getcwd()
+            roots = [root]
+        ls.start(roots)
 
     @server.feature(types.INITIALIZED)
     def initialized(ls: KqlintServer, params: types.InitializedParams) -> None:
@@ -284,6 +289,20 @@ def build(allow_plugins: bool = False, use_cache: bool = True) -> KqlintServer:
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched(ls: KqlintServer, params: types.DidChangeWatchedFilesParams) -> None:
         files_changed(ls, [change.uri for change in params.changes])
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def did_change_folders(ls: KqlintServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        if ls.folders is None:
+            return
+        for folder in params.event.removed:
+            root = path_of(folder.uri)
+            if root is not None:
+                ls.folders.remove(root)
+        for folder in params.event.added:
+            root = path_of(folder.uri)
+            if root is not None:
+                ls.folders.add(root)
+        ls.relint_open()  # a buffer may now belong to another folder, or to none
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: KqlintServer, params: types.DidCloseTextDocumentParams) -> None:
@@ -328,9 +347,9 @@ def watch_files(ls: KqlintServer) -> None:
 def files_changed(ls: KqlintServer, uris: list[str]) -> None:
     """Saved, created or deleted files: the context (or configuration) is read again, and
     every open buffer linted against it."""
-    if ls.kq_workspace is None:
+    if ls.folders is None:
         return
-    ls.kq_workspace.files_changed([p for p in (path_of(uri) for uri in uris) if p is not None])
+    ls.folders.files_changed([p for p in (path_of(uri) for uri in uris) if p is not None])
     ls.relint_open()
 
 

@@ -4,7 +4,8 @@ of each project root (its other manifests, read once through the cache and kept 
 against which an editor's unsaved buffer is linted (kqlint.runner.lint_text).
 
 The context is loaded again after a file other than the buffer is saved, created or deleted
-(:meth:`Workspace.files_changed`), and the configuration after a configuration file changes."""
+(:meth:`Workspace.files_changed`), and the configuration after a configuration file changes.
+An editor may open several folders at once (:class:`Folders`): each is a Workspace of its own."""
 from __future__ import annotations
 
 import os
@@ -12,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from kqlint.containment import inside
 from kqlint.model import Report
 
 CONFIG_FILES = frozenset({".kqlint.yaml", ".kqlint.yml", "pyproject.toml"})
@@ -91,6 +93,7 @@ class Workspace:
 
         settings = self.settings()
         assert isinstance(settings, Settings)
+        os.chdir(self.root)  # one process, several folders: paths are shown as `check` there shows them
         return lint_text(path, raw, settings.config, settings.selected, self._context(path, settings))
 
     def _context(self, path: str, settings: Settings) -> Any:
@@ -120,11 +123,19 @@ class Workspace:
         return open_cache(None, settings.config.max_file_size)
 
     def files_changed(self, paths: list[str]) -> None:
-        """Files saved, created or deleted: a configuration file reloads everything, any other
-        file the context it belongs to (loaded again when next needed)."""
-        if any(os.path.basename(p) in CONFIG_FILES for p in paths):
+        """Files saved, created or deleted: a configuration file of this folder reloads
+        everything, a file inside a context that context (loaded again when next needed)."""
+        config = self.config_file()
+        if any(p == config or os.path.basename(p) in CONFIG_FILES and inside(p, self.root) for p in paths):
             self._settings = None
-        self._contexts.clear()
+            self._contexts.clear()
+            return
+        self._contexts = {named: kept for named, kept in self._contexts.items()
+                          if not any(inside(p, self._absolute(part)) for part in named for p in paths)}
+
+    def _absolute(self, path: str) -> str:
+        """A context path (relative to the root, where the lint ran) as the client spells paths."""
+        return os.path.normpath(os.path.join(self.root, path))
 
     def explain(self, code: str) -> str | None:
         """``kqlint explain CODE``'s text for the rule ``code`` (None: no such rule loaded)."""
@@ -135,3 +146,43 @@ class Workspace:
         rules = settings.rules if isinstance(settings, Settings) else load_rules(None)
         rule = rules.find(code)
         return rule_text(rule) if rule is not None else None
+
+
+class Folders:
+    """The workspace folders an editor has open, each linted as its own Workspace: a file in the
+    innermost folder that holds it, a file outside every folder as ``kqlint check FILE`` run in
+    its own folder (which finds its repository's manifests as context, as ``check`` does)."""
+
+    def __init__(self, roots: list[str], allow_plugins: bool = False, use_cache: bool = True) -> None:
+        self.allow_plugins, self.use_cache = allow_plugins, use_cache
+        self.roots: list[str] = []
+        self._workspaces: dict[str, Workspace] = {}
+        for root in roots:
+            self.add(root)
+
+    def add(self, root: str) -> None:
+        root = os.path.abspath(root)
+        if root not in self.roots:
+            self.roots.append(root)
+            self._workspaces.pop(root, None)  # known as a file's own folder until now: its settings may differ
+
+    def remove(self, root: str) -> None:
+        root = os.path.abspath(root)
+        if root in self.roots:
+            self.roots.remove(root)
+            self._workspaces.pop(root, None)
+
+    def root_of(self, path: str) -> str:
+        holding = [root for root in self.roots if inside(path, root)]
+        return max(holding, key=len) if holding else os.path.dirname(os.path.abspath(path))
+
+    def of(self, path: str) -> Workspace:
+        root = self.root_of(path)
+        if root not in self._workspaces:
+            self._workspaces[root] = Workspace(root, self.allow_plugins, self.use_cache)
+        return self._workspaces[root]
+
+    def files_changed(self, paths: list[str]) -> None:
+        """Each workspace whose context (or configuration) holds one of ``paths`` reads it again."""
+        for workspace in self._workspaces.values():
+            workspace.files_changed(paths)
