@@ -384,6 +384,42 @@ async def test_a_folder_added_inside_another_lints_its_files_with_its_own_config
 # ------------------------------------------------------------------ robustness and lifecycle
 
 @pytest.mark.asyncio
+async def test_changes_sent_faster_than_a_lint_end_with_the_newest_texts_diagnostics(tmp_path: Path) -> None:
+    root = copy_project(tmp_path)
+    job = root / "job.yaml"
+    good = job.read_text(encoding="utf-8")
+    fixed = good.replace("queue-name: trainng", "queue-name: training")
+    async with session(root) as client:
+        await open_file(client, job)
+        client.diagnostics.pop(uri(job), None)
+        for version in range(2, 12):  # typed without waiting: the last one fixes the queue name
+            client.text_document_did_change(types.DidChangeTextDocumentParams(
+                types.VersionedTextDocumentIdentifier(version, uri(job)),
+                [types.TextDocumentContentChangeWholeDocument(fixed if version == 11 else good + f"# {version}\n")]))
+        async def newest() -> list[types.Diagnostic]:
+            while "KQ203" in [d.code for d in await published(client, uri(job))]:
+                client.diagnostics.pop(uri(job), None)
+            return list(client.diagnostics[uri(job)])
+        final = await asyncio.wait_for(newest(), TIMEOUT)
+    job.write_text(fixed, encoding="utf-8")
+    assert shown(final) == expected_diagnostics(root, "job.yaml")
+
+
+@pytest.mark.asyncio
+async def test_a_change_superseded_before_its_lint_starts_is_not_linted(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kqlint.server import protocol
+
+    server = protocol.KqlintServer()
+    linted: list[str] = []
+    monkeypatch.setattr(server, "lint_uri", linted.append)
+    documents = {"file:///a.yaml": _Document("a: 1\n", version=3)}
+    monkeypatch.setattr(protocol.KqlintServer, "workspace", property(lambda self: _Workspace(documents)))
+    await protocol.lint_newest(server, "file:///a.yaml", 2)  # version 3 came in meanwhile
+    assert linted == []
+    await protocol.lint_newest(server, "file:///a.yaml", 3)
+    assert linted == ["file:///a.yaml"]
+
+@pytest.mark.asyncio
 async def test_a_crashing_rule_is_one_log_message_and_the_other_findings_still_show(tmp_path: Path) -> None:
     root = copy_project(tmp_path)
     (root / "crashing_rule.py").write_text(CRASHING_PLUGIN, encoding="utf-8")
@@ -451,8 +487,8 @@ def test_check_does_not_import_the_language_server(tmp_path: Path) -> None:
 
 
 class _Document:
-    def __init__(self, source: str) -> None:
-        self.source, self.version = source, 1
+    def __init__(self, source: str, version: int = 1) -> None:
+        self.source, self.version = source, version
 
 
 class _Workspace:

@@ -6,6 +6,7 @@ cache. Each lint runs inside one error boundary: a crash is one log message, and
 goes on serving."""
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 from dataclasses import dataclass, field
@@ -279,8 +280,8 @@ def build(allow_plugins: bool = False, use_cache: bool = True) -> KqlintServer:
         ls.lint_uri(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(ls: KqlintServer, params: types.DidChangeTextDocumentParams) -> None:
-        ls.lint_uri(params.text_document.uri)
+    async def did_change(ls: KqlintServer, params: types.DidChangeTextDocumentParams) -> None:
+        await lint_newest(ls, params.text_document.uri, params.text_document.version)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: KqlintServer, params: types.DidSaveTextDocumentParams) -> None:
@@ -330,6 +331,15 @@ def build(allow_plugins: bool = False, use_cache: bool = True) -> KqlintServer:
 
 
 WATCHED = "**/{*.yaml,*.yml,*.json,pyproject.toml}"
+SETTLE = 0.01  # s: changes already sent are read before a lint starts
+
+
+async def lint_newest(ls: KqlintServer, uri: str, version: int) -> None:
+    """Lint a buffer after a change, unless a newer change arrived meanwhile (it lints then):
+    typing faster than a lint takes costs one lint of the newest text, not one per keystroke."""
+    await asyncio.sleep(SETTLE)
+    if ls.workspace.get_text_document(uri).version == version:  # closed since: no version, no lint
+        ls.lint_uri(uri)
 
 
 def watch_files(ls: KqlintServer) -> None:
