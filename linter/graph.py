@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
-from functools import wraps
+from functools import cache, wraps
 from typing import Any, TypeVar
 
 from kqlint.kinds import DECLARED_API_VERSIONS
@@ -257,9 +257,11 @@ def declared_object(kind: str, entry: dict[str, Any], tier: str, file: str,
     return K8sObject(file, 0, None, (), data, default_namespace, tier)
 
 
-def _builtin_priority_classes() -> list[K8sObject]:
-    return [declared_object("PriorityClass", {"name": name, **fields}, PROFILE, "<built-in>", "default")
-            for name, fields in BUILTIN_PRIORITY_CLASSES.items()]
+@cache
+def _builtin_priority_classes() -> tuple[K8sObject, ...]:
+    """Made once: every graph holds the same read-only objects (a run makes a graph per unit)."""
+    return tuple(declared_object("PriorityClass", {"name": name, **fields}, PROFILE, "<built-in>", "default")
+                 for name, fields in BUILTIN_PRIORITY_CLASSES.items())
 
 
 __all__ = ["ObjectGraph", "declared_object", "INPUT", "CONTEXT", "EXTERNAL", "PROFILE"]

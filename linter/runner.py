@@ -333,8 +333,11 @@ def _sources(inputs: Loaded, found: Discovery) -> Sources:
 def _engine_hook(rules: list[Rule], states: dict[str, Any], config: Config, errors: list[str], where: str,
                  hook: Callable[[Rule, RuleContext], Iterable[Finding]]) -> list[Finding]:
     """What the engine rules among ``rules`` yield from ``hook`` (check_sources, check_suppressions)."""
+    engine = [rule for rule in rules if rule.meta.scope == "engine"]
+    if not engine:  # asked once per rule: most are no engine rule
+        return []
     graph = ObjectGraph([])
-    return [finding for rule in rules if rule.meta.scope == "engine"
+    return [finding for rule in engine
             for finding in _guarded(rule, partial(hook, rule, _context(rule, graph, config, states)),
                                     where, errors)]
 

@@ -3,8 +3,8 @@
 Seeds: the upstream corpus (when ../shared is present), the project's examples and rule
 fixtures. Mutations: truncation, byte flips, deleted/duplicated lines, random indentation,
 random scalars in every field. Properties: no internal error (no traceback), every finding
-has a position inside its file. The long run (20,000 examples) is marked slow; set
-KQLINT_FUZZ_EXAMPLES to change it. Every case lints with the rules ``lint`` would load for
+has a position inside its file. The long run (20,000 cases, seeded) is marked slow;
+set KQLINT_FUZZ_EXAMPLES to change it. Every case lints with the rules ``lint`` would load for
 ``Config()``, loaded once (loading them is two thirds of a case's cost, and not what is fuzzed).
 """
 from __future__ import annotations
@@ -114,12 +114,27 @@ def test_fuzz_quick(tmp_path_factory: pytest.TempPathFactory, seed_index: int, o
     _fuzz(tmp_path_factory, seed_index, ops)
 
 
+def _random_case(rng: random.Random) -> tuple[int, list[tuple[int, int, int]]]:
+    """A seed and mutations drawn as MUTATION draws them (uniformly: hypothesis also favours edges)."""
+    ops = [(rng.randint(0, 5), rng.randint(0, 10_000), rng.randint(0, 10_000)) for _ in range(rng.randint(1, 6))]
+    return rng.randint(0, 100_000), ops
+
+
 @pytest.mark.slow
-@settings(max_examples=int(os.environ.get("KQLINT_FUZZ_EXAMPLES", "20000")), deadline=None,
-          suppress_health_check=list(HealthCheck))
-@given(seed_index=st.integers(0, 100_000), ops=MUTATION)
-def test_fuzz_long(tmp_path_factory: pytest.TempPathFactory, seed_index: int, ops: list[tuple[int, int, int]]) -> None:
-    _fuzz(tmp_path_factory, seed_index, ops)
+def test_fuzz_long(tmp_path: Path) -> None:
+    """The long run: a seeded loop rather than hypothesis, whose bookkeeping per example costs
+    more than the lint it drives; a failure names the case, which test_fuzz_quick's
+    ``_fuzz`` replays."""
+    if not SEEDS:
+        pytest.skip("no seed manifests found")
+    rng = random.Random(20_000)
+    for number in range(int(os.environ.get("KQLINT_FUZZ_EXAMPLES", "20000"))):
+        seed_index, ops = _random_case(rng)
+        seed = SEEDS[seed_index % len(SEEDS)]
+        try:
+            _run_case(tmp_path, _mutate(seed.read_bytes(), ops), "case" + (seed.suffix or ".yaml"))
+        except Exception as exc:
+            raise AssertionError(f"case {number}: seed {seed} (seed_index={seed_index}), ops={ops}") from exc
 
 
 def test_random_bytes_never_crash(tmp_path: Path) -> None:
