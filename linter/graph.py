@@ -134,11 +134,12 @@ class ObjectGraph:
         a namespace in other folders and units (applied who knows where)."""
         if not isinstance(namespace, ApplyTimeNamespace):
             return False
-        key = (ObjectGraph.ambiguous, kind, name, str(namespace), self._apply_folder(namespace.file), group)
+        key = (ObjectGraph.ambiguous, kind, name, str(namespace), self.apply_place(namespace.file), group)
         return self.memo(key, lambda: self._ambiguous(kind, name, namespace, group))
 
-    def _apply_folder(self, file: str) -> tuple[str, str | None]:
-        """What _one_apply_namespace() reads of a file: its folder and its unit."""
+    def apply_place(self, file: str) -> tuple[str, str | None]:
+        """What decides where a file without a namespace is applied (_one_apply_namespace): its
+        folder and its unit. Lookups from two files alike resolve alike."""
         return file.rpartition("/")[0], self.unit_of(file)
 
     def _ambiguous(self, kind: str, name: str, namespace: ApplyTimeNamespace, group: str | None) -> bool:
@@ -156,7 +157,7 @@ class ObjectGraph:
         ``kubectl apply -f DIR -n NS``), or one unit. Which objects are applied to one cluster
         is decided by units (kqlint.scope.partitions: a graph holds one unit and the shared
         files); which namespace is chosen at apply time is this narrower question."""
-        folder, unit = self._apply_folder(file)
+        folder, unit = self.apply_place(file)
         if folder == other.rpartition("/")[0]:
             return True
         return unit is not None and unit == self.unit_of(other)

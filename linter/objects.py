@@ -44,7 +44,7 @@ class K8sObject:
     """One Kubernetes object from a document (or a List item, or a declared external)."""
 
     __slots__ = ("file", "doc", "root", "base", "data", "api_version", "group", "version",
-                 "kind", "name", "namespace", "source")
+                 "kind", "name", "namespace", "source", "facts")
 
     def __init__(self, file: str, doc: int, root: Any, base: tuple[Any, ...], data: Map,
                  default_namespace: str, source: str = INPUT) -> None:
@@ -61,6 +61,17 @@ class K8sObject:
         else:
             self.namespace = str(namespace) if namespace else ApplyTimeNamespace(default_namespace, file)
         self.source = source
+        self.facts: dict[Any, Any] | None = None  # remember(): what its content alone decides
+
+    def remember(self, key: Any, derive: Any) -> Any:
+        """``derive()``, once per object: for what the object's own content decides, asked by
+        every graph the object is in (each unit's, each keystroke's in ``kqlint server``)."""
+        facts = self.facts
+        if facts is None:
+            facts = self.facts = {}
+        if key not in facts:
+            facts[key] = derive()
+        return facts[key]
 
     # ----------------------------------------------------------- identity
     @property

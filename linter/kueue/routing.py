@@ -10,7 +10,7 @@ from kqlint import kinds as K
 from kqlint.fields import text
 from kqlint.graph import graph_fact, object_fact
 from kqlint.kinds import KUEUE_GROUP, TRAINER_GROUP
-from kqlint.objects import K8sObject
+from kqlint.objects import ApplyTimeNamespace, K8sObject
 from kqlint.workloads import RUNTIME_KINDS, PodTemplate, pod_templates, total_pods, training_runtime
 
 if TYPE_CHECKING:
@@ -135,11 +135,15 @@ def _object_local_queue(obj: K8sObject, path: tuple[Any, ...], graph: ObjectGrap
     """(LocalQueue name, defaulted) Kueue uses for a whole object: its ``queue-name`` label at
     ``path``, else ``default`` when that LocalQueue exists (LocalQueueDefaulting); None: not
     managed. Reads labels only (``obj.get``: a cached context object is not decoded)."""
-    labels = obj.get(*path)
-    queue = text(labels.get(QUEUE_LABEL)) if isinstance(labels, dict) else None
+    queue = _queue_label(obj, path)
     if queue is None and not has_default_local_queue(obj.namespace, graph):
         return None
     return queue or DEFAULT_LOCAL_QUEUE, queue is None
+
+
+def _queue_label(obj: K8sObject, path: tuple[Any, ...]) -> str | None:
+    labels = obj.get(*path)
+    return text(labels.get(QUEUE_LABEL)) if isinstance(labels, dict) else None
 
 
 def _template_units(obj: K8sObject, graph: ObjectGraph) -> list[ManagedWorkload]:
@@ -254,9 +258,18 @@ def _routes(graph: ObjectGraph) -> dict[str, list[tuple[K8sObject, ManagedWorklo
 
 
 def _label_route(obj: K8sObject, graph: ObjectGraph) -> str | None:
-    """``cluster_queue_of`` the one unit of a whole-object integration, from its labels alone."""
-    routed = _object_local_queue(obj, ("metadata", "labels"), graph)
-    cq = _cluster_queue_behind(routed[0], obj.namespace, graph) if routed is not None else None
+    """``cluster_queue_of`` the one unit of a whole-object integration, from its labels alone:
+    once per queue name and namespace (a namespace chosen at apply time: per folder and unit)."""
+    queue = obj.remember(_label_route, lambda: _queue_label(obj, ("metadata", "labels")))
+    namespace = obj.namespace
+    place = graph.apply_place(namespace.file) if isinstance(namespace, ApplyTimeNamespace) else None
+    return graph.memo((_label_route, queue, namespace, place), lambda: _route(queue, namespace, graph))
+
+
+def _route(queue: str | None, namespace: str | None, graph: ObjectGraph) -> str | None:
+    if queue is None and not has_default_local_queue(namespace, graph):
+        return None
+    cq = _cluster_queue_behind(queue or DEFAULT_LOCAL_QUEUE, namespace, graph)
     return cq.name if cq is not None else None
 
 
