@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from kqlint import kinds as K
+from kqlint.cache_results import object_namespace
 from kqlint.kueue import routing
 from kqlint.workloads.extract import TEMPLATE_KINDS
 
@@ -156,8 +157,8 @@ class RunObjects:
             document = self.document_digest(obj, projected)
             if document is None:
                 return None
-            digest.update(repr((obj.file, obj.doc, obj.base, document, obj.source,
-                                self.scope.unit_of(obj.file))).encode("utf-8", "surrogateescape"))
+            digest.update(repr((obj.file, obj.doc, obj.base, document, obj.source, self.scope.unit_of(obj.file),
+                                object_namespace(obj))).encode("utf-8", "surrogateescape"))
         return digest.hexdigest()
 
     def scoped_digest(self, code: str, obj: Any) -> str | None:

@@ -44,19 +44,28 @@ PURE_RULES: dict[str, str] = {
     "KQ507": "a ClusterQueue's own preemption settings (kakaocloud profile)",
 }
 
-FORMAT = 3  # 3: per object, the digests of its scoped reads (kqlint.cache_reads.SCOPED_READS)
+FORMAT = 4  # 3: per object, the digests of its scoped reads (kqlint.cache_reads.SCOPED_READS);
+# 4: objects keyed with the namespace they are applied in (a kustomization's ``namespace:``)
 MAX_TABLES = 2  # one per recent configuration
 MIN_INPUT_FILES = 20  # fewer input files: no table read or written
-ObjectKey = tuple[int, tuple[Any, ...]]  # (document index, path of the object inside it)
+ObjectKey = tuple[int, tuple[Any, ...], str]  # (document index, path of the object inside it, object_namespace())
 Table = dict[str, tuple[str, dict[ObjectKey, tuple[Any, ...]]]]  # digest -> (display, findings per object)
 # unit -> ({code: what it read there}, {(display, document index, path in it): (document digest,
 # {code: findings}, codes without findings left out; {code: its scoped reads' digest})}): one graph
 # of the run that wrote it
-ReadsKey = tuple[str, int, tuple[Any, ...]]
+ReadsKey = tuple[str, int, tuple[Any, ...], str]
 UnitReads = tuple[dict[str, str], dict[ReadsKey, tuple[str, dict[str, tuple[Any, ...]], dict[str, str | None]]]]
 ReadsTable = dict[Any, UnitReads]
 GraphTable = dict[tuple[Any, str], tuple[str, tuple[Any, ...]]]  # (unit, code) -> (reads digest, findings)
 Tables = tuple[Table, ReadsTable, GraphTable]
+
+
+def object_namespace(obj: Any) -> str:
+    """The namespace an object is applied in, as its stored findings are keyed: the same content
+    may be applied elsewhere (a kustomization's ``namespace:`` changed, the file is the same)."""
+    namespace = obj.namespace
+    return repr((type(namespace).__name__, str(namespace) if namespace is not None else None,
+                 getattr(namespace, "namespaces", None)))
 
 
 class Reuse:
@@ -113,7 +122,7 @@ class Reuse:
         for table in (self.table, self.new):
             record = table.get(digest)
             if record is not None and record[0] == obj.file:
-                found = record[1].get((obj.doc, obj.base))
+                found = record[1].get((obj.doc, obj.base, object_namespace(obj)))
                 if found is not None:
                     return found
         return None
@@ -122,7 +131,7 @@ class Reuse:
         """The stored findings of graph-reading rules on ``obj`` still valid in this graph."""
         if not self.valid:
             return {}
-        record = self.tables[1][self.unit][1].get((obj.file, obj.doc, obj.base))
+        record = self.tables[1][self.unit][1].get((obj.file, obj.doc, obj.base, object_namespace(obj)))
         if record is None or record[0] != self.run.document_digest(obj):
             return {}
         kept = {code: record[1].get(code, ()) for code in self.valid}
@@ -159,7 +168,7 @@ class Reuse:
             return
         record = self.new.setdefault(digest, (obj.file, {}))
         if record[0] == obj.file:
-            record[1][(obj.doc, obj.base)] = findings
+            record[1][(obj.doc, obj.base, object_namespace(obj))] = findings
 
     def _record_reads(self, obj: Any, found: list[Any], kept: dict[str, tuple[Any, ...]]) -> None:
         """Keep what every graph-reading rule found on ``obj`` (what each read: the graph's)."""
@@ -173,7 +182,7 @@ class Reuse:
                 by_rule[finding.code] += (finding,)
         scoped = {code: self.run.scoped_digest(code, obj) for code in self.scoped & self.current.keys()}
         unit = self.new_reads.setdefault(self.unit, (self.current, {}))
-        unit[1][(obj.file, obj.doc, obj.base)] = (document, by_rule, scoped)
+        unit[1][(obj.file, obj.doc, obj.base, object_namespace(obj))] = (document, by_rule, scoped)
 
     def graph_findings(self, code: str, compute: Callable[[], tuple[list[Any], bool]]) -> list[Any]:
         """A graph rule's findings in this graph: stored when what it reads is unchanged, else
@@ -415,7 +424,7 @@ def _checked_reads(table: dict[Any, Any]) -> ReadsTable:
 
 
 def _reads_record(key: Any, record: Any) -> bool:
-    return (isinstance(key, tuple) and len(key) == 3 and isinstance(key[0], str) and isinstance(record, tuple)
+    return (isinstance(key, tuple) and len(key) == 4 and isinstance(key[0], str) and isinstance(record, tuple)
             and len(record) == 3 and isinstance(record[0], str) and isinstance(record[1], dict)
             and all(_findings(found) for found in record[1].values()) and isinstance(record[2], dict))
 

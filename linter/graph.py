@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from kqlint.kinds import DECLARED_API_VERSIONS
 from kqlint.loader import Map
-from kqlint.objects import CONTEXT, EXTERNAL, INPUT, PROFILE, ApplyTimeNamespace, K8sObject
+from kqlint.objects import CONTEXT, EXTERNAL, INPUT, PROFILE, ApplyTimeNamespace, K8sObject, RenderedNamespaces
 
 _T = TypeVar("_T")
 TIER_ORDER = {INPUT: 0, CONTEXT: 1, EXTERNAL: 2, PROFILE: 3}
@@ -134,6 +134,8 @@ class ObjectGraph:
         a namespace in other folders and units (applied who knows where)."""
         if not isinstance(namespace, ApplyTimeNamespace):
             return False
+        if isinstance(namespace, RenderedNamespaces):
+            return True  # rendered into several namespaces: which one a lookup is from is not one answer
         key = (ObjectGraph.ambiguous, kind, name, str(namespace), self.apply_place(namespace.file), group)
         return self.memo(key, lambda: self._ambiguous(kind, name, namespace, group))
 

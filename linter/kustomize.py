@@ -170,6 +170,7 @@ def lint_overlays(directories: list[str], config: Any, context: tuple[str, ...],
     inputs, found = (load_paths(plain, config, INPUT) if plain else (Loaded(), Discovery()))
     if found.missing:
         raise UsageError(f"path does not exist: {found.missing[0]}")
+    written = len(inputs.objects)
     for directory in directories:
         try:
             for source in rendered_sources(directory):
@@ -178,7 +179,8 @@ def lint_overlays(directories: list[str], config: Any, context: tuple[str, ...],
             raise UsageError(str(exc)) from None
     named, note = context_paths(plain, context, config, rendered=directories)
     context_loaded = load_context(named, config, inputs, input_paths=plain)
-    report = analyze(inputs, found, context_loaded.objects, config, selected, inline)
+    report = analyze(inputs, found, context_loaded.objects, config, selected, inline,
+                     as_rendered=frozenset(id(obj) for obj in inputs.objects[written:]))
     notes += ([note] if note else []) + inputs.notes + context_loaded.notes
     rendered = {(o.file, o.kind, o.namespace, o.name): o for o in inputs.objects}
     mapper = _Mapper(rendered)

@@ -31,6 +31,21 @@ class ApplyTimeNamespace(str):
         return (ApplyTimeNamespace, (str(self), self.file))
 
 
+class RenderedNamespaces(ApplyTimeNamespace):
+    """The namespace of an object kustomizations render into several namespaces (a base two
+    overlays put in two namespaces, or one sets none): no lookup from it is certain."""
+
+    namespaces: tuple[str | None, ...] = ()
+
+    def __new__(cls, value: str, file: str = "", namespaces: tuple[str | None, ...] = ()) -> RenderedNamespaces:
+        made = str.__new__(cls, value)
+        made.file, made.namespaces = file, namespaces
+        return made
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (RenderedNamespaces, (str(self), self.file, self.namespaces))
+
+
 def split_api_version(api_version: str) -> tuple[str, str]:
     group, _, version = api_version.rpartition("/")
     return group, version

@@ -273,12 +273,14 @@ def build_graph(inputs: Loaded, context_objects: list[K8sObject], config: Config
 
 def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], config: Config,
             selected: Iterable[Rule], inline_suppressions: bool = True, jobs: int = 1,
-            scope: Any = None) -> Report:
+            scope: Any = None, as_rendered: frozenset[int] = frozenset()) -> Report:
     """Run the selected rules over loaded inputs (plus context objects) and build the Report;
-    ``scope``: scope_of() these objects, when the caller kept it (KeptContext)."""
-    from kqlint.scope import partitions, scope_of, with_routes, without_fragments
+    ``scope``: scope_of() these objects, when the caller kept it (KeptContext); ``as_rendered``:
+    the ids of objects ``--kustomize`` rendered (their namespaces are kustomize's already)."""
+    from kqlint.scope import apply_rendered_namespaces, partitions, scope_of, with_routes, without_fragments
 
     scope = scope or scope_of(inputs.objects + context_objects, config)
+    apply_rendered_namespaces(inputs.objects + context_objects, scope, as_rendered)
     streams = tuple(inputs.streams)
     inputs, context_objects = without_fragments(inputs, context_objects, scope)
     from kqlint.cache_results import observe

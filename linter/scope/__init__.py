@@ -9,6 +9,9 @@
   ``units:`` globs replace that detection. Files in no unit are shared: every unit sees them.
   A unit never resolves into another unit; a name defined only in another unit is neither
   resolved nor reported unknown.
+- A file a kustomization lists is applied in the namespace its ``namespace:`` sets (the
+  outermost one rendering it), whatever the file says; several renderings in several
+  namespaces make lookups from it uncertain (no unknown-reference finding).
 
 Modules: ``context`` (the context plan), ``layout`` (kustomizations and charts on disk),
 ``units`` (fragments and the unit of each file), ``partitions`` (one graph's objects per
@@ -17,9 +20,9 @@ unit), ``routes`` (where a queue reference resolved, for a finding's ``related``
 from __future__ import annotations
 
 from kqlint.scope.context import NO_ROOT_NOTE, context_plan
-from kqlint.scope.partitions import graph_view, partitions, without_fragments
+from kqlint.scope.partitions import apply_rendered_namespaces, graph_view, partitions, without_fragments
 from kqlint.scope.routes import with_routes
 from kqlint.scope.units import scope_of
 
-__all__ = ["NO_ROOT_NOTE", "context_plan", "graph_view", "partitions", "scope_of", "with_routes",
-           "without_fragments"]
+__all__ = ["NO_ROOT_NOTE", "apply_rendered_namespaces", "context_plan", "graph_view", "partitions", "scope_of",
+           "with_routes", "without_fragments"]

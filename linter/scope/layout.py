@@ -23,6 +23,7 @@ class Kustomization:
     folder: str                                   # absolute
     includes: list[str] = field(default_factory=list)   # absolute paths of local resources/bases
     patches: list[str] = field(default_factory=list)    # absolute paths of patch files
+    namespace: str | None = None                  # what its `namespace:` sets on every namespaced object
 
 
 class Layout:
@@ -82,6 +83,8 @@ def _parse_kustomization(path: str, folder: str, max_file_size: int) -> Kustomiz
     document = next((d for d in source.documents if isinstance(d, dict)), None)
     if document is None:
         return found
+    namespace = document.get("namespace")
+    found.namespace = namespace if isinstance(namespace, str) and namespace else None
     for key in INCLUDE_KEYS:
         found.includes += [_local(folder, entry) for entry in _strings(document.get(key))]
     found.patches += [_local(folder, entry) for entry in _strings(document.get("patchesStrategicMerge"))

@@ -32,6 +32,25 @@ def without_fragments(inputs: Any, context_objects: list[Any], scope: Scope) -> 
     return inputs, [obj for obj in context_objects if not scope.is_fragment(obj.file)]
 
 
+def apply_rendered_namespaces(objects: list[Any], scope: Scope, as_rendered: frozenset[int] = frozenset()) -> None:
+    """Give each namespaced object of a file a kustomization renders the namespace it is applied
+    in (kustomize's ``namespace:`` overrides the file's own); several namespaces make it
+    RenderedNamespaces. ``as_rendered``: ids of objects already rendered (``--kustomize``)."""
+    from kqlint.objects import RenderedNamespaces
+
+    for obj in objects:
+        if obj.namespace is None or id(obj) in as_rendered:
+            continue
+        namespaces = scope.rendered_namespaces(obj.file)
+        if not namespaces or namespaces == {None}:
+            continue
+        if len(namespaces) == 1:
+            [obj.namespace] = namespaces
+        elif not isinstance(obj.namespace, RenderedNamespaces):
+            order = tuple(sorted(namespaces, key=lambda namespace: namespace or ""))
+            obj.namespace = RenderedNamespaces(str(obj.namespace), obj.file, order)
+
+
 def partitions(inputs: Any, context_objects: list[Any], config: Any, scope: Scope) -> list[Part]:
     """One Part when no object sits in a unit (a repository that is one platform); else the
     shared files' Part and one Part per unit that holds inputs."""
@@ -74,6 +93,7 @@ def graph_view(inputs: Any, context_objects: list[Any], config: Any) -> tuple[An
     without kustomize patch fragments, and the context objects they may resolve to (no
     fragments, nothing from units that hold no input)."""
     scope = scope_of(list(inputs.objects) + list(context_objects), config)
+    apply_rendered_namespaces(list(inputs.objects) + list(context_objects), scope)
     inputs, context_objects = without_fragments(inputs, context_objects, scope)
     units = {scope.unit_of(obj.file) for obj in inputs.objects}
     return inputs, [obj for obj in context_objects if scope.unit_of(obj.file) in units | {None}]

@@ -23,6 +23,8 @@ class Scope:
         self._unit_of_name: dict[str, str | None] = {}  # the same, by the path as given
         self._parent: dict[str, str] = {}          # union-find over kustomization folders
         self._resource_files: dict[str, str] = {}  # a file a kustomization lists by name -> folder
+        self._listed: dict[str, tuple[list[str], list[str]]] = {}  # folder -> (files, kustomizations) it lists
+        self._namespaces: dict[str, frozenset[str | None]] | None = None  # rendered_namespaces()
         wanted = sorted({os.path.abspath(f) for f in files if f and not f.startswith("<")})
         for file in wanted:
             for folder in self.layout.folders_up(file):
@@ -37,14 +39,17 @@ class Scope:
             return
         self._parent[folder] = folder
         self.fragments.update(kustomization.patches)
+        files, folders = self._listed.setdefault(folder, ([], []))
         for include in kustomization.includes:
             if not covers(self.layout.top, include):
                 continue  # never read above the project root
             if os.path.isdir(include) and self.layout.kustomization(include) is not None:
                 self._visit(include)
                 self._union(folder, include)
+                folders.append(include)
             elif os.path.isfile(include):
                 self._resource_files.setdefault(include, folder)
+                files.append(include)
 
     def _find(self, folder: str) -> str:
         while self._parent[folder] != folder:
@@ -74,6 +79,36 @@ class Scope:
                 self._unit_of_file[absolute] = self._unit(absolute)
             self._unit_of_name[file] = self._unit_of_file[absolute]
         return self._unit_of_name[file]
+
+    def rendered_namespaces(self, file: str) -> frozenset[str | None]:
+        """The namespaces ``kubectl kustomize`` gives the namespaced objects of ``file``, one per
+        top kustomization rendering it (the outermost ``namespace:`` on the way down wins, as
+        kustomize's namespace transformer does; None: none sets one). Empty: no kustomization
+        lists the file."""
+        if self._namespaces is None:
+            self._namespaces = self._render_namespaces()
+        return self._namespaces.get(os.path.abspath(file), frozenset())
+
+    def _render_namespaces(self) -> dict[str, frozenset[str | None]]:
+        listed_by_others = {child for _, children in self._listed.values() for child in children}
+        found: dict[str, set[str | None]] = {}
+        seen: set[tuple[str, str | None]] = set()
+
+        def render(folder: str, outer: str | None) -> None:
+            kustomization = self.layout.kustomization(folder)
+            namespace = outer if outer is not None else (kustomization.namespace if kustomization else None)
+            if (folder, namespace) in seen:  # a base several overlays share, or a cycle
+                return
+            seen.add((folder, namespace))
+            files, children = self._listed.get(folder, ([], []))
+            for file in files:
+                found.setdefault(file, set()).add(namespace)
+            for child in children:
+                render(child, namespace)
+
+        for top in sorted(set(self._listed) - listed_by_others):
+            render(top, None)
+        return {file: frozenset(namespaces) for file, namespaces in found.items()}
 
     def declared_unit(self, file: str) -> str | None:
         """The config ``units:`` entry ``file`` belongs to (a unit applied as a whole)."""
