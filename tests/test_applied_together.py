@@ -178,6 +178,27 @@ def test_from_a_subfolder_context_locations_stay_relative(tmp_path: Path,
     assert first["relatedLocations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "platform/priority.yaml"
 
 
+def test_from_a_subfolder_ci_annotations_name_files_from_the_repository_root(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """GitHub and GitLab attach an annotation to a file by its path from the repository root,
+    wherever the job's working-directory is."""
+    root = project(tmp_path, "platform-teams")
+    outputs = {}
+    with chdir(root / "teams"):
+        for name in ("github", "gitlab"):
+            try:
+                main(["check", "--no-cache", "-f", name, "--select", "KQ101", "."])
+            except SystemExit:
+                pass
+            outputs[name] = capsys.readouterr().out
+    github = outputs["github"].splitlines()
+    assert [line.split(",line=")[0] for line in github if line.startswith("::")] == [
+        "::error file=teams/team-a/base/train.yaml", "::error file=teams/team-b/evaluate.yaml"]
+    assert "related: platform/priority.yaml:12:3" in outputs["github"].replace("%0A", "\n")
+    assert [issue["location"]["path"] for issue in json.loads(outputs["gitlab"])] == [
+        "teams/team-a/base/train.yaml", "teams/team-b/evaluate.yaml"]
+
+
 def test_a_rendered_base_above_the_current_folder_is_reported_relative(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     needs_kubectl()

@@ -2,7 +2,7 @@
 JSON array the merge-request widget and the diff annotations read.
 
 - ``check_name`` is ``CODE slug``; ``description`` the message; ``location.path`` the file
-  relative to the directory kqlint ran in (the repository root in CI) with
+  relative to the project root (the repository root, wherever kqlint ran) with
   ``lines.begin`` and ``positions.begin`` (line and column).
 - ``fingerprint``: the same stable key SARIF's ``partialFingerprints`` use (rule code +
   object + field path + file, and an ordinal among equal keys), hashed; never the line, so
@@ -33,7 +33,8 @@ def fingerprints(findings: list[Finding]) -> list[tuple[Finding, str]]:
     return result
 
 
-def issue(finding: Finding, fingerprint: str) -> dict[str, Any]:
+def issue(finding: Finding, fingerprint: str, path: str) -> dict[str, Any]:
+    """``path``: the finding's file from the project root (kqlint.reporters.paths)."""
     loc = finding.location
     return {
         "type": "issue",
@@ -42,13 +43,16 @@ def issue(finding: Finding, fingerprint: str) -> dict[str, Any]:
         "categories": ["Bug Risk"],
         "severity": SEVERITIES[finding.severity],
         "fingerprint": fingerprint,
-        "location": {"path": loc.file, "lines": {"begin": loc.line},
+        "location": {"path": path, "lines": {"begin": loc.line},
                      "positions": {"begin": {"line": loc.line, "column": loc.column}}},
     }
 
 
 def render(report: Report, **_: Any) -> str:
-    issues = [issue(f, fp) for f, fp in fingerprints(list(report.findings))]
+    from kqlint.reporters.paths import repository_paths
+
+    path = repository_paths(report)
+    issues = [issue(f, fp, path(f.location.file)) for f, fp in fingerprints(list(report.findings))]
     issues.sort(key=lambda i: (i["location"]["path"], i["location"]["lines"]["begin"],
                                i["location"]["positions"]["begin"]["column"], i["check_name"], i["fingerprint"]))
     return json.dumps(issues, indent=2, ensure_ascii=False) + "\n"
