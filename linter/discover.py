@@ -52,7 +52,7 @@ def is_excluded(path: str, excludes: tuple[str, ...]) -> bool:
         return False
     from kqlint.globs import exclude_matcher  # compiled once per run
 
-    return exclude_matcher(tuple(excludes)).matches(display_path(path))
+    return exclude_matcher(tuple(excludes)).matches(display_path(path), os.path.abspath(path))
 
 
 def chart_of(path: str, cache: dict[str, str | None]) -> str | None:

@@ -6,14 +6,15 @@ repositories that hold several clusters' manifests::
     per-file-severity:
       "clusters/dev/**": {KQ201: info}
 
-Globs match the finding's file as reports show it (relative to the current directory),
-``*`` and ``**`` both crossing ``/`` (as ``exclude`` does). Severities from a matching glob
+Globs match the finding's file relative to the configuration file's folder (the same from
+any folder kqlint runs in), ``*`` and ``**`` both crossing ``/`` (as ``exclude`` does). Severities from a matching glob
 win over ``severity``; a later glob wins over an earlier one.
 """
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterable
+import os
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -26,13 +27,33 @@ def _matches(file: str, glob: str) -> bool:
     return fnmatch.fnmatch(file, glob) or fnmatch.fnmatch(file, glob + "/*")
 
 
+def _anchored(config: Any) -> Callable[[str], str]:
+    """A finding's file as the globs of ``config`` read it: relative to the configuration
+    file's folder when it is under it (from any folder kqlint runs in), else as displayed."""
+    if not config.path:
+        return str
+    from kqlint.containment import inside
+
+    base = os.path.dirname(os.path.abspath(config.path))
+    seen: dict[str, str] = {}
+
+    def spelled(file: str) -> str:
+        if file not in seen:
+            absolute = os.path.abspath(file)
+            under = not file.startswith("<") and absolute != base and inside(absolute, base)
+            seen[file] = os.path.relpath(absolute, base).replace(os.sep, "/") if under else file
+        return seen[file]
+    return spelled
+
+
 def apply(findings: Iterable[Finding], config: Any) -> list[Finding]:
     ignores, severities = config.per_file_ignores, config.per_file_severity
     if not ignores and not severities:
         return list(findings)
     result = []
+    spelled = _anchored(config)
     for finding in findings:
-        file = finding.location.file
+        file = spelled(finding.location.file)
         if any(_matches(file, glob) and any(selects(finding, p) for p in patterns)
                for glob, patterns in ignores.items()):
             continue

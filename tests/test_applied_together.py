@@ -199,6 +199,28 @@ def test_from_a_subfolder_ci_annotations_name_files_from_the_repository_root(
         "teams/team-a/base/train.yaml", "teams/team-b/evaluate.yaml"]
 
 
+def test_from_a_subfolder_config_globs_mean_the_paths_they_mean_at_the_root(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`exclude` and `per-file-*` globs of the configuration are relative to its folder, as
+    ruff reads them: the same files are skipped from a subfolder as from the root."""
+    root = tmp_path / "repo"
+    copies = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n" * 2
+    for folder in ("generated", "apps", "apps/legacy"):
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        (root / folder / "dup.yaml").write_text(copies, encoding="utf-8")
+    (root / ".git").mkdir()
+    (root / ".kqlint.yaml").write_text('exclude: ["generated/**"]\nper-file-ignores: {"apps/legacy/**": [KQ003]}\n',
+                                       encoding="utf-8")
+    files = {}
+    for where, paths in (("", ["."]), ("generated", ["."]), ("apps", ["."]), ("apps", ["../generated"])):
+        with chdir(root / where):
+            files[(where, *paths)] = sorted(f["file"] for f in run_json(capsys, *paths)["findings"])
+    assert files == {("", "."): ["apps/dup.yaml"], ("generated", "."): [], ("apps", "."): ["dup.yaml"],
+                     ("apps", "../generated"): []}
+    with chdir(root / "apps"):  # --exclude on the command line: relative to where it runs
+        assert run_json(capsys, ".", "--exclude", "dup.yaml")["findings"] == []
+
+
 def test_a_rendered_base_above_the_current_folder_is_reported_relative(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     needs_kubectl()

@@ -31,7 +31,7 @@ def config_from_mapping(data: dict[str, Any], path: str, origin: ConfigOrigin | 
         ignore=tuple(data.get("ignore") or ()),
         severity={str(name): Severity.parse(value) for name, value in (data.get("severity") or {}).items()},
         namespace=data.get("namespace") or "default",
-        exclude=tuple(data.get("exclude") or ()),
+        exclude=tuple(anchored(glob, path) for glob in data.get("exclude") or ()),
         context=context,
         units=tuple(data["units"] or ()) if "units" in data else None,
         crds=tuple(p if os.path.isabs(p) else os.path.normpath(os.path.join(os.path.dirname(path), p))
@@ -49,6 +49,16 @@ def config_from_mapping(data: dict[str, Any], path: str, origin: ConfigOrigin | 
         platform=dict(data.get("platform") or {}),
         origin=origin,
     )
+
+
+def anchored(glob: str, path: str) -> str:
+    """A config ``exclude`` glob with a ``/`` as an absolute glob under the config file's folder
+    (as ``units:`` are read), so that it means the same paths from any folder kqlint runs in;
+    a glob without ``/`` matches any path component, wherever it is."""
+    if "/" not in glob.rstrip("/") or os.path.isabs(glob):
+        return glob
+    glob = glob[2:] if glob.startswith("./") else glob
+    return os.path.join(os.path.dirname(os.path.abspath(path)), glob)
 
 
 def _check_numbers(data: Any, origin: ConfigOrigin) -> None:
