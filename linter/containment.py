@@ -30,6 +30,15 @@ def inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
+def relative_below(path: str, root: str) -> str | None:
+    """``path`` (as given, or relative to the current directory) relative to the absolute
+    ``root`` it lies below, with ``/``; None: not below it (outside, or ``root`` itself)."""
+    absolute = os.path.abspath(path)
+    if absolute == root or not inside(absolute, root):
+        return None
+    return os.path.relpath(absolute, root).replace(os.sep, "/")
+
+
 class _Trees:
     """The tree of a path (cached per folder: one upward search per folder, not per file)."""
 

@@ -32,16 +32,14 @@ def _anchored(config: Any) -> Callable[[str], str]:
     file's folder when it is under it (from any folder kqlint runs in), else as displayed."""
     if not config.path:
         return str
-    from kqlint.containment import inside
+    from kqlint.containment import relative_below
 
     base = os.path.dirname(os.path.abspath(config.path))
     seen: dict[str, str] = {}
 
     def spelled(file: str) -> str:
         if file not in seen:
-            absolute = os.path.abspath(file)
-            under = not file.startswith("<") and absolute != base and inside(absolute, base)
-            seen[file] = os.path.relpath(absolute, base).replace(os.sep, "/") if under else file
+            seen[file] = file if file.startswith("<") else relative_below(file, base) or file
         return seen[file]
     return spelled
 

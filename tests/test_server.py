@@ -118,11 +118,15 @@ async def open_file(client: LanguageClient, path: Path, text: str | None = None)
     return await published(client, uri(path))
 
 
-async def change(client: LanguageClient, path: Path, text: str, version: int) -> list[types.Diagnostic]:
-    client.diagnostics.pop(uri(path), None)
+def send_change(client: LanguageClient, path: Path, text: str, version: int) -> None:
     client.text_document_did_change(types.DidChangeTextDocumentParams(
         types.VersionedTextDocumentIdentifier(version, uri(path)),
         [types.TextDocumentContentChangeWholeDocument(text)]))
+
+
+async def change(client: LanguageClient, path: Path, text: str, version: int) -> list[types.Diagnostic]:
+    client.diagnostics.pop(uri(path), None)
+    send_change(client, path, text, version)
     return await published(client, uri(path))
 
 
@@ -393,9 +397,7 @@ async def test_changes_sent_faster_than_a_lint_end_with_the_newest_texts_diagnos
         await open_file(client, job)
         client.diagnostics.pop(uri(job), None)
         for version in range(2, 12):  # typed without waiting: the last one fixes the queue name
-            client.text_document_did_change(types.DidChangeTextDocumentParams(
-                types.VersionedTextDocumentIdentifier(version, uri(job)),
-                [types.TextDocumentContentChangeWholeDocument(fixed if version == 11 else good + f"# {version}\n")]))
+            send_change(client, job, fixed if version == 11 else good + f"# {version}\n", version)
         async def newest() -> list[types.Diagnostic]:
             while "KQ203" in [d.code for d in await published(client, uri(job))]:
                 client.diagnostics.pop(uri(job), None)

@@ -142,8 +142,11 @@ def _object_local_queue(obj: K8sObject, path: tuple[Any, ...], graph: ObjectGrap
 
 
 def _queue_label(obj: K8sObject, path: tuple[Any, ...]) -> str | None:
-    labels = obj.get(*path)
-    return text(labels.get(QUEUE_LABEL)) if isinstance(labels, dict) else None
+    """The ``queue-name`` label at ``path``, read once per object (its content alone decides)."""
+    def read() -> str | None:
+        labels = obj.get(*path)
+        return text(labels.get(QUEUE_LABEL)) if isinstance(labels, dict) else None
+    return obj.remember((_queue_label, path), read)  # type: ignore[no-any-return]
 
 
 def _template_units(obj: K8sObject, graph: ObjectGraph) -> list[ManagedWorkload]:
@@ -260,7 +263,7 @@ def _routes(graph: ObjectGraph) -> dict[str, list[tuple[K8sObject, ManagedWorklo
 def _label_route(obj: K8sObject, graph: ObjectGraph) -> str | None:
     """``cluster_queue_of`` the one unit of a whole-object integration, from its labels alone:
     once per queue name and namespace (a namespace chosen at apply time: per folder and unit)."""
-    queue = obj.remember(_label_route, lambda: _queue_label(obj, ("metadata", "labels")))
+    queue = _queue_label(obj, ("metadata", "labels"))
     namespace = obj.namespace
     place = graph.apply_place(namespace.file) if isinstance(namespace, ApplyTimeNamespace) else None
     return graph.memo((_label_route, queue, namespace, place), lambda: _route(queue, namespace, graph))

@@ -4,7 +4,6 @@ path from the repository root; a run from a subfolder (``working-directory: mani
 not name ``job.yaml`` for ``manifests/job.yaml``."""
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 
 from kqlint.model import Report
@@ -13,7 +12,7 @@ from kqlint.model import Report
 def repository_paths(report: Report) -> Callable[[str], str]:
     """A function from a displayed path to its path under the project root (posix); a path
     outside it, or an input that is no file (``<stdin>``), stays as displayed."""
-    from kqlint.containment import inside
+    from kqlint.containment import relative_below
     from kqlint.reporters.sarif import is_pseudo, source_root
 
     root = source_root(report.files)
@@ -21,8 +20,6 @@ def repository_paths(report: Report) -> Callable[[str], str]:
 
     def path(file: str) -> str:
         if file not in known:
-            absolute = os.path.abspath(file)
-            under = not is_pseudo(file) and absolute != root and inside(absolute, root)
-            known[file] = os.path.relpath(absolute, root).replace(os.sep, "/") if under else file
+            known[file] = file if is_pseudo(file) else relative_below(file, root) or file
         return known[file]
     return path

@@ -233,12 +233,12 @@ def source_root(files: Iterable[str]) -> str:
 
 def artifact_uri(file: str, root: str) -> tuple[str, bool]:
     """(uri, relative to ``root``?) for a file path as reports display it."""
-    from kqlint.containment import inside
+    from kqlint.containment import relative_below
 
-    absolute = os.path.abspath(file)
-    if absolute != root and inside(absolute, root):
-        relative = os.path.relpath(absolute, root).replace(os.sep, "/")
+    relative = relative_below(file, root)
+    if relative is not None:
         return quote(relative, safe="/", errors="surrogateescape"), True
+    absolute = os.path.abspath(file)
     return "file://" + quote(absolute.replace(os.sep, "/"), safe="/:", errors="surrogateescape"), False
 
 

@@ -38,11 +38,13 @@ def apply_rendered_namespaces(objects: list[Any], scope: Scope, as_rendered: fro
     RenderedNamespaces. ``as_rendered``: ids of objects already rendered (``--kustomize``)."""
     from kqlint.objects import RenderedNamespaces
 
+    if not scope.sets_namespaces():  # the common case: nothing to look up per object
+        return
     for obj in objects:
         if obj.namespace is None or id(obj) in as_rendered:
             continue
         namespaces = scope.rendered_namespaces(obj.file)
-        if not namespaces or namespaces == {None}:
+        if not namespaces:
             continue
         if len(namespaces) == 1:
             [obj.namespace] = namespaces

@@ -84,10 +84,18 @@ class Scope:
         """The namespaces ``kubectl kustomize`` gives the namespaced objects of ``file``, one per
         top kustomization rendering it (the outermost ``namespace:`` on the way down wins, as
         kustomize's namespace transformer does; None: none sets one). Empty: no kustomization
-        lists the file."""
+        lists the file, or none sets a namespace on its way."""
+        rendered = self._rendered()
+        return rendered.get(os.path.abspath(file), frozenset()) if rendered else frozenset()
+
+    def sets_namespaces(self) -> bool:
+        """A kustomization gives some file a namespace (else no object needs a look)."""
+        return bool(self._rendered())
+
+    def _rendered(self) -> dict[str, frozenset[str | None]]:
         if self._namespaces is None:
             self._namespaces = self._render_namespaces()
-        return self._namespaces.get(os.path.abspath(file), frozenset())
+        return self._namespaces
 
     def _render_namespaces(self) -> dict[str, frozenset[str | None]]:
         listed_by_others = {child for _, children in self._listed.values() for child in children}
@@ -108,7 +116,7 @@ class Scope:
 
         for top in sorted(set(self._listed) - listed_by_others):
             render(top, None)
-        return {file: frozenset(namespaces) for file, namespaces in found.items()}
+        return {file: frozenset(namespaces) for file, namespaces in found.items() if namespaces != {None}}
 
     def declared_unit(self, file: str) -> str | None:
         """The config ``units:`` entry ``file`` belongs to (a unit applied as a whole)."""
