@@ -118,7 +118,8 @@ def test_helm_chart_is_one_kq006_at_chart_yaml(loader_tree: Path) -> None:
     assert findings(report) == [("chart/Chart.yaml", 1, 1, "KQ006")]
     [finding] = report.findings
     assert "2 unrendered template file(s)" in finding.message
-    assert "helm template chart | kqlint check -" in finding.message
+    assert "so nothing in them is linted" in finding.message
+    assert finding.remedy == "Lint the rendered output instead: `helm template chart | kqlint check -`"
     assert report.summary.files == 2  # Chart.yaml, values.yaml
     assert findings(direct) == [("chart/Chart.yaml", 1, 1, "KQ006")]  # as pre-commit passes them
 
@@ -126,7 +127,7 @@ def test_helm_chart_is_one_kq006_at_chart_yaml(loader_tree: Path) -> None:
 def test_stray_template_is_kq006_at_the_first_template_expression(loader_tree: Path) -> None:
     report = lint_here(["stray-template.yaml"])
     assert findings(report) == [("stray-template.yaml", 6, 5, "KQ006")]
-    assert "helm template" in report.findings[0].message
+    assert "helm template" in (report.findings[0].remedy or "")
     assert report.summary.objects == 0
 
 

@@ -153,7 +153,8 @@ def _decodable_metadata(source: SourceFile, document: Any) -> Any:
     line, column, _ = position(document, found[0], value=True)
     source.problems.append(LoadProblem(
         source.path, line, column,
-        f"kubectl cannot decode this object: {found[1]}; it never reaches the cluster"))
+        f"kubectl cannot decode this object: {found[1]}; it never reaches the cluster",
+        remedy="Write the type named (quote a number or boolean meant as a string)"))
     return None
 
 
@@ -185,16 +186,16 @@ def _check_document_splitting(source: SourceFile, data: bytes) -> None:
     what = found[1]
     source.problems.append(LoadProblem(
         source.path, line, column,
-        f"kubectl refuses this file: it splits documents at `---` lines and cannot read {what}; "
-        "keep `---` lines bare (a comment may follow) and remove `%` directives"))
+        f"kubectl refuses this file: it splits documents at `---` lines and cannot read {what}",
+        remedy="Keep `---` lines bare (a comment may follow) and remove `%` directives"))
 
 
 def _record_template(source: SourceFile, line: int, column: int) -> None:
     source.problems[:] = [p for p in source.problems if p.code != "KQ001"]
     source.problems.append(LoadProblem(
         source.path, line, column,
-        "unrendered template (contains `{{ }}`): skipped; render it first, e.g. "
-        "`helm template … | kqlint check -`", code="KQ006"))
+        "unrendered template (contains `{{ }}`): file skipped, so nothing in it is linted",
+        code="KQ006", remedy="Render it first and lint the output, e.g. `helm template … | kqlint check -`"))
     source.documents.clear()
     source.document_ends.clear()
 
