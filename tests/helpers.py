@@ -8,10 +8,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from kqlint import runner as runner_module
 from kqlint.config import Config, load_config
+from kqlint.engine import runner as runner_module
+from kqlint.engine.runner import lint
 from kqlint.model import Report
-from kqlint.runner import lint
 
 EXPECT_RE = re.compile(r"#\s*expect:\s*(.+)$")
 RELATED_RE = re.compile(r"#\s*related:\s*(.+)$")
@@ -62,7 +62,7 @@ def lint_case(case: Path, code: str | None, config: Config | None = None) -> Rep
 
 def rule_profile(code: str) -> str | None:
     """The profile a rule belongs to (its fixtures run with that profile active)."""
-    from kqlint.registry import builtin_rules
+    from kqlint.engine.registry import builtin_rules
 
     return next((r.meta.profile for r in builtin_rules() if r.code == code), None)
 
@@ -121,7 +121,7 @@ def guard_cases() -> Iterator[Path]:
 def graph_like(graph: Any, objects: Iterable[Any], elsewhere: dict[Any, Any] | None = None) -> Any:
     """A graph of ``objects`` with ``graph``'s platform model, unit, layout and (unless given)
     objects of other units."""
-    from kqlint.graph import ObjectGraph
+    from kqlint.domain.graph import ObjectGraph
 
     made = ObjectGraph()
     made.objects, made._by_kind, made._by_name = [], type(made._by_kind)(list), type(made._by_name)(list)

@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from kqlint import runner
 from kqlint.cli import main
+from kqlint.engine import runner
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,4 +1,4 @@
-"""The guard of kqlint.cache_masks: no rule whose findings the cache reuses (cache_reads.READS)
+"""The guard of kqlint.cache.masks: no rule whose findings the cache reuses (cache_reads.READS)
 reads the masked values of another object (plain label values, container images, ClusterQueue
 quotas), except KQ210, which reads the quotas of the ClusterQueues cache_reads.quota_scope
 names. On every example and rule fixture case, each such rule finds the same (same findings,
@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 from helpers import ReuseGuard, graph_like, lint_case, lint_everything_guarded
-from kqlint import runner
-from kqlint.cache_masks import QUOTA_FIELDS, mask_paths
-from kqlint.cache_reads import READS, SCOPED_READS
+from kqlint.cache.masks import QUOTA_FIELDS, mask_paths
+from kqlint.cache.reads import READS, SCOPED_READS
 from kqlint.config import Config
-from kqlint.graph import ObjectGraph, from_manifest
+from kqlint.domain.graph import ObjectGraph, from_manifest
+from kqlint.domain.objects import dig
+from kqlint.engine import runner
 from kqlint.loader import parse_bytes
-from kqlint.objects import dig
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "rules"
@@ -108,7 +108,7 @@ def test_the_guard_sees_a_rule_that_reads_quotas(monkeypatch: pytest.MonkeyPatch
 
 def test_the_guard_sees_a_rule_that_reads_a_masked_label(monkeypatch: pytest.MonkeyPatch) -> None:
     """Kueue's queue-name masked (it must not be): the rules routing workloads read it."""
-    from kqlint import cache_masks
+    from kqlint.cache import masks as cache_masks
 
     monkeypatch.setattr(cache_masks, "MASKED_LABEL_PREFIXES", (*cache_masks.MASKED_LABEL_PREFIXES, "kueue.x-k8s.io/"))
     guard = Guard()
@@ -153,7 +153,7 @@ spec:
 
 
 def test_masked_values_are_the_plain_labels_images_and_quotas() -> None:
-    from kqlint.objects import INPUT, objects_from_file
+    from kqlint.domain.objects import INPUT, objects_from_file
 
     objects = objects_from_file(parse_bytes("a.yaml", DOCUMENT), "default", INPUT)[0]
     assert [mask_paths(obj) for obj in objects] == [
@@ -164,7 +164,7 @@ def test_masked_values_are_the_plain_labels_images_and_quotas() -> None:
 
 
 def test_entry_digests_see_every_change_projections_only_unmasked_ones() -> None:
-    from kqlint.cache_entry import decode_entry, encode
+    from kqlint.cache.entries import decode_entry, encode
 
     def digests(text: bytes) -> tuple[tuple[str, ...], tuple[str, ...]]:
         _, _, full, projections, _ = encode(parse_bytes("a.yaml", text), text)

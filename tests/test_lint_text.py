@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 from kqlint.config import Config, load_config
-from kqlint.inputs import Loaded, context_paths, load_context
-from kqlint.runner import KeptContext, lint, lint_text, prepare
+from kqlint.engine.inputs import Loaded, context_paths, load_context
+from kqlint.engine.runner import KeptContext, lint, lint_text, prepare
 
 PROJECT = Path(__file__).parent / "fixtures" / "server" / "project"
 

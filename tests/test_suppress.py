@@ -15,10 +15,10 @@ import pytest
 from helpers import chdir, found, markers
 from kqlint.cli import main
 from kqlint.config import load_config
+from kqlint.domain.objects import INPUT
+from kqlint.engine.runner import lint, load_paths
+from kqlint.engine.suppress import SuppressionIndex, apply, comment_start, directives, parse_names
 from kqlint.model import Report
-from kqlint.objects import INPUT
-from kqlint.runner import lint, load_paths
-from kqlint.suppress import SuppressionIndex, apply, comment_start, directives, parse_names
 
 SUPPRESS = Path(__file__).parent / "fixtures" / "config" / "suppress"
 SUPPRESSED_RE = re.compile(r"#\s*suppressed:\s*(.+)$")

@@ -100,8 +100,8 @@ def check(
 ) -> None:
     """Lint files and folders (default: the current directory)."""
     from kqlint.cli.reporting import apply_baseline, report_stderr_lines, with_text_fixes, write_reports
-    from kqlint.registry import load_rules
-    from kqlint.runner import exit_status
+    from kqlint.engine.registry import load_rules
+    from kqlint.engine.runner import exit_status
 
     config = load_config(config_file, no_config, allow_plugins)
     fail = fail_on_level(fail_on, config)
@@ -117,7 +117,7 @@ def check(
     check_excludes(config.exclude)
     lint_rules = rules  # `rules` stay as registered: reports describe their defaults
     if report_unused_suppressions:
-        from kqlint.registry import enable
+        from kqlint.engine.registry import enable
 
         lint_rules, config = enable(rules, config, "KQ000")
     targets_paths = list(paths or ["."])
@@ -126,7 +126,7 @@ def check(
     if jobs is not None and jobs < 1:
         raise Exit(2, "kqlint: --jobs must be 1 or more")
     _warn_if_slow_parser()
-    from kqlint import preflight
+    from kqlint.cli import preflight
 
     try:
         preflight.check(targets_paths, config, tuple(context or ()), err, rules)
@@ -138,7 +138,7 @@ def check(
         if STDOUT in targets_paths and len(targets_paths) > 1:  # the stream's fixes are not a file's
             raise Exit(2, "kqlint: --fix, --diff and --fix-only take `-` alone (the fixed stream goes to stdout); "
                           "fix the stream and the files in separate runs")
-        from kqlint.fix_cli import FixRequest, run_fixes
+        from kqlint.cli.fix import FixRequest, run_fixes
 
         cache = _open_cache(no_cache, cache_dir, config, targets_paths)
         request = FixRequest(targets_paths, config, tuple(context or ()), not no_inline_suppressions, lint_rules,
@@ -147,7 +147,7 @@ def check(
         if code is not None:
             raise typer.Exit(code)
     elif kustomize:
-        from kqlint.kustomize import lint_overlays
+        from kqlint.project.kustomize import lint_overlays
 
         cache = None
         report = lint_overlays(list(kustomize), config, tuple(context or ()), not no_inline_suppressions,
@@ -191,16 +191,16 @@ def _open_cache(no_cache: bool, cache_dir: str | None, config: Any, paths: list[
 
 
 def _jobs(jobs: int | None) -> int:
-    from kqlint.parallel import default_jobs
+    from kqlint.engine.parallel import default_jobs
 
     return jobs or default_jobs()
 
 
 def _lint(paths: list[str], config: Any, context: tuple[str, ...], inline: bool, rules: Sequence[Any],
           progress: bool = False, jobs: int | None = None, cache: Any = None) -> Any:
+    from kqlint.cli.progress import LoadProgress
+    from kqlint.engine.runner import lint
     from kqlint.errors import InternalError, KqlintError
-    from kqlint.progress import LoadProgress
-    from kqlint.runner import lint
 
     try:
         with LoadProgress() as bar:  # shown only on a terminal, for runs of many files

@@ -35,15 +35,15 @@ def graph(
     """Show the resolved object graph: workloads -> LocalQueue -> ClusterQueue -> ResourceFlavors
     and cohort, their WorkloadPriorityClasses and PriorityClasses, PodGroups and TrainJob
     runtimes. Unresolved references are marked as such."""
-    from kqlint.formats import choose
-    from kqlint.graph_export import FORMATS
-    from kqlint.graph_export.run import command
+    from kqlint.reporters.formats import choose
+    from kqlint.reporters.graph import FORMATS
+    from kqlint.reporters.graph.run import command
 
     choose(format, FORMATS)
     config = load_config(config_file, False, allow_plugins).with_overrides(
         profile=profile, namespace=namespace, exclude=(tuple(exclude or ())) or None)
     check_excludes(config.exclude)
-    from kqlint.containment import contain_config
+    from kqlint.project.containment import contain_config
 
     config, notes = contain_config(config)  # config context:/crds: outside the repository
     for note in notes:

@@ -14,7 +14,7 @@ _TOOL_SECTION_RE = re.compile(rb"^[ \t]*\[\[?[ \t]*tool[ \t]*\.[ \t]*\"?kqlint\"
 
 
 def discover_config(start: str | None = None) -> str | None:
-    from kqlint.discover import folders_up, is_repository_root
+    from kqlint.project.discover import folders_up, is_repository_root
 
     for folder in folders_up(start or os.getcwd()):
         found = config_file_in(folder)
@@ -38,7 +38,7 @@ def config_file_in(folder: str) -> str | None:
 
 
 def _has_tool_section(pyproject: str) -> bool:
-    from kqlint.bounded import ReadRefused, read_file
+    from kqlint.project.bounded import ReadRefused, read_file
 
     try:
         return _TOOL_SECTION_RE.search(read_file(pyproject, DEFAULT_MAX_FILE_SIZE)) is not None

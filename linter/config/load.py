@@ -23,8 +23,8 @@ def load_config(path: str | None) -> Config:
 
 
 def _read(path: str) -> tuple[dict[str, Any], ConfigOrigin]:
-    from kqlint.discover import display_path
-    from kqlint.writer import remember_read
+    from kqlint.project.discover import display_path
+    from kqlint.project.writer import remember_read
 
     shown = display_path(path)
     remember_read([path])  # never overwritten by a report
@@ -50,7 +50,7 @@ def _read_toml_section(path: str, shown: str) -> tuple[dict[str, Any], ConfigOri
         import tomllib
     else:
         import tomli as tomllib
-    from kqlint.bounded import ReadRefused, read_file
+    from kqlint.project.bounded import ReadRefused, read_file
 
     try:
         raw = read_file(path, DEFAULT_MAX_FILE_SIZE)

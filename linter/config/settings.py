@@ -40,7 +40,7 @@ class Config:
     namespace: str = "default"
     exclude: tuple[str, ...] = ()
     context: tuple[str, ...] = ()
-    units: tuple[str, ...] | None = None            # monorepo units (kqlint.scope); None: detected
+    units: tuple[str, ...] | None = None            # monorepo units (kqlint.project.scope); None: detected
     crds: tuple[str, ...] = ()                      # extra CRD files/folders for KQ002 (--crd)
     external: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     rules: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -52,8 +52,8 @@ class Config:
     stdin_filename: str | None = None               # --stdin-filename
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
     per_file_severity: dict[str, dict[str, Severity]] = field(default_factory=dict)
-    follow_external_symlinks: bool = False          # --follow-external-symlinks (kqlint.containment)
-    # the `platform:` section (README "Platform model"); read only by kqlint.platform
+    follow_external_symlinks: bool = False          # --follow-external-symlinks (kqlint.project.containment)
+    # the `platform:` section (README "Platform model"); read only by kqlint.domain.platform
     platform: dict[str, Any] = field(default_factory=dict)
     origin: ConfigOrigin | None = field(default=None, compare=False, repr=False)
 

@@ -93,7 +93,7 @@ def _context_paths(entries: list[str], config_path: str, origin: ConfigOrigin) -
 
 def check_profile(name: Any, origin: ConfigOrigin | None) -> None:
     """``origin`` is None when the name came from ``--profile``."""
-    from kqlint.profiles import PROFILES
+    from kqlint.config.profiles import PROFILES
 
     if name is None or name in PROFILES:
         return
@@ -104,8 +104,8 @@ def check_profile(name: Any, origin: ConfigOrigin | None) -> None:
 
 
 def _check_custom_rules(entries: list[dict[str, Any]], origin: ConfigOrigin) -> None:
-    """Unique codes and slugs, and every rule compiles (kqlint.custom keeps the compiled rules)."""
-    from kqlint.custom import CustomRuleError, custom_rules
+    """Unique codes and slugs, and every rule compiles (kqlint.engine.custom keeps the compiled rules)."""
+    from kqlint.engine.custom import CustomRuleError, custom_rules
 
     seen: dict[str, int] = {}
     for index, entry in enumerate(entries):

@@ -141,7 +141,7 @@ class KqlintServer(LanguageServer):
     def _fixed(self, uri: str, linted: Linted) -> list[Finding]:
         """The findings shown, each fix with its text edits of the buffer (once per lint)."""
         if linted.fixes is None:
-            from kqlint.fix_apply import resolve
+            from kqlint.fix import resolve
 
             workspace = self.workspace_of(uri)
             settings = workspace.settings() if workspace is not None else None
@@ -167,7 +167,7 @@ class KqlintServer(LanguageServer):
 # ------------------------------------------------------------ findings as LSP values
 
 def own_findings(report: Report, path: str) -> list[Finding]:
-    from kqlint.discover import display_path
+    from kqlint.project.discover import display_path
 
     shown = display_path(path)
     return [f for f in report.findings if f.location.file == shown]

@@ -1,7 +1,7 @@
 """What the language server lints with, without any LSP: the configuration of the workspace
 folder (loaded as ``kqlint check`` loads it from there), the rules it selects and the context
 of each project root (its other manifests, read once through the cache and kept in memory),
-against which an editor's unsaved buffer is linted (kqlint.runner.lint_text).
+against which an editor's unsaved buffer is linted (kqlint.engine.runner.lint_text).
 
 The context is loaded again after a file other than the buffer is saved, created or deleted
 (:meth:`Workspace.files_changed`), and the configuration after a configuration file changes.
@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from kqlint.containment import inside
 from kqlint.model import Report
+from kqlint.project.containment import inside
 
 CONFIG_FILES = frozenset({".kqlint.yaml", ".kqlint.yml", "pyproject.toml"})
 _POSITIONED = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+): (?P<message>.*)$", re.S)
@@ -33,7 +33,7 @@ class ConfigProblem:
 @dataclass(frozen=True)
 class Settings:
     config: Any  # kqlint.config.Config, contained and checked (runner.prepare)
-    selected: Any  # kqlint.registry.RuleSet
+    selected: Any  # kqlint.engine.registry.RuleSet
     rules: Any  # every rule loaded (explain texts)
 
 
@@ -46,7 +46,7 @@ class Workspace:
         self.allow_plugins = allow_plugins
         self.use_cache = use_cache
         self._settings: Settings | ConfigProblem | None = None
-        self._contexts: dict[tuple[str, ...], Any] = {}  # context paths -> kqlint.runner.KeptContext
+        self._contexts: dict[tuple[str, ...], Any] = {}  # context paths -> kqlint.engine.runner.KeptContext
 
     def settings(self) -> Settings | ConfigProblem:
         if self._settings is None:
@@ -63,11 +63,11 @@ class Workspace:
     def _load_settings(self) -> Settings | ConfigProblem:
         from kqlint.config import Config
         from kqlint.config import load_config as load
-        from kqlint.containment import contain_config
+        from kqlint.config.trust import PluginsNotAllowed, require_plugin_opt_in
+        from kqlint.engine.registry import load_rules
+        from kqlint.engine.runner import prepare
         from kqlint.errors import UserError
-        from kqlint.registry import load_rules
-        from kqlint.runner import prepare
-        from kqlint.trust import PluginsNotAllowed, require_plugin_opt_in
+        from kqlint.project.containment import contain_config
 
         path = self.config_file()
         try:
@@ -89,7 +89,7 @@ class Workspace:
 
     def lint(self, path: str, raw: bytes) -> Report:
         """``kqlint check path`` with ``raw`` as its content (ConfigProblem: call settings() first)."""
-        from kqlint.runner import lint_text
+        from kqlint.engine.runner import lint_text
 
         settings = self.settings()
         assert isinstance(settings, Settings)
@@ -97,7 +97,7 @@ class Workspace:
         return lint_text(path, raw, settings.config, settings.selected, self._context(path, settings))
 
     def _context(self, path: str, settings: Settings) -> Any:
-        from kqlint.inputs import context_paths
+        from kqlint.engine.inputs import context_paths
 
         named, _ = context_paths([path], (), settings.config)
         key = tuple(named)
@@ -106,8 +106,8 @@ class Workspace:
         return self._contexts[key]
 
     def _load_context(self, named: list[str], settings: Settings) -> Any:
-        from kqlint.inputs import Loaded, load_context
-        from kqlint.runner import KeptContext
+        from kqlint.engine.inputs import Loaded, load_context
+        from kqlint.engine.runner import KeptContext
 
         cache = self._cache(settings)
         loaded = load_context(named, settings.config, Loaded(), cache=cache)
@@ -139,8 +139,8 @@ class Workspace:
 
     def explain(self, code: str) -> str | None:
         """``kqlint explain CODE``'s text for the rule ``code`` (None: no such rule loaded)."""
-        from kqlint.explain import rule_text
-        from kqlint.registry import load_rules
+        from kqlint.engine.registry import load_rules
+        from kqlint.reporters.explain import rule_text
 
         settings = self.settings()
         rules = settings.rules if isinstance(settings, Settings) else load_rules(None)
