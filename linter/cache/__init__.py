@@ -1,4 +1,6 @@
-"""A persistent cache of parsed files (``.kqlint_cache/`` in the project root).
+"""Everything kqlint keeps on disk between runs.
+
+A persistent cache of parsed files (``.kqlint_cache/`` in the project root).
 
 What is cached, per file *content*: the loaded documents with their positions, the
 file-level problems (KQ001/KQ006 found while reading that file alone), the ``# kqlint:``

@@ -1,4 +1,6 @@
-"""Turn the path edits of fixes (kqlint.fix.model) into exact text edits of one file, and apply them.
+"""The fix model, its text edits, and the passes of --fix.
+
+Turn the path edits of fixes (kqlint.fix.model) into exact text edits of one file, and apply them.
 
 A fix names nodes by their path inside one object; this module finds those nodes again in a
 fresh parse of the file (the loader keeps where every key, value and item starts and ends),

@@ -1,4 +1,6 @@
-"""The only place a file is read and parsed (engine finding KQ001).
+"""Bytes to documents with positions, YAML as kubectl reads it (engine finding KQ001).
+
+The only place a file is read and parsed (engine finding KQ001).
 
 The stages, one module each:
 

@@ -1,4 +1,6 @@
-"""Report writers, looked up by format name the way ``kqlint graph`` looks up its formats
+"""A finished report, graph or rule as text, one module per format.
+
+Report writers, looked up by format name the way ``kqlint graph`` looks up its formats
 (kqlint.reporters.formats). Each module has ``render(report, **kw) -> str``."""
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""KQ002's engine: the per-kind JSON Schemas in ``schemas/kinds/`` (plus ``--crd`` files),
+"""Per-kind JSON Schemas, CRDs and KQ002's validation.
+
+KQ002's engine: the per-kind JSON Schemas in ``schemas/kinds/`` (plus ``--crd`` files),
 compiled once per run into plain-Python validators that report the path of every unknown
 field, wrong type and value outside an enum, with a suggestion.
 
