@@ -7,7 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
-from kqlint.project.discover import STDIN, chart_of, discover, display_path, repository_root
+from kqlint.project.discover import STDIN, chart_of, discover, display_path
+from kqlint.project.root import repository_root
 from unprivileged import python
 
 

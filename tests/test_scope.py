@@ -18,7 +18,7 @@ from helpers import chdir
 from kqlint.cli import main
 from kqlint.config import Config, discover_config
 from kqlint.engine.runner import lint
-from kqlint.project.discover import project_root
+from kqlint.project.root import project_root
 from kqlint.project.scope import NO_ROOT_NOTE
 from kqlint.project.scope.units import _glob_unit
 

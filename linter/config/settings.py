@@ -1,12 +1,12 @@
 """The settings a run uses (``Config``) and where they came from (``ConfigOrigin``)."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kqlint.model import Severity
-
-DEFAULT_MAX_FILE_SIZE = 16 * 1024 * 1024
+from kqlint.project.bounded import DEFAULT_MAX_FILE_SIZE
 
 
 @dataclass(frozen=True)
@@ -15,17 +15,12 @@ class ConfigOrigin:
 
     file: str                      # as displayed
     data: Any                      # the loaded mapping (YAML: a loader Map carrying positions)
-    toml_text: str | None = None   # pyproject.toml: TOML keeps no positions, search the text
+    # (key path, point at the value) -> (line, column): given by whoever read the file (YAML
+    # positions from the loader, TOML's searched in its text); None: line 1, column 1
+    locate: Callable[[tuple[Any, ...], bool], tuple[int, int]] | None = None
 
     def where(self, path: tuple[Any, ...], value: bool = False) -> str:
-        if self.toml_text is not None:
-            from kqlint.config.load import toml_position
-
-            line, column = toml_position(self.toml_text, path)
-        else:
-            from kqlint.loader import position
-
-            line, column, _ = position(self.data, path, value)
+        line, column = self.locate(path, value) if self.locate is not None else (1, 1)
         return f"{self.file}:{line}:{column}"
 
 

@@ -9,6 +9,7 @@ import os
 import stat
 from typing import BinaryIO
 
+DEFAULT_MAX_FILE_SIZE = 16 * 1024 * 1024  # `max-file-size`'s default: no manifest is near it
 CHUNK = 1 << 20
 # After a short read (a regular file read to its size) the next read only has to see the end
 # of the file: asking for a whole CHUNK there would allocate and free a megabyte per file,

@@ -6,7 +6,7 @@ those files and quote their values in annotations. By default:
 
 - an input or context file (or a named folder) whose real path, symlinks resolved, is
   outside its tree is skipped with a note on stderr. The tree is the repository root (the
-  nearest folder above holding ``.git``, see kqlint.project.discover.repository_root); without
+  nearest folder above holding ``.git``, see kqlint.project.root.repository_root); without
   one, the current directory (or, for paths outside it, the file's own folder);
 - ``context:`` and ``crds:`` entries of a configuration file that resolve outside the
   config's repository (or, without one, the config's folder) are skipped with a note.
@@ -50,7 +50,7 @@ class _Trees:
         folder = os.path.dirname(os.path.abspath(path))
         root = self._roots.get(folder)
         if root is None:
-            from kqlint.project.discover import repository_root
+            from kqlint.project.root import repository_root
 
             root = repository_root(folder) or (self._cwd if inside(folder, self._cwd) else folder)
             self._roots[folder] = root = os.path.realpath(root)
@@ -92,7 +92,8 @@ def contain_config(config: Any) -> tuple[Any, list[str]]:
         return config, []
     data = origin.data if isinstance(origin.data, dict) else {}
     base = os.path.dirname(os.path.abspath(config.path))
-    from kqlint.project.discover import display_path, repository_root
+    from kqlint.project.discover import display_path
+    from kqlint.project.root import repository_root
 
     root = os.path.realpath(repository_root(base) or base)
     notes: list[str] = []

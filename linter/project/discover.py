@@ -4,8 +4,10 @@ Explicitly named files are read whatever their name; directory symlinks are not 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+
+from kqlint.project.root import folders_up
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 ALWAYS_SKIPPED_DIRS = frozenset({"node_modules", "__pycache__"})
@@ -127,30 +129,6 @@ def _walk(root: str, excludes: tuple[str, ...], found: Discovery) -> list[str]:
     return sorted(files, key=lambda path: path.replace(os.sep, "/"))
 
 
-def repository_root(start: str) -> str | None:
-    """Nearest ancestor of ``start`` (itself included) holding ``.git``."""
-    return _nearest(start, is_repository_root)
-
-
-def is_repository_root(folder: str) -> bool:
-    return os.path.exists(os.path.join(folder, ".git"))
-
-
-def holds_config(folder: str) -> bool:
-    """``folder`` holds a kqlint configuration (``.kqlint.yaml``/``.yml``, or a
-    ``pyproject.toml`` with a ``[tool.kqlint]`` table)."""
-    from kqlint.config.discover import config_file_in
-
-    return config_file_in(folder) is not None
-
-
-def project_root(start: str) -> str | None:
-    """The project root (cli.md "Project root and context"): the nearest folder at or above
-    ``start`` holding ``.git``, else the nearest holding a kqlint configuration; None when
-    neither exists (a source export, a container build context without either)."""
-    return repository_root(start) or _nearest(start, holds_config)
-
-
 def inputs_folder(paths: list[str]) -> str:
     """The deepest folder holding every named path (the current directory for stdin)."""
     folders = [os.path.abspath(os.getcwd() if p == STDIN else p if os.path.isdir(p) else os.path.dirname(p) or ".")
@@ -159,19 +137,3 @@ def inputs_folder(paths: list[str]) -> str:
         return os.path.commonpath(folders)
     except ValueError:  # different drives (Windows)
         return folders[0]
-
-
-def folders_up(start: str) -> Iterator[str]:
-    """``start`` (made absolute) and every folder above it, nearest first: the one upward
-    walk behind the project root, the repository root and config discovery."""
-    probe = os.path.abspath(start)
-    while True:
-        yield probe
-        parent = os.path.dirname(probe)
-        if parent == probe:
-            return
-        probe = parent
-
-
-def _nearest(start: str, holds: Callable[[str], bool]) -> str | None:
-    return next((folder for folder in folders_up(start) if holds(folder)), None)

@@ -225,7 +225,8 @@ def _invocation(report: Report) -> dict[str, Any]:
 def source_root(files: Iterable[str]) -> str:
     """The folder ``SRCROOT`` stands for: the project root of the linted files, else the
     directory kqlint ran in."""
-    from kqlint.project.discover import inputs_folder, project_root
+    from kqlint.project.discover import inputs_folder
+    from kqlint.project.root import project_root
 
     named = [file for file in files if not is_pseudo(file)]
     return project_root(inputs_folder(named)) or os.getcwd()

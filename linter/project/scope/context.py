@@ -7,7 +7,8 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from kqlint.project.discover import STDIN, inputs_folder, named_like, project_root
+from kqlint.project.discover import STDIN, inputs_folder, named_like
+from kqlint.project.root import project_root
 from kqlint.project.scope.layout import covers
 
 NO_ROOT_NOTE = ("no project root above the inputs (no .git, .kqlint.yaml, .kqlint.yml or "

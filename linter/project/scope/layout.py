@@ -7,7 +7,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from kqlint.project.discover import display_path, folders_up
+from kqlint.project.discover import display_path
+from kqlint.project.root import folders_up
 
 KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 INCLUDE_KEYS = ("resources", "bases", "components")

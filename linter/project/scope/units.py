@@ -8,7 +8,8 @@ from collections.abc import Iterable
 from fnmatch import fnmatchcase
 from typing import Any
 
-from kqlint.project.discover import display_path, inputs_folder, project_root
+from kqlint.project.discover import display_path, inputs_folder
+from kqlint.project.root import project_root
 from kqlint.project.scope.layout import Layout, covers, kustomization_folders
 
 
