@@ -658,7 +658,7 @@ def test_placeholder_verdicts_are_kept_and_checked_again_only_when_needed(
     """A warm run takes each file's envsubst verdict from the cache (without decoding the file);
     an edited file, a damaged table or another --crd set is checked again."""
     from kqlint.cache import placeholders as cache_placeholders
-    from kqlint.loader import placeholders
+    from kqlint.schema import placeholders
 
     for name in ("bad-envsubst", "bad-sed-token", "good-placeholders-in-strings"):
         shutil.copytree(ROOT / "tests/fixtures/rules/KQ006" / name, repo / "tenants" / name)
@@ -689,7 +689,7 @@ def test_a_cold_run_checks_each_placeholder_file_once(repo: Path, capsys: pytest
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """In an empty cache the file is hashed where it is parsed; its envsubst verdict, worked out
     there too, is recorded under that digest and not worked out again (kqlint.cache.run)."""
-    from kqlint.loader import placeholders
+    from kqlint.schema import placeholders
 
     for name in ("bad-envsubst", "bad-sed-token", "good-placeholders-in-strings"):
         shutil.copytree(ROOT / "tests/fixtures/rules/KQ006" / name, repo / "tenants" / name)

@@ -228,7 +228,7 @@ def _prepared(source: SourceFile, config: Config, tier: str) -> SourceFile:
 def _placeholder_verdict(source: SourceFile, config: Config, tier: str) -> LoadProblem | None:
     """The KQ006 add_source gives ``source`` for envsubst placeholders (or None), worked out
     where it was parsed (a --jobs worker) for files the cache stores."""
-    from kqlint.loader.placeholders import unrendered_placeholders
+    from kqlint.schema.placeholders import unrendered_placeholders
 
     objects, _, _ = objects_from_file(source, config.namespace, tier)
     return unrendered_placeholders(source, objects, tuple(config.crds or ())) if objects else None
@@ -263,7 +263,7 @@ def add_source(loaded: Loaded, path: str, source: SourceFile, config: Config, ti
 def _without_placeholder_templates(source: SourceFile, objects: list[K8sObject], config: Config,
                                    verdicts: Any = None) -> list[K8sObject]:
     """A manifest meant for envsubst/sed is one KQ006 and is skipped (kqlint.loader.placeholders)."""
-    from kqlint.loader.placeholders import unrendered_placeholders
+    from kqlint.schema.placeholders import unrendered_placeholders
 
     key = verdicts.key(source.path) if verdicts is not None else None
     known, problem = verdicts.get(key) if key is not None else (False, None)
