@@ -9,7 +9,8 @@ import re
 from collections.abc import Iterable
 from typing import Protocol
 
-from kqlint.engine.suppress import DIRECTIVE_KIND, DIRECTIVE_PREFIX
+from kqlint.engine.suppress import DIRECTIVE_KIND
+from kqlint.loader.comments import DIRECTIVE_PREFIX
 from kqlint.sanitize import terminal_safe
 
 KNOWN = ("ignore", "ignore-file")

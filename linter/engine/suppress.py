@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from kqlint.loader.comments import DIRECTIVE_PREFIX
 from kqlint.model import Finding
 
 IGNORE_ANNOTATION = "kqlint.io/ignore"
@@ -33,10 +34,8 @@ IGNORE_REASON_PREFIX = "ignore.kqlint.io/"
 ALL = "all"
 # The directive grammar, written once (kqlint.engine.directives builds its checks from the same parts):
 # ``# kqlint: ignore[...]`` / ``# kqlint: ignore-file[...]``.
-DIRECTIVE_PREFIX = r"#\s*kqlint:"
 DIRECTIVE_KIND = r"\s*(ignore-file|ignore)(?![\w-])\s*"
 _DIRECTIVE_RE = re.compile(DIRECTIVE_PREFIX + DIRECTIVE_KIND + r"(?:\[([^\]]*)\])?")
-_ANY_DIRECTIVE_RE = re.compile(DIRECTIVE_PREFIX)
 _SEPARATOR_RE = re.compile(r"[,\s]+")
 _SCALAR_START = frozenset(" \t-:[{,?")
 
@@ -97,16 +96,6 @@ def comment_start(line: str) -> int | None:
             quote = char
         index += 1
     return None
-
-
-def comment_lines(data: bytes) -> dict[int, str]:
-    """Line number -> text of each line of ``data`` with a ``# kqlint:`` comment, misspelt ones
-    too (kqlint.engine.directives warns about those); the loader keeps them in ``SourceFile``."""
-    found: dict[int, str] = {}
-    for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
-        if "kqlint:" in line and _ANY_DIRECTIVE_RE.search(line):
-            found[number] = line
-    return found
 
 
 def directives(line: str) -> list[tuple[str, str | None, int]]:

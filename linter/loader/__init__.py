@@ -21,7 +21,7 @@ from __future__ import annotations
 import sys
 from types import ModuleType
 
-from kqlint.engine.suppress import comment_lines
+from kqlint.loader.comments import comment_lines
 from kqlint.loader.compose import FAST_PATH as FAST_PATH
 from kqlint.loader.compose import too_deep
 from kqlint.loader.decode import to_utf8
@@ -51,8 +51,8 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 
 def _modules() -> tuple[ModuleType, ...]:
-    from kqlint.engine import suppress
     from kqlint.loader import (
+        comments,
         compose,
         decode,
         documents,
@@ -67,7 +67,7 @@ def _modules() -> tuple[ModuleType, ...]:
     )
 
     return (sys.modules[__name__], compose, decode, documents, duplicates, nodes, positions, source, walker,
-            goyaml, objectmeta, placeholders, suppress)
+            goyaml, objectmeta, placeholders, comments)
 
 
 # Every module whose code decides what a file loads to: the cache key hashes their source.
