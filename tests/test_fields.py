@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 from kqlint.domain.fields import above_one, count, indexed_mappings, integer, integer_or_digits, mappings, text, text_or
-from kqlint.domain.wording import dotted
+from kqlint.spelling import dotted
 
 
 @pytest.mark.parametrize(("value", "expected"), [("a", "a"), ("", None), (3, None), (None, None)])

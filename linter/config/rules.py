@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 from kqlint.config.schema_errors import validate_schema
 from kqlint.config.settings import Config
 from kqlint.config.validate import check_profile
-from kqlint.domain.wording import suggest
 from kqlint.errors import ConfigError
+from kqlint.spelling import suggest
 
 if TYPE_CHECKING:
     from kqlint.engine.registry import RuleSet

@@ -20,11 +20,11 @@ loading), ``crd`` (a CustomResourceDefinition -> kqlint schema, also used by
 """
 from __future__ import annotations
 
-from kqlint.domain.wording import dotted  # KQ002 and its tests import it from here
 from kqlint.schema.catalog import SchemaCatalog, catalog
 from kqlint.schema.compile import NOT_IN_ENUM, UNKNOWN_FIELD, WRONG_TYPE, Violation
 from kqlint.schema.hints import describe_expected, describe_type
 from kqlint.schema.validator import Validator
+from kqlint.spelling import dotted  # KQ002 and its tests import it from here
 
 __all__ = ["NOT_IN_ENUM", "UNKNOWN_FIELD", "WRONG_TYPE", "SchemaCatalog", "Validator", "Violation", "catalog",
            "describe_expected", "describe_type", "dotted"]

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from kqlint.domain.fields import is_integer
-from kqlint.domain.wording import closest, dotted
 from kqlint.schema.compile import NOT_IN_ENUM, UNKNOWN_FIELD, WRONG_TYPE, Compiler, Problem, Violation
 from kqlint.schema.hints import enum_hint, type_hint
+from kqlint.spelling import closest, dotted
 
 
 class Validator:

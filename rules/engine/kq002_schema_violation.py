@@ -77,7 +77,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from kqlint.domain.objects import K8sObject
-from kqlint.domain.wording import closest_spelling
 from kqlint.engine.rule import RuleContext, RuleMeta, Run
 from kqlint.fix.model import Edit, Fix
 from kqlint.model import Finding, Location, Severity
@@ -91,6 +90,7 @@ from kqlint.schema import (
     describe_type,
     dotted,
 )
+from kqlint.spelling import closest_spelling
 
 META = RuleMeta(code="KQ002", slug="schema-violation", severity=Severity.ERROR,
                 summary="an object violates its kind's schema: unknown field, wrong type, or value "
