@@ -194,7 +194,7 @@ def _lint_loaded(paths: list[str], named_context: list[str], config: Config, sel
         raise UsageError(f"path does not exist: {found.missing[0]}")
     context_loaded = load_context(named_context, config, inputs, jobs, cache, input_paths=paths)
     report = analyze(inputs, found, context_loaded.objects, config, selected, inline_suppressions, jobs)
-    from kqlint.cli.lifetime import keep
+    from kqlint.engine.lifetime import keep
 
     keep(inputs, context_loaded)  # the command exits without freeing them
     notes = notes + inputs.notes + context_loaded.notes
@@ -277,7 +277,8 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
     """Run the selected rules over loaded inputs (plus context objects) and build the Report;
     ``scope``: scope_of() these objects, when the caller kept it (KeptContext); ``as_rendered``:
     the ids of objects ``--kustomize`` rendered (their namespaces are kustomize's already)."""
-    from kqlint.project.scope import apply_rendered_namespaces, partitions, scope_of, with_routes, without_fragments
+    from kqlint.domain.kueue.routing import with_routes
+    from kqlint.project.scope import apply_rendered_namespaces, partitions, scope_of, without_fragments
 
     scope = scope or scope_of(inputs.objects + context_objects, config)
     apply_rendered_namespaces(inputs.objects + context_objects, scope, as_rendered)
@@ -288,6 +289,7 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
     observe(inputs.objects + context_objects, scope)  # what reused graph-reading findings are keyed by
     errors: list[str] = []
     rules, states = prepare_rules(RuleSet.of(selected), config, errors)
+    routed = frozenset(rule.meta.code for rule in rules if getattr(rule.meta, "shows_route", False))
     findings: list[Finding] = []
     platform_lines: dict[str, None] = {}  # the platform model of every graph, in order, once
     requests: dict[int, frozenset[str]] = {}  # platform evidence per object, shared by the parts
@@ -299,7 +301,7 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
         graph.applied_together, graph.unit_of = scope.declared_unit, scope.unit_of
         files = {obj.file for obj in part.loaded.objects}
         found_here = [f for f in run_rules(rules, graph, config, errors, jobs, states) if f.location.file in files]
-        findings += with_routes(found_here, graph)
+        findings += with_routes(found_here, graph, routed)
     input_files = {source.path for source in inputs.sources}
     findings = [f for f in findings if f.location.file in input_files]
     findings += _engine_hook(rules, states, config, errors, "the input files",

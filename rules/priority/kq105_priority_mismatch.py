@@ -192,7 +192,7 @@ from kqlint.model import Finding, Severity
 
 META = RuleMeta(code="KQ105", slug="priority-mismatch", severity=Severity.WARNING,
                 summary="Kueue ranks a workload higher, but a lower-ranked workload's pods can preempt it",
-                scope="graph")
+                scope="graph", shows_route=True)
 
 Ranked = tuple[int, WorkloadPriority, PodProfile]
 

@@ -158,7 +158,8 @@ from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 
 META = RuleMeta(code="KQ209", slug="resource-not-covered", severity=Severity.ERROR,
-                summary="a Kueue-managed workload requests a resource its ClusterQueue does not cover")
+                summary="a Kueue-managed workload requests a resource its ClusterQueue does not cover",
+                shows_route=True)
 
 
 @dataclass(frozen=True)

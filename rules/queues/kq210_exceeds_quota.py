@@ -162,7 +162,8 @@ from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Location, Severity
 
 META = RuleMeta(code="KQ210", slug="exceeds-quota", severity=Severity.ERROR,
-                summary="a Kueue-managed workload needs more than its ClusterQueue can ever provide")
+                summary="a Kueue-managed workload needs more than its ClusterQueue can ever provide",
+                shows_route=True)
 
 PODS = "pods"
 

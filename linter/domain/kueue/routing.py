@@ -15,7 +15,7 @@ from kqlint.domain.workloads import RUNTIME_KINDS, PodTemplate, pod_templates, t
 
 if TYPE_CHECKING:
     from kqlint.domain.graph import ObjectGraph
-    from kqlint.model import Location
+    from kqlint.model import Finding, Location, ObjectRef
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 CLUSTER_QUEUE_FIELD = "clusterQueue"  # a LocalQueue's spec.clusterQueue
@@ -320,3 +320,35 @@ def is_multi_pod(obj: K8sObject, graph: ObjectGraph) -> bool:
         except ValueError:
             return False
     return total_pods(obj, graph) > 1
+
+
+# ------------------------------------------------------------------ routes shown on findings
+
+def with_routes(findings: list[Finding], graph: ObjectGraph, codes: frozenset[str]) -> list[Finding]:
+    """Findings of the rules ``codes`` (those that declare ``shows_route``) name, under
+    ``related``, the LocalQueue and ClusterQueue the workload's queue resolved to when they sit
+    in another folder."""
+    if not any(f.code in codes for f in findings):
+        return findings
+    by_ref: dict[tuple[str, ObjectRef | None], K8sObject] = {(obj.file, obj.ref): obj for obj in graph.inputs}
+    return [_with_route(f, by_ref.get((f.location.file, f.obj)), graph) if f.code in codes else f
+            for f in findings]
+
+
+def _with_route(finding: Finding, obj: K8sObject | None, graph: ObjectGraph) -> Finding:
+    from dataclasses import replace
+
+    if obj is None:
+        return finding
+    folder = finding.location.file.rpartition("/")[0]
+    shown = {(r.file, r.line) for r in finding.related}
+    added = []
+    for unit in managed_workloads(obj, graph)[:1]:
+        for target, how in ((local_queue(unit, graph), f"`queue-name: {unit.queue}` resolves to"),
+                            (cluster_queue_of(unit, graph), "its LocalQueue points at")):
+            if target is None or target.root is None or target.file.rpartition("/")[0] == folder:
+                continue
+            at = target.location()
+            if (at.file, at.line) not in shown and all(r.file != at.file for r in finding.related):
+                added.append(at.with_message(f"{how} {target.display()} (in another folder)"))
+    return replace(finding, related=finding.related + tuple(added)) if added else finding

@@ -14,15 +14,14 @@
   namespaces make lookups from it uncertain (no unknown-reference finding).
 
 Modules: ``context`` (the context plan), ``layout`` (kustomizations and charts on disk),
-``units`` (fragments and the unit of each file), ``partitions`` (one graph's objects per
-unit), ``routes`` (where a queue reference resolved, for a finding's ``related``).
+``units`` (fragments and the unit of each file) and ``partitions`` (one graph's objects
+per unit).
 """
 from __future__ import annotations
 
 from kqlint.project.scope.context import NO_ROOT_NOTE, context_plan
 from kqlint.project.scope.partitions import apply_rendered_namespaces, graph_view, partitions, without_fragments
-from kqlint.project.scope.routes import with_routes
 from kqlint.project.scope.units import scope_of
 
 __all__ = ["NO_ROOT_NOTE", "apply_rendered_namespaces", "context_plan", "graph_view", "partitions", "scope_of",
-           "with_routes", "without_fragments"]
+           "without_fragments"]
