@@ -232,7 +232,7 @@ def test_crash_in_a_real_process_prints_no_traceback(tree: Path) -> None:
 
 
 def test_the_command_flushes_its_report_then_exits_without_freeing(tree: Path) -> None:
-    """``python -m kqlint`` (the console script's entry) ends with os._exit (kqlint.cli.lifetime):
+    """``python -m kqlint`` (the console script's entry) ends with os._exit (kqlint.engine.lifetime):
     the whole report is still written and the exit status kept."""
     for _ in range(200):  # a report longer than any pipe buffer
         (tree / f"broken-{_}.yaml").write_text(BROKEN)

@@ -24,7 +24,7 @@ ENCODING_MODULES = ("kqlint.domain", "kqlint.engine", "kqlint.domain.objects", "
                     "kqlint.domain.workloads.shapes", "kqlint.domain.workloads.templates",
                     "kqlint.domain.workloads.trainer", "kqlint.domain.kueue", "kqlint.domain.kueue.podsets",
                     "kqlint.domain.kueue.priority", "kqlint.domain.kueue.quota", "kqlint.domain.kueue.routing",
-                    "kqlint.domain.graph", "kqlint.model", "kqlint.domain.wording")
+                    "kqlint.domain.graph", "kqlint.model", "kqlint.domain.wording", "kqlint.spelling")
 
 
 def _source_bytes(module: Any) -> bytes:
@@ -73,7 +73,7 @@ def content_hash(data: bytes) -> str:
 
 def project_root(start: str | None = None) -> str:
     """The project root (discover's root finder), else the current directory."""
-    from kqlint.project.discover import project_root as find_project_root
+    from kqlint.project.root import project_root as find_project_root
 
     cwd = os.path.abspath(start or os.getcwd())
     return find_project_root(cwd) or cwd

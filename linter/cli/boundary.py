@@ -99,8 +99,8 @@ def _system_exit_code(code: Any) -> int:
 
 def entry() -> None:
     """The ``kqlint`` command: ``main`` with what runs load kept until the process exits
-    without freeing it (kqlint.cli.lifetime)."""
-    from kqlint.cli import lifetime
+    without freeing it (kqlint.engine.lifetime)."""
+    from kqlint.engine import lifetime
 
     lifetime.keep_until_exit()
     status = main()

@@ -1,4 +1,4 @@
-"""What one ``kqlint`` command keeps until its process exits.
+"""What a run keeps until its process exits, and how the command exits without freeing it.
 
 Freeing a repository's parsed documents node by node costs about a tenth of a second per
 10,000 documents, and a command that is about to exit gains nothing from it. The command
