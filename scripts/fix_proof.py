@@ -54,7 +54,7 @@ def main() -> int:
     parser.add_argument("--profile", default=None)
     args = parser.parse_args()
     from kqlint.config import Config
-    from kqlint.engine.runner import lint
+    from kqlint.engine.pipeline import lint
     from kqlint.fix.passes import fix_run
 
     work = Path(args.work)

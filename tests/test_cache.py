@@ -486,7 +486,8 @@ def test_a_file_changed_during_the_run_keeps_its_report_out_of_the_cache(
 def _objects_with_graph(paths: list[str]) -> tuple[list[object], object]:
     from kqlint.config import Config
     from kqlint.domain.objects import INPUT
-    from kqlint.engine.runner import build_graph, load_paths
+    from kqlint.engine.analysis import build_graph
+    from kqlint.engine.inputs import load_paths
 
     loaded, _ = load_paths(paths, Config(), INPUT)
     return loaded.objects, build_graph(loaded, [], Config())
@@ -500,7 +501,7 @@ def test_pure_rules_read_nothing_but_their_object() -> None:
     from kqlint.config import Config
     from kqlint.domain.graph import ObjectGraph
     from kqlint.engine.registry import RuleSet, builtin_rules
-    from kqlint.engine.runner import _context, _scope, prepare_rules
+    from kqlint.engine.runner import _scope, prepare_rules, rule_context
 
     paths = [str(ROOT / "examples")] + [str(p) for p in sorted((ROOT / "tests/fixtures/rules").iterdir())]
     objects, graph = _objects_with_graph(paths)
@@ -514,7 +515,7 @@ def test_pure_rules_read_nothing_but_their_object() -> None:
         for obj in objects:
             if scope is not None and (obj.group, obj.kind) not in scope[0] and obj.kind not in scope[1]:
                 continue
-            found = [list(rule.check(obj, _context(rule, context_graph, config, states)) or ())
+            found = [list(rule.check(obj, rule_context(rule, context_graph, config, states)) or ())
                      for context_graph in (graph, ObjectGraph([obj]))]
             assert found[0] == found[1], (rule.code, obj)
             checked += bool(found[0])
@@ -637,9 +638,9 @@ def test_reports_with_apply_time_namespaces_are_reused(repo: Path, capsys: pytes
     expected = _run(capsys, ".", "--no-cache", "--format", "json")
     assert '"namespace": "default"' in expected[1]
     assert _run(capsys, ".", "--format", "json") == expected
-    from kqlint.engine import runner
+    from kqlint.engine import pipeline
 
-    monkeypatch.setattr(runner, "analyze", lambda *a, **k: pytest.fail("the stored report was not reused"))
+    monkeypatch.setattr(pipeline, "analyze", lambda *a, **k: pytest.fail("the stored report was not reused"))
     assert _run(capsys, ".", "--format", "json") == expected
 
 

@@ -16,7 +16,7 @@ from kqlint.cache.reads import READS, SCOPED_READS
 from kqlint.config import Config
 from kqlint.domain.graph import ObjectGraph, from_manifest
 from kqlint.domain.objects import dig
-from kqlint.engine import runner
+from kqlint.engine import analysis, runner
 from kqlint.loader import parse_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,7 +68,7 @@ class Guard(ReuseGuard):
                      perturbation: dict[str, Any]) -> None:
         changed = perturbed(graph, perturbation) if rules else graph
         for rule in rules:
-            self.same(rule.code, "the graph", *(list(rule.check_graph(g, runner._context(rule, g, config, states)))
+            self.same(rule.code, "the graph", *(list(rule.check_graph(g, runner.rule_context(rule, g, config, states)))
                                                 for g in (graph, changed)))
 
     def _object_rules(self, rules: list[Any], graph: ObjectGraph, config: Config, states: Any,
@@ -85,7 +85,8 @@ class Guard(ReuseGuard):
                     other = perturbed(graph, perturbation, keep=obj,
                                       keep_quotas=frozenset(id(o) for o in scope(obj, by_kind)))
                 self.same(rule.code, f"{obj.file}: {obj.display()}",
-                          *(list(rule.check(obj, runner._context(rule, g, config, states))) for g in (graph, other)))
+                          *(list(rule.check(obj, runner.rule_context(rule, g, config, states)))
+                            for g in (graph, other)))
 
 
 def test_no_reused_rule_reads_masked_values_of_other_objects(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -99,7 +100,7 @@ def test_the_guard_sees_a_rule_that_reads_quotas(monkeypatch: pytest.MonkeyPatch
     """Without its scoped reads, KQ210 would read masked quotas: the guard must see that."""
     monkeypatch.setitem(SCOPED_READS, "KQ210", ("ClusterQueue", lambda obj, by_kind: [], "none"))
     guard = Guard()
-    monkeypatch.setattr(runner, "run_rules", guard.run_rules)
+    monkeypatch.setattr(analysis, "run_rules", guard.run_rules)
     for case in sorted((FIXTURES / "KQ210").iterdir()):
         if case.name.startswith("bad"):
             lint_case(case, None)
@@ -112,7 +113,7 @@ def test_the_guard_sees_a_rule_that_reads_a_masked_label(monkeypatch: pytest.Mon
 
     monkeypatch.setattr(cache_masks, "MASKED_LABEL_PREFIXES", (*cache_masks.MASKED_LABEL_PREFIXES, "kueue.x-k8s.io/"))
     guard = Guard()
-    monkeypatch.setattr(runner, "run_rules", guard.run_rules)
+    monkeypatch.setattr(analysis, "run_rules", guard.run_rules)
     lint_case(FIXTURES / "KQ105" / "bad-three-workloads", None)
     assert any(code == "KQ105" for code, *_ in guard.mismatches)
 

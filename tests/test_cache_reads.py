@@ -38,13 +38,13 @@ class Guard(ReuseGuard):
     def _compare(self, rule: Any, graph: ObjectGraph, config: Config, states: Any) -> None:
         kinds = read_kinds(rule.code)
         if rule.meta.scope == "graph":
-            self.same(rule.code, "the graph", *(list(rule.check_graph(g, runner._context(rule, g, config, states)))
+            self.same(rule.code, "the graph", *(list(rule.check_graph(g, runner.rule_context(rule, g, config, states)))
                                                 for g in (graph, _reduced(graph, kinds))))
             return
         for obj in graph.inputs:
             if self.visits(rule, obj):
                 self.same(rule.code, f"{obj.file}: {obj.display()}",
-                          *(list(rule.check(obj, runner._context(rule, g, config, states)))
+                          *(list(rule.check(obj, runner.rule_context(rule, g, config, states)))
                             for g in (graph, _reduced(graph, kinds, obj))))
 
 

@@ -195,9 +195,9 @@ def test_crash_in_a_reporter_exits_3(capsys: pytest.CaptureFixture[str], tree: P
 
 def test_crash_anywhere_else_names_the_paths(capsys: pytest.CaptureFixture[str], tree: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    import kqlint.engine.runner
+    import kqlint.engine.analysis
 
-    monkeypatch.setattr(kqlint.engine.runner, "ObjectGraph", None)  # graph construction fails
+    monkeypatch.setattr(kqlint.engine.analysis, "ObjectGraph", None)  # graph construction fails
     code, _, err = run(capsys, "check", "bad", "ok.yaml")
     assert code == 3
     assert err.startswith("kqlint: internal error while processing bad, ok.yaml: TypeError")

@@ -18,9 +18,10 @@ from kqlint.config import (
     load_config,
     options_schema,
 )
+from kqlint.engine.analysis import _with_severity
 from kqlint.engine.registry import all_rules
 from kqlint.engine.rule import ModuleRule, Rule, RuleMeta
-from kqlint.engine.runner import _with_severity, select_rules
+from kqlint.engine.runner import select_rules
 from kqlint.errors import ConfigError
 from kqlint.model import Finding, Location, Severity
 
@@ -361,7 +362,7 @@ def test_severity_override_by_code_and_slug() -> None:
 
 
 def test_severity_override_end_to_end(in_tmp_cwd: Path) -> None:
-    from kqlint.engine.runner import lint
+    from kqlint.engine.pipeline import lint
 
     write(in_tmp_cwd / ".kqlint.yaml", "severity: {invalid-yaml: info}\n")
     write(in_tmp_cwd / "broken.yaml", "a: [1\n")
@@ -371,7 +372,7 @@ def test_severity_override_end_to_end(in_tmp_cwd: Path) -> None:
 
 
 def test_select_and_ignore_end_to_end(in_tmp_cwd: Path) -> None:
-    from kqlint.engine.runner import lint
+    from kqlint.engine.pipeline import lint
 
     write(in_tmp_cwd / "broken.yaml", "a: [1\n")
     assert [f.code for f in lint(["broken.yaml"], Config(select=("KQ0",))).findings] == ["KQ001"]

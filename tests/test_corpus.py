@@ -21,7 +21,9 @@ from conftest import ROOT, shared_dir
 from helpers import chdir
 from kqlint.config import Config
 from kqlint.domain.objects import CONTEXT, INPUT
-from kqlint.engine.runner import analyze, load_paths, prepare
+from kqlint.engine.analysis import analyze
+from kqlint.engine.inputs import load_paths
+from kqlint.engine.pipeline import prepare
 from kqlint.loader import parse_bytes
 
 EXPECTED = ROOT / "tests" / "corpus_expected.yaml"

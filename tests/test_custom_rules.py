@@ -10,7 +10,7 @@ from helpers import chdir
 from kqlint.cli import main
 from kqlint.config import Config, load_config
 from kqlint.engine.custom import compile_expression, custom_rule, custom_rules, field_path, truthy
-from kqlint.engine.runner import lint
+from kqlint.engine.pipeline import lint
 from kqlint.errors import ConfigError
 from kqlint.model import Report, Severity
 

@@ -13,7 +13,7 @@ from kqlint import fix as fix_apply
 from kqlint.cache.fixes import _MAGIC
 from kqlint.cli import main
 from kqlint.engine import parallel
-from kqlint.engine.runner import lint
+from kqlint.engine.pipeline import lint
 from kqlint.fix import plan
 from kqlint.fix.passes import readable_input
 

@@ -14,7 +14,7 @@ import pytest
 from helpers import chdir
 from kqlint.cli import main
 from kqlint.config import Config
-from kqlint.engine.runner import lint
+from kqlint.engine.pipeline import lint
 from kqlint.loader import FAST_PATH
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -16,7 +16,7 @@ import pytest
 from conftest import shared_dir
 from kqlint.config import Config
 from kqlint.domain.objects import objects_from_file
-from kqlint.engine.runner import lint
+from kqlint.engine.pipeline import lint
 from kqlint.loader import Map, Seq, iter_paths, load_file, parse_bytes, position, unpack
 from kqlint.model import Location, Report
 from unprivileged import python

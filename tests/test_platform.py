@@ -10,9 +10,8 @@ from ci_helpers import cli
 from helpers import chdir
 from kqlint.config import Config, config_from_mapping
 from kqlint.domain.platform import parse_version, platform_of
-from kqlint.engine.runner import lint
+from kqlint.engine.pipeline import Pipeline, lint
 from kqlint.errors import ConfigError
-from kqlint.reporters.graph.run import load
 
 KUEUE_CONFIG = """\
 apiVersion: v1
@@ -89,7 +88,7 @@ def _model(tmp_path: Path, files: dict[str, str], config: Config | None = None):
     for name, text in files.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     with chdir(tmp_path):
-        graph, _ = load(["."], config or Config())
+        graph, _ = Pipeline(config or Config()).graph(["."])
     return platform_of(graph)
 
 

@@ -15,8 +15,8 @@ import pytest
 from helpers import chdir
 from kqlint.cli import main
 from kqlint.config import Config, load_config
+from kqlint.engine.pipeline import lint
 from kqlint.engine.registry import ENTRY_POINT_GROUP, all_rules, plugin_rules
-from kqlint.engine.runner import lint
 from kqlint.errors import ConfigError, RegistryError
 
 NAME_RULE = '''

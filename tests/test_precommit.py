@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from kqlint.config import Config
 from kqlint.domain.workloads import pod_templates
+from kqlint.engine.pipeline import lint
 from kqlint.engine.rule import ModuleRule, RuleMeta
-from kqlint.engine.runner import lint
 from kqlint.model import Severity
 
 ROOT = Path(__file__).resolve().parent.parent

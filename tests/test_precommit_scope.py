@@ -135,7 +135,8 @@ def test_workloads_routed_to_matches_the_whole_index(project: Path) -> None:
         workloads_routed_to,
     )
     from kqlint.domain.objects import CONTEXT, INPUT
-    from kqlint.engine.runner import build_graph, load_paths
+    from kqlint.engine.analysis import build_graph
+    from kqlint.engine.inputs import load_paths
 
     inputs, _ = load_paths(["jobs/prod-train.yaml"], Config(), INPUT)
     context, _ = load_paths(["platform", "jobs"], Config(), CONTEXT,

@@ -16,9 +16,9 @@ import pytest
 from conftest import shared_dir
 from kqlint.config import Config
 from kqlint.domain.kinds import GroupKind
+from kqlint.engine.pipeline import lint
 from kqlint.engine.registry import builtin_rules
 from kqlint.engine.rule import DOC_HEADINGS, ModuleRule
-from kqlint.engine.runner import lint
 from kqlint.model import Severity
 from kqlint.reporters.explain import explain_text
 from kqlint.rules import BUILTIN

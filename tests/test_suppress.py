@@ -16,7 +16,8 @@ from helpers import chdir, found, markers
 from kqlint.cli import main
 from kqlint.config import load_config
 from kqlint.domain.objects import INPUT
-from kqlint.engine.runner import lint, load_paths
+from kqlint.engine.inputs import load_paths
+from kqlint.engine.pipeline import lint
 from kqlint.engine.suppress import SuppressionIndex, apply, comment_start, directives, parse_names
 from kqlint.model import Report
 

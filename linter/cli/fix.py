@@ -10,41 +10,48 @@ from __future__ import annotations
 
 import io
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kqlint.fix.passes import FixOutcome, fix_run, unified_diff
+
+if TYPE_CHECKING:
+    from kqlint.config import Config
+    from kqlint.engine.pipeline import Pipeline
+    from kqlint.model import Report
 
 
 @dataclass(frozen=True)
 class FixRequest:
     paths: list[str]
-    config: Any
+    pipeline: Pipeline
     context: tuple[str, ...]
     inline: bool
-    rules: Sequence[Any]
     unsafe: bool
     diff: bool
     fix_only: bool
     quiet: bool
-    jobs: int | None
-    cache: Any = None
+    jobs: int
+
+    @property
+    def config(self) -> Config:
+        return self.pipeline.config
+
+    def lint(self) -> Report:
+        """One lint of the request's paths (again after each pass of fixes)."""
+        from kqlint.cli.progress import guarded_lint
+
+        return guarded_lint(self.pipeline, self.paths, self.context, self.inline, jobs=self.jobs)
 
 
-def run_fixes(request: FixRequest, lint: Callable[..., Any], err: Callable[[str], None]) -> tuple[Any, int | None]:
+def run_fixes(request: FixRequest, err: Callable[[str], None]) -> tuple[Report | None, int | None]:
     """(the report to print, None) or (None, the exit status when nothing more is printed)."""
     if request.paths == ["-"]:
-        outcome = _fix_stdin(request, lint)
+        outcome = _fix_stdin(request)
     else:
-        def lint_once() -> Any:
-            return lint(request.paths, request.config, request.context, request.inline, request.rules,
-                        progress=False, jobs=request.jobs, cache=request.cache)
-
-        from kqlint.engine.parallel import default_jobs
-
-        outcome = fix_run(lint_once, request.unsafe, not request.diff, request.config.namespace or "default",
-                          report_needed=not request.fix_only, jobs=request.jobs or default_jobs())
+        outcome = fix_run(request.lint, request.unsafe, not request.diff, request.config.namespace or "default",
+                          report_needed=not request.fix_only, jobs=request.jobs)
     for note in outcome.notes:
         err(f"kqlint: {note}")
     if request.diff:
@@ -58,7 +65,7 @@ def run_fixes(request: FixRequest, lint: Callable[..., Any], err: Callable[[str]
     return outcome.report, None
 
 
-def _diff(outcome: FixOutcome, request: FixRequest, err: Callable[[str], None]) -> tuple[Any, int]:
+def _diff(outcome: FixOutcome, request: FixRequest, err: Callable[[str], None]) -> tuple[Report | None, int]:
     from kqlint.project.writer import write_stdout
 
     text = outcome.diff()
@@ -70,7 +77,7 @@ def _diff(outcome: FixOutcome, request: FixRequest, err: Callable[[str], None]) 
     return None, 3 if outcome.report.internal_errors else (1 if outcome.files else 0)
 
 
-def _fix_stdin(request: FixRequest, lint: Callable[..., Any]) -> FixOutcome:
+def _fix_stdin(request: FixRequest) -> FixOutcome:
     """One pass over the stream; the fixed stream (or the diff) is written to stdout here."""
     from kqlint.fix import fix_file
     from kqlint.fix.passes import _encoded, fixable
@@ -81,8 +88,7 @@ def _fix_stdin(request: FixRequest, lint: Callable[..., Any]) -> FixOutcome:
     except ReadRefused:
         raw = b""
     sys.stdin = io.TextIOWrapper(io.BytesIO(raw))  # the lint reads the same bytes
-    report = lint(["-"], request.config, request.context, request.inline, request.rules,
-                  progress=False, jobs=request.jobs, cache=None)
+    report = request.lint()
     outcome = FixOutcome(report)
     name = _stdin_display(request.config) or STDIN_NAME
     findings = [f for f in report.findings if fixable(f, request.unsafe) and f.location.file == name]
@@ -95,8 +101,7 @@ def _fix_stdin(request: FixRequest, lint: Callable[..., Any]) -> FixOutcome:
             outcome.files[name] = (raw, fixed)
             if not request.diff:  # the report is of the stream as printed
                 sys.stdin = io.TextIOWrapper(io.BytesIO(fixed))
-                outcome.report = lint(["-"], request.config, request.context, request.inline, request.rules,
-                                      progress=False, jobs=request.jobs, cache=None)
+                outcome.report = request.lint()
     if not request.diff:
         _write_bytes(fixed)
     return outcome

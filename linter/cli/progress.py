@@ -2,13 +2,17 @@
 
 Shown only when stderr is a terminal and the run reads more than ``THRESHOLD`` files
 (roughly a second of work), so it never reaches a pipe, a CI log or a machine-readable
-report on stdout. ``runner.load_paths`` calls it as ``progress(done, total)`` after each
+report on stdout. ``kqlint.engine.inputs.load_paths`` calls it as ``progress(done, total)`` after each
 file; the bar appears on the first call of a large run and disappears when loading ends.
 """
 from __future__ import annotations
 
 import sys
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from kqlint.engine.pipeline import Pipeline
+    from kqlint.model import Report
 
 THRESHOLD = 500
 
@@ -58,3 +62,19 @@ class LoadProgress:
 
     def __exit__(self, *_: Any) -> None:
         self.close()
+
+
+def guarded_lint(pipeline: Pipeline, paths: list[str], context: tuple[str, ...], inline: bool,
+                 progress: bool = False, jobs: int = 1) -> Report:
+    """``pipeline.lint``, with a progress bar on a terminal; a crash is an internal error (exit 3)."""
+    from kqlint.cli.app import Exit
+    from kqlint.errors import InternalError, KqlintError
+
+    try:
+        with LoadProgress() as bar:  # shown only on a terminal, for runs of many files
+            return pipeline.lint(paths, context=context, inline=inline, progress=bar if progress else None,
+                                 jobs=jobs)
+    except (KqlintError, Exit):
+        raise
+    except Exception as exc:
+        raise InternalError(", ".join(paths), exc) from exc

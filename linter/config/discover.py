@@ -4,13 +4,12 @@ upwards, in each folder ``.kqlint.yaml``, then ``.kqlint.yml``, then ``[tool.kql
 folder holding ``.git``)."""
 from __future__ import annotations
 
-import os
-
 from kqlint.project.root import config_file_in, folders_up, is_repository_root
+from kqlint.project.workdir import working_folder
 
 
 def discover_config(start: str | None = None) -> str | None:
-    for folder in folders_up(start or os.getcwd()):
+    for folder in folders_up(start or working_folder()):
         found = config_file_in(folder)
         if found is not None:
             return found

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from functools import cache, wraps
 from typing import Any, TypeVar
 
@@ -57,21 +58,39 @@ BUILTIN_PRIORITY_CLASSES = {
 }
 
 
+def _no_unit(file: str) -> str | None:
+    return None
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a graph's objects sit among the units of the repository (kqlint.project.scope)."""
+
+    unit: str | None = None  # the unit this graph holds (None: the shared files alone)
+    # objects of other units: never resolved to, but a name defined there is not reported
+    # unknown either; (kind, name) -> [(unit, obj)]
+    elsewhere: dict[tuple[str, str], list[tuple[str | None, K8sObject]]] = field(default_factory=dict)
+    kustomize_dirs: frozenset[str] = frozenset()  # folders holding a kustomization
+    applied_together: Callable[[str], str | None] = _no_unit  # the config-declared unit of a file
+    unit_of: Callable[[str], str | None] = _no_unit  # the unit a file is in
+
+
 class ObjectGraph:
-    def __init__(self, objects: Iterable[K8sObject] = ()) -> None:
+    def __init__(self, objects: Iterable[K8sObject] = (), placement: Placement = Placement(),
+                 platform: Any = None) -> None:
+        """``platform``: what builds the platform model (kqlint.domain.platform) once every
+        object is added, called with the graph; None: evidence in the graph alone."""
         self.objects: list[K8sObject] = []
         self._by_kind: dict[str, list[K8sObject]] = defaultdict(list)
         self._by_name: dict[tuple[str, str], list[K8sObject]] = defaultdict(list)
-        self.kustomize_dirs: frozenset[str] = frozenset()  # folders of input kustomization files
+        self.kustomize_dirs: frozenset[str] = placement.kustomize_dirs
         self.cache: dict[Any, Any] = {}  # per-run memo for derived facts (pod templates, ...)
         self._resolved: dict[tuple[str, str, str | None, str | None], K8sObject | None] = {}  # resolve()
-        # objects of other units (kqlint.project.scope): never resolved to, but a name defined there
-        # is not reported unknown either; (unit of this graph, (kind, name) -> [(unit, obj)])
-        self.unit: str | None = None
-        # the config-declared unit a file belongs to (applied as a whole), None outside one
-        self.applied_together: Callable[[str], str | None] = lambda file: None
-        self.unit_of: Callable[[str], str | None] = lambda file: None  # the unit a file is in (kqlint.project.scope)
-        self.elsewhere: dict[tuple[str, str], list[tuple[str | None, K8sObject]]] = {}
+        self.unit = placement.unit
+        self.applied_together = placement.applied_together
+        self.unit_of = placement.unit_of
+        self.elsewhere = placement.elsewhere
+        self.build_platform: Callable[[ObjectGraph], Any] | None = platform
         self.add(objects)
         self.add(_builtin_priority_classes())
 

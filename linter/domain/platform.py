@@ -161,10 +161,8 @@ UNKNOWN = Platform()
 
 def platform_of(graph: ObjectGraph) -> Platform:
     """The platform model of a run; without one attached (a bare graph), evidence only."""
-    attached = getattr(graph, "platform", None)
-    if isinstance(attached, Platform):
-        return attached
-    return graph.memo(platform_of, lambda: build_platform(None, None, graph))
+    build = graph.build_platform
+    return graph.memo(platform_of, lambda: build(graph) if build is not None else build_platform(None, None, graph))
 
 
 # ------------------------------------------------------------------ building

@@ -44,7 +44,9 @@ class _Trees:
 
     def __init__(self) -> None:
         self._roots: dict[str, str] = {}
-        self._cwd = os.getcwd()
+        from kqlint.project.workdir import working_folder
+
+        self._cwd = working_folder()
 
     def root(self, path: str) -> str:
         folder = os.path.dirname(os.path.abspath(path))

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from kqlint.project.root import folders_up
+from kqlint.project.workdir import working_folder
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 ALWAYS_SKIPPED_DIRS = frozenset({"node_modules", "__pycache__"})
@@ -26,8 +27,8 @@ def display_path(path: str) -> str:
     """Relative to the current directory when under it, else as given."""
     if path == STDIN:
         return "<stdin>"
-    absolute = os.path.abspath(path)
-    cwd = os.getcwd()
+    cwd = working_folder()
+    absolute = os.path.normpath(os.path.join(cwd, path))
     if absolute == cwd:
         return "."
     prefix = cwd.rstrip(os.sep) + os.sep
@@ -44,7 +45,7 @@ def named_like(path: str, named: Iterable[str]) -> str:
     if any(os.path.isabs(p) for p in named if p != STDIN):
         return path
     try:
-        return os.path.relpath(path)
+        return os.path.relpath(path, working_folder())
     except ValueError:  # another drive (Windows): no relative spelling
         return path
 
@@ -131,8 +132,10 @@ def _walk(root: str, excludes: tuple[str, ...], found: Discovery) -> list[str]:
 
 def inputs_folder(paths: list[str]) -> str:
     """The deepest folder holding every named path (the current directory for stdin)."""
-    folders = [os.path.abspath(os.getcwd() if p == STDIN else p if os.path.isdir(p) else os.path.dirname(p) or ".")
-               for p in paths] or [os.getcwd()]
+    cwd = working_folder()
+    folders = [os.path.normpath(os.path.join(cwd, "." if p == STDIN else p if os.path.isdir(os.path.join(cwd, p))
+                                             else os.path.dirname(p) or "."))
+               for p in paths] or [cwd]
     try:
         return os.path.commonpath(folders)
     except ValueError:  # different drives (Windows)

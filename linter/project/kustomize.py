@@ -24,7 +24,6 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -152,38 +151,11 @@ class _Mapper:
                        related=tuple(self.location(r) for r in finding.related))
 
 
-def lint_overlays(directories: list[str], config: Any, context: tuple[str, ...], inline: bool,
-                  rules: Sequence[Any], paths: list[str] | None = None) -> Report:
-    """Lint the rendered ``directories`` (and the plain ``paths``) with the context a plain run
-    of them has: ``--context``/config ``context:``, else the project root's manifests (minus
-    the files the overlays rendered, which are inputs)."""
-    from kqlint.domain.objects import INPUT
-    from kqlint.engine.inputs import Loaded, add_source, context_paths, load_context, load_paths
-    from kqlint.engine.runner import analyze, prepare
-    from kqlint.errors import UsageError
-    from kqlint.project.containment import contain_config
-    from kqlint.project.discover import Discovery
-
-    config, notes = contain_config(config)  # config context:/crds: outside the repository
-    config, selected = prepare(config, rules)
-    plain = list(paths or [])
-    inputs, found = (load_paths(plain, config, INPUT) if plain else (Loaded(), Discovery()))
-    if found.missing:
-        raise UsageError(f"path does not exist: {found.missing[0]}")
-    written = len(inputs.objects)
-    for directory in directories:
-        try:
-            for source in rendered_sources(directory):
-                add_source(inputs, directory, source, config, INPUT)
-        except KustomizeError as exc:
-            raise UsageError(str(exc)) from None
-    named, note = context_paths(plain, context, config, rendered=directories)
-    context_loaded = load_context(named, config, inputs, input_paths=plain)
-    report = analyze(inputs, found, context_loaded.objects, config, selected, inline,
-                     as_rendered=frozenset(id(obj) for obj in inputs.objects[written:]))
-    notes += ([note] if note else []) + inputs.notes + context_loaded.notes
-    rendered = {(o.file, o.kind, o.namespace, o.name): o for o in inputs.objects}
+def map_to_origins(report: Report, rendered_objects: list[Any]) -> Report:
+    """``report`` of rendered objects with every finding moved to the file and position the
+    object came from (its origin annotation, or the kustomization that rendered it)."""
+    rendered = {(o.file, o.kind, o.namespace, o.name): o for o in rendered_objects}
     mapper = _Mapper(rendered)
     findings = tuple(sorted((mapper.finding(f) for f in report.findings), key=Finding.sort_key))
     suppressed = tuple(sorted((mapper.finding(f) for f in report.suppressed), key=Finding.sort_key))
-    return replace(report, findings=findings, suppressed=suppressed, notes=tuple(dict.fromkeys(notes)))
+    return replace(report, findings=findings, suppressed=suppressed)

@@ -229,7 +229,9 @@ def source_root(files: Iterable[str]) -> str:
     from kqlint.project.root import project_root
 
     named = [file for file in files if not is_pseudo(file)]
-    return project_root(inputs_folder(named)) or os.getcwd()
+    from kqlint.project.workdir import working_folder
+
+    return project_root(inputs_folder(named)) or working_folder()
 
 
 def artifact_uri(file: str, root: str) -> tuple[str, bool]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from kqlint.project.discover import STDIN, inputs_folder, named_like
 from kqlint.project.root import project_root
 from kqlint.project.scope.layout import covers
+from kqlint.project.workdir import absolute, working_folder
 
 NO_ROOT_NOTE = ("no project root above the inputs (no .git, .kqlint.yaml, .kqlint.yml or "
                 "pyproject.toml with [tool.kqlint]): references resolve among the named files only; "
@@ -34,7 +35,7 @@ def context_plan(paths: list[str], explicit: Iterable[str], automatic: bool = Tr
     located = list(paths) + list(rendered)
     root = project_root(inputs_folder(located))
     if root is None:  # said when the inputs are only part of the current folder's tree
-        partial = not any(p != STDIN and covers(os.path.abspath(p), os.getcwd()) for p in located)
+        partial = not any(p != STDIN and covers(absolute(p), working_folder()) for p in located)
         return ContextPlan((), NO_ROOT_NOTE if partial else None)
     if any(p != STDIN and covers(os.path.abspath(p), root) for p in paths):
         return ContextPlan(())  # the inputs are the whole project

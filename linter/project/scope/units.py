@@ -11,6 +11,7 @@ from typing import Any
 from kqlint.project.discover import display_path, inputs_folder
 from kqlint.project.root import project_root
 from kqlint.project.scope.layout import Layout, covers, kustomization_folders
+from kqlint.project.workdir import absolute, working_folder
 
 
 class Scope:
@@ -144,7 +145,7 @@ def _config_units(config: Any) -> tuple[str, tuple[str, ...]] | None:
     globs = getattr(config, "units", None)
     if globs is None:
         return None
-    base = os.path.dirname(os.path.abspath(config.path)) if config.path else os.getcwd()
+    base = os.path.dirname(absolute(config.path)) if config.path else working_folder()
     return base, tuple(g.strip("/") for g in globs if isinstance(g, str) and g.strip("/"))
 
 
@@ -181,7 +182,7 @@ def scope_top(paths: Iterable[str]) -> str:
     """Where kustomizations and charts are looked for: the project root of the linted paths,
     else the folder holding them all."""
     named = [p for p in paths if p and not p.startswith("<")]
-    folder = inputs_folder(named) if named else os.getcwd()
+    folder = inputs_folder(named) if named else working_folder()
     return project_root(folder) or folder
 
 
