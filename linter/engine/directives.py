@@ -36,7 +36,7 @@ def problems(file: str, comment_lines: dict[int, str]) -> list[str]:
 
 def _explain(word: str, written: str) -> str:
     if word in KNOWN:
-        return (f"`{written}`: codes go in square brackets (`# kqlint: {word}[KQ101]`); as written it "
+        return (f"`{written}`: codes go in square brackets (`# kqlint: {word}[CODE]`); as written it "
                 f"silences every rule")
     close = difflib.get_close_matches(word, KNOWN, n=1, cutoff=0.6)
     hint = f"did you mean `# kqlint: {close[0]}[...]`?" if close \
