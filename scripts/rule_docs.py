@@ -3,7 +3,7 @@
     python scripts/rule_docs.py          # write the pages (and remove pages of rules that are gone)
     python scripts/rule_docs.py --check  # exit 1 when a page is missing, stale or left over
 
-The page is kqlint.explain.rule_page(rule): what `kqlint explain KQNNN` prints, as Markdown.
+The page is kqlint.reporters.explain.rule_page(rule): what `kqlint explain KQNNN` prints, as Markdown.
 tests/test_rule_docs.py fails when the checked-in pages and the docstrings disagree. Only
 pages this script wrote (they open with its note) are ever removed.
 """
@@ -20,8 +20,8 @@ PAGE_NAME = re.compile(r"^KQ\d{3}\.md$")
 
 def expected_pages() -> dict[str, str]:
     """File name -> content of every built-in rule's page."""
-    from kqlint.explain import rule_page
-    from kqlint.registry import builtin_rules
+    from kqlint.engine.registry import builtin_rules
+    from kqlint.reporters.explain import rule_page
 
     return {f"{rule.code}.md": rule_page(rule) for rule in builtin_rules()}
 

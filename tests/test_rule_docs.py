@@ -11,10 +11,10 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from kqlint.explain import DOCS_URL, code_doc_url, doc_url, explain_text, rule_page
+from kqlint.engine.registry import builtin_rules, load_rules
 from kqlint.model import Finding, Location, Report, Severity, Summary
-from kqlint.registry import builtin_rules, load_rules
 from kqlint.reporters import render
+from kqlint.reporters.explain import DOCS_URL, code_doc_url, doc_url, explain_text, rule_page
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "rules"
