@@ -171,7 +171,7 @@ def test_every_bad_file_is_one_kq001_and_the_rest_is_linted(in_tmp_cwd: Path) ->
         ("d-oversized.yaml", 1, 1, "KQ001"),
         ("e-tab.yaml", 4, 1, "KQ001"),
         ("f-utf16-broken.yaml", 1, 1, "KQ001"),
-        ("g-unclosed-quote.json", 3, 1, "KQ001"),
+        ("g-unclosed-quote.json", 2, 27, "KQ001"),  # at the end of the last line, the line kubectl names
     ]
     messages = {f.location.file: f.message for f in report.findings}
     assert "binary" in messages["b-binary.yaml"] and "UTF-8" in messages["c-latin1.yaml"]

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 
 def check(
-    paths: list[str] | None = typer.Argument(None, metavar="PATH",
+    paths: list[str] | None = typer.Argument(None, metavar="[PATH]...",
                                                 help="Files and folders to lint (default: .); "
                                                      "- reads one YAML stream from stdin."),
     format: list[str] | None = typer.Option(None, "--format", "-f", metavar="FORMAT",

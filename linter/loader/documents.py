@@ -200,10 +200,20 @@ def _record_template(source: SourceFile, line: int, column: int) -> None:
     source.document_ends.clear()
 
 
+def _within(data: bytes, line: int, column: int) -> tuple[int, int]:
+    """An error at the end of the stream (the line after the last one) is shown at the end of
+    the last line, the line kubectl names (go-yaml's parser errors at the end of a stream)."""
+    lines = data.splitlines()
+    if not lines or line <= len(lines):
+        return line, column
+    return len(lines), len(lines[-1].decode("utf-8", "replace")) + 1
+
+
 def record_parse_error(source: SourceFile, data: bytes, exc: MarkedYAMLError) -> None:
     mark = exc.problem_mark or exc.context_mark
     line = (mark.line + 1) if mark is not None else 1
     column = (mark.column + 1) if mark is not None else 1
+    line, column = _within(data, line, column)
     problem = exc.problem or exc.context or "invalid YAML"
     template = _TEMPLATE_RE.search(data)
     if template:

@@ -60,7 +60,11 @@ def rule_text(rule: Rule) -> str:
 def _body(rule: Rule) -> str:
     """The fix line, the docstring and how to suppress: explain's text and the page share it."""
     meta = rule.meta
-    return FIX_LINE[meta.fix] + "\n\n" + str(rule.doc).strip() + "\n" + SUPPRESS_HINT.format(code=meta.code)
+    doc = str(rule.doc).strip()
+    fix = FIX_LINE[meta.fix]
+    if "## How to fix" not in doc:  # a custom rule's generated text has no such section to point at
+        fix = fix.replace(" (see How to fix)", "")
+    return fix + "\n\n" + doc + "\n" + SUPPRESS_HINT.format(code=meta.code)
 
 
 def is_builtin(rule: Rule) -> bool:
@@ -171,7 +175,8 @@ def rules_table(config: Any = None, color: bool = False, width: int | None = Non
     if effective and config is not None and getattr(config, "path", None):
         console.print(f"configuration: {escape(terminal_safe(str(config.path)))}")
     console.print(table)
-    return buffer.getvalue()
+    # rich pads every row to the full width: piped into a file or `cat`, lines end at their text
+    return "\n".join(line.rstrip() for line in buffer.getvalue().split("\n"))
 
 
 def _narrow_rules(rows: list[dict[str, Any]], width: int, config_path: Any) -> str:
