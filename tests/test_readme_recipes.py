@@ -210,8 +210,8 @@ def test_readme_pre_commit_config_runs_with_a_real_rev(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------ editor snippets (issue 30 item 9)
-# Neovim's runs verbatim in tests/test_server_neovim.py; VS Code's cannot run here, so what it
-# names is checked against the server; Emacs's (eglot) is not run (see the README).
+# Neovim's and Emacs's run verbatim (tests/test_server_neovim.py, tests/test_server_emacs.py);
+# VS Code's cannot run here, so what it names is checked against the server.
 
 def _editor_section() -> str:
     return README.split("## Editor integration", 1)[1].split("\n## ", 1)[0]
