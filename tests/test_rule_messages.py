@@ -11,8 +11,12 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import lint_case
+from helpers import chdir, lint_case
+from kqlint.config import Config
+from kqlint.engine.pipeline import lint
+from kqlint.engine.registry import builtin_rules
 from kqlint.model import Finding
+from test_rule_catalogue import yaml_example
 
 RULE_FIXTURES = Path(__file__).parent / "fixtures" / "rules"
 MAX_MESSAGE = 240
@@ -26,18 +30,26 @@ IMPERATIVES = frozenset(
 SENTENCE = re.compile(r";\s+|\.\s+")
 
 
-def _catalogue() -> list[tuple[str, Finding]]:
+def _catalogue(examples: Path) -> list[tuple[str, Finding]]:
     found = []
     for rule_dir in sorted(p for p in RULE_FIXTURES.iterdir() if p.is_dir()):
         for case in sorted(p for p in rule_dir.iterdir() if p.name.startswith("bad")):
             report = lint_case(case, rule_dir.name)
             found += [(f"{rule_dir.name}/{case.name}", f) for f in report.findings]
+    for rule in builtin_rules():  # the Bad example of each docstring (kqlint explain, docs/rules/)
+        folder = examples / rule.code
+        folder.mkdir()
+        (folder / "example.yaml").write_text(yaml_example(rule, "Bad"), encoding="utf-8")
+        with chdir(folder):
+            report = lint(["."], Config(profile=rule.meta.profile).with_overrides(select=(rule.code,)))
+        found += [(f"{rule.code} docstring", f) for f in report.findings]
     return found
 
 
 @pytest.fixture(scope="module")
-def catalogue() -> list[tuple[str, Finding]]:
-    found = _catalogue()
+def catalogue(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, Finding]]:
+    found = _catalogue(tmp_path_factory.mktemp("examples"))
+    assert {case for case, _ in found if case.endswith("docstring")}  # the examples ran
     assert len({f.code for _, f in found}) >= 40  # every rule's bad cases, not an empty walk
     return found
 
