@@ -256,12 +256,13 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             (label.at, f"`{label.key}` misplaced too"
              + ("" if label.effect == labels[0].effect else f": {label.effect}"))
             for label in labels[1:]]
+        them = "them" if len(labels) > 1 else "it"
         if site == OWN_METADATA:
-            remedy = "Put them on every component's podTemplate.metadata.labels (Kueue reads them from each pod)"
+            remedy = f"Put {them} on every component's podTemplate.metadata.labels (Kueue reads labels from each pod)"
             related += [(t.at_meta("labels"), f"component {t.role}: the pod integration reads labels here")
                         for t in own_templates(obj, ctx.graph)]
         else:
-            remedy = f"Move them to metadata.labels of the {obj.kind} (Kueue reads a {obj.kind}'s labels there)"
+            remedy = f"Move {them} to metadata.labels of the {obj.kind} (Kueue reads a {obj.kind}'s labels there)"
             related.append((obj.at("metadata", "labels"), "Kueue reads the labels here"))
         yield ctx.finding(
             at=labels[0].at,
