@@ -200,13 +200,19 @@ def _record_template(source: SourceFile, line: int, column: int) -> None:
     source.document_ends.clear()
 
 
+_YAML_BREAK = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
+
+
 def _within(data: bytes, line: int, column: int) -> tuple[int, int]:
     """An error at the end of the stream (the line after the last one) is shown at the end of
-    the last line, the line kubectl names (go-yaml's parser errors at the end of a stream)."""
-    lines = data.splitlines()
+    the last line, the line kubectl names (go-yaml's parser errors at the end of a stream).
+    Lines are counted as the YAML parser counts them (NEL, LS and PS break lines too)."""
+    lines = _YAML_BREAK.split(data.decode("utf-8", "replace"))
+    if lines and lines[-1] == "":
+        lines.pop()  # the stream ends with a line break
     if not lines or line <= len(lines):
         return line, column
-    return len(lines), len(lines[-1].decode("utf-8", "replace")) + 1
+    return len(lines), len(lines[-1]) + 1
 
 
 def record_parse_error(source: SourceFile, data: bytes, exc: MarkedYAMLError) -> None:
