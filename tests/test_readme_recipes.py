@@ -235,3 +235,17 @@ def test_every_editor_snippet_starts_kqlint_server() -> None:
         if lang == "json":
             continue  # the VS Code settings: the test above
         assert re.search(r'"kqlint",?\s*"server"', body), f"the {lang} snippet does not start `kqlint server`"
+
+
+def test_the_python_api_snippet_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    section = README.split("## Python API", 1)[1].split("\n## ", 1)[0]
+    [body] = [body for lang, body in BLOCK.findall(section) if lang == "python"]
+    shutil.copytree(ROOT / "examples", tmp_path / "manifests")
+    monkeypatch.chdir(tmp_path)
+    exec(compile(body, "README.md (Python API)", "exec"), {})  # the README's own snippet, nothing else
+    out = capsys.readouterr().out
+    assert "KQ301 min-member-mismatch error" in out and "    help: Set minMember: 4" in out
+    assert out.splitlines()[-1].split()[0].isdigit()  # summary.files and the error count
