@@ -60,6 +60,9 @@ def check(
     kustomize: list[str] | None = typer.Option(None, "--kustomize", metavar="DIR",
                                                   help="Lint this kustomization as `kubectl kustomize DIR` renders it, "
                                                        "findings mapped back to source files; repeatable."),
+    allow_remote_bases: bool = typer.Option(False, "--allow-remote-bases",
+                                            help="With --kustomize: let kubectl fetch the remote bases and "
+                                                 "resources (git, HTTPS) a kustomization names; refused otherwise."),
     crd: list[str] | None = typer.Option(None, "--crd", metavar="PATH",
                                             help="CRD file or folder whose schemas KQ002 validates against "
                                                  "(the versions your cluster runs); repeatable."),
@@ -151,7 +154,7 @@ def check(
 
         cache = None
         report = lint_overlays(list(kustomize), config, tuple(context or ()), not no_inline_suppressions,
-                               lint_rules, paths=list(paths or []))
+                               lint_rules, paths=list(paths or []), allow_remote=allow_remote_bases)
     else:
         cache = _open_cache(no_cache, cache_dir, config, targets_paths)
         if cache is not None:

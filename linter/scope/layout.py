@@ -11,6 +11,8 @@ from kqlint.discover import display_path, folders_up
 
 KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 INCLUDE_KEYS = ("resources", "bases", "components")
+PLUGIN_KEYS = ("generators", "transformers", "validators")  # may name remote targets too
+_REMOTE_PREFIXES = ("git@", "git::", "ssh:", "github.com/", "gitlab.com/", "bitbucket.org/")
 
 
 def covers(path: str, root: str) -> bool:
@@ -24,6 +26,7 @@ class Kustomization:
     includes: list[str] = field(default_factory=list)   # absolute paths of local resources/bases
     patches: list[str] = field(default_factory=list)    # absolute paths of patch files
     namespace: str | None = None                  # what its `namespace:` sets on every namespaced object
+    remote: list[str] = field(default_factory=list)     # entries kubectl would fetch (git, HTTPS)
 
 
 class Layout:
@@ -87,6 +90,8 @@ def _parse_kustomization(path: str, folder: str, max_file_size: int) -> Kustomiz
     found.namespace = namespace if isinstance(namespace, str) and namespace else None
     for key in INCLUDE_KEYS:
         found.includes += [_local(folder, entry) for entry in _strings(document.get(key))]
+    for key in INCLUDE_KEYS + PLUGIN_KEYS:
+        found.remote += [entry for entry in _strings(document.get(key)) if is_remote(folder, entry)]
     found.patches += [_local(folder, entry) for entry in _strings(document.get("patchesStrategicMerge"))
                       if "\n" not in entry]  # an inline patch is YAML text, not a path
     for key in ("patches", "patchesJson6902"):
@@ -112,8 +117,18 @@ def _strings(value: Any) -> list[str]:
     return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
 
 
+def is_remote(folder: str, entry: str) -> bool:
+    """``entry`` of the kustomization in ``folder`` names what kustomize fetches: a URL, a git
+    reference, or a path that does not exist whose first name looks like a host (kustomize
+    then tries it as a git repository, `example.com/org/repo`)."""
+    if "://" in entry or entry.startswith(_REMOTE_PREFIXES) or "?ref=" in entry or "?version=" in entry:
+        return True
+    first = entry.split("/", 1)[0]
+    return "." in first.strip(".") and "/" in entry and not os.path.lexists(os.path.join(folder, entry))
+
+
 def _local(folder: str, entry: str) -> str:
     """The absolute path of a local entry; "" for a remote one (URL, git reference)."""
-    if "://" in entry or entry.startswith(("git@", "github.com/", "gitlab.com/")) or "?ref=" in entry:
+    if is_remote(folder, entry):
         return ""
     return os.path.normpath(os.path.join(folder, entry))
