@@ -11,6 +11,8 @@ from kqlint.project.discover import display_path
 from kqlint.project.root import folders_up
 
 KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+KUSTOMIZE_GROUP = "kustomize.config.k8s.io"
+KUSTOMIZE_KINDS = ("Kustomization", "Component")
 INCLUDE_KEYS = ("resources", "bases", "components")
 PLUGIN_KEYS = ("generators", "transformers", "validators")  # may name remote targets too
 _REMOTE_PREFIXES = ("git@", "git::", "ssh:", "github.com/", "gitlab.com/", "bitbucket.org/")
@@ -72,11 +74,11 @@ class Layout:
         for name in KUSTOMIZATION_NAMES:
             path = os.path.join(folder, name)
             if os.path.isfile(path):
-                return _parse_kustomization(path, folder, self.max_file_size)
+                return parse_kustomization(path, folder, self.max_file_size)
         return None
 
 
-def _parse_kustomization(path: str, folder: str, max_file_size: int) -> Kustomization:
+def parse_kustomization(path: str, folder: str, max_file_size: int) -> Kustomization:
     from kqlint.loader import load_file
 
     found = Kustomization(folder)
@@ -101,8 +103,15 @@ def _parse_kustomization(path: str, folder: str, max_file_size: int) -> Kustomiz
             if isinstance(entry, dict) and isinstance(entry.get("path"), str):
                 found.patches.append(_local(folder, entry["path"]))
     found.includes = [p for p in found.includes if p]
-    found.patches = [p for p in found.patches if p]
+    found.patches = [p for p in found.patches if p and loadable(folder, p)]
     return found
+
+
+def loadable(folder: str, path: str) -> bool:
+    """kustomize loads a patch file only in or below its kustomization's folder (it refuses the
+    rest: "security; file ... is not in or below ..."), as written and as its real path."""
+    real_folder = os.path.realpath(folder)
+    return covers(folder, path) and covers(real_folder, os.path.realpath(path))
 
 
 def kustomization_folders(top: str) -> Iterator[str]:
