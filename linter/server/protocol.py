@@ -7,6 +7,7 @@ goes on serving."""
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import sys
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from kqlint.server.positions import UTF8, UTF16, UTF32, LineIndex
 from kqlint.server.workspace import ConfigProblem, Folders, Workspace
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 
 SOURCE = "kqlint"
 FIX_ALL = "source.fixAll.kqlint"
@@ -26,6 +28,40 @@ LINTED_SUFFIXES = (".yaml", ".yml", ".json")
 SEVERITIES = {Severity.ERROR: types.DiagnosticSeverity.Error, Severity.WARNING: types.DiagnosticSeverity.Warning,
               Severity.INFO: types.DiagnosticSeverity.Information}
 BUG_HINT = "this is a bug in kqlint: please report it at https://github.com/kqlint/kqlint/issues"
+MAX_MESSAGE = 64 << 20  # bytes: a message is a buffer (max-file-size, 16 MiB by default) in JSON, with room
+MAX_HEADER = 4096       # bytes of one header line read at most
+
+
+class _Protocol(LanguageServerProtocol):
+    """pygls' protocol, but a request after ``shutdown`` gets an error answer (LSP: "requests
+    ... should error with InvalidRequest"), not silence that leaves the client waiting."""
+
+    def handle_message(self, message: Any) -> None:
+        method = getattr(message, "method", "")
+        if self._shutdown and method != types.EXIT and getattr(message, "id", None) is not None and method:
+            self._send_response(message.id, error=types.ResponseError(
+                code=types.ErrorCodes.InvalidRequest, message=f"`{method}` after shutdown"))
+            return
+        super().handle_message(message)
+
+
+class BoundedInput:
+    """stdin as pygls reads it, bounded: a header line is read up to MAX_HEADER bytes, and a
+    body whose Content-Length exceeds MAX_MESSAGE is refused before any of it is allocated
+    (the connection ends: its bytes cannot be skipped safely, one line on stderr says why)."""
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+
+    def readline(self) -> bytes:
+        return bytes(self.raw.readline(MAX_HEADER))
+
+    def read(self, size: int) -> bytes:
+        if size > MAX_MESSAGE:
+            print(f"kqlint server: a message of {size} bytes exceeds the limit of {MAX_MESSAGE} bytes; "
+                  "stopping (the editor may restart the server)", file=sys.stderr)
+            return b""
+        return bytes(self.raw.read(size))
 
 
 @dataclass
@@ -41,8 +77,11 @@ class Linted:
 
 class KqlintServer(LanguageServer):
     def __init__(self, allow_plugins: bool = False, use_cache: bool = True) -> None:
-        super().__init__("kqlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__("kqlint", __version__, protocol_cls=_Protocol,
+                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
         self.allow_plugins = allow_plugins
+        self.shut_down = False  # `shutdown` was received: `exit` then ends with status 0 (else 1)
+        self.relint_waiting = False  # a relint of the open buffers waits for changes still arriving
         self.use_cache = use_cache
         self.folders: Folders | None = None
         self.linted: dict[str, Linted] = {}
@@ -52,6 +91,20 @@ class KqlintServer(LanguageServer):
 
     def start(self, roots: list[str]) -> None:
         self.folders = Folders(roots, self.allow_plugins, self.use_cache)
+        for root in roots:
+            self.check_root(root)
+
+    def check_root(self, root: str) -> None:
+        """A workspace folder that cannot be read (a symlink loop, gone) is one clear log line:
+        its buffers are linted alone, as their text, without the folder's other files."""
+        try:
+            os.stat(root)
+        except OSError as exc:
+            from kqlint.sanitize import terminal_safe
+
+            reason = "a symlink loop" if exc.errno == errno.ELOOP else (exc.strerror or type(exc).__name__)
+            self.log(f"kqlint: the workspace folder {terminal_safe(root)} cannot be read ({reason}); its files are "
+                     "linted alone, without the folder's other manifests as context", types.MessageType.Warning)
 
     def workspace_of(self, uri: str) -> Workspace | None:
         path = path_of(uri)
@@ -288,12 +341,16 @@ def build(allow_plugins: bool = False, use_cache: bool = True) -> KqlintServer:
         await lint_newest(ls, params.text_document.uri, params.text_document.version)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
-    def did_save(ls: KqlintServer, params: types.DidSaveTextDocumentParams) -> None:
-        files_changed(ls, [params.text_document.uri])
+    async def did_save(ls: KqlintServer, params: types.DidSaveTextDocumentParams) -> None:
+        await files_changed(ls, [params.text_document.uri])
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    def did_change_watched(ls: KqlintServer, params: types.DidChangeWatchedFilesParams) -> None:
-        files_changed(ls, [change.uri for change in params.changes])
+    async def did_change_watched(ls: KqlintServer, params: types.DidChangeWatchedFilesParams) -> None:
+        await files_changed(ls, [change.uri for change in params.changes])
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: KqlintServer, params: None) -> None:
+        ls.shut_down = True
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def did_change_folders(ls: KqlintServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
@@ -307,6 +364,7 @@ def build(allow_plugins: bool = False, use_cache: bool = True) -> KqlintServer:
             root = path_of(folder.uri)
             if root is not None:
                 ls.folders.add(root)
+                ls.check_root(root)
         ls.relint_open()  # a buffer may now belong to another folder, or to none
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
@@ -358,17 +416,28 @@ def watch_files(ls: KqlintServer) -> None:
         [types.Registration("kqlint-watched-files", types.WORKSPACE_DID_CHANGE_WATCHED_FILES, options)]))
 
 
-def files_changed(ls: KqlintServer, uris: list[str]) -> None:
+async def files_changed(ls: KqlintServer, uris: list[str]) -> None:
     """Saved, created or deleted files: the context (or configuration) is read again, and
-    every open buffer linted against it."""
+    every open buffer linted against it, once for all the changes already sent (a storm of
+    watched-file events, a branch switch, is one relint, not one per event)."""
     if ls.folders is None:
         return
     ls.folders.files_changed([p for p in (path_of(uri) for uri in uris) if p is not None])
+    if ls.relint_waiting:
+        return  # the relint already waiting sees this change too
+    ls.relint_waiting = True
+    try:
+        await asyncio.sleep(SETTLE)
+    finally:
+        ls.relint_waiting = False
     ls.relint_open()
 
 
-def serve(allow_plugins: bool = False, use_cache: bool = True) -> None:
-    """Serve on stdin/stdout; whatever kqlint would print goes to stderr (stdout is the protocol's)."""
+def serve(allow_plugins: bool = False, use_cache: bool = True) -> int:
+    """Serve on stdin/stdout; whatever kqlint would print goes to stderr (stdout is the protocol's).
+    The exit status: 0 after ``shutdown``, else 1 (LSP; pygls swallows its own SystemExit)."""
     channel = sys.stdout.buffer
     sys.stdout = sys.stderr
-    build(allow_plugins, use_cache).start_io(sys.stdin.buffer, channel)
+    server = build(allow_plugins, use_cache)
+    server.start_io(BoundedInput(sys.stdin.buffer), channel)  # type: ignore[arg-type]
+    return 0 if server.shut_down else 1
