@@ -38,12 +38,12 @@ class Scope:
         self._resource_files: dict[str, str] = {}  # a file a kustomization lists by name -> folder
         self._listed: dict[str, tuple[list[str], list[str]]] = {}  # folder -> (files, kustomizations) it lists
         self._namespaces: dict[str, frozenset[str | None]] | None = None  # rendered_namespaces()
-        self._variant_folders: set[str] = set()
+        self.variant_folders: set[str] = set()  # folders holding a kustomization under another name
         self._kustomized: dict[str, bool] = {}    # folder -> a kustomization in it or above
         for variant in sorted({os.path.abspath(v) for v in variants}):
             folder = os.path.dirname(variant)
             if covers(top, folder):
-                self._variant_folders.add(folder)
+                self.variant_folders.add(folder)
                 self.fragments.update(parse_kustomization(variant, folder, config.max_file_size).patches)
         wanted = sorted({os.path.abspath(f) for f in files if f and not f.startswith("<")})
         for file in wanted:
@@ -90,7 +90,7 @@ class Scope:
         return bool(self.fragments) and os.path.abspath(file) in self.fragments
 
     def has_kustomizations(self) -> bool:
-        return bool(self._parent or self._variant_folders)
+        return bool(self._parent or self.variant_folders)
 
     def kustomized(self, file: str) -> bool:
         """A kustomization (any name) sits in ``file``'s folder or a folder above it, up to the
@@ -98,7 +98,7 @@ class Scope:
         folder = os.path.dirname(os.path.abspath(file))
         if folder not in self._kustomized:
             self._kustomized[folder] = any(
-                above in self._variant_folders or self.layout.kustomization(above) is not None
+                above in self.variant_folders or self.layout.kustomization(above) is not None
                 for above in self.layout.folders_up(file))
         return self._kustomized[folder]
 
