@@ -144,5 +144,5 @@ def test_kustomize_refusal_gives_kustomize_reason(tmp_path: Path) -> None:
     (repo / "helm" / "kustomization.yaml").write_text(
         "helmCharts:\n- name: kueue\n  repo: oci://registry.example.com/charts\n  version: 0.1.0\n")
     code, _, err = cli("check", "--kustomize", "helm", "--no-config", cwd=repo)
-    assert code == 2 and "must specify --enable-helm" in err, err
+    assert code == 2 and "must specify --enable-helm" in err and "| kqlint check -" in err, err
     assert not err.rstrip().endswith(">")

@@ -48,6 +48,8 @@ _STDERR_TAIL = 65536      # bytes of kubectl's error output read (the reason is 
 _ORIGIN_CHARS = 4096      # an origin annotation is `path: ...` (plus repo/ref for remote ones)
 _REASON_CHARS = 500
 _NESTED = "recursed accumulation of path "
+_HELM_HINT = ("; kqlint never runs Helm (a chart is code the repository brings): render it yourself, "
+              "`kubectl kustomize --enable-helm DIR | kqlint check -`")
 _CLOSED_PROXY = "http://127.0.0.1:9"  # the discard port: any fetch kubectl tries fails at once
 
 
@@ -208,8 +210,9 @@ def render(directory: str, max_file_size: int = MAX_FILE_SIZE, allow_remote: boo
             raise KustomizeError(f"`{' '.join(command[1:])} {terminal_safe(directory)}` failed: {exc}") from None
         if status != 0 and stream is not None:
             reason = failure_reason(stderr) or f"exit status {status}"
+            hint = _HELM_HINT if "--enable-helm" in reason else ""
             raise KustomizeError(f"`kubectl kustomize {terminal_safe(directory)}` failed: "
-                                 f"{terminal_safe(reason)}")
+                                 f"{terminal_safe(reason)}{hint}")
         return Rendering(stream, wrapper, tree, notes)
 
 
