@@ -45,7 +45,11 @@ def without_fragments(inputs: Any, context_objects: list[Any], scope: Scope,
     kept = [obj for obj in inputs.objects if id(obj) not in ids]
     inputs = type(inputs)(sources=inputs.sources, objects=kept, documents=inputs.documents,
                           skipped=inputs.skipped + len({(obj.file, obj.doc) for obj in dropped}))
-    return inputs, [obj for obj in context_objects if not fragment(obj)]
+    # a context object is read (its cached body decoded) only where it could matter: a copy of
+    # an input's identity (KQ003); an incomplete workload is never what a reference resolves to
+    identities = {(obj.kind, obj.name) for obj in kept}
+    return inputs, [obj for obj in context_objects
+                    if not (scope.is_fragment(obj.file) or (obj.kind, obj.name) in identities and fragment(obj))]
 
 
 def apply_rendered_namespaces(objects: list[Any], scope: Scope, as_rendered: frozenset[int] = frozenset()) -> None:
