@@ -7,7 +7,6 @@ goes on serving."""
 from __future__ import annotations
 
 import asyncio
-import errno
 import os
 import sys
 from dataclasses import dataclass, field
@@ -17,10 +16,10 @@ from urllib.parse import unquote, urlparse
 from kqlint import __version__
 from kqlint.model import Finding, Report, Severity
 from kqlint.server.positions import UTF8, UTF16, UTF32, LineIndex
-from kqlint.server.workspace import ConfigProblem, Folders, Workspace
+from kqlint.server.transport import BoundedInput, LspProtocol
+from kqlint.server.workspace import ConfigProblem, Folders, Workspace, unreadable_root
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
 
 SOURCE = "kqlint"
 FIX_ALL = "source.fixAll.kqlint"
@@ -28,42 +27,6 @@ LINTED_SUFFIXES = (".yaml", ".yml", ".json")
 SEVERITIES = {Severity.ERROR: types.DiagnosticSeverity.Error, Severity.WARNING: types.DiagnosticSeverity.Warning,
               Severity.INFO: types.DiagnosticSeverity.Information}
 BUG_HINT = "this is a bug in kqlint: please report it at https://github.com/kqlint/kqlint/issues"
-MAX_MESSAGE = 64 << 20  # bytes: a message is a buffer (max-file-size, 16 MiB by default) in JSON, with room
-MAX_HEADER = 4096       # bytes of one header line read at most
-
-
-class _Protocol(LanguageServerProtocol):
-    """pygls' protocol, but a request after ``shutdown`` gets an error answer (LSP: "requests
-    ... should error with InvalidRequest"), not silence that leaves the client waiting."""
-
-    def handle_message(self, message: Any) -> None:
-        method = getattr(message, "method", "")
-        if self._shutdown and method != types.EXIT and getattr(message, "id", None) is not None and method:
-            self._send_response(message.id, error=types.ResponseError(
-                code=types.ErrorCodes.InvalidRequest, message=f"`{method}` after shutdown"))
-            return
-        super().handle_message(message)
-
-
-class BoundedInput:
-    """stdin as pygls reads it, bounded: a header line is read up to MAX_HEADER bytes, and a
-    body whose Content-Length exceeds MAX_MESSAGE is refused before any of it is allocated
-    (the connection ends: its bytes cannot be skipped safely, one line on stderr says why)."""
-
-    def __init__(self, raw: Any) -> None:
-        self.raw = raw
-
-    def readline(self) -> bytes:
-        return bytes(self.raw.readline(MAX_HEADER))
-
-    def read(self, size: int) -> bytes:
-        if size > MAX_MESSAGE:
-            print(f"kqlint server: a message of {size} bytes exceeds the limit of {MAX_MESSAGE} bytes; "
-                  "stopping (the editor may restart the server)", file=sys.stderr)
-            return b""
-        return bytes(self.raw.read(size))
-
-
 @dataclass
 class Linted:
     """One buffer's last lint: its text, and each diagnostic with the finding it shows."""
@@ -77,7 +40,7 @@ class Linted:
 
 class KqlintServer(LanguageServer):
     def __init__(self, allow_plugins: bool = False, use_cache: bool = True) -> None:
-        super().__init__("kqlint", __version__, protocol_cls=_Protocol,
+        super().__init__("kqlint", __version__, protocol_cls=LspProtocol,
                          text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
         self.allow_plugins = allow_plugins
         self.shut_down = False  # `shutdown` was received: `exit` then ends with status 0 (else 1)
@@ -95,16 +58,9 @@ class KqlintServer(LanguageServer):
             self.check_root(root)
 
     def check_root(self, root: str) -> None:
-        """A workspace folder that cannot be read (a symlink loop, gone) is one clear log line:
-        its buffers are linted alone, as their text, without the folder's other files."""
-        try:
-            os.stat(root)
-        except OSError as exc:
-            from kqlint.sanitize import terminal_safe
-
-            reason = "a symlink loop" if exc.errno == errno.ELOOP else (exc.strerror or type(exc).__name__)
-            self.log(f"kqlint: the workspace folder {terminal_safe(root)} cannot be read ({reason}); its files are "
-                     "linted alone, without the folder's other manifests as context", types.MessageType.Warning)
+        problem = unreadable_root(root)
+        if problem is not None:
+            self.log(problem, types.MessageType.Warning)
 
     def workspace_of(self, uri: str) -> Workspace | None:
         path = path_of(uri)
