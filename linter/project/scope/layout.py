@@ -30,6 +30,7 @@ class Kustomization:
     patches: list[str] = field(default_factory=list)    # absolute paths of patch files
     namespace: str | None = None                  # what its `namespace:` sets on every namespaced object
     remote: list[str] = field(default_factory=list)     # entries kubectl would fetch (git, HTTPS)
+    kind: str | None = None                       # its document's `kind:` (Kustomization, Component)
 
 
 class Layout:
@@ -89,6 +90,7 @@ def parse_kustomization(path: str, folder: str, max_file_size: int) -> Kustomiza
     document = next((d for d in source.documents if isinstance(d, dict)), None)
     if document is None:
         return found
+    found.kind = str(document.get("kind") or "") or None
     namespace = document.get("namespace")
     found.namespace = namespace if isinstance(namespace, str) and namespace else None
     for key in INCLUDE_KEYS:
@@ -114,13 +116,22 @@ def loadable(folder: str, path: str) -> bool:
     return covers(folder, path) and covers(real_folder, os.path.realpath(path))
 
 
-def kustomization_folders(top: str) -> Iterator[str]:
+def kustomization_folders(top: str) -> Iterator[tuple[str, bool, list[str]]]:
     """Folders under ``top`` holding a kustomization (dot-folders and node_modules skipped,
-    symlinked folders not followed), in sorted order."""
+    symlinked folders not followed), in sorted order: (folder, it holds one kustomize reads,
+    the paths of files named like a variant of one: ``kustomization-prod.yaml``)."""
     for folder, dirnames, filenames in os.walk(top):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d != "node_modules")
-        if any(name in filenames for name in KUSTOMIZATION_NAMES):
-            yield folder
+        variants = sorted(os.path.join(folder, name) for name in filenames
+                          if name[:1] in "kK" and _variant_name(name))  # the first letter: one cheap test per file
+        standard = any(name in filenames for name in KUSTOMIZATION_NAMES)
+        if standard or variants:
+            yield folder, standard, variants
+
+
+def _variant_name(name: str) -> bool:
+    lower = name.lower()
+    return lower.startswith("kustomization") and lower.endswith((".yaml", ".yml")) and name not in KUSTOMIZATION_NAMES
 
 
 def _strings(value: Any) -> list[str]:

@@ -40,18 +40,29 @@ class Scope:
         self._namespaces: dict[str, frozenset[str | None]] | None = None  # rendered_namespaces()
         self.variant_folders: set[str] = set()  # folders holding a kustomization under another name
         self._kustomized: dict[str, bool] = {}    # folder -> a kustomization in it or above
-        for variant in sorted({os.path.abspath(v) for v in variants}):
-            folder = os.path.dirname(variant)
-            if covers(top, folder):
-                self.variant_folders.add(folder)
-                self.fragments.update(parse_kustomization(variant, folder, config.max_file_size).patches)
         wanted = sorted({os.path.abspath(f) for f in files if f and not f.startswith("<")})
         for file in wanted:
             for folder in self.layout.folders_up(file):
                 self._visit(folder)
+        named: list[str] = []  # files named like a variant (kustomization-prod.yaml), whatever they hold
         if wanted:
-            for folder in kustomization_folders(top):  # overlays elsewhere may list a file as a patch
-                self._visit(folder)
+            for folder, standard, variants_here in kustomization_folders(top):  # overlays elsewhere may
+                if standard:                                                    # list a file as a patch
+                    self._visit(folder)
+                named += variants_here
+        for variant in sorted({os.path.abspath(v) for v in [*variants, *named]}):
+            self._add_variant(variant, top, config.max_file_size)
+
+    def _add_variant(self, path: str, top: str, max_file_size: int) -> None:
+        """A kustomization under another name: its patches are fragments (kustomize never reads
+        the file itself, but users copy it into place to build a variant)."""
+        folder = os.path.dirname(path)
+        if not covers(top, folder):
+            return
+        variant = parse_kustomization(path, folder, max_file_size)
+        if variant.kind in KUSTOMIZE_KINDS:
+            self.variant_folders.add(folder)
+            self.fragments.update(variant.patches)
 
     def _visit(self, folder: str) -> None:
         kustomization = self.layout.kustomization(folder)
