@@ -34,7 +34,7 @@ class DuplicateReport:
             found_at = (f"duplicate key `{_excerpt(key)}` (first at line {unpack(first)[0]}, "
                         f"again at line {line}{others})")
             problems.append(LoadProblem(
-                self.path, line, column, f"{found_at}: {consequence}; remove one",
+                self.path, line, column, f"{found_at}: {consequence}", remedy="Remove one of them",
                 as_fragment=f"{found_at}: {_PATCH_CONSEQUENCE}" if kubernetes else None))
 
     def finish(self, problems: list[LoadProblem]) -> None:

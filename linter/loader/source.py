@@ -29,6 +29,7 @@ class LoadProblem:
     column: int
     message: str
     code: str = "KQ001"
+    remedy: str | None = None  # how to fix, apart from the message (the finding's ``help:``)
     # a duplicate key in a document kustomize may read as a patch: the warning said when the
     # file turns out to be a patch fragment (rules.md KQ001), where kustomize keeps the first value
     as_fragment: str | None = None

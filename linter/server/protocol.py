@@ -11,12 +11,11 @@ import os
 import sys
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import unquote, urlparse
 
 from kqlint import __version__
 from kqlint.model import Finding, Report, Severity
 from kqlint.server.positions import UTF8, UTF16, UTF32, LineIndex
-from kqlint.server.transport import BoundedInput, LspProtocol
+from kqlint.server.transport import BoundedInput, LspProtocol, path_of, uri_of
 from kqlint.server.workspace import ConfigProblem, Folders, Workspace, unreadable_root
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -27,6 +26,8 @@ LINTED_SUFFIXES = (".yaml", ".yml", ".json")
 SEVERITIES = {Severity.ERROR: types.DiagnosticSeverity.Error, Severity.WARNING: types.DiagnosticSeverity.Warning,
               Severity.INFO: types.DiagnosticSeverity.Information}
 BUG_HINT = "this is a bug in kqlint: please report it at https://github.com/kqlint/kqlint/issues"
+
+
 @dataclass
 class Linted:
     """One buffer's last lint: its text, and each diagnostic with the finding it shows."""
@@ -193,10 +194,14 @@ def diagnostic(finding: Finding, index: LineIndex, others: dict[str, LineIndex],
     related = [types.DiagnosticRelatedInformation(
         types.Location(uri_of(os.path.join(root, r.file)), _related_range(
             r.file, r.line, r.column, finding, index, others, root)), r.message) for r in finding.related]
+    from kqlint.reporters.explain import code_doc_url
+    from kqlint.reporters.remedy import with_remedy
+
+    url = code_doc_url(finding.code)
     return types.Diagnostic(
         _range(index, location.line, location.column, location.end_line, location.end_column),
-        finding.message, severity=SEVERITIES[finding.severity], code=finding.code, source=SOURCE,
-        related_information=related or None)
+        with_remedy(finding), severity=SEVERITIES[finding.severity], code=finding.code, source=SOURCE,
+        code_description=types.CodeDescription(url) if url else None, related_information=related or None)
 
 
 def _range(index: LineIndex, line: int, column: int, end_line: int = 0, end_column: int = 0) -> types.Range:
@@ -258,17 +263,6 @@ def _covers(shown: types.Diagnostic, offset: int, index: LineIndex) -> bool:
     end = index.offset_of(shown.range.end.line, shown.range.end.character)
     line_end = index.offset_of(shown.range.start.line, sys.maxsize)
     return start <= offset <= max(end, line_end if end == start else end)
-
-
-def path_of(uri: str) -> str | None:
-    parsed = urlparse(uri)
-    return os.path.abspath(unquote(parsed.path)) if parsed.scheme == "file" else None
-
-
-def uri_of(path: str) -> str:
-    from pathlib import Path
-
-    return Path(os.path.abspath(path)).as_uri()
 
 
 # ------------------------------------------------------------ the server
@@ -379,14 +373,11 @@ async def files_changed(ls: KqlintServer, uris: list[str]) -> None:
     if ls.folders is None:
         return
     ls.folders.files_changed([p for p in (path_of(uri) for uri in uris) if p is not None])
-    if ls.relint_waiting:
-        return  # the relint already waiting sees this change too
-    ls.relint_waiting = True
-    try:
+    if not ls.relint_waiting:  # else the relint already waiting sees this change too
+        ls.relint_waiting = True
         await asyncio.sleep(SETTLE)
-    finally:
         ls.relint_waiting = False
-    ls.relint_open()
+        ls.relint_open()
 
 
 def serve(allow_plugins: bool = False, use_cache: bool = True) -> int:

@@ -1,9 +1,12 @@
 """The server's side of the wire: pygls' protocol and stdin, held to what the LSP spec and a
-bounded read require (a request after ``shutdown`` answered, a huge message refused unread)."""
+bounded read require (a request after ``shutdown`` answered, a huge message refused unread),
+and the ``file:`` URIs the client names files with."""
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
+from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
 from pygls.protocol import LanguageServerProtocol
@@ -42,3 +45,14 @@ class BoundedInput:
                   "stopping (the editor may restart the server)", file=sys.stderr)
             return b""
         return bytes(self.raw.read(size))
+
+
+def path_of(uri: str) -> str | None:
+    parsed = urlparse(uri)
+    return os.path.abspath(unquote(parsed.path)) if parsed.scheme == "file" else None
+
+
+def uri_of(path: str) -> str:
+    from pathlib import Path
+
+    return Path(os.path.abspath(path)).as_uri()

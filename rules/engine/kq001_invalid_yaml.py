@@ -67,6 +67,6 @@ def check_sources(sources: Sources, ctx: RuleContext) -> Iterator[Finding]:
             yield ctx.finding(at, problem.as_fragment, severity=Severity.WARNING,
                               remedy="Remove one of the keys; keep the value the patch should apply")
         else:
-            yield ctx.finding(at, problem.message)
+            yield ctx.finding(at, problem.message, remedy=problem.remedy)
     for path, message in sources.unreadable:
         yield ctx.finding(Location(display_path(path), 1, 1), message)
