@@ -69,6 +69,10 @@ def load_paths(paths: list[str], config: Config, tier: str,
     from kqlint.project.writer import remember_read
 
     found = cache.discover(paths, config.exclude) if cache is not None else discover(paths, config.exclude)
+    if texts and found.missing:  # an editor's new buffer, not saved yet: its text is the file
+        unsaved = [p for p in found.missing if os.path.abspath(p) in texts]
+        found = replace(found, files=sorted(found.files + unsaved),
+                        missing=[p for p in found.missing if p not in unsaved])
     files, notes = contain_files(found.files, paths, config.follow_external_symlinks)
     remember_read(files)  # no report or baseline is ever written over what is read
     if skip:

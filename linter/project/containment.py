@@ -39,6 +39,14 @@ def relative_below(path: str, root: str) -> str | None:
     return os.path.relpath(absolute, root).replace(os.sep, "/")
 
 
+def tree_root(folder: str, cwd: str) -> str:
+    """The tree a plain run reads from ``folder`` (real path): its repository, else the current
+    directory ``cwd`` when the folder is below it, else the folder itself."""
+    from kqlint.project.root import repository_root
+
+    return os.path.realpath(repository_root(folder) or (cwd if inside(folder, cwd) else folder))
+
+
 class _Trees:
     """The tree of a path (cached per folder: one upward search per folder, not per file)."""
 
@@ -52,10 +60,7 @@ class _Trees:
         folder = os.path.dirname(os.path.abspath(path))
         root = self._roots.get(folder)
         if root is None:
-            from kqlint.project.root import repository_root
-
-            root = repository_root(folder) or (self._cwd if inside(folder, self._cwd) else folder)
-            self._roots[folder] = root = os.path.realpath(root)
+            self._roots[folder] = root = tree_root(folder, self._cwd)
         return root
 
     def leaves(self, path: str) -> bool:

@@ -20,16 +20,36 @@ class Part:
     kustomize_dirs: frozenset[str] = frozenset()  # folders holding a kustomization (display paths)
 
 
-def without_fragments(inputs: Any, context_objects: list[Any], scope: Scope) -> tuple[Any, list[Any]]:
-    """Inputs and context without the objects of kustomize patch files; the input ones are
-    counted as skipped documents."""
-    if not scope.fragments:
+def without_fragments(inputs: Any, context_objects: list[Any], scope: Scope,
+                      as_rendered: frozenset[int] = frozenset()) -> tuple[Any, list[Any]]:
+    """Inputs and context without kustomize patch fragments (rules.md "Applied together"): the
+    objects of patch files, and, where a kustomization sits in the folder or above, documents
+    missing fields the API requires (a patch it names wrongly); the input ones are counted as
+    skipped documents. ``as_rendered``: ids of objects ``--kustomize`` rendered (whole objects)."""
+    if not scope.fragments and not scope.has_kustomizations():
         return inputs, context_objects
-    kept = [obj for obj in inputs.objects if not scope.is_fragment(obj.file)]
-    dropped = len({(obj.file, obj.doc) for obj in inputs.objects if scope.is_fragment(obj.file)})
+
+    def fragment(obj: Any) -> bool:
+        if id(obj) in as_rendered:
+            return False
+        if scope.is_fragment(obj.file):
+            return True
+        if not scope.kustomized(obj.file):
+            return False
+        from kqlint.domain.incomplete import lacks_required_fields
+
+        return lacks_required_fields(obj)
+
+    dropped = [obj for obj in inputs.objects if fragment(obj)]
+    ids = {id(obj) for obj in dropped}
+    kept = [obj for obj in inputs.objects if id(obj) not in ids]
     inputs = type(inputs)(sources=inputs.sources, objects=kept, documents=inputs.documents,
-                          skipped=inputs.skipped + dropped)
-    return inputs, [obj for obj in context_objects if not scope.is_fragment(obj.file)]
+                          skipped=inputs.skipped + len({(obj.file, obj.doc) for obj in dropped}))
+    # a context object is read (its cached body decoded) only where it could matter: a copy of
+    # an input's identity (KQ003); an incomplete workload is never what a reference resolves to
+    identities = {(obj.kind, obj.name) for obj in kept}
+    return inputs, [obj for obj in context_objects
+                    if not (scope.is_fragment(obj.file) or (obj.kind, obj.name) in identities and fragment(obj))]
 
 
 def apply_rendered_namespaces(objects: list[Any], scope: Scope, as_rendered: frozenset[int] = frozenset()) -> None:
