@@ -80,6 +80,7 @@ from kqlint.fixes import Edit, Fix
 from kqlint.model import Finding, Location, Severity
 from kqlint.objects import K8sObject
 from kqlint.rule import RuleContext, RuleMeta, Run
+from kqlint.rules.engine._cel_findings import cel_findings
 from kqlint.schema import (
     NOT_IN_ENUM,
     UNKNOWN_FIELD,
@@ -109,9 +110,15 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     validator = schemas.validator(obj.api_version, obj.kind)
     if validator is None:
         return
-    for violation in validator.validate(obj.data):
+    violations = validator.validate(obj.data)
+    for violation in violations:
         yield ctx.finding(at=_position(obj, violation), message=_message(obj, violation, schemas),
                           fix=spelling_fix(obj, violation))
+    rules = schemas.cel(obj.api_version, obj.kind)
+    if rules is not None and not violations and isinstance(obj.data, dict):
+        # CEL only on an object of the right shape: rules read fields by their real names and
+        # types, so on a misspelt or mistyped field they would repeat the finding above.
+        yield from cel_findings(obj, ctx, rules)
 
 
 def _position(obj: K8sObject, violation: Violation) -> Location:

@@ -2,16 +2,16 @@
 ## What it catches
 Objects the API server or Kueue's webhook refuses at apply time for a reason a JSON Schema
 cannot express (kueue.md B8, B9, B13):
-- a ClusterQueue flavor whose `resources` do not match `coveredResources` in count and order;
+- a ClusterQueue flavor whose `resources` do not follow the order of `coveredResources`;
 - a resource or a flavor named in two resource groups of one ClusterQueue;
-- `borrowingLimit` or `lendingLimit` on a ClusterQueue without a cohort;
+- `lendingLimit` on a ClusterQueue without a cohort;
 - `lendingLimit` above `nominalQuota`;
-- `reclaimWithinCohort: Never` (also when unset: that is its default) with
-  `borrowWithinCohort.policy` other than `Never`;
 - a pod-group member (a Pod, or a pod template) with only one of the label
   `kueue.x-k8s.io/pod-group-name` and the annotation `kueue.x-k8s.io/pod-group-total-count`,
   or a total count that is not a positive number.
-The message quotes the rule the server applies.
+The message quotes the rule the server applies. The rules the ClusterQueue CRD states in CEL
+(as many `resources` as `coveredResources`, `borrowingLimit` without a cohort,
+`reclaimWithinCohort: Never` with `borrowWithinCohort`) are KQ002's.
 
 ## Why it breaks on a cluster
 `kubectl apply` fails with the server's message, so the queue or pod never exists: every
@@ -67,9 +67,8 @@ metadata:
 ## How to fix
 List each flavor's `resources` in exactly the order of `coveredResources`; name each
 resource and flavor in one resource group only; set `cohortName` (v1beta1: `cohort`) before
-using borrowing or lending limits; keep `lendingLimit <= nominalQuota`; set
-`reclaimWithinCohort` to `LowerPriority` or `Any` before allowing `borrowWithinCohort`;
-give every pod-group member both the group-name label and the total-count annotation.
+using a lending limit; keep `lendingLimit <= nominalQuota`; give every pod-group member both
+the group-name label and the total-count annotation.
 """
 from __future__ import annotations
 
@@ -96,7 +95,6 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     if obj.kind == "ClusterQueue" and obj.group == KUEUE_GROUP:
         yield from _resource_groups(obj, ctx)
         yield from _limits(obj, ctx)
-        yield from _preemption(obj, ctx)
     yield from _pod_groups(obj, ctx)
 
 
@@ -135,13 +133,7 @@ def _flavor_matches_covered(obj: K8sObject, ctx: RuleContext, g: int, f: int, fl
     if not isinstance(resources, list):
         return
     base = ("spec", "resourceGroups", g, "flavors", f)
-    if len(resources) != len(covered):
-        yield ctx.finding(
-            at=obj.at(*base, "resources"),
-            message=(f"{obj.display()}: flavor `{flavor.get('name')}` lists {len(resources)} resources but "
-                     f"coveredResources has {len(covered)}; the API server rejects it (`flavors must have the "
-                     "same number of resources as the coveredResources`); list one entry per covered resource"),
-            related=[(obj.at("spec", "resourceGroups", g, "coveredResources"), "coveredResources")])
+    if len(resources) != len(covered):  # the CRD's CEL rule on the resource group: KQ002
         return
     for i, (resource, expected) in enumerate(zip(resources, covered, strict=True)):
         name = resource.get("name") if isinstance(resource, dict) else None
@@ -174,14 +166,12 @@ def _limits(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
 def _resource_limits(obj: K8sObject, ctx: RuleContext, path: tuple[Any, ...],
                      resource: dict[str, Any]) -> Iterator[Finding]:
     name = resource.get("name")
-    if not _cohort(obj):
-        for limit in ("borrowingLimit", "lendingLimit"):
-            if resource.get(limit) is not None:
-                yield ctx.finding(
-                    at=obj.at(*path, limit),
-                    message=(f"{obj.display()}: {limit} on `{name}` without a cohort; the API server rejects "
-                             f"it (`{limit} must be nil when cohort is empty`): set spec.cohortName or "
-                             f"remove {limit}"))
+    if not _cohort(obj) and resource.get("lendingLimit") is not None:  # borrowingLimit: the CRD's CEL rule, KQ002
+        yield ctx.finding(
+            at=obj.at(*path, "lendingLimit"),
+            message=(f"{obj.display()}: lendingLimit on `{name}` without a cohort; the API server rejects "
+                     "it (`lendingLimit must be nil when cohort is empty`)"),
+            remedy="set spec.cohortName, or remove lendingLimit")
     lending, nominal = parse_quantity(resource.get("lendingLimit")), parse_quantity(resource.get("nominalQuota"))
     if lending is not None and nominal is not None and lending > nominal:
         yield ctx.finding(
@@ -190,20 +180,6 @@ def _resource_limits(obj: K8sObject, ctx: RuleContext, path: tuple[Any, ...],
                      f"nominalQuota {resource.get('nominalQuota')}; Kueue rejects it (`must be less than or "
                      "equal to the nominalQuota`): lower lendingLimit"),
             related=[(obj.at_value(*path, "nominalQuota"), "nominalQuota")])
-
-
-# ------------------------------------------------------------------ preemption
-
-def _preemption(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    policy = obj.get("spec", "preemption", "borrowWithinCohort", "policy")
-    reclaim = obj.get("spec", "preemption", "reclaimWithinCohort") or "Never"
-    if reclaim == "Never" and isinstance(policy, str) and policy != "Never":
-        yield ctx.finding(
-            at=obj.at_value("spec", "preemption", "borrowWithinCohort", "policy"),
-            message=(f"{obj.display()}: borrowWithinCohort.policy {policy} with reclaimWithinCohort Never"
-                     f"{' (its default)' if not obj.has('spec', 'preemption', 'reclaimWithinCohort') else ''}; "
-                     "the API server rejects it (`reclaimWithinCohort=Never and borrowWithinCohort.Policy!=Never`): "
-                     "set reclaimWithinCohort to LowerPriority or Any, or borrowWithinCohort.policy to Never"))
 
 
 # ------------------------------------------------------------------ pod groups
