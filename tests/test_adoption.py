@@ -105,7 +105,7 @@ def test_full_text_wraps_to_the_terminal_width() -> None:
 
 
 def test_terminal_width_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
-    from kqlint.output import terminal_width
+    from kqlint.cli.output import terminal_width
 
     class Tty(io.StringIO):
         def isatty(self) -> bool:
@@ -380,7 +380,7 @@ def test_rules_show_the_effective_configuration(repo: Path) -> None:
 
 
 def test_rules_fit_a_narrow_terminal() -> None:
-    from kqlint.explain import rules_table
+    from kqlint.reporters.explain import rules_table
 
     text = rules_table(width=80)
     assert max(len(line) for line in text.splitlines()) <= 80

@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pytest
 from kqlint import cache as cache_module
-from kqlint import loader, parallel
+from kqlint import loader
 from kqlint.cache import layout as cache_layout
 from kqlint.cache import store as cache_store
-from kqlint.cache_entry import framed
+from kqlint.cache.entries import framed
 from kqlint.cli import main
+from kqlint.engine import parallel
 
 ROOT = Path(__file__).resolve().parent.parent
 FORMATS = ("text", "json", "sarif", "github", "junit")
@@ -309,7 +310,7 @@ def test_check_writes_the_cache_beside_the_fix_workers(repo: Path, capsys: pytes
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """The cache's writes run in the main process while a worker resolves the fixes' text
     (the examples have fixes in more than two files), and a warm run then reuses them."""
-    from kqlint.fix_apply import plan
+    from kqlint.fix import plan
 
     monkeypatch.setattr(plan, "FILES_PER_JOB", 1)
     monkeypatch.setattr(parallel, "MIN_ITEMS_PER_JOB", 1)
@@ -332,12 +333,12 @@ def test_check_writes_the_cache_beside_the_fix_workers(repo: Path, capsys: pytes
 
 def test_context_objects_are_lazy_until_read(repo: Path) -> None:
     from kqlint.cache import FileCache
-    from kqlint.cache_entry import CachedSource, LazyObject, objects_of
+    from kqlint.cache.entries import CachedSource, LazyObject, objects_of
     from kqlint.loader import load_file
 
     cache = FileCache(str(repo / ".kqlint_cache"))
     source = load_file(STAGED, STAGED)
-    from kqlint.cache_entry import encode_entry
+    from kqlint.cache.entries import encode_entry
 
     cache.add(cache.digest(STAGED), encode_entry(source, Path(STAGED).read_bytes()))
     cache.flush()
@@ -355,7 +356,7 @@ def test_context_objects_are_lazy_until_read(repo: Path) -> None:
 def test_a_changed_byte_anywhere_in_an_entry_is_caught(repo: Path) -> None:
     """The header is inflated alone, which checks nothing: checksums of the stream and of
     the header catch a flipped bit (a changed label value would unpickle as well as the right one)."""
-    from kqlint.cache_entry import decode_entry, encode_entry
+    from kqlint.cache.entries import decode_entry, encode_entry
     from kqlint.loader import load_file
 
     blob = encode_entry(load_file(STAGED, STAGED), Path(STAGED).read_bytes())
@@ -378,7 +379,7 @@ def test_a_cold_run_stores_every_file_it_parses(repo: Path, capsys: pytest.Captu
     monkeypatch.setattr(parallel, "MIN_ITEMS_PER_JOB", 1)
     _run(capsys, ".", "--jobs", jobs)
     warm = FileCache(str(repo / ".kqlint_cache"))
-    from kqlint.discover import discover
+    from kqlint.project.discover import discover
 
     files = discover(["."]).files  # the manifests (Helm charts are rendered, not cached)
     assert len(files) > 20 and all(isinstance(warm.lookup(f, f, lazy=True), SourceFile) for f in files)
@@ -390,7 +391,7 @@ def test_an_entry_that_cannot_be_read_back_is_parsed_and_not_stored(repo: Path, 
     there, not the run (nor a wrong result); nothing unreadable is stored."""
     import itertools
 
-    from kqlint import cache_run
+    from kqlint.cache import run as cache_run
 
     uncached = _run(capsys, ".", "--no-cache", "--format", "json")
     calls: list[str] = []
@@ -405,7 +406,7 @@ def test_an_entry_that_cannot_be_read_back_is_parsed_and_not_stored(repo: Path, 
 
 def test_lazy_objects_answer_identity_labels_and_annotations_unread_and_become_plain(repo: Path) -> None:
     from kqlint.cache import FileCache
-    from kqlint.cache_entry import FilledObject, LazyObject, encode_entry, objects_of
+    from kqlint.cache.entries import FilledObject, LazyObject, encode_entry, objects_of
     from kqlint.loader import load_file
 
     path = "tenants/research/training/allreduce-bench.yaml"
@@ -426,7 +427,7 @@ def test_lazy_objects_locate_identity_fields_and_read_queue_routes_unread(repo: 
     """Positions of identity fields (KQ005 reports at apiVersion) and a LocalQueue's
     ClusterQueue, a ClusterQueue's cohort, come from the entry's head; other fields decode."""
     from kqlint.cache import FileCache
-    from kqlint.cache_entry import LazyObject, encode_entry, objects_of
+    from kqlint.cache.entries import LazyObject, encode_entry, objects_of
     from kqlint.loader import load_file
 
     paths = ["tenants/nlp/queues/local-queues.yaml", "platform/kueue/cluster-queues.yaml"]
@@ -452,7 +453,8 @@ def test_a_warm_run_decodes_no_input_whose_rules_are_all_reused(repo: Path, caps
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """Inputs served from the cache are decoded only when something reads them: with only pure
     rules selected (their findings reused), editing one file decodes no other file."""
-    from kqlint import cache_entry, cache_results
+    from kqlint.cache import entries as cache_entry
+    from kqlint.cache import findings as cache_results
 
     monkeypatch.setattr(cache_results, "MIN_INPUT_FILES", 1)
     args = (".", "--select", "KQ002,KQ004,KQ403", "--format", "json")
@@ -483,8 +485,9 @@ def test_a_file_changed_during_the_run_keeps_its_report_out_of_the_cache(
 
 def _objects_with_graph(paths: list[str]) -> tuple[list[object], object]:
     from kqlint.config import Config
-    from kqlint.objects import INPUT
-    from kqlint.runner import build_graph, load_paths
+    from kqlint.domain.objects import INPUT
+    from kqlint.engine.analysis import build_graph
+    from kqlint.engine.inputs import load_paths
 
     loaded, _ = load_paths(paths, Config(), INPUT)
     return loaded.objects, build_graph(loaded, [], Config())
@@ -494,11 +497,11 @@ def test_pure_rules_read_nothing_but_their_object() -> None:
     """The guard of PURE_RULES: on every example and rule fixture, a pure rule finds the same
     on an object with the whole graph around it as with a graph of that object alone (which
     has no platform model: reading it fails)."""
-    from kqlint.cache_results import PURE_RULES
+    from kqlint.cache.findings import PURE_RULES
     from kqlint.config import Config
-    from kqlint.graph import ObjectGraph
-    from kqlint.registry import RuleSet, builtin_rules
-    from kqlint.runner import _context, _scope, prepare_rules
+    from kqlint.domain.graph import ObjectGraph
+    from kqlint.engine.registry import RuleSet, builtin_rules
+    from kqlint.engine.runner import _scope, prepare_rules, rule_context
 
     paths = [str(ROOT / "examples")] + [str(p) for p in sorted((ROOT / "tests/fixtures/rules").iterdir())]
     objects, graph = _objects_with_graph(paths)
@@ -512,7 +515,7 @@ def test_pure_rules_read_nothing_but_their_object() -> None:
         for obj in objects:
             if scope is not None and (obj.group, obj.kind) not in scope[0] and obj.kind not in scope[1]:
                 continue
-            found = [list(rule.check(obj, _context(rule, context_graph, config, states)) or ())
+            found = [list(rule.check(obj, rule_context(rule, context_graph, config, states)) or ())
                      for context_graph in (graph, ObjectGraph([obj]))]
             assert found[0] == found[1], (rule.code, obj)
             checked += bool(found[0])
@@ -520,7 +523,7 @@ def test_pure_rules_read_nothing_but_their_object() -> None:
 
 
 def _count_checks(monkeypatch: pytest.MonkeyPatch, code: str) -> list[str]:
-    from kqlint.registry import builtin_rules
+    from kqlint.engine.registry import builtin_rules
 
     module = next(rule.module for rule in builtin_rules() if rule.code == code)
     calls: list[str] = []
@@ -601,7 +604,7 @@ def test_damaged_or_planted_results_are_ignored(repo: Path, tmp_path: Path, caps
                                                 damage: str) -> None:
     import zlib
 
-    from kqlint import cache_results
+    from kqlint.cache import findings as cache_results
 
     expected = _all_outputs(capsys, ".", "--no-cache")
     _run(capsys, ".")
@@ -635,9 +638,9 @@ def test_reports_with_apply_time_namespaces_are_reused(repo: Path, capsys: pytes
     expected = _run(capsys, ".", "--no-cache", "--format", "json")
     assert '"namespace": "default"' in expected[1]
     assert _run(capsys, ".", "--format", "json") == expected
-    from kqlint import runner
+    from kqlint.engine import pipeline
 
-    monkeypatch.setattr(runner, "analyze", lambda *a, **k: pytest.fail("the stored report was not reused"))
+    monkeypatch.setattr(pipeline, "analyze", lambda *a, **k: pytest.fail("the stored report was not reused"))
     assert _run(capsys, ".", "--format", "json") == expected
 
 
@@ -655,7 +658,8 @@ def test_placeholder_verdicts_are_kept_and_checked_again_only_when_needed(
         repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, damage: str | None) -> None:
     """A warm run takes each file's envsubst verdict from the cache (without decoding the file);
     an edited file, a damaged table or another --crd set is checked again."""
-    from kqlint import cache_placeholders, placeholders
+    from kqlint.cache import placeholders as cache_placeholders
+    from kqlint.schema import placeholders
 
     for name in ("bad-envsubst", "bad-sed-token", "good-placeholders-in-strings"):
         shutil.copytree(ROOT / "tests/fixtures/rules/KQ006" / name, repo / "tenants" / name)
@@ -685,8 +689,8 @@ def test_placeholder_verdicts_are_kept_and_checked_again_only_when_needed(
 def test_a_cold_run_checks_each_placeholder_file_once(repo: Path, capsys: pytest.CaptureFixture[str],
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """In an empty cache the file is hashed where it is parsed; its envsubst verdict, worked out
-    there too, is recorded under that digest and not worked out again (kqlint.cache_run)."""
-    from kqlint import placeholders
+    there too, is recorded under that digest and not worked out again (kqlint.cache.run)."""
+    from kqlint.schema import placeholders
 
     for name in ("bad-envsubst", "bad-sed-token", "good-placeholders-in-strings"):
         shutil.copytree(ROOT / "tests/fixtures/rules/KQ006" / name, repo / "tenants" / name)
@@ -728,10 +732,10 @@ def test_stored_findings_keep_fields_and_classes_added_later() -> None:
     Applicability, Finding fields added later) comes back equal; foreign classes do not."""
     import io
 
-    from kqlint.cache_entry import ModelUnpickler
-    from kqlint.fixes import Edit, Fix
+    from kqlint.cache.entries import ModelUnpickler
+    from kqlint.domain.objects import ApplyTimeNamespace
+    from kqlint.fix.model import Edit, Fix
     from kqlint.model import Finding, Location, ObjectRef, Severity
-    from kqlint.objects import ApplyTimeNamespace
 
     ref = ObjectRef("v1", "Pod", ApplyTimeNamespace("default", "a.yaml"), "p")
     finding = Finding("KQ002", "schema-violation", Severity.ERROR, "m", Location("a.yaml", 3, 5, ("spec", 0), ref), ref)
@@ -765,7 +769,7 @@ def test_key_hashes_every_module_encoding_runs() -> None:
         "import sys\n"
         "from kqlint import loader\n"
         "from kqlint.cache import keys\n"
-        "from kqlint.cache_entry import encode\n"
+        "from kqlint.cache.entries import encode\n"
         "raw = open(sys.argv[1], 'rb').read()\n"
         "encode(loader.parse_bytes('a.yaml', raw), raw)\n"
         "hashed = {m.__name__ for m in loader.SOURCE_MODULES} | set(keys.ENCODING_MODULES) | set(keys._CACHE_MODULES)\n"

@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from kqlint import runner
 from kqlint.cli import main
+from kqlint.engine.pipeline import Pipeline
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -81,8 +81,8 @@ def test_a_fix_run_stores_the_report_of_what_it_wrote(projects: tuple[Path, Path
     cached, _ = projects
     _step(cached, "--fix --unsafe-fixes", capsys, monkeypatch)
     lints: list[object] = []
-    real = runner._lint_loaded
-    monkeypatch.setattr(runner, "_lint_loaded", lambda *args, **kwargs: lints.append(args) or real(*args, **kwargs))
+    real = Pipeline._lint_files
+    monkeypatch.setattr(Pipeline, "_lint_files", lambda *args, **kwargs: lints.append(args) or real(*args, **kwargs))
     reused = _step(cached, "", capsys, monkeypatch)
     assert lints == []
     assert reused == _step(cached, "", capsys, monkeypatch, "--no-cache")

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 from kqlint.cli import main
-from kqlint.explain import (
+from kqlint.engine.registry import builtin_rules, load_rules
+from kqlint.engine.rule import DOC_HEADINGS
+from kqlint.reporters.explain import (
     README_END,
     README_START,
     README_UPDATE_COMMAND,
@@ -22,8 +24,6 @@ from kqlint.explain import (
     rules_markdown,
     rules_table,
 )
-from kqlint.registry import builtin_rules, load_rules
-from kqlint.rule import DOC_HEADINGS
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -123,7 +123,7 @@ def test_readme_table_update_round_trip(tmp_path: Path) -> None:
         readme_with_rules_table("no markers", rules_markdown())
     target = tmp_path / "README.md"
     target.write_text(stale)
-    subprocess.run([sys.executable, "-m", "kqlint.explain", str(target)], check=True, capture_output=True,
+    subprocess.run([sys.executable, "-m", "kqlint.reporters.explain", str(target)], check=True, capture_output=True,
                    timeout=60)
     assert target.read_text() == updated
 

@@ -12,7 +12,7 @@ import pytest
 from ci_helpers import validate_sarif
 from helpers import validate_json_report
 from kqlint.cli import main
-from kqlint.fix_run import write_atomically
+from kqlint.fix.passes import write_atomically
 
 SAFE = """\
 # a comment that stays

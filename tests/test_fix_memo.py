@@ -1,5 +1,5 @@
 """Fixes resolved to text ranges for reports: over several processes with the same result as
-one, and kept in the cache (kqlint.fix_apply.memo) so that a warm run resolves only the files
+one, and kept in the cache (kqlint.cache.fixes) so that a warm run resolves only the files
 whose content or findings changed, with the same output as --no-cache."""
 from __future__ import annotations
 
@@ -9,12 +9,13 @@ import zlib
 from pathlib import Path
 
 import pytest
-from kqlint import fix_apply, parallel
+from kqlint import fix as fix_apply
+from kqlint.cache.fixes import _MAGIC
 from kqlint.cli import main
-from kqlint.fix_apply import plan
-from kqlint.fix_apply.memo import _MAGIC
-from kqlint.fix_run import readable_input
-from kqlint.runner import lint
+from kqlint.engine import parallel
+from kqlint.engine.pipeline import lint
+from kqlint.fix import plan
+from kqlint.fix.passes import readable_input
 
 FIXED_FILES = {"platform/kueue/cluster-queues.yaml", "tenants/research/training/allreduce-bench.yaml",
                "tenants/research/training/ddp-ablation.yaml"}  # the examples' files with a fix

@@ -1,4 +1,4 @@
-"""`check --fix` passes after the first parse only the files a fix changed (kqlint.inputs
+"""`check --fix` passes after the first parse only the files a fix changed (kqlint.engine.inputs
 .parses_reused), with and without the cache, and report exactly what a new `check` reports."""
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kqlint import inputs
 from kqlint.cli import main
+from kqlint.engine import inputs
 
 FIXABLE = """\
 apiVersion: batch/v1

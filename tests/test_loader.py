@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from conftest import shared_dir
 from kqlint.config import Config
+from kqlint.domain.objects import objects_from_file
+from kqlint.engine.pipeline import lint
 from kqlint.loader import Map, Seq, iter_paths, load_file, parse_bytes, position, unpack
 from kqlint.model import Location, Report
-from kqlint.objects import objects_from_file
-from kqlint.runner import lint
 from unprivileged import python
 
 LOADER = Path(__file__).parent / "fixtures" / "loader"

@@ -109,7 +109,7 @@ def test_wheel_installs_and_runs_in_a_fresh_venv(wheel: Path, tmp_path: Path) ->
     assert title.startswith("kqlint JSON report")
 
     rules = json.loads(_run(kqlint, "rules", "--format", "json", cwd=tmp_path).stdout)
-    from kqlint.registry import builtin_rules
+    from kqlint.engine.registry import builtin_rules
 
     assert [r["code"] for r in rules] == [r.code for r in builtin_rules()]
     assert _run(kqlint, "explain", "KQ205", cwd=tmp_path).stdout.startswith("KQ205 unknown-priority-class")

@@ -1,4 +1,4 @@
-"""The platform model (linter/platform.py): where each fact comes from, and how rules word
+"""The platform model (linter/domain/platform.py): where each fact comes from, and how rules word
 their findings for the platform they are told about."""
 from __future__ import annotations
 
@@ -9,10 +9,9 @@ import pytest
 from ci_helpers import cli
 from helpers import chdir
 from kqlint.config import Config, config_from_mapping
+from kqlint.domain.platform import parse_version, platform_of
+from kqlint.engine.pipeline import Pipeline, lint
 from kqlint.errors import ConfigError
-from kqlint.graph_export.run import load
-from kqlint.platform import parse_version, platform_of
-from kqlint.runner import lint
 
 KUEUE_CONFIG = """\
 apiVersion: v1
@@ -89,7 +88,7 @@ def _model(tmp_path: Path, files: dict[str, str], config: Config | None = None):
     for name, text in files.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     with chdir(tmp_path):
-        graph, _ = load(["."], config or Config())
+        graph, _ = Pipeline(config or Config()).graph(["."])
     return platform_of(graph)
 
 

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 from kqlint.config import Config
+from kqlint.domain.workloads import pod_templates
+from kqlint.engine.pipeline import lint
+from kqlint.engine.rule import ModuleRule, RuleMeta
 from kqlint.model import Severity
-from kqlint.rule import ModuleRule, RuleMeta
-from kqlint.runner import lint
-from kqlint.workloads import pod_templates
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,11 +1,11 @@
-"""kqlint.refs: one table of references drives resolution, the unknown-reference rules and the
+"""kqlint.domain.refs: one table of references drives resolution, the unknown-reference rules and the
 edges of `kqlint graph`."""
 from __future__ import annotations
 
-from kqlint import refs
-from kqlint.graph import ObjectGraph
+from kqlint.domain import refs
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.objects import INPUT, K8sObject, objects_from_file
 from kqlint.loader import parse_bytes
-from kqlint.objects import INPUT, K8sObject, objects_from_file
 
 MANIFESTS = """\
 apiVersion: batch/v1

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from helpers import chdir, validate_json_report
 from kqlint.config import Config
+from kqlint.engine.pipeline import lint
 from kqlint.model import Finding, Location, ObjectRef, Report, Severity, Summary
 from kqlint.reporters import FORMATS, render
 from kqlint.reporters.github import escape_data, escape_property
-from kqlint.runner import lint
 
 GOLDEN = Path(__file__).parent / "fixtures" / "golden"
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -182,7 +182,7 @@ def test_text_quiet_and_statistics() -> None:
 RENDER_EXAMPLES = """
 import json
 from kqlint.reporters import FORMATS, render
-from kqlint.runner import lint
+from kqlint.engine.pipeline import lint
 
 report = lint(["examples"])
 print(json.dumps({fmt: render(fmt, report) for fmt in sorted(FORMATS)}))

@@ -17,11 +17,11 @@ from conftest import ROOT, shared_dir
 from helpers import chdir, lint_case
 from kqlint.cli import main
 from kqlint.config import Config
+from kqlint.engine.pipeline import lint
+from kqlint.engine.registry import builtin_rules, rule_from_module
+from kqlint.engine.rule import RuleMeta
 from kqlint.errors import CrdError, UsageError
 from kqlint.model import Severity
-from kqlint.registry import builtin_rules, rule_from_module
-from kqlint.rule import RuleMeta
-from kqlint.runner import lint
 from kqlint.schema import NOT_IN_ENUM, UNKNOWN_FIELD, WRONG_TYPE, SchemaCatalog, Validator, catalog, dotted
 from kqlint.schema.crd import convert, crd_versions, to_schema
 
@@ -230,7 +230,7 @@ def test_catalog_is_built_once_and_compiles_only_kinds_in_use(tmp_path: Path) ->
 
 
 def test_lint_does_not_import_jsonschema() -> None:
-    code = ("import sys; from kqlint.runner import lint; from kqlint.config import Config; "
+    code = ("import sys; from kqlint.engine.pipeline import lint; from kqlint.config import Config; "
             f"r = lint([{str(FIXTURES / 'bad-priorityclass.yaml')!r}], Config(select=('KQ002',))); "
             "assert len(r.findings) == 4, r.findings; print('jsonschema' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -459,8 +459,8 @@ def _strip(node: Any) -> Any:
 
 
 def _objects(paths: list[Path]) -> Iterator[Any]:
+    from kqlint.domain.objects import objects_from_file
     from kqlint.loader import load_file
-    from kqlint.objects import objects_from_file
 
     for path in paths:
         yield from objects_from_file(load_file(str(path), path.name), "default")[0]

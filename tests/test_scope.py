@@ -17,10 +17,10 @@ import pytest
 from helpers import chdir
 from kqlint.cli import main
 from kqlint.config import Config, discover_config
-from kqlint.discover import project_root
-from kqlint.runner import lint
-from kqlint.scope import NO_ROOT_NOTE
-from kqlint.scope.units import _glob_unit
+from kqlint.engine.pipeline import lint
+from kqlint.project.root import project_root
+from kqlint.project.scope import NO_ROOT_NOTE
+from kqlint.project.scope.units import _glob_unit
 
 SCOPE = Path(__file__).parent / "fixtures" / "scope"
 QUEUES = Config(select=("KQ2",))
@@ -281,7 +281,7 @@ HOSTILE = textwrap.dedent("""\
     resource.setrlimit(resource.RLIMIT_AS, (1536 * 1024 * 1024, 1536 * 1024 * 1024))
     from kqlint.config import Config
     from kqlint.reporters import render
-    from kqlint.runner import lint
+    from kqlint.engine.pipeline import lint
     start = time.perf_counter()
     report = lint(["copies.yaml"], Config(select=("KQ003",)), auto_context=False)
     elapsed = time.perf_counter() - start
@@ -311,8 +311,8 @@ def test_a_folder_linted_as_input_is_not_walked_again_as_context(tmp_path: Path,
     its files are walked once, and the report is the same as with the context named apart."""
     import shutil
 
-    from kqlint import inputs
-    from kqlint.runner import lint
+    from kqlint.engine import inputs
+    from kqlint.engine.pipeline import lint
 
     shutil.copytree(Path(__file__).resolve().parent.parent / "examples", tmp_path / "project")
     (tmp_path / "project" / ".git").mkdir()

@@ -1,14 +1,16 @@
-"""A persistent cache of parsed files (``.kqlint_cache/`` in the project root).
+"""Everything kqlint keeps on disk between runs.
+
+A persistent cache of parsed files (``.kqlint_cache/`` in the project root).
 
 What is cached, per file *content*: the loaded documents with their positions, the
 file-level problems (KQ001/KQ006 found while reading that file alone), the ``# kqlint:``
 comment lines and, per object, its identity, its ``metadata.labels`` and the extended
-resources its pods request (kqlint.cache_entry: a context object answers these, Kueue
+resources its pods request (kqlint.cache.entries: a context object answers these, Kueue
 routing and platform evidence, without its body being decoded). Nothing that depends
 on another file, on the configuration or on where the file was found: display paths and
 findings are rebuilt every run, so a warm run gives the same report as a cold one. The
 reports of the last few complete runs are kept too, keyed by everything they read
-(kqlint.cache_run).
+(kqlint.cache.run).
 
 Layout::
 

@@ -16,12 +16,15 @@ _CACHE_MODULES = ("kqlint.cache", "kqlint.cache.keys", "kqlint.cache.layout", "k
 # Besides the loader (kqlint.loader.SOURCE_MODULES): every module whose code decides what an
 # entry stores (objects, skeletons, requested resources, masked values, digests); checked by
 # tests/test_cache.py against what encoding a file imports.
-ENCODING_MODULES = ("kqlint.objects", "kqlint.cache_entry", "kqlint.cache_masks", "kqlint.cache_digests",
-                    "kqlint.platform", "kqlint.podspec", "kqlint.fields", "kqlint.quantity", "kqlint.kinds",
-                    "kqlint.workloads", "kqlint.workloads.extract", "kqlint.workloads.gang",
-                    "kqlint.workloads.shapes", "kqlint.workloads.templates", "kqlint.workloads.trainer",
-                    "kqlint.kueue", "kqlint.kueue.podsets", "kqlint.kueue.priority", "kqlint.kueue.quota",
-                    "kqlint.kueue.routing", "kqlint.graph", "kqlint.model", "kqlint.wording")
+ENCODING_MODULES = ("kqlint.domain", "kqlint.engine", "kqlint.domain.objects", "kqlint.cache.entries",
+                    "kqlint.cache.masks", "kqlint.cache.digests",
+                    "kqlint.domain.platform", "kqlint.domain.podspec", "kqlint.domain.fields",
+                    "kqlint.domain.quantity", "kqlint.domain.kinds", "kqlint.domain.workloads",
+                    "kqlint.domain.workloads.extract", "kqlint.domain.workloads.gang",
+                    "kqlint.domain.workloads.shapes", "kqlint.domain.workloads.templates",
+                    "kqlint.domain.workloads.trainer", "kqlint.domain.kueue", "kqlint.domain.kueue.podsets",
+                    "kqlint.domain.kueue.priority", "kqlint.domain.kueue.quota", "kqlint.domain.kueue.routing",
+                    "kqlint.domain.graph", "kqlint.model", "kqlint.domain.wording", "kqlint.spelling")
 
 
 def _source_bytes(module: Any) -> bytes:
@@ -70,7 +73,7 @@ def content_hash(data: bytes) -> str:
 
 def project_root(start: str | None = None) -> str:
     """The project root (discover's root finder), else the current directory."""
-    from kqlint.discover import project_root as find_project_root
+    from kqlint.project.root import project_root as find_project_root
 
     cwd = os.path.abspath(start or os.getcwd())
     return find_project_root(cwd) or cwd

@@ -13,9 +13,9 @@ from typing import Any
 
 from kqlint import loader
 from kqlint.cache import layout
+from kqlint.cache.entries import Entry, decode_entry
 from kqlint.cache.index import INDEX, Records, encode_index, entry_bytes, pack_entries, read_index, sparse_packs
 from kqlint.cache.keys import content_hash, default_cache_dir, project_root, settings_key
-from kqlint.cache_entry import Entry, decode_entry
 from kqlint.loader import SourceFile
 
 RACY_NS = 2_000_000_000     # files changed this close to the run's start are hashed every time
@@ -77,7 +77,7 @@ class FileCache:
 
     def discover(self, paths: list[str], excludes: tuple[str, ...]) -> Any:
         """discover.discover, once per run for the same arguments (the run key needs it too)."""
-        from kqlint.discover import discover
+        from kqlint.project.discover import discover
 
         key = (tuple(paths), tuple(excludes))
         if key not in self._discoveries:
@@ -350,7 +350,7 @@ def _stamp(st: os.stat_result) -> tuple[int, ...]:
 
 
 def _shown(path: str) -> str:
-    from kqlint.discover import display_path
+    from kqlint.project.discover import display_path
 
     return display_path(path)
 

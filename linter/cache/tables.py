@@ -10,7 +10,7 @@ from typing import Any
 
 
 def load_table(path: str, magic: bytes) -> Any:
-    from kqlint.cache_entry import ModelUnpickler
+    from kqlint.cache.entries import ModelUnpickler
 
     try:
         with open(path, "rb") as handle:

@@ -20,8 +20,8 @@ def query(
 ) -> None:
     """Show what a JMESPath expression (or a custom rule) returns for each object of the
     files: to write custom rules and find out why one never fires."""
-    from kqlint.query import QueryError, explain_rule
-    from kqlint.query import query as run_query
+    from kqlint.engine.query import QueryError, explain_rule
+    from kqlint.engine.query import query as run_query
 
     config = load_config(config_file, no_config).with_overrides(namespace=namespace)
     targets = ([expression] if expression and rule else []) + list(paths or [])

@@ -9,7 +9,7 @@ from typing import Any
 
 from kqlint.config.settings import ConfigOrigin
 from kqlint.errors import ConfigError
-from kqlint.wording import TYPE_WORDS, dotted, suggest
+from kqlint.spelling import TYPE_WORDS, dotted, suggest
 
 # a config file spells a boolean true/false; null is a value there too
 _TYPE_WORDS = {**TYPE_WORDS, "boolean": "true or false", "null": "null"}

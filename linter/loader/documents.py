@@ -10,6 +10,7 @@ from kqlint.loader.compose import C_PARSER_QUIRKS, MAX_FALLBACK_SIZE, PureCompos
 from kqlint.loader.decode import offset_position
 from kqlint.loader.duplicates import DuplicateReport
 from kqlint.loader.nodes import unpack
+from kqlint.loader.objectmeta import metadata_problem
 from kqlint.loader.positions import position
 from kqlint.loader.source import (
     MAX_DEPTH,
@@ -20,7 +21,6 @@ from kqlint.loader.source import (
     is_k8s_object,
 )
 from kqlint.loader.walker import AliasBomb, Walker, packed_start
-from kqlint.objectmeta import metadata_problem
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.nodes import MappingNode, ScalarNode
 

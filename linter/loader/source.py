@@ -32,7 +32,7 @@ class SourceFile:
     documents: list[Any] = field(default_factory=list)
     problems: list[LoadProblem] = field(default_factory=list)
     comment_lines: dict[int, str] = field(default_factory=dict)  # line -> text of `# kqlint:` comments
-    placeholder_hint: bool = False  # may hold envsubst/sed placeholders (kqlint.placeholders)
+    placeholder_hint: bool = False  # may hold envsubst/sed placeholders (kqlint.loader.placeholders)
     # per document, the 1-based line its content ends on (its textually last node's end);
     # 0 when not known (a file with anchors): the cache digests each document's lines by it
     document_ends: list[int] = field(default_factory=list)

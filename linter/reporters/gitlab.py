@@ -24,7 +24,7 @@ SEVERITIES = {Severity.ERROR: "major", Severity.WARNING: "minor", Severity.INFO:
 
 
 def fingerprints(findings: list[Finding]) -> list[tuple[Finding, str]]:
-    from kqlint.baseline import occurrences
+    from kqlint.engine.baseline import occurrences
 
     result = []
     for finding, key, ordinal in occurrences(findings):

@@ -1,4 +1,6 @@
-"""KQ002's engine: the per-kind JSON Schemas in ``schemas/kinds/`` (plus ``--crd`` files),
+"""Per-kind JSON Schemas, CRDs and KQ002's validation.
+
+KQ002's engine: the per-kind JSON Schemas in ``schemas/kinds/`` (plus ``--crd`` files),
 compiled once per run into plain-Python validators that report the path of every unknown
 field, wrong type and value outside an enum, with a suggestion.
 
@@ -22,7 +24,7 @@ from kqlint.schema.catalog import SchemaCatalog, catalog
 from kqlint.schema.compile import NOT_IN_ENUM, UNKNOWN_FIELD, WRONG_TYPE, Violation
 from kqlint.schema.hints import describe_expected, describe_type
 from kqlint.schema.validator import Validator
-from kqlint.wording import dotted  # KQ002 and its tests import it from here
+from kqlint.spelling import dotted  # KQ002 and its tests import it from here
 
 __all__ = ["NOT_IN_ENUM", "UNKNOWN_FIELD", "WRONG_TYPE", "SchemaCatalog", "Validator", "Violation", "catalog",
            "describe_expected", "describe_type", "dotted"]

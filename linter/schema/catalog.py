@@ -107,7 +107,7 @@ def _catalog(signature: Signature) -> SchemaCatalog:
 
 def _crd_signature(crd_paths: tuple[str, ...]) -> Signature:
     """Per ``--crd`` path: its files with mtime and size (a changed file is read again)."""
-    from kqlint.discover import discover
+    from kqlint.project.discover import discover
 
     groups = []
     for given in crd_paths:
@@ -124,9 +124,9 @@ def _crd_signature(crd_paths: tuple[str, ...]) -> Signature:
 def load_crds(files: list[str], given: str) -> dict[tuple[str, str], tuple[dict[str, Any], str]]:
     """(apiVersion, kind) -> (schema, file) for every served version of every CRD in ``files``
     (found under the ``--crd`` path ``given``)."""
-    from kqlint.discover import display_path
     from kqlint.loader import load_file
-    from kqlint.writer import remember_read
+    from kqlint.project.discover import display_path
+    from kqlint.project.writer import remember_read
 
     remember_read(files)  # never overwritten by a report
     schemas: dict[tuple[str, str], tuple[dict[str, Any], str]] = {}

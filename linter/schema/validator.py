@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from kqlint.fields import is_integer
+from kqlint.domain.fields import is_integer
 from kqlint.schema.compile import NOT_IN_ENUM, UNKNOWN_FIELD, WRONG_TYPE, Compiler, Problem, Violation
 from kqlint.schema.hints import enum_hint, type_hint
-from kqlint.wording import closest, dotted
+from kqlint.spelling import closest, dotted
 
 
 class Validator:

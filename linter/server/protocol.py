@@ -95,7 +95,8 @@ class KqlintServer(LanguageServer):
             self.log(f"kqlint: {line}; {BUG_HINT}")
         linted = Linted(version, raw, LineIndex(text, self.encoding()))
         others: dict[str, LineIndex] = {}  # related files' saved text, indexed once per lint
-        linted.shown = [(diagnostic(f, linted.index, others, workspace.root), f) for f in own_findings(report, path)]
+        linted.shown = [(diagnostic(f, linted.index, others, workspace.root), f)
+                        for f in own_findings(report, path, workspace.root)]
         self.linted[uri] = linted
         return [shown for shown, _ in linted.shown]
 
@@ -141,7 +142,7 @@ class KqlintServer(LanguageServer):
     def _fixed(self, uri: str, linted: Linted) -> list[Finding]:
         """The findings shown, each fix with its text edits of the buffer (once per lint)."""
         if linted.fixes is None:
-            from kqlint.fix_apply import resolve
+            from kqlint.fix import resolve
 
             workspace = self.workspace_of(uri)
             settings = workspace.settings() if workspace is not None else None
@@ -166,10 +167,13 @@ class KqlintServer(LanguageServer):
 
 # ------------------------------------------------------------ findings as LSP values
 
-def own_findings(report: Report, path: str) -> list[Finding]:
-    from kqlint.discover import display_path
+def own_findings(report: Report, path: str, root: str) -> list[Finding]:
+    """The findings of ``report`` (paths shown from the folder ``root``) in the file ``path``."""
+    from kqlint.project.discover import display_path
+    from kqlint.project.workdir import working_in
 
-    shown = display_path(path)
+    with working_in(root):
+        shown = display_path(path)
     return [f for f in report.findings if f.location.file == shown]
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kqlint.fields import is_integer
+from kqlint.domain.fields import is_integer
+from kqlint.domain.objects import K8sObject
+from kqlint.engine.rule import RuleContext
 from kqlint.model import Finding, Location
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext
 from kqlint.schema.cel import CelSchema, CelViolation
-from kqlint.wording import dotted
+from kqlint.spelling import dotted
 
 MAX_MESSAGE = 240
 MAX_QUOTED = 120  # of the CRD's own message, so the finding's message stays within MAX_MESSAGE

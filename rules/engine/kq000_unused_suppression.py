@@ -75,9 +75,9 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from kqlint.engine.rule import Rule, RuleContext, RuleMeta, Run, SuppressionAudit
+from kqlint.engine.suppress import ALL, IGNORE_ANNOTATION, Suppression
 from kqlint.model import Finding, Location, ObjectRef, Severity
-from kqlint.rule import Rule, RuleContext, RuleMeta, Run, SuppressionAudit
-from kqlint.suppress import ALL, IGNORE_ANNOTATION, Suppression
 
 META = RuleMeta(code="KQ000", slug="unused-suppression", severity=Severity.INFO,
                 summary="a suppression silenced nothing (with --report-unused-suppressions)",

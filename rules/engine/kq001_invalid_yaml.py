@@ -46,8 +46,8 @@ docs/yaml-compatibility.md.
 """
 from collections.abc import Iterator
 
+from kqlint.engine.rule import RuleContext, RuleMeta, Sources
 from kqlint.model import Finding, Location, Severity
-from kqlint.rule import RuleContext, RuleMeta, Sources
 
 META = RuleMeta(code="KQ001", slug="invalid-yaml", severity=Severity.ERROR,
                 summary="a file cannot be read or parsed", scope="engine")
@@ -55,7 +55,7 @@ META = RuleMeta(code="KQ001", slug="invalid-yaml", severity=Severity.ERROR,
 
 def check_sources(sources: Sources, ctx: RuleContext) -> Iterator[Finding]:
     """What the loader could not read or parse, and folders discovery could not read."""
-    from kqlint.discover import display_path
+    from kqlint.project.discover import display_path
 
     for problem in sources.problems(META.code):
         yield ctx.finding(Location(problem.file, problem.line, problem.column), problem.message)

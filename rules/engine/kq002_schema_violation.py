@@ -76,10 +76,10 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from kqlint.fixes import Edit, Fix
+from kqlint.domain.objects import K8sObject
+from kqlint.engine.rule import RuleContext, RuleMeta, Run
+from kqlint.fix.model import Edit, Fix
 from kqlint.model import Finding, Location, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta, Run
 from kqlint.rules.engine._cel_findings import cel_findings
 from kqlint.schema import (
     NOT_IN_ENUM,
@@ -91,7 +91,7 @@ from kqlint.schema import (
     describe_type,
     dotted,
 )
-from kqlint.wording import closest_spelling
+from kqlint.spelling import closest_spelling
 
 META = RuleMeta(code="KQ002", slug="schema-violation", severity=Severity.ERROR,
                 summary="an object violates its kind's schema: unknown field, wrong type, or value "

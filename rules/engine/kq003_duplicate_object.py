@@ -66,10 +66,10 @@ from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterator
 from typing import Any
 
-from kqlint.graph import ObjectGraph, from_manifest
+from kqlint.domain.graph import ObjectGraph, from_manifest
+from kqlint.domain.objects import INPUT, ApplyTimeNamespace, K8sObject
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import INPUT, ApplyTimeNamespace, K8sObject
-from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ003", slug="duplicate-object", severity=Severity.ERROR,
                 summary="the same group/kind/namespace/name is defined twice among objects applied together",

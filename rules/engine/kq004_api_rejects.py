@@ -75,14 +75,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kqlint.kinds import KUEUE_GROUP, POD
-from kqlint.kueue import POD_GROUP_NAME, POD_GROUP_TOTAL
-from kqlint.kueue.quota import group_flavors, resource_groups
+from kqlint.domain.kinds import KUEUE_GROUP, POD
+from kqlint.domain.kueue import POD_GROUP_NAME, POD_GROUP_TOTAL
+from kqlint.domain.kueue.quota import group_flavors, resource_groups
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.quantity import parse_quantity
+from kqlint.domain.workloads import pod_templates
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.quantity import parse_quantity
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.workloads import pod_templates
 
 META = RuleMeta(code="KQ004", slug="api-rejects", severity=Severity.ERROR,
                 summary="the API server or Kueue's webhook would refuse the object at apply time")

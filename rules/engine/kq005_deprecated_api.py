@@ -76,12 +76,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.fixes import Fix
-from kqlint.kinds import KUEUE_GROUP
+from kqlint.domain.kinds import KUEUE_GROUP
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.platform import platform_of
+from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.fix.model import Fix
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.platform import platform_of
-from kqlint.rule import RuleContext, RuleMeta
 from kqlint.rules.engine._api_migration import (
     fungibility_alias,
     kueue_v1alpha1,

@@ -38,17 +38,17 @@ Exclude chart folders with `--exclude` if you lint the rendered output elsewhere
 import os
 from collections.abc import Iterator
 
+from kqlint.engine.rule import RuleContext, RuleMeta, Sources
 from kqlint.model import Finding, Location, Severity
-from kqlint.rule import RuleContext, RuleMeta, Sources
 
 META = RuleMeta(code="KQ006", slug="unrendered-template", severity=Severity.INFO,
                 summary="an unrendered template file or chart is skipped", scope="engine")
 
 
 def check_sources(sources: Sources, ctx: RuleContext) -> Iterator[Finding]:
-    """Files skipped as envsubst/sed templates (kqlint.placeholders), and Helm charts whose
+    """Files skipped as envsubst/sed templates (kqlint.loader.placeholders), and Helm charts whose
     templates/ folder discovery skipped."""
-    from kqlint.discover import display_path
+    from kqlint.project.discover import display_path
 
     for problem in sources.problems(META.code):
         yield ctx.finding(Location(problem.file, problem.line, problem.column), problem.message)

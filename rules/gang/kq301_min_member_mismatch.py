@@ -97,14 +97,11 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
-from kqlint.fields import integer_or_digits
-from kqlint.fixes import Edit, Fix
-from kqlint.graph import ObjectGraph
-from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.wording import role_suffix
-from kqlint.workloads import (
+from kqlint.domain.fields import integer_or_digits
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.wording import role_suffix
+from kqlint.domain.workloads import (
     KUBEFLOW_MIN_AVAILABLE_PATH,
     POD_GROUP_MIN_MEMBER_PATH,
     SCHEDULER_TITLES,
@@ -123,6 +120,9 @@ from kqlint.workloads import (
     volcano_tasks,
     wrapped_objects,
 )
+from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.fix.model import Edit, Fix
+from kqlint.model import Finding, Severity
 
 META = RuleMeta(code="KQ301", slug="min-member-mismatch", severity=Severity.ERROR,
                 summary="a gang's declared minimum differs from the pods that join it",

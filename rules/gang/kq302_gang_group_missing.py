@@ -77,11 +77,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from kqlint.kinds import APPWRAPPER, CRONJOB, DEPLOYMENT, JOB, POD, REPLICASET, STATEFULSET
-from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.workloads import (
+from kqlint.domain.kinds import APPWRAPPER, CRONJOB, DEPLOYMENT, JOB, POD, REPLICASET, STATEFULSET
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.workloads import (
     COSCHEDULING_POD_GROUP_LABEL,
     COSCHEDULING_SCHEDULER_NAMES,
     KAI_BATCH_MIN_MEMBER_ANNOTATION,
@@ -100,6 +98,8 @@ from kqlint.workloads import (
     total_pods,
     wrapped_objects,
 )
+from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.model import Finding, Severity
 
 META = RuleMeta(code="KQ302", slug="gang-group-missing", severity=Severity.ERROR,
                 summary="a multi-pod workload goes to a gang scheduler without joining a gang",

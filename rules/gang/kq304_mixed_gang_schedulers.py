@@ -74,11 +74,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from kqlint.kinds import LLMISVC
-from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.workloads import (
+from kqlint.domain.kinds import LLMISVC
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.workloads import (
     KAI_SCHEDULER_NAMES,
     VOLCANO_SCHEDULER_NAMES,
     GangMarker,
@@ -89,6 +87,8 @@ from kqlint.workloads import (
     is_kubeflow_job,
     own_templates,
 )
+from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.model import Finding, Severity
 
 META = RuleMeta(code="KQ304", slug="mixed-gang-schedulers", severity=Severity.ERROR,
                 summary="one workload's pods go to different schedulers or carry Volcano and KAI markers")

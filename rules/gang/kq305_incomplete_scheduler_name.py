@@ -67,12 +67,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.fields import text
-from kqlint.kinds import LLMISVC
+from kqlint.domain.fields import text
+from kqlint.domain.kinds import LLMISVC
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.workloads import own_templates
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.workloads import own_templates
 
 META = RuleMeta(code="KQ305", slug="incomplete-scheduler-name", severity=Severity.ERROR,
                 summary="a multi-node LLMInferenceService sets schedulerName in only some pod specs",

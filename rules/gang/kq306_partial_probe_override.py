@@ -80,12 +80,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kinds import LLMISVC
+from kqlint.domain.kinds import LLMISVC
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.podspec import PROBE_HANDLERS, Container, containers, handlerless_probes, probe_fields
+from kqlint.domain.workloads import PodTemplate, own_templates
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Location, Severity
-from kqlint.objects import K8sObject
-from kqlint.podspec import PROBE_HANDLERS, Container, containers, handlerless_probes, probe_fields
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.workloads import PodTemplate, own_templates
 
 META = RuleMeta(code="KQ306", slug="partial-probe-override", severity=Severity.ERROR,
                 summary="an LLMInferenceService overlay sets a probe without a handler",

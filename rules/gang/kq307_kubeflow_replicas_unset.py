@@ -66,17 +66,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from kqlint.fixes import Edit, Fix
-from kqlint.kinds import KUBEFLOW_JOBS
-from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.workloads import (
+from kqlint.domain.kinds import KUBEFLOW_JOBS
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.workloads import (
     KAI_SCHEDULER_NAMES,
     ReplicaSpec,
     own_templates,
     replica_specs,
 )
+from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.fix.model import Edit, Fix
+from kqlint.model import Finding, Severity
 
 META = RuleMeta(code="KQ307", slug="kubeflow-replicas-unset", severity=Severity.WARNING,
                 summary="a Kubeflow job sent to KAI has a replica spec without replicas",

@@ -56,11 +56,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kinds import TRAINJOB
+from kqlint.domain.kinds import TRAINJOB
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.workloads import KAI_QUEUE_LABEL, VOLCANO_QUEUE_ANNOTATION
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.workloads import KAI_QUEUE_LABEL, VOLCANO_QUEUE_ANNOTATION
 
 META = RuleMeta(code="KQ501", slug="trainjob-scheduler-queue", severity=Severity.ERROR,
                 summary="a TrainJob carries a Volcano or KAI queue label/annotation (creation is rejected)",

@@ -77,12 +77,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kqlint.fixes import Edit, Fix
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.workloads import KAI_QUEUE_LABEL
+from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.fix.model import Edit, Fix
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
 from kqlint.rules.kakaocloud._markers import markers, reported_by_kq501
-from kqlint.workloads import KAI_QUEUE_LABEL
 
 META = RuleMeta(code="KQ503", slug="kai-queue-not-default", severity=Severity.ERROR,
                 summary="a kai.scheduler/queue label other than default-queue", profile="kakaocloud", fix="safe")

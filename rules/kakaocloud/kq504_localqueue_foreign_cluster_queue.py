@@ -36,10 +36,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kinds import LOCAL_QUEUE
+from kqlint.domain.kinds import LOCAL_QUEUE
+from kqlint.domain.objects import K8sObject
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ504", slug="localqueue-foreign-cluster-queue", severity=Severity.ERROR,
                 summary="a LocalQueue's spec.clusterQueue differs from its own namespace",

@@ -42,10 +42,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kinds import KUEUE_GROUP
+from kqlint.domain.kinds import KUEUE_GROUP
+from kqlint.domain.objects import K8sObject
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
 from kqlint.rules.kakaocloud import CUSTOM_WPC
 
 META = RuleMeta(code="KQ505", slug="custom-priority-class-name", severity=Severity.ERROR,

@@ -41,11 +41,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.fixes import Edit, Fix
-from kqlint.kinds import CLUSTER_QUEUE
+from kqlint.domain.kinds import CLUSTER_QUEUE
+from kqlint.domain.objects import K8sObject
+from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.fix.model import Edit, Fix
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ507", slug="cross-tenant-reclaim", severity=Severity.ERROR,
                 summary="a ClusterQueue sets reclaimWithinCohort to anything but Never",

@@ -10,7 +10,7 @@ Elsewhere (GKE, EKS, OpenShift, plain clusters) the resource does not exist and 
 silent. Then: a pod template of a workload whose pods form one job across nodes that asks for
 GPUs (`nvidia.com/gpu` above zero in the requests or limits of any container or init
 container) while no container of that pod asks for the NIC. One job across nodes means
-(linter/multinode.py): a Kubeflow job, TrainJob/TrainingRuntime, JobSet, Volcano Job, RayJob or
+(linter/domain/multinode.py): a Kubeflow job, TrainJob/TrainingRuntime, JobSet, Volcano Job, RayJob or
 RayCluster of more than one pod; a LeaderWorkerSet group, the `worker` part of an
 LLMInferenceService or a `multinode` DynamoGraphDeployment component of more than one pod; a
 Job, CronJob, StatefulSet, ReplicaSet or Pod whose pods join a gang (a named PodGroup, or
@@ -121,11 +121,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from kqlint.model import Finding, Location, Severity
-from kqlint.multinode import is_other_fabric, other_fabric, spans_nodes
-from kqlint.objects import K8sObject
-from kqlint.platform import platform_of
-from kqlint.podspec import (
+from kqlint.domain.multinode import is_other_fabric, other_fabric, spans_nodes
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.platform import platform_of
+from kqlint.domain.podspec import (
     GPU_RESOURCE,
     Container,
     asks_for,
@@ -137,8 +136,7 @@ from kqlint.podspec import (
     sets_resources,
     template_label,
 )
-from kqlint.rule import RuleContext, RuleMeta, Run
-from kqlint.workloads import (
+from kqlint.domain.workloads import (
     TRAINER_NODE_CONTAINER,
     PodTemplate,
     own_templates,
@@ -147,6 +145,8 @@ from kqlint.workloads import (
     total_pods,
     trainer_num_nodes,
 )
+from kqlint.engine.rule import RuleContext, RuleMeta, Run
+from kqlint.model import Finding, Location, Severity
 
 META = RuleMeta(code="KQ401", slug="missing-rdma-nic", severity=Severity.WARNING,
                 summary="a GPU pod of a job across nodes does not ask for the RDMA NIC the platform offers")
@@ -189,7 +189,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _judged(template: PodTemplate, nic: str, ctx: RuleContext) -> bool:
-    """Pods of one job across nodes that use no other fabric (linter/multinode.py)."""
+    """Pods of one job across nodes that use no other fabric (linter/domain/multinode.py)."""
     return spans_nodes(template, ctx.graph) and other_fabric(template, nic) is None
 
 

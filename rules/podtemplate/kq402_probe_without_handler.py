@@ -65,10 +65,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kinds import LLMISVC
-from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.podspec import (
+from kqlint.domain.kinds import LLMISVC
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.podspec import (
     PROBE_HANDLERS,
     Container,
     containers,
@@ -77,8 +76,9 @@ from kqlint.podspec import (
     probe_fields,
     template_label,
 )
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.workloads import PodTemplate, own_templates
+from kqlint.domain.workloads import PodTemplate, own_templates
+from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.model import Finding, Severity
 
 META = RuleMeta(code="KQ402", slug="probe-without-handler", severity=Severity.ERROR,
                 summary="a container probe has no exec, httpGet, tcpSocket or grpc handler")

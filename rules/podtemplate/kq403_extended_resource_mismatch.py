@@ -76,10 +76,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from kqlint.fixes import Edit, Fix
-from kqlint.model import Finding, Location, Severity
-from kqlint.objects import K8sObject
-from kqlint.podspec import (
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.podspec import (
     containers,
     format_quantity,
     operator_defaulted,
@@ -89,8 +87,10 @@ from kqlint.podspec import (
     resource_list,
     template_label,
 )
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.workloads import PodTemplate, own_templates
+from kqlint.domain.workloads import PodTemplate, own_templates
+from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.fix.model import Edit, Fix
+from kqlint.model import Finding, Location, Severity
 
 META = RuleMeta(code="KQ403", slug="extended-resource-mismatch", severity=Severity.ERROR,
                 summary="an extended or hugepages resource has requests not equal to limits", fix="safe")

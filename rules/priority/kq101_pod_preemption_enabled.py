@@ -118,7 +118,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kueue import (
+from kqlint.domain.kueue import (
     MANAGED,
     class_location,
     describe_pod_priority,
@@ -127,9 +127,9 @@ from kqlint.kueue import (
     managed_templates,
     pod_priority,
 )
+from kqlint.domain.objects import K8sObject
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
 from kqlint.rules.priority._shared_class import use_class_fix
 
 META = RuleMeta(code="KQ101", slug="pod-preemption-enabled", severity=Severity.ERROR,

@@ -101,7 +101,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kueue import (
+from kqlint.domain.kueue import (
     MANAGED,
     PREEMPT_LOWER,
     class_location,
@@ -111,9 +111,9 @@ from kqlint.kueue import (
     global_default_class,
     managed_templates,
 )
+from kqlint.domain.objects import K8sObject
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
 from kqlint.rules.priority._shared_class import use_class_fix
 
 META = RuleMeta(code="KQ102", slug="global-default-leak", severity=Severity.ERROR,

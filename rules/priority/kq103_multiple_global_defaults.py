@@ -53,11 +53,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.graph import ObjectGraph
-from kqlint.kueue import class_location, class_value, global_defaults
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.kueue import class_location, class_value, global_defaults
+from kqlint.domain.objects import INPUT
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import INPUT
-from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ103", slug="multiple-global-defaults", severity=Severity.ERROR,
                 summary="more than one PriorityClass has globalDefault: true", scope="graph")

@@ -99,18 +99,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kinds import LLMISVC
-from kqlint.kueue import (
+from kqlint.domain.kinds import LLMISVC
+from kqlint.domain.kueue import (
     PodPriority,
     describe_pod_priority,
     describe_template,
     ordered_templates,
     resolved_pod_priorities,
 )
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.workloads import PodTemplate, has_pod_templates, own_templates
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.workloads import PodTemplate, has_pod_templates, own_templates
 
 META = RuleMeta(code="KQ104", slug="mixed-priority-in-workload", severity=Severity.ERROR,
                 summary="pod templates of one workload get different pod priorities or preemption policies")

@@ -173,8 +173,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from itertools import groupby
 
-from kqlint.graph import ObjectGraph
-from kqlint.kueue import (
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.kueue import (
     ManagedWorkload,
     PodProfile,
     WorkloadPriority,
@@ -186,13 +186,13 @@ from kqlint.kueue import (
     workload_priority,
     workloads_routed_to,
 )
+from kqlint.domain.objects import INPUT
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import INPUT
-from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ105", slug="priority-mismatch", severity=Severity.WARNING,
                 summary="Kueue ranks a workload higher, but a lower-ranked workload's pods can preempt it",
-                scope="graph")
+                scope="graph", shows_route=True)
 
 Ranked = tuple[int, WorkloadPriority, PodProfile]
 

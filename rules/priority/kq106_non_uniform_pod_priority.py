@@ -144,8 +144,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.graph import ObjectGraph
-from kqlint.kueue import (
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.kueue import (
     KUEUE_GROUP,
     ManagedWorkload,
     PodPriority,
@@ -155,10 +155,10 @@ from kqlint.kueue import (
     pod_priority,
     workloads_routed_to,
 )
+from kqlint.domain.objects import INPUT
+from kqlint.domain.workloads import PodTemplate
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Location, Severity
-from kqlint.objects import INPUT
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.workloads import PodTemplate
 
 META = RuleMeta(code="KQ106", slug="non-uniform-pod-priority", severity=Severity.INFO,
                 summary="gangs routed to one ClusterQueue run at different pod priorities", scope="graph")

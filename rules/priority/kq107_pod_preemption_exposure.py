@@ -108,8 +108,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterator
 
-from kqlint.graph import ObjectGraph
-from kqlint.kueue import (
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.kueue import (
     PREEMPT_LOWER,
     SCHEDULING_GROUP,
     PodProfile,
@@ -122,9 +122,9 @@ from kqlint.kueue import (
     is_multi_pod,
     pod_profile,
 )
+from kqlint.domain.objects import INPUT, K8sObject
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Location, Severity
-from kqlint.objects import INPUT, K8sObject
-from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ107", slug="pod-preemption-exposure", severity=Severity.WARNING,
                 summary="a preempting PriorityClass ranks above the pods of a Kueue-managed gang", scope="graph")

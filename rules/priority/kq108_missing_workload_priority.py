@@ -101,7 +101,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kueue import (
+from kqlint.domain.kueue import (
     MANAGED,
     NEVER,
     PRIORITY_LABEL,
@@ -111,9 +111,9 @@ from kqlint.kueue import (
     within_cluster_queue,
     workload_priority,
 )
+from kqlint.domain.objects import K8sObject
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ108", slug="missing-workload-priority", severity=Severity.INFO,
                 summary="a workload in a preempting ClusterQueue has no WorkloadPriorityClass label",

@@ -44,12 +44,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.graph import BUILTIN_PRIORITY_CLASSES
-from kqlint.kinds import PRIORITY_CLASS
-from kqlint.kueue import HIGHEST_USER_PRIORITY, class_value, is_global_default
+from kqlint.domain.graph import BUILTIN_PRIORITY_CLASSES
+from kqlint.domain.kinds import PRIORITY_CLASS
+from kqlint.domain.kueue import HIGHEST_USER_PRIORITY, class_value, is_global_default
+from kqlint.domain.objects import K8sObject
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ109", slug="priority-value-out-of-range", severity=Severity.ERROR,
                 summary="a PriorityClass value above 1000000000 or a reserved system- name",

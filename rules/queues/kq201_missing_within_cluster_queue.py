@@ -94,9 +94,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.fixes import Edit, Fix
-from kqlint.kinds import CLUSTER_QUEUE
-from kqlint.kueue import (
+from kqlint.domain.kinds import CLUSTER_QUEUE
+from kqlint.domain.kueue import (
     QUEUE_LABEL,
     ManagedWorkload,
     WorkloadPriority,
@@ -105,9 +104,10 @@ from kqlint.kueue import (
     workload_priority_classes,
     workloads_routed_to,
 )
+from kqlint.domain.objects import K8sObject
+from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.fix.model import Edit, Fix
 from kqlint.model import Finding, Location, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ201", slug="missing-within-cluster-queue", severity=Severity.WARNING,
                 summary="a ClusterQueue with several priorities in play leaves withinClusterQueue at Never",

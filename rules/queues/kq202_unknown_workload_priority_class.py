@@ -92,11 +92,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kueue import resolve_priority_class
+from kqlint.domain.kueue import resolve_priority_class
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.refs import WORKLOAD_PRIORITY_REF, Reference, references, unresolved
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.refs import WORKLOAD_PRIORITY_REF, Reference, references, unresolved
-from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ202", slug="unknown-workload-priority-class", severity=Severity.ERROR,
                 summary="a kueue.x-k8s.io/priority-class label names a WorkloadPriorityClass that cannot "

@@ -85,11 +85,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kinds import KUEUE_GROUP
+from kqlint.domain.kinds import KUEUE_GROUP
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.refs import QUEUE_REF, references, unresolved
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.refs import QUEUE_REF, references, unresolved
-from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ203", slug="unknown-local-queue", severity=Severity.ERROR,
                 summary="a kueue.x-k8s.io/queue-name label names a LocalQueue that cannot be resolved in "

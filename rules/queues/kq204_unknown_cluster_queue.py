@@ -62,11 +62,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kinds import LOCAL_QUEUE
+from kqlint.domain.kinds import LOCAL_QUEUE
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.refs import CLUSTER_QUEUE_REF, references, unresolved
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.refs import CLUSTER_QUEUE_REF, references, unresolved
-from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ204", slug="unknown-cluster-queue", severity=Severity.ERROR,
                 summary="a LocalQueue's spec.clusterQueue names a ClusterQueue that cannot be resolved",

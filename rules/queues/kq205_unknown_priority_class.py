@@ -90,16 +90,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from kqlint.graph import ObjectGraph
-from kqlint.kinds import POD
-from kqlint.kueue import is_kueue_managed, trainjobs_using
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.kinds import POD
+from kqlint.domain.kueue import is_kueue_managed, trainjobs_using
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.platform import INSTALLED_PRIORITY_CLASSES, platform_of
+from kqlint.domain.refs import POD_GROUP_PRIORITY_REF, TEMPLATE_PRIORITY_REF, Reference, references, unresolved
+from kqlint.domain.wording import LOOKED_IN, template_text
+from kqlint.domain.workloads import KAI_PODGROUP, KAI_SCHEDULER_NAMES, PodTemplate
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.platform import INSTALLED_PRIORITY_CLASSES, platform_of
-from kqlint.refs import POD_GROUP_PRIORITY_REF, TEMPLATE_PRIORITY_REF, Reference, references, unresolved
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.wording import LOOKED_IN, template_text
-from kqlint.workloads import KAI_PODGROUP, KAI_SCHEDULER_NAMES, PodTemplate
 
 META = RuleMeta(code="KQ205", slug="unknown-priority-class", severity=Severity.ERROR,
                 summary="a pod template's or PodGroup's priorityClassName names a PriorityClass that "

@@ -66,11 +66,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kinds import CLUSTER_QUEUE
+from kqlint.domain.kinds import CLUSTER_QUEUE
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.refs import FLAVOR_REF, references, unresolved
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.refs import FLAVOR_REF, references, unresolved
-from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ206", slug="unknown-resource-flavor", severity=Severity.ERROR,
                 summary="a ClusterQueue flavor names a ResourceFlavor that cannot be resolved",

@@ -84,9 +84,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kqlint.fields import text
-from kqlint.graph import ObjectGraph
-from kqlint.kueue import (
+from kqlint.domain.fields import text
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.kueue import (
     KUEUE_GROUP,
     POD_TEMPLATE_LABELLED,
     PRIORITY_LABEL,
@@ -94,10 +94,10 @@ from kqlint.kueue import (
     has_default_local_queue,
     object_labels_path,
 )
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.workloads import own_templates
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.workloads import own_templates
 
 META = RuleMeta(code="KQ207", slug="queue-name-missing", severity=Severity.WARNING,
                 summary="a workload has a Kueue priority-class label but no queue-name, so Kueue ignores it")

@@ -104,16 +104,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from kqlint.fixes import Edit, Fix
-from kqlint.graph import ObjectGraph
-from kqlint.kinds import DEPLOYMENT, JOBSET, LWS, POD, STATEFULSET
-from kqlint.kueue import INTEGRATIONS, POD_TEMPLATE_LABELLED, PRIORITY_LABEL, QUEUE_LABEL
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.kinds import DEPLOYMENT, JOBSET, LWS, POD, STATEFULSET
+from kqlint.domain.kueue import INTEGRATIONS, POD_TEMPLATE_LABELLED, PRIORITY_LABEL, QUEUE_LABEL
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.platform import Platform, platform_of
+from kqlint.domain.wording import template_text
+from kqlint.domain.workloads import own_templates
+from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.fix.model import Edit, Fix
 from kqlint.model import Finding, Location, Severity
-from kqlint.objects import K8sObject
-from kqlint.platform import Platform, platform_of
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.wording import template_text
-from kqlint.workloads import own_templates
 
 META = RuleMeta(code="KQ208", slug="kueue-label-misplaced", severity=Severity.ERROR,
                 summary="a Kueue queue-name/priority-class label sits where that integration does not read it",

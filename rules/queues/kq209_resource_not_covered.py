@@ -139,7 +139,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from kqlint.kueue import (
+from kqlint.domain.kueue import (
     QUEUE_LABEL,
     ManagedWorkload,
     PodSet,
@@ -151,14 +151,15 @@ from kqlint.kueue import (
     request_location,
     resource_config,
 )
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.quantity import format_amount
+from kqlint.domain.wording import pod_set_text
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.quantity import format_amount
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.wording import pod_set_text
 
 META = RuleMeta(code="KQ209", slug="resource-not-covered", severity=Severity.ERROR,
-                summary="a Kueue-managed workload requests a resource its ClusterQueue does not cover")
+                summary="a Kueue-managed workload requests a resource its ClusterQueue does not cover",
+                shows_route=True)
 
 
 @dataclass(frozen=True)

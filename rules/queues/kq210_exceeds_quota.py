@@ -136,8 +136,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from kqlint.graph import ObjectGraph, from_manifest
-from kqlint.kueue import (
+from kqlint.domain.graph import ObjectGraph, from_manifest
+from kqlint.domain.kueue import (
     QUEUE_LABEL,
     ManagedWorkload,
     PodSet,
@@ -155,14 +155,15 @@ from kqlint.kueue import (
     request_location,
     resource_config,
 )
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.quantity import exact_sum, format_amount, parse_quantity
+from kqlint.domain.wording import pod_set_text
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Location, Severity
-from kqlint.objects import K8sObject
-from kqlint.quantity import exact_sum, format_amount, parse_quantity
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.wording import pod_set_text
 
 META = RuleMeta(code="KQ210", slug="exceeds-quota", severity=Severity.ERROR,
-                summary="a Kueue-managed workload needs more than its ClusterQueue can ever provide")
+                summary="a Kueue-managed workload needs more than its ClusterQueue can ever provide",
+                shows_route=True)
 
 PODS = "pods"
 

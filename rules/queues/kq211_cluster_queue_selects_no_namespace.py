@@ -88,11 +88,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kqlint.graph import ObjectGraph
-from kqlint.kinds import KUEUE_GROUP
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.kinds import KUEUE_GROUP
+from kqlint.domain.objects import INPUT, K8sObject
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import INPUT, K8sObject
-from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ211", slug="cluster-queue-selects-no-namespace", severity=Severity.ERROR,
                 summary="a ClusterQueue's namespaceSelector admits none of the namespaces of its LocalQueues",
