@@ -72,14 +72,14 @@ preemptionPolicy: Never
 
 ## How to fix
 For a CEL rule, change the object so that the rule holds (the finding quotes it; remember
-the defaults the schema fills in). Otherwise rename the field or value as suggested (names and values are case-sensitive), move a field
-that sits at the wrong level, unquote numbers and booleans, quote strings YAML would read as
-booleans (`"true"`, `"on"`). When the field exists in a newer API version than the one the
-object declares (or the reverse), change `apiVersion` or use that version's spelling. If
-your cluster runs a different version of the operator, pass its CRDs with `--crd PATH`.
-`kqlint check --fix` renames a key or replaces an enum value (safe) when exactly one valid
-spelling is closest (a case difference, or one or two typos in a longer word) and, for a key,
-the right key is not already there.
+the defaults the schema fills in). Otherwise rename the field or value as suggested (names
+and values are case-sensitive), move a field that sits at the wrong level, unquote numbers
+and booleans, quote strings YAML would read as booleans (`"true"`, `"on"`). When the field
+exists in a newer API version than the one the object declares (or the reverse), change
+`apiVersion` or use that version's spelling. If your cluster runs a different version of the
+operator, pass its CRDs with `--crd PATH`. `kqlint check --fix` renames a key or replaces an
+enum value (safe) when exactly one valid spelling is closest (a case difference, or one or
+two typos in a longer word) and, for a key, the right key is not already there.
 """
 from __future__ import annotations
 

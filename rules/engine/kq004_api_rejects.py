@@ -9,6 +9,12 @@ cannot express (kueue.md B8, B9, B13):
 - a pod-group member (a Pod, or a pod template) with only one of the label
   `kueue.x-k8s.io/pod-group-name` and the annotation `kueue.x-k8s.io/pod-group-total-count`,
   or a total count that is not a positive number.
+- a LeaderWorkerSet the LWS webhook refuses: a name that is not a DNS-1035 label, `replicas`
+  outside 0–1000000, `size` below 1, `replicas × size` above 2147483647, `maxUnavailable` or
+  `maxSurge` negative, not a percentage or above 100% (or both 0 while replicas are not), a
+  `subGroupSize` below 1, larger than `size`, or dividing neither `size` nor `size - 1`
+  (`size - 1` with `LeaderExcluded`), the subgroup-exclusive-topology annotation without a
+  subgroup policy.
 The message quotes the rule the server applies. The rules the ClusterQueue CRD states in CEL
 (as many `resources` as `coveredResources`, `borrowingLimit` without a cohort,
 `reclaimWithinCohort: Never` with `borrowWithinCohort`) are KQ002's.
@@ -75,7 +81,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kqlint.domain.kinds import KUEUE_GROUP, POD
+from kqlint.domain.kinds import KUEUE_GROUP, LWS, POD
 from kqlint.domain.kueue import POD_GROUP_NAME, POD_GROUP_TOTAL
 from kqlint.domain.kueue.quota import group_flavors, resource_groups
 from kqlint.domain.objects import K8sObject
@@ -83,6 +89,7 @@ from kqlint.domain.quantity import parse_quantity
 from kqlint.domain.workloads import pod_templates
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
+from kqlint.rules.engine._webhook_lws import lws_findings
 
 META = RuleMeta(code="KQ004", slug="api-rejects", severity=Severity.ERROR,
                 summary="the API server or Kueue's webhook would refuse the object at apply time")
@@ -95,6 +102,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     if obj.kind == "ClusterQueue" and obj.group == KUEUE_GROUP:
         yield from _resource_groups(obj, ctx)
         yield from _limits(obj, ctx)
+    if LWS.of(obj):
+        yield from lws_findings(obj, ctx)
     yield from _pod_groups(obj, ctx)
 
 
