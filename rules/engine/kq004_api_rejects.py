@@ -15,6 +15,11 @@ cannot express (kueue.md B8, B9, B13):
   `subGroupSize` below 1, larger than `size`, or dividing neither `size` nor `size - 1`
   (`size - 1` with `LeaderExcluded`), the subgroup-exclusive-topology annotation without a
   subgroup policy.
+- a JobSet the JobSet webhook refuses: child Job names (`<jobset>-<replicatedJob>-<index>`) or,
+  for an Indexed job with `completions`, pod names that are not DNS-1035 labels of at most 63
+  characters; `dependsOn` on the first replicatedJob or naming no earlier one; `replicas ×
+  parallelism` above 2147483647; a `groupName` that is not a DNS-1035 label; a success policy
+  naming no replicatedJob.
 The message quotes the rule the server applies. The rules the ClusterQueue CRD states in CEL
 (as many `resources` as `coveredResources`, `borrowingLimit` without a cohort,
 `reclaimWithinCohort: Never` with `borrowWithinCohort`) are KQ002's.
@@ -81,7 +86,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kqlint.domain.kinds import KUEUE_GROUP, LWS, POD
+from kqlint.domain.kinds import JOBSET, KUEUE_GROUP, LWS, POD
 from kqlint.domain.kueue import POD_GROUP_NAME, POD_GROUP_TOTAL
 from kqlint.domain.kueue.quota import group_flavors, resource_groups
 from kqlint.domain.objects import K8sObject
@@ -89,6 +94,7 @@ from kqlint.domain.quantity import parse_quantity
 from kqlint.domain.workloads import pod_templates
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
+from kqlint.rules.engine._webhook_jobset import jobset_findings
 from kqlint.rules.engine._webhook_lws import lws_findings
 
 META = RuleMeta(code="KQ004", slug="api-rejects", severity=Severity.ERROR,
@@ -104,6 +110,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         yield from _limits(obj, ctx)
     if LWS.of(obj):
         yield from lws_findings(obj, ctx)
+    if JOBSET.of(obj):
+        yield from jobset_findings(obj, ctx)
     yield from _pod_groups(obj, ctx)
 
 
