@@ -1,0 +1,204 @@
+"""
+## What it catches
+Volcano queue references and Queue bounds that Volcano's admission webhook refuses on create
+(volcano-sh/volcano `pkg/webhooks/admission/jobs/validate/admit_job.go` `validateJobCreate`,
+`podgroups/validate/validate_podgroup.go` `checkQueueState`, `queues/validate/validate_queue.go`
+`validateResourceQuantityOfQueue`):
+- a Volcano Job whose `spec.queue` is `root`, or a Queue that has child Queues (`spec.parent`)
+  among the Queues kqlint knows;
+- a Volcano Job's or PodGroup's `spec.queue` naming no Queue, when the inputs, context,
+  `external` objects or profile hold at least one Volcano Queue (`default` and `root` always
+  exist: Volcano creates them);
+- a Queue whose `deserved` is above its `capability`, or whose `guarantee.resource` is above
+  (or missing from) its `deserved`, for some resource.
+Without any Volcano Queue in view, kqlint does not know the cluster's queues and says nothing
+about unknown or non-leaf queues. Silent under the `kakaocloud` profile, where KQ502 reports
+every Volcano queue reference.
+
+## Why it breaks on a cluster
+`kubectl apply` fails with the webhook's message (`can not submit job to root queue`, `can only
+submit job to leaf queue`, `unable to find job queue`, `deserved[cpu]=… must be <=
+capability[cpu]=…`): the job or queue never exists.
+
+## Bad
+```yaml
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata:
+  name: research
+spec:
+  capability: {cpu: "64"}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata:
+  name: research-nlp
+spec:
+  parent: research
+  deserved: {cpu: "32"}
+  guarantee:
+    resource: {cpu: "48"}
+---
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata:
+  name: pretrain
+spec:
+  queue: research
+  tasks:
+  - name: worker
+    replicas: 2
+    template:
+      spec:
+        containers:
+        - name: main
+          image: trainer:1.0
+```
+
+## Good
+```yaml
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata:
+  name: research-nlp
+spec:
+  parent: research
+  deserved: {cpu: "32"}
+  guarantee:
+    resource: {cpu: "16"}
+---
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata:
+  name: pretrain
+spec:
+  queue: research-nlp
+  tasks:
+  - name: worker
+    replicas: 2
+    template:
+      spec:
+        containers:
+        - name: main
+          image: trainer:1.0
+```
+
+## How to fix
+Submit jobs to a leaf queue (one that no other Queue names as `parent`), never to `root`; fix
+the queue name or create the Queue (or declare it under `external:` in `.kqlint.yaml` if it
+exists on the cluster); keep `guarantee ≤ deserved ≤ capability` for every resource.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.kinds import VOLCANO_GROUP, VOLCANO_JOB, VOLCANO_PODGROUP, VOLCANO_QUEUE
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.quantity import parse_quantity
+from kqlint.engine.rule import RuleContext, RuleMeta, Run
+from kqlint.model import Finding, Severity
+from kqlint.spelling import suggest
+
+META = RuleMeta(code="KQ312", slug="volcano-queue-invalid", severity=Severity.ERROR,
+                summary="Volcano's webhook refuses a job on the root, a parent or an unknown queue, "
+                        "or a Queue whose guarantee, deserved and capability are out of order",
+                kinds=frozenset({VOLCANO_JOB, VOLCANO_PODGROUP, VOLCANO_QUEUE}))
+BUILT_IN_QUEUES = ("default", "root")  # created by Volcano itself
+
+
+def prepare(run: Run) -> bool:
+    """Whether the rule speaks: under the kakaocloud profile KQ502 owns Volcano queue references."""
+    return run.config.profile != "kakaocloud"
+
+
+def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    if VOLCANO_QUEUE.of(obj):
+        yield from _bounds(obj, ctx)
+        return
+    if not ctx.state:
+        return
+    queue = obj.get("spec", "queue")
+    if not isinstance(queue, str) or not queue:
+        return  # unset: the mutating webhook sends it to `default`
+    queues = _queues(ctx.graph)
+    if VOLCANO_JOB.of(obj):
+        yield from _job_queue(obj, ctx, queue, queues)
+    elif queues and queue not in queues and queue not in BUILT_IN_QUEUES:
+        yield _unknown(obj, ctx, queue, queues, "`unable to find queue`")
+
+
+def _queues(graph: ObjectGraph) -> dict[str, K8sObject]:
+    """The Volcano Queues in view, by name (inputs first)."""
+    def build() -> dict[str, K8sObject]:
+        found: dict[str, K8sObject] = {}
+        for queue in graph.of_kind("Queue", VOLCANO_GROUP):
+            if isinstance(queue.name, str):
+                found.setdefault(queue.name, queue)
+        return found
+    return graph.memo(("KQ312", "queues"), build)
+
+
+def _children(queue: str, queues: dict[str, K8sObject]) -> list[K8sObject]:
+    return [q for q in queues.values() if q.get("spec", "parent") == queue]
+
+
+def _job_queue(obj: K8sObject, ctx: RuleContext, queue: str, queues: dict[str, K8sObject]) -> Iterator[Finding]:
+    at = obj.at_value("spec", "queue")
+    if queue == "root":
+        yield ctx.finding(at=at, message=f"{obj.display()}: spec.queue is `root`: Volcano's webhook rejects the job "
+                                         "(`can not submit job to root queue`)",
+                          remedy="submit it to a leaf queue")
+        return
+    children = _children(queue, queues)
+    if children:
+        yield ctx.finding(
+            at=at, related=[(child.at("spec", "parent"), f"Queue {child.name} names it as parent")
+                            for child in children[:5]],
+            message=(f"{obj.display()}: Queue `{queue}` has {len(children)} child queues: Volcano's webhook rejects "
+                     "the job (`can only submit job to leaf queue`)"),
+            remedy=f"submit it to one of its leaf queues ({', '.join(f'`{c.name}`' for c in children[:3])})")
+    elif queues and queue not in queues and queue not in BUILT_IN_QUEUES:
+        yield _unknown(obj, ctx, queue, queues, "`unable to find job queue`")
+
+
+def _unknown(obj: K8sObject, ctx: RuleContext, queue: str, queues: dict[str, K8sObject], server: str) -> Finding:
+    return ctx.finding(
+        at=obj.at_value("spec", "queue"),
+        message=(f"{obj.display()}: spec.queue `{queue}` names no Volcano Queue kqlint knows"
+                 f"{suggest(queue, [*queues, *BUILT_IN_QUEUES])}: Volcano's webhook rejects it ({server})"),
+        remedy="fix the name, create the Queue, or declare it under `external:` if it exists on the cluster")
+
+
+def _bounds(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    capability, deserved = _resources(obj.get("spec", "capability")), _resources(obj.get("spec", "deserved"))
+    guarantee = _resources(obj.get("spec", "guarantee", "resource"))
+    for name, wanted in guarantee.items():
+        have = deserved.get(name)
+        if have is None or have < wanted:
+            relation = "is set while deserved lacks it" if have is None else \
+                f"is above deserved[{name}] {obj.get('spec', 'deserved', name)}"
+            yield ctx.finding(
+                at=obj.at_value("spec", "guarantee", "resource", name),
+                message=(f"{obj.display()}: guarantee.resource[{name}] {obj.get('spec', 'guarantee', 'resource', name)}"
+                         f" {relation}: Volcano's webhook rejects the Queue "
+                         f"(`deserved[{name}] must be >= guarantee[{name}]`)"),
+                remedy=f"set deserved[{name}] at least as high as the guarantee, or lower the guarantee")
+    for name, share in deserved.items():
+        cap = capability.get(name)
+        if cap is not None and share > cap:
+            yield ctx.finding(
+                at=obj.at_value("spec", "deserved", name), related=[(obj.at_value("spec", "capability", name),
+                                                                     f"capability[{name}]")],
+                message=(f"{obj.display()}: deserved[{name}] {obj.get('spec', 'deserved', name)} is above "
+                         f"capability[{name}] {obj.get('spec', 'capability', name)}: Volcano's webhook rejects the "
+                         f"Queue (`deserved[{name}] must be <= capability[{name}]`)"),
+                remedy=f"lower deserved[{name}] to at most the capability, or raise the capability")
+
+
+def _resources(value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        return {}
+    parsed = {str(name): parse_quantity(quantity) for name, quantity in value.items()}
+    return {name: quantity for name, quantity in parsed.items() if quantity is not None}
