@@ -25,7 +25,7 @@ metadata:
 spec:
   resources:
     gpu: {quota: 8, limit: -1, overQuotaWeight: 1}
-    cpu: {quota: 64, limit: -1, overQuotaWeight: 1}
+    cpu: {quota: 64000, limit: -1, overQuotaWeight: 1}
     memory: {quota: -1, limit: -1, overQuotaWeight: 1}
 ---
 apiVersion: scheduling.run.ai/v2
@@ -42,6 +42,16 @@ spec:
 
 ## Good
 ```yaml
+apiVersion: scheduling.run.ai/v2
+kind: Queue
+metadata:
+  name: research
+spec:
+  resources:
+    gpu: {quota: 8, limit: -1, overQuotaWeight: 1}
+    cpu: {quota: 64000, limit: -1, overQuotaWeight: 1}
+    memory: {quota: -1, limit: -1, overQuotaWeight: 1}
+---
 apiVersion: scheduling.run.ai/v2
 kind: Queue
 metadata:
@@ -71,7 +81,7 @@ from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 from kqlint.spelling import suggest
 
-META = RuleMeta(code="KQ311", slug="kai-queue-quota-inconsistent", severity=Severity.WARNING,
+META = RuleMeta(code="KQ311", slug="kai-queue-quota-inconsistent", severity=Severity.ERROR,
                 summary="a KAI queue names a parent that does not exist, or its quota and limits "
                         "cannot be honoured or read as written",
                 kinds=frozenset({KAI_QUEUE}))
@@ -88,7 +98,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     parent = queues.get(parent_name) if isinstance(parent_name, str) else None
     if isinstance(parent_name, str) and parent_name and parent is None and parent_name != DEFAULT_PARENT:
         yield ctx.finding(
-            at=obj.at_value("spec", "parentQueue"), severity=Severity.ERROR,
+            at=obj.at_value("spec", "parentQueue"),
             message=(f"{obj.display()}: parentQueue `{parent_name}` names no KAI Queue kqlint knows"
                      f"{suggest(parent_name, [*queues, DEFAULT_PARENT])}: the scheduler drops this queue and its "
                      "subtree as orphans, and nothing in them is scheduled"),
@@ -120,13 +130,15 @@ def _resource(obj: K8sObject, ctx: RuleContext, name: str, entry: dict[str, Any]
     parent_quota = _number(parent.get(*base, "quota")) if parent is not None else None
     if parent is not None and quota is not None and parent_quota is not None and 0 <= parent_quota < quota:
         yield ctx.finding(
-            at=obj.at_value(*base, "quota"), related=[(parent.at_value(*base, "quota"), f"{parent.name}'s quota")],
+            at=obj.at_value(*base, "quota"), severity=Severity.WARNING,
+            related=[(parent.at_value(*base, "quota"), f"{parent.name}'s quota")],
             message=(f"{obj.display()}: {name} quota {entry['quota']} is above its parent `{parent.name}`'s "
                      f"{parent.get(*base, 'quota')}: the guarantee can never be honoured"),
             remedy=f"lower the {name} quota to at most the parent's, or raise the parent's")
     if quota is not None and limit is not None and quota > 0 and 0 <= limit < quota:
         yield ctx.finding(
-            at=obj.at_value(*base, "limit"), related=[(obj.at_value(*base, "quota"), "quota")],
+            at=obj.at_value(*base, "limit"), severity=Severity.WARNING,
+            related=[(obj.at_value(*base, "quota"), "quota")],
             message=(f"{obj.display()}: {name} limit {entry['limit']} is below its quota {entry['quota']}: the "
                      "queue is capped under its own guarantee, which can never be used"),
             remedy="raise the limit to at least the quota (or -1, unlimited)")
@@ -140,7 +152,7 @@ def _unit_slips(obj: K8sObject, ctx: RuleContext, name: str, entry: dict[str, An
         value = entry.get(key)
         if isinstance(value, int) and not isinstance(value, bool) and value in UNIT_SLIP:
             yield ctx.finding(
-                at=obj.at_value("spec", "resources", name, key),
+                at=obj.at_value("spec", "resources", name, key), severity=Severity.WARNING,
                 message=(f"{obj.display()}: {name} {key} {value} is {value} {unit} ({value / factor:g} {big}): "
                          f"KAI reads {name} in {unit}, so this is almost certainly a unit slip"),
                 remedy=f"write {value * factor} for {value} {big}")
