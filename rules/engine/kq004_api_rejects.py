@@ -20,6 +20,8 @@ cannot express (kueue.md B8, B9, B13):
   characters; `dependsOn` on the first replicatedJob or naming no earlier one; `replicas ×
   parallelism` above 2147483647; a `groupName` that is not a DNS-1035 label; a success policy
   naming no replicatedJob.
+- a KAI PodGroup with two subgroups of one name, a subgroup `parent` naming no subgroup, parents
+  forming a cycle, or `minMember` with `minSubGroup`; a KAI Queue without `spec.resources`.
 The message quotes the rule the server applies. The rules the ClusterQueue CRD states in CEL
 (as many `resources` as `coveredResources`, `borrowingLimit` without a cohort,
 `reclaimWithinCohort: Never` with `borrowWithinCohort`) are KQ002's.
@@ -86,7 +88,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kqlint.domain.kinds import JOBSET, KUEUE_GROUP, LWS, POD
+from kqlint.domain.kinds import JOBSET, KAI_GROUP, KUEUE_GROUP, LWS, POD
 from kqlint.domain.kueue import POD_GROUP_NAME, POD_GROUP_TOTAL
 from kqlint.domain.kueue.quota import group_flavors, resource_groups
 from kqlint.domain.objects import K8sObject
@@ -95,6 +97,7 @@ from kqlint.domain.workloads import pod_templates
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 from kqlint.rules.engine._webhook_jobset import jobset_findings
+from kqlint.rules.engine._webhook_kai import kai_findings
 from kqlint.rules.engine._webhook_lws import lws_findings
 
 META = RuleMeta(code="KQ004", slug="api-rejects", severity=Severity.ERROR,
@@ -112,6 +115,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         yield from lws_findings(obj, ctx)
     if JOBSET.of(obj):
         yield from jobset_findings(obj, ctx)
+    if obj.group == KAI_GROUP:
+        yield from kai_findings(obj, ctx)
     yield from _pod_groups(obj, ctx)
 
 
