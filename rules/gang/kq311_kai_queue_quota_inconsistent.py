@@ -74,11 +74,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kqlint.domain.graph import ObjectGraph
 from kqlint.domain.kinds import KAI_QUEUE
 from kqlint.domain.objects import K8sObject
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
+from kqlint.rules.gang._queues import queues_by_name
 from kqlint.spelling import suggest
 
 META = RuleMeta(code="KQ311", slug="kai-queue-quota-inconsistent", severity=Severity.ERROR,
@@ -93,7 +93,7 @@ UNITS = {"cpu": ("millicores", 1000, "cores"), "memory": ("megabytes", 1000, "GB
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     if obj.api_version != "scheduling.run.ai/v2":
         return
-    queues = _queues(ctx.graph)
+    queues = queues_by_name(ctx.graph, KAI_QUEUE)
     parent_name = obj.get("spec", "parentQueue")
     parent = queues.get(parent_name) if isinstance(parent_name, str) else None
     if isinstance(parent_name, str) and parent_name and parent is None and parent_name != DEFAULT_PARENT:
@@ -107,16 +107,6 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     for name, entry in (resources.items() if isinstance(resources, dict) else ()):
         if isinstance(entry, dict):
             yield from _resource(obj, ctx, str(name), entry, parent)
-
-
-def _queues(graph: ObjectGraph) -> dict[str, K8sObject]:
-    def build() -> dict[str, K8sObject]:
-        found: dict[str, K8sObject] = {}
-        for queue in graph.of_kind(KAI_QUEUE.kind, KAI_QUEUE.group):
-            if isinstance(queue.name, str):
-                found.setdefault(queue.name, queue)
-        return found
-    return graph.memo(("KQ311", "queues"), build)
 
 
 def _number(value: Any) -> float | None:

@@ -93,12 +93,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kqlint.domain.graph import ObjectGraph
-from kqlint.domain.kinds import VOLCANO_GROUP, VOLCANO_JOB, VOLCANO_PODGROUP, VOLCANO_QUEUE
+from kqlint.domain.kinds import VOLCANO_JOB, VOLCANO_PODGROUP, VOLCANO_QUEUE
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.quantity import parse_quantity
 from kqlint.engine.rule import RuleContext, RuleMeta, Run
 from kqlint.model import Finding, Severity
+from kqlint.rules.gang._queues import queues_by_name
 from kqlint.spelling import suggest
 
 META = RuleMeta(code="KQ312", slug="volcano-queue-invalid", severity=Severity.ERROR,
@@ -122,22 +122,11 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     queue = obj.get("spec", "queue")
     if not isinstance(queue, str) or not queue:
         return  # unset: the mutating webhook sends it to `default`
-    queues = _queues(ctx.graph)
+    queues = queues_by_name(ctx.graph, VOLCANO_QUEUE)
     if VOLCANO_JOB.of(obj):
         yield from _job_queue(obj, ctx, queue, queues)
     elif queues and queue not in queues and queue not in BUILT_IN_QUEUES:
         yield _unknown(obj, ctx, queue, queues, "`unable to find queue`")
-
-
-def _queues(graph: ObjectGraph) -> dict[str, K8sObject]:
-    """The Volcano Queues in view, by name (inputs first)."""
-    def build() -> dict[str, K8sObject]:
-        found: dict[str, K8sObject] = {}
-        for queue in graph.of_kind("Queue", VOLCANO_GROUP):
-            if isinstance(queue.name, str):
-                found.setdefault(queue.name, queue)
-        return found
-    return graph.memo(("KQ312", "queues"), build)
 
 
 def _children(queue: str, queues: dict[str, K8sObject]) -> list[K8sObject]:
