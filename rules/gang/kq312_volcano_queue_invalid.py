@@ -10,7 +10,8 @@ Volcano queue references and Queue bounds that Volcano's admission webhook refus
   `external` objects or profile hold at least one Volcano Queue (`default` and `root` always
   exist: Volcano creates them);
 - a Queue whose `deserved` is above its `capability`, or whose `guarantee.resource` is above
-  (or missing from) its `deserved`, for some resource.
+  (or missing from) its `deserved`, for some resource; a child Queue whose `capability` is
+  above that of its nearest ancestor (through `spec.parent`) that caps the same resource.
 Without any Volcano Queue in view, kqlint does not know the cluster's queues and says nothing
 about unknown or non-leaf queues. Silent under the `kakaocloud` profile, where KQ502 reports
 every Volcano queue reference.
@@ -116,6 +117,7 @@ def prepare(run: Run) -> bool:
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     if VOLCANO_QUEUE.of(obj):
         yield from _bounds(obj, ctx)
+        yield from _above_ancestor(obj, ctx)
         return
     if not ctx.state:
         return
@@ -184,6 +186,37 @@ def _bounds(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
                          f"capability[{name}] {obj.get('spec', 'capability', name)}: Volcano's webhook rejects the "
                          f"Queue (`deserved[{name}] must be <= capability[{name}]`)"),
                 remedy=f"lower deserved[{name}] to at most the capability, or raise the capability")
+
+
+def _above_ancestor(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    """``capability[r]`` above that of the nearest ancestor (through ``spec.parent``) that sets ``r``
+    (``validateChildAgainstAncestor``)."""
+    queues = queues_by_name(ctx.graph, VOLCANO_QUEUE)
+    for name, cap in _resources(obj.get("spec", "capability")).items():
+        ancestor = _nearest_setting(obj, queues, name)
+        if ancestor is None:
+            continue
+        limit = parse_quantity(ancestor.get("spec", "capability", name))
+        if limit is not None and cap > limit:
+            yield ctx.finding(
+                at=obj.at_value("spec", "capability", name),
+                related=[(ancestor.at_value("spec", "capability", name), f"{ancestor.name}'s capability[{name}]")],
+                message=(f"{obj.display()}: capability[{name}] {obj.get('spec', 'capability', name)} is above its "
+                         f"ancestor `{ancestor.name}`'s {ancestor.get('spec', 'capability', name)}: Volcano's webhook "
+                         "rejects the Queue (`exceeds its ancestor's capability`)"),
+                remedy=f"lower capability[{name}] to at most the ancestor's")
+
+
+def _nearest_setting(obj: K8sObject, queues: dict[str, K8sObject], resource: str) -> K8sObject | None:
+    seen = {obj.name}
+    parent = obj.get("spec", "parent")
+    while isinstance(parent, str) and parent not in seen and parent in queues:
+        seen.add(parent)
+        ancestor = queues[parent]
+        if parse_quantity(ancestor.get("spec", "capability", resource)) is not None:
+            return ancestor
+        parent = ancestor.get("spec", "parent")
+    return None
 
 
 def _resources(value: Any) -> dict[str, Any]:
