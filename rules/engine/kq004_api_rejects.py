@@ -22,6 +22,9 @@ cannot express (kueue.md B8, B9, B13):
   naming no replicatedJob.
 - a KAI PodGroup with two subgroups of one name, a subgroup `parent` naming no subgroup, parents
   forming a cycle, or `minMember` with `minSubGroup`; a KAI Queue without `spec.resources`.
+- a Volcano Job with no task, an unknown plugin, an `mpi` plugin without its master task,
+  two tasks of one name, a task name that is not a DNS-1123 label, or a job or pod name
+  (`<job>-<task>-<position>`) longer than 63 characters.
 The message quotes the rule the server applies. The rules the ClusterQueue CRD states in CEL
 (as many `resources` as `coveredResources`, `borrowingLimit` without a cohort,
 `reclaimWithinCohort: Never` with `borrowWithinCohort`) are KQ002's.
@@ -88,7 +91,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kqlint.domain.kinds import JOBSET, KAI_GROUP, KUEUE_GROUP, LWS, POD
+from kqlint.domain.kinds import JOBSET, KAI_GROUP, KUEUE_GROUP, LWS, POD, VOLCANO_JOB
 from kqlint.domain.kueue import POD_GROUP_NAME, POD_GROUP_TOTAL
 from kqlint.domain.kueue.quota import group_flavors, resource_groups
 from kqlint.domain.objects import K8sObject
@@ -99,6 +102,7 @@ from kqlint.model import Finding, Severity
 from kqlint.rules.engine._webhook_jobset import jobset_findings
 from kqlint.rules.engine._webhook_kai import kai_findings
 from kqlint.rules.engine._webhook_lws import lws_findings
+from kqlint.rules.engine._webhook_volcano import volcano_job_findings
 
 META = RuleMeta(code="KQ004", slug="api-rejects", severity=Severity.ERROR,
                 summary="the API server or Kueue's webhook would refuse the object at apply time")
@@ -117,6 +121,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         yield from jobset_findings(obj, ctx)
     if obj.group == KAI_GROUP:
         yield from kai_findings(obj, ctx)
+    if VOLCANO_JOB.of(obj):
+        yield from volcano_job_findings(obj, ctx)
     yield from _pod_groups(obj, ctx)
 
 
