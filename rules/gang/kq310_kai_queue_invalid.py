@@ -71,7 +71,7 @@ from kqlint.domain.workloads import KAI_SCHEDULER_NAMES, is_workload, own_templa
 from kqlint.engine.rule import RuleContext, RuleMeta, Run
 from kqlint.fix.model import Edit, Fix
 from kqlint.model import Finding, Severity
-from kqlint.rules.gang._queues import queues_by_name
+from kqlint.rules.gang._queues import child_queue_notes, children_of, queues_by_name
 from kqlint.spelling import suggest
 
 META = RuleMeta(code="KQ310", slug="kai-queue-invalid", severity=Severity.ERROR,
@@ -114,14 +114,13 @@ def _queue_value(obj: K8sObject, ctx: RuleContext, meta: tuple[Any, ...], queue:
     if not queues or not isinstance(queue, str) or queue in BUILT_IN_QUEUES:
         return
     at = obj.at_value(*meta, "labels", QUEUE_LABEL)
-    children = [q for q in queues.values() if q.get("spec", "parentQueue") == queue]
+    children = children_of(queue, queues, "parentQueue")
     if children:
+        related, names = child_queue_notes(children, "parentQueue")
         yield ctx.finding(
-            at=at, related=[(c.at_value("spec", "parentQueue"), f"Queue {c.name} names it as parent")
-                            for c in children[:5]],
+            at=at, related=related, remedy=f"send it to a leaf queue ({names})",
             message=(f"{obj.display()}: KAI queue `{queue}` has {len(children)} child queues: KAI schedules only "
-                     "jobs of leaf queues, so the workload stays Pending"),
-            remedy=f"send it to a leaf queue ({', '.join(f'`{c.name}`' for c in children[:3])})")
+                     "jobs of leaf queues, so the workload stays Pending"))
     elif queue not in queues:
         yield ctx.finding(
             at=at, message=(f"{obj.display()}: KAI queue `{queue}` names no Queue kqlint knows"

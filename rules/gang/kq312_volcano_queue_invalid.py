@@ -99,7 +99,7 @@ from kqlint.domain.objects import K8sObject
 from kqlint.domain.quantity import parse_quantity
 from kqlint.engine.rule import RuleContext, RuleMeta, Run
 from kqlint.model import Finding, Severity
-from kqlint.rules.gang._queues import queues_by_name
+from kqlint.rules.gang._queues import child_queue_notes, children_of, queues_by_name
 from kqlint.spelling import suggest
 
 META = RuleMeta(code="KQ312", slug="volcano-queue-invalid", severity=Severity.ERROR,
@@ -131,10 +131,6 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         yield _unknown(obj, ctx, queue, queues, "`unable to find queue`")
 
 
-def _children(queue: str, queues: dict[str, K8sObject]) -> list[K8sObject]:
-    return [q for q in queues.values() if q.get("spec", "parent") == queue]
-
-
 def _job_queue(obj: K8sObject, ctx: RuleContext, queue: str, queues: dict[str, K8sObject]) -> Iterator[Finding]:
     at = obj.at_value("spec", "queue")
     if queue == "root":
@@ -142,14 +138,13 @@ def _job_queue(obj: K8sObject, ctx: RuleContext, queue: str, queues: dict[str, K
                                          "(`can not submit job to root queue`)",
                           remedy="submit it to a leaf queue")
         return
-    children = _children(queue, queues)
+    children = children_of(queue, queues, "parent")
     if children:
+        related, names = child_queue_notes(children, "parent")
         yield ctx.finding(
-            at=at, related=[(child.at("spec", "parent"), f"Queue {child.name} names it as parent")
-                            for child in children[:5]],
+            at=at, related=related, remedy=f"submit it to one of its leaf queues ({names})",
             message=(f"{obj.display()}: Queue `{queue}` has {len(children)} child queues: Volcano's webhook rejects "
-                     "the job (`can only submit job to leaf queue`)"),
-            remedy=f"submit it to one of its leaf queues ({', '.join(f'`{c.name}`' for c in children[:3])})")
+                     "the job (`can only submit job to leaf queue`)"))
     elif queues and queue not in queues and queue not in BUILT_IN_QUEUES:
         yield _unknown(obj, ctx, queue, queues, "`unable to find job queue`")
 
