@@ -79,7 +79,7 @@ class Finding:
     related: tuple[Location, ...] = ()
     suppression: str | None = None  # justification when suppressed (reported with --report-suppressed)
     fix: Fix | None = field(default=None, compare=False)  # kqlint.fix.model: what --fix would change
-    remedy: str | None = None  # what to do, apart from the message (None: kqlint.reporters.remedy splits it)
+    remedy: str | None = None  # how to fix it, apart from the message (the `help:` line; None: no remedy)
 
     @property
     def end_line(self) -> int:

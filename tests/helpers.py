@@ -173,3 +173,11 @@ def lint_everything_guarded(guard: Any, monkeypatch: Any) -> None:
         lint(["."], Config(), auto_context=False)
     for case in guard_cases():
         lint_case(case, None)
+
+
+def cache_folder(project: Path) -> Path:
+    """Where the default cache of ``project`` lives: kqlint/<project> in XDG_CACHE_HOME (every
+    test has its own, tests/conftest.py)."""
+    from kqlint.cache.home import owned_folder, project_folder
+
+    return Path(project_folder(owned_folder(os.environ["XDG_CACHE_HOME"]), str(project)))

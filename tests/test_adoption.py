@@ -96,12 +96,16 @@ def test_full_text_wraps_to_the_terminal_width() -> None:
     from kqlint.model import Finding, Location, Report, Severity, Summary
     from kqlint.reporters import render
 
-    finding = Finding("KQ301", "min-member-mismatch", Severity.ERROR, "word " * 40 + "; set minMember: 4",
-                      Location("nowhere.yaml", 3, 1))
-    text = render("text", Report((finding,), Summary(files=1)), wrap=60)
-    assert max(len(line) for line in text.splitlines()) <= 60
-    assert "      help: Set minMember: 4" in text.splitlines()
-    assert len(render("text", Report((finding,), Summary(files=1))).splitlines()[1]) > 200  # piped: unwrapped
+    related = Location("elsewhere.yaml", 7, 3, message="note " * 30)
+    finding = Finding("KQ301", "min-member-mismatch", Severity.ERROR, "word " * 40, Location("nowhere.yaml", 3, 1),
+                      related=(related,), remedy="Set minMember: 4")
+    lines = render("text", Report((finding,), Summary(files=1)), wrap=60).splitlines()
+    assert max(len(line) for line in lines) <= 60
+    assert "      help: Set minMember: 4" in lines
+    first = next(n for n, line in enumerate(lines) if line.startswith("      related: elsewhere.yaml:7:3  note"))
+    assert lines[first + 1].startswith("        note")  # a related note wraps too, under "related:"
+    piped = render("text", Report((finding,), Summary(files=1))).splitlines()
+    assert len(piped[1]) > 200 and any(len(line) > 150 and "related:" in line for line in piped)  # unwrapped
 
 
 def test_terminal_width_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,4 +1,4 @@
-"""The persistent cache (.kqlint_cache): warm output byte-identical to cold and to --no-cache,
+"""The persistent cache (kqlint/ in the cache home): warm output byte-identical to cold and to --no-cache,
 edits/additions/deletions/renames/config changes seen, corrupt or planted entries ignored,
 concurrent runs, a cache that cannot be written, and the key covering the loader's code."""
 from __future__ import annotations
@@ -13,6 +13,7 @@ import zlib
 from pathlib import Path
 
 import pytest
+from helpers import cache_folder
 from kqlint import cache as cache_module
 from kqlint import loader
 from kqlint.cache import layout as cache_layout
@@ -51,7 +52,7 @@ def _assert_same_as_uncached(capsys: pytest.CaptureFixture[str], *args: str) -> 
     uncached = _all_outputs(capsys, *args, "--no-cache")
     assert _all_outputs(capsys, *args) == uncached          # cold, or whatever the cache holds
     assert _all_outputs(capsys, *args) == uncached          # warm: every report from the cache
-    for report in Path(".kqlint_cache").glob("*/report-*"):
+    for report in cache_folder(Path.cwd()).glob("*/report-*"):
         report.unlink()
     assert _all_outputs(capsys, *args) == uncached          # warm parse cache, rules run again
 
@@ -67,7 +68,9 @@ def test_warm_output_is_byte_identical(repo: Path, capsys: pytest.CaptureFixture
     monkeypatch.setattr(parallel, "MIN_ITEMS_PER_JOB", 1)  # the examples are small: really fork
     args = (*SHAPES[shape], "--jobs", jobs)
     _assert_same_as_uncached(capsys, *args)
-    assert (repo / ".kqlint_cache" / ".gitignore").read_text().strip().endswith("*")
+    assert (cache_folder(repo).parent / ".gitignore").read_text().strip().endswith("*")
+    tag = (cache_folder(repo).parent / "CACHEDIR.TAG").read_bytes()
+    assert tag.startswith(b"Signature: 8a477f597d28d172789f06886806bc55")
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
@@ -114,7 +117,7 @@ def test_stat_fast_path_reads_nothing_and_still_sees_rewrites(repo: Path, capsys
     ctime (nanoseconds), so it is hashed again."""
     monkeypatch.setattr(cache_store, "RACY_NS", -10**12)  # trust even files written just now
     _run(capsys, ".")
-    for report in repo.glob(".kqlint_cache/*/report-*"):
+    for report in cache_folder(repo).glob("*/report-*"):
         report.unlink()
     reads: list[str] = []
     real = loader.read_bytes
@@ -136,12 +139,12 @@ def test_stat_fast_path_reads_nothing_and_still_sees_rewrites(repo: Path, capsys
 
 def test_deleted_files_are_pruned_and_the_cache_stays_small(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _run(capsys, ".")
-    index = json.loads(next(repo.glob(".kqlint_cache/*/index.json")).read_text())
+    index = json.loads(next(cache_folder(repo).glob("*/index.json")).read_text())
     assert STAGED in index["files"]
     assert all(not os.path.isabs(path) and ".." not in path for path in index["files"])
     (repo / STAGED).unlink()
     _run(capsys, ".")
-    index = json.loads(next(repo.glob(".kqlint_cache/*/index.json")).read_text())
+    index = json.loads(next(cache_folder(repo).glob("*/index.json")).read_text())
     assert STAGED not in index["files"]
     assert len(index["entries"]) == len({record[4] for record in index["files"].values()})
 
@@ -151,7 +154,7 @@ def test_files_outside_the_project_and_stdin_are_not_cached(repo: Path, tmp_path
     outside = tmp_path / "outside.yaml"
     outside.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: outside\n")
     _run(capsys, str(outside))
-    for index in repo.glob(".kqlint_cache/*/index.json"):
+    for index in cache_folder(repo).glob("*/index.json"):
         assert "outside" not in index.read_text()
 
 
@@ -160,7 +163,7 @@ def test_files_outside_the_project_and_stdin_are_not_cached(repo: Path, tmp_path
 def test_damaged_cache_is_ignored_and_rebuilt(repo: Path, capsys: pytest.CaptureFixture[str], damage: str) -> None:
     expected = _run(capsys, ".", "--no-cache", "--format", "json")
     _run(capsys, ".", "--format", "json")
-    folder = next(repo.glob(".kqlint_cache/*/"))
+    folder = next(cache_folder(repo).glob("*/"))
     for report in folder.glob("report-*"):
         report.unlink()
     pack = next(folder.glob("pack-*"))
@@ -190,7 +193,7 @@ def test_damaged_cache_is_ignored_and_rebuilt(repo: Path, capsys: pytest.Capture
 def test_planted_entry_cannot_run_code(repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     expected = _run(capsys, ".", "--no-cache", "--format", "json")
     _run(capsys, ".", "--format", "json")
-    folder = next(repo.glob(".kqlint_cache/*/"))
+    folder = next(cache_folder(repo).glob("*/"))
     for report in folder.glob("report-*"):
         report.unlink()
     marker = tmp_path / "pwned"
@@ -249,9 +252,9 @@ def test_concurrent_runs(repo: Path) -> None:
 
 def test_cache_clean(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _run(capsys, ".")
-    assert (repo / ".kqlint_cache").is_dir()
+    assert (cache_folder(repo)).is_dir()
     assert main(["cache", "clean"]) == 0
-    assert not (repo / ".kqlint_cache").exists()
+    assert not (cache_folder(repo)).exists()
     assert "removed" in capsys.readouterr().out
     assert main(["cache", "clean"]) == 0
 
@@ -260,8 +263,11 @@ def test_cache_clean_refuses_a_folder_that_is_not_a_cache(tmp_path: Path, capsys
     precious = tmp_path / "precious"
     precious.mkdir()
     (precious / "keep.yaml").write_text("a: 1\n")
+    assert main(["cache", "clean", "--cache-dir", str(precious)]) == 0  # no kqlint/ in it: nothing to remove
+    (precious / "kqlint").mkdir()  # a folder of that name kqlint did not make (no CACHEDIR.TAG)
+    (precious / "kqlint" / "keep.yaml").write_text("a: 1\n")
     assert main(["cache", "clean", "--cache-dir", str(precious)]) == 2
-    assert (precious / "keep.yaml").exists()
+    assert (precious / "keep.yaml").exists() and (precious / "kqlint" / "keep.yaml").exists()
 
 
 def test_cache_dir_option_and_environment(repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
@@ -270,8 +276,9 @@ def test_cache_dir_option_and_environment(repo: Path, tmp_path: Path, capsys: py
     monkeypatch.setenv("KQLINT_CACHE_DIR", str(tmp_path / "by-env"))
     _run(capsys, ".")
     _run(capsys, ".", "--no-cache")
-    assert list((tmp_path / "by-option").glob("*/pack-*")) and list((tmp_path / "by-env").glob("*/pack-*"))
-    assert not (repo / ".kqlint_cache").exists()
+    assert list((tmp_path / "by-option").glob("kqlint/*/*/pack-*"))
+    assert list((tmp_path / "by-env").glob("kqlint/*/*/pack-*"))
+    assert not (cache_folder(repo)).exists()
 
 
 def test_key_changes_with_the_loader_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -294,7 +301,7 @@ def test_writes_wait_for_write_only_when_asked(repo: Path) -> None:
     Python API and --fix write before lint() returns."""
     from kqlint.cache import FileCache
 
-    cache = FileCache(str(repo / ".kqlint_cache"))
+    cache = FileCache(str(cache_folder(repo)))
     done: list[str] = []
     cache.write_later(lambda: done.append("now"))
     assert done == ["now"]
@@ -320,14 +327,14 @@ def test_check_writes_the_cache_beside_the_fix_workers(repo: Path, capsys: pytes
     def watched(function: object, items: object, jobs: int, *args: object, before: object = None,
                 **kwargs: object) -> object:
         if getattr(before, "__name__", "") == "write":  # the cache's: beside the fixes' workers
-            written.append(not any(repo.glob(".kqlint_cache/*/index.json")))
+            written.append(not any(cache_folder(repo).glob("*/index.json")))
         return real(function, items, jobs, *args, before=before, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(parallel, "map_chunks", watched)
     expected = _run(capsys, ".", "--no-cache", "--format", "json", "--jobs", "2")
     assert _run(capsys, ".", "--format", "json", "--jobs", "2") == expected
     assert written == [True], "the index was written before the fixes' workers started"
-    assert any(repo.glob(".kqlint_cache/*/index.json"))
+    assert any(cache_folder(repo).glob("*/index.json"))
     assert _run(capsys, ".", "--format", "json", "--jobs", "2") == expected
 
 
@@ -336,13 +343,13 @@ def test_context_objects_are_lazy_until_read(repo: Path) -> None:
     from kqlint.cache.entries import CachedSource, LazyObject, objects_of
     from kqlint.loader import load_file
 
-    cache = FileCache(str(repo / ".kqlint_cache"))
+    cache = FileCache(str(cache_folder(repo)))
     source = load_file(STAGED, STAGED)
     from kqlint.cache.entries import encode_entry
 
     cache.add(cache.digest(STAGED), encode_entry(source, Path(STAGED).read_bytes()))
     cache.flush()
-    warm = FileCache(str(repo / ".kqlint_cache"))
+    warm = FileCache(str(cache_folder(repo)))
     cached = warm.lookup(STAGED, STAGED, lazy=True)
     assert isinstance(cached, CachedSource)
     lazy, _, _ = objects_of(cached, "default", "context")
@@ -378,7 +385,7 @@ def test_a_cold_run_stores_every_file_it_parses(repo: Path, capsys: pytest.Captu
 
     monkeypatch.setattr(parallel, "MIN_ITEMS_PER_JOB", 1)
     _run(capsys, ".", "--jobs", jobs)
-    warm = FileCache(str(repo / ".kqlint_cache"))
+    warm = FileCache(str(cache_folder(repo)))
     from kqlint.project.discover import discover
 
     files = discover(["."]).files  # the manifests (Helm charts are rendered, not cached)
@@ -400,7 +407,7 @@ def test_an_entry_that_cannot_be_read_back_is_parsed_and_not_stored(repo: Path, 
         patch.setattr(cache_store.FileCache, "source_of", lambda *args: calls.append(args[2]) or 1 / 0)
         assert _run(capsys, ".", "--format", "json") == uncached
     assert len(calls) > 20
-    assert not list(repo.glob(".kqlint_cache/*/pack-*"))  # no entry stored
+    assert not list(cache_folder(repo).glob("*/pack-*"))  # no entry stored
     assert _run(capsys, ".", "--format", "json") == uncached
 
 
@@ -412,10 +419,10 @@ def test_lazy_objects_answer_identity_labels_and_annotations_unread_and_become_p
     path = "tenants/research/training/allreduce-bench.yaml"
     source = load_file(path, path)
     eager, _, _ = objects_of(source, "default", "input")
-    cache = FileCache(str(repo / ".kqlint_cache"))
+    cache = FileCache(str(cache_folder(repo)))
     cache.add(cache.digest(path), encode_entry(source, Path(path).read_bytes()))
     cache.flush()
-    lazy, _, _ = objects_of(FileCache(str(repo / ".kqlint_cache")).lookup(path, path, lazy=True), "default", "input")
+    lazy, _, _ = objects_of(FileCache(str(cache_folder(repo))).lookup(path, path, lazy=True), "default", "input")
     assert [(o.labels, o.annotations, o.get("metadata", "annotations")) for o in lazy] == \
         [(o.labels, o.annotations, o.get("metadata", "annotations")) for o in eager]
     assert all(type(o) is LazyObject and o._body is not None for o in lazy)  # nothing decoded yet
@@ -431,11 +438,11 @@ def test_lazy_objects_locate_identity_fields_and_read_queue_routes_unread(repo: 
     from kqlint.loader import load_file
 
     paths = ["tenants/nlp/queues/local-queues.yaml", "platform/kueue/cluster-queues.yaml"]
-    cache = FileCache(str(repo / ".kqlint_cache"))
+    cache = FileCache(str(cache_folder(repo)))
     for path in paths:
         cache.add(cache.digest(path), encode_entry(load_file(path, path), Path(path).read_bytes()))
     cache.flush()
-    warm = FileCache(str(repo / ".kqlint_cache"))
+    warm = FileCache(str(cache_folder(repo)))
     kept = [[("metadata", "namespace"), ("spec", "clusterQueue")], [("spec", "cohortName")]]  # written there
     for path, own in zip(paths, kept, strict=True):
         eager, _, _ = objects_of(load_file(path, path), "default", "input")
@@ -474,7 +481,7 @@ def test_a_file_changed_during_the_run_keeps_its_report_out_of_the_cache(
     from kqlint.cache import FileCache
 
     _run(capsys, ".")
-    cache = FileCache(str(repo / ".kqlint_cache"))
+    cache = FileCache(str(cache_folder(repo)))
     before = cache.digest(STAGED)
     (repo / STAGED).write_text((repo / STAGED).read_text() + "# changed meanwhile\n")
     miss = cache.lookup(STAGED, STAGED, lazy=False)
@@ -549,7 +556,7 @@ def test_pure_findings_of_unchanged_files_are_reused(repo: Path, capsys: pytest.
     pure, graph_reading = _count_checks(monkeypatch, "KQ002"), _count_checks(monkeypatch, "KQ005")
     assert _run(capsys, ".", "--format", "text") == expected[0]
     assert set(pure) == {STAGED} and len(set(graph_reading)) > 1
-    for report in repo.glob(".kqlint_cache/*/report-*"):
+    for report in cache_folder(repo).glob("*/report-*"):
         report.unlink()
     pure.clear()
     assert _all_outputs(capsys, ".") == expected and pure == []
@@ -608,7 +615,7 @@ def test_damaged_or_planted_results_are_ignored(repo: Path, tmp_path: Path, caps
 
     expected = _all_outputs(capsys, ".", "--no-cache")
     _run(capsys, ".")
-    folder = next(repo.glob(".kqlint_cache/*/"))
+    folder = next(cache_folder(repo).glob("*/"))
     for report in folder.glob("report-*"):
         report.unlink()
     table = next(folder.glob("results-*"))
@@ -670,11 +677,11 @@ def test_placeholder_verdicts_are_kept_and_checked_again_only_when_needed(
     real = placeholders.unrendered_placeholders
     monkeypatch.setattr(placeholders, "unrendered_placeholders",
                         lambda source, objects, crds: (checked.append(source.path), real(source, objects, crds))[1])
-    [table] = repo.glob(".kqlint_cache/*/placeholders-*")
+    [table] = cache_folder(repo).glob("*/placeholders-*")
     if damage is not None:
         wrong = cache_placeholders._MAGIC + zlib.compress(pickle.dumps({"k": ("not", "a", "verdict")}))
         table.write_bytes(b"garbage" if damage == "garbage" else wrong)
-    for report in repo.glob(".kqlint_cache/*/report-*"):
+    for report in cache_folder(repo).glob("*/report-*"):
         report.unlink()
     assert _run(capsys, ".", "--format", "json") == uncached
     assert (checked == []) if damage is None else bool(checked)  # damaged: nothing trusted
@@ -707,8 +714,8 @@ def test_folders_of_other_versions_are_pruned_on_a_run(repo: Path, capsys: pytes
     """Another kqlint version's folder goes once unused for a while (not after a day), so the
     cache stays bounded across upgrades; one in use by a concurrent run stays."""
     expected = _run(capsys, ".", "--format", "json")
-    current = next(repo.glob(".kqlint_cache/*/"))
-    old, busy = repo / ".kqlint_cache" / "0123456789abcdef", repo / ".kqlint_cache" / "fedcba9876543210"
+    current = next(cache_folder(repo).glob("*/"))
+    old, busy = cache_folder(repo) / "0123456789abcdef", cache_folder(repo) / "fedcba9876543210"
     for folder in (old, busy):
         shutil.copytree(current, folder)
     stale = os.stat(old).st_mtime - cache_module.STALE_SETTINGS_S - 10
@@ -722,7 +729,7 @@ def test_a_pruned_folder_is_recreated_by_the_run_using_it(repo: Path, capsys: py
     from kqlint.cache import FileCache
 
     _run(capsys, ".")
-    cache = FileCache(str(repo / ".kqlint_cache"))
+    cache = FileCache(str(cache_folder(repo)))
     shutil.rmtree(cache.folder)  # another version's run pruned it meanwhile
     assert cache._write(os.path.join(cache.folder, "probe"), b"x") and cache.writable
 
@@ -754,9 +761,9 @@ def test_a_pre_commit_run_neither_reads_nor_writes_stored_findings(repo: Path,
     """A few staged files are checked faster than the table of stored findings is read and
     rewritten: pre-commit keeps its latency."""
     _run(capsys, STAGED)
-    assert list(repo.glob(".kqlint_cache/*/pack-*")) and not list(repo.glob(".kqlint_cache/*/results-*"))
+    assert list(cache_folder(repo).glob("*/pack-*")) and not list(cache_folder(repo).glob("*/results-*"))
     _run(capsys, ".")
-    assert list(repo.glob(".kqlint_cache/*/results-*"))
+    assert list(cache_folder(repo).glob("*/results-*"))
 
 
 def test_key_hashes_every_module_encoding_runs() -> None:

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers import cache_folder
 from kqlint.cli import main
 from kqlint.engine.pipeline import Pipeline
 
@@ -61,7 +62,7 @@ def test_each_step_reports_and_writes_what_it_does_without_the_cache(
     for number, step in enumerate(SEQUENCES[sequence], 1):
         expected = _step(uncached, step, capsys, monkeypatch, "--no-cache")
         assert _step(cached, step, capsys, monkeypatch) == expected, f"step {number}: check . {step}"
-    assert any(cached.glob(".kqlint_cache/*/index.json")) and not (uncached / ".kqlint_cache").exists()
+    assert any(cache_folder(cached).glob("*/index.json")) and not (cache_folder(uncached)).exists()
 
 
 def test_unsafe_diff_then_fix_counts_each_fix_once(projects: tuple[Path, Path], capsys: pytest.CaptureFixture[str],

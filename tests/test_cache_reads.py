@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import ReuseGuard, graph_like, lint_everything_guarded
+from helpers import ReuseGuard, cache_folder, graph_like, lint_everything_guarded
 from kqlint.cache.reads import READS, read_kinds
 from kqlint.config import Config
 from kqlint.domain.graph import ObjectGraph, from_manifest
@@ -103,7 +103,7 @@ def _outputs(capsys: pytest.CaptureFixture[str], *args: str) -> list[tuple[int, 
 def _assert_warm_as_uncached(capsys: pytest.CaptureFixture[str], jobs: str) -> None:
     """Stored reports removed, so the rules' stored findings are what is reused."""
     expected = _outputs(capsys, "--jobs", jobs, "--no-cache")
-    for report in Path(".kqlint_cache").glob("*/report-*"):
+    for report in cache_folder(Path.cwd()).glob("*/report-*"):
         report.unlink()
     assert _outputs(capsys, "--jobs", jobs) == expected
 
@@ -131,7 +131,7 @@ def test_a_comment_appended_checks_nothing_again(repo: Path, capsys: pytest.Capt
     for path in ("tenants/nlp/training/llama-pretrain.yaml", CLUSTER_QUEUES, NLP_QUEUES):
         Path(path).write_text(Path(path).read_text() + "# edited\n")
     expected = _outputs(capsys, "--no-cache")
-    for report in Path(".kqlint_cache").glob("*/report-*"):
+    for report in cache_folder(Path.cwd()).glob("*/report-*"):
         report.unlink()
     quota = _checked(monkeypatch, "KQ210")
     from kqlint.cache import entries as cache_entry
@@ -272,7 +272,7 @@ def test_edits_of_masked_values_rerun_only_what_reads_them(repo: Path, capsys: p
     _edit("tenants/nlp/training/llama-pretrain.yaml", "llama-train:2025.06", "llama-train:2025.07")
     _edit(CLUSTER_QUEUES, "nominalQuota: 64", "nominalQuota: 65")
     expected = _outputs(capsys, "--no-cache")
-    for report in Path(".kqlint_cache").glob("*/report-*"):
+    for report in cache_folder(Path.cwd()).glob("*/report-*"):
         report.unlink()
     graph = _graph_checked(monkeypatch, "KQ105", "KQ106", "KQ107", "KQ301", "KQ211")
     quota = _checked(monkeypatch, "KQ210")
@@ -282,7 +282,7 @@ def test_edits_of_masked_values_rerun_only_what_reads_them(repo: Path, capsys: p
     assert _quota_findings(expected) == ["tenants/solo.yaml"]  # 16 GPUs > the 8 of ClusterQueue solo
     _edit("tenants/solo.yaml", "nominalQuota: 8", "nominalQuota: 16")  # longer: its end moves
     expected = _outputs(capsys, "--no-cache")
-    for report in Path(".kqlint_cache").glob("*/report-*"):
+    for report in cache_folder(Path.cwd()).glob("*/report-*"):
         report.unlink()
     quota.clear()
     graph.clear()

@@ -284,7 +284,7 @@ def test_github_escaping_of_properties_and_data(in_tmp_cwd: Path, monkeypatch: p
     code, out, _ = cli("check", ".", "--select", "KQ001", cwd=in_tmp_cwd)
     assert code == 1
     [line] = out.splitlines()
-    assert line.startswith("::error file=a%2Cb%3Ac%25d/bad.yaml,line=2,col=1,title=KQ001::")
+    assert line.startswith("::error file=a%2Cb%3Ac%25d/bad.yaml,line=1,col=5,title=KQ001::")  # the end of the last line
 
 
 def test_repeated_format_output_pairs_in_one_run(in_tmp_cwd: Path) -> None:

@@ -308,7 +308,7 @@ def test_github_actions_env_selects_github_format(capsys: pytest.CaptureFixture[
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     _, out, _ = run(capsys, "check", "--select", "KQ001")
-    assert out.startswith("::error file=bad/broken.yaml,line=5,col=1,title=KQ001::")
+    assert out.startswith("::error file=bad/broken.yaml,line=4,col=16,title=KQ001::")  # the end of the last line
     _, out, _ = run(capsys, "check", "--select", "KQ001", "--format", "text")
     assert out.startswith("bad/broken.yaml\n")
     monkeypatch.setenv("GITHUB_ACTIONS", "false")

@@ -9,6 +9,7 @@ import zlib
 from pathlib import Path
 
 import pytest
+from helpers import cache_folder
 from kqlint import fix as fix_apply
 from kqlint.cache.fixes import _MAGIC
 from kqlint.cli import main
@@ -52,7 +53,7 @@ def test_a_warm_run_resolves_only_the_files_that_changed(repo: Path, capsys: pyt
     uncached = _json(capsys, "--no-cache")
     assert sum(1 for *_, fix in _fixes(uncached) if fix) == 3
     assert _json(capsys) == uncached  # cold: resolves and stores
-    for report in repo.glob(".kqlint_cache/*/report-*"):
+    for report in cache_folder(repo).glob("*/report-*"):
         report.unlink()  # the rules run again: only the fixes table can spare the resolution
     resolved = _resolved_files(monkeypatch)
     assert _json(capsys) == uncached
@@ -70,13 +71,13 @@ def test_a_damaged_or_planted_fixes_table_is_ignored(repo: Path, tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch, damage: str) -> None:
     uncached = _json(capsys, "--no-cache")
     _json(capsys)
-    [table] = repo.glob(".kqlint_cache/*/fixes-*")
+    [table] = cache_folder(repo).glob("*/fixes-*")
     marker = tmp_path / "planted-ran"
     blob = {"garbage": b"\x00garbage", "truncated": table.read_bytes()[:30],
             "planted": _MAGIC + zlib.compress(pickle.dumps(_Planted(str(marker)))),
             "wrong-shape": _MAGIC + zlib.compress(pickle.dumps({"k": ["not a fix"]}))}[damage]
     table.write_bytes(blob)
-    for report in repo.glob(".kqlint_cache/*/report-*"):
+    for report in cache_folder(repo).glob("*/report-*"):
         report.unlink()
     resolved = _resolved_files(monkeypatch)
     assert _json(capsys) == uncached

@@ -118,7 +118,8 @@ def test_helm_chart_is_one_kq006_at_chart_yaml(loader_tree: Path) -> None:
     assert findings(report) == [("chart/Chart.yaml", 1, 1, "KQ006")]
     [finding] = report.findings
     assert "2 unrendered template file(s)" in finding.message
-    assert "helm template chart | kqlint check -" in finding.message
+    assert "so nothing in them is linted" in finding.message
+    assert finding.remedy == "Lint the rendered output instead: `helm template chart | kqlint check -`"
     assert report.summary.files == 2  # Chart.yaml, values.yaml
     assert findings(direct) == [("chart/Chart.yaml", 1, 1, "KQ006")]  # as pre-commit passes them
 
@@ -126,7 +127,7 @@ def test_helm_chart_is_one_kq006_at_chart_yaml(loader_tree: Path) -> None:
 def test_stray_template_is_kq006_at_the_first_template_expression(loader_tree: Path) -> None:
     report = lint_here(["stray-template.yaml"])
     assert findings(report) == [("stray-template.yaml", 6, 5, "KQ006")]
-    assert "helm template" in report.findings[0].message
+    assert "helm template" in (report.findings[0].remedy or "")
     assert report.summary.objects == 0
 
 
@@ -170,7 +171,7 @@ def test_every_bad_file_is_one_kq001_and_the_rest_is_linted(in_tmp_cwd: Path) ->
         ("d-oversized.yaml", 1, 1, "KQ001"),
         ("e-tab.yaml", 4, 1, "KQ001"),
         ("f-utf16-broken.yaml", 1, 1, "KQ001"),
-        ("g-unclosed-quote.json", 3, 1, "KQ001"),
+        ("g-unclosed-quote.json", 2, 27, "KQ001"),  # at the end of the last line, the line kubectl names
     ]
     messages = {f.location.file: f.message for f in report.findings}
     assert "binary" in messages["b-binary.yaml"] and "UTF-8" in messages["c-latin1.yaml"]

@@ -29,10 +29,10 @@ def sample_report() -> Report:
                 Location("manifests/broken.yaml", 3, 7)),
         Finding("KQ101", "pod-preemption-enabled", Severity.ERROR,
                 "PyTorchJob training/prod: Worker template uses PriorityClass high (preemptionPolicy "
-                "PreemptLowerPriority): set preemptionPolicy: Never",
+                "PreemptLowerPriority)",
                 Location("manifests/train, v2.yaml", 12, 9, ("spec",), JOB), JOB,
                 (Location("platform/priority.yaml", 4, 3, (), PC, "the PriorityClass, value 1000"),
-                 Location("manifests/train, v2.yaml", 30, 9, (), JOB))),
+                 Location("manifests/train, v2.yaml", 30, 9, (), JOB)), remedy="Set preemptionPolicy: Never"),
         Finding("KQ106", "non-uniform-pod-priority", Severity.INFO,
                 "100% of the [gang] uses 2 values:\nline two\r\nand a: colon, comma",
                 Location("manifests/train, v2.yaml", 12, 9, (), JOB), JOB),

@@ -21,7 +21,7 @@ from kqlint.engine.pipeline import lint
 from kqlint.engine.registry import builtin_rules, rule_from_module
 from kqlint.engine.rule import RuleMeta
 from kqlint.errors import CrdError, UsageError
-from kqlint.model import Severity
+from kqlint.model import Finding, Severity
 from kqlint.schema import NOT_IN_ENUM, UNKNOWN_FIELD, WRONG_TYPE, SchemaCatalog, Validator, catalog, dotted
 from kqlint.schema.crd import convert, crd_versions, to_schema
 
@@ -127,23 +127,28 @@ def test_odd_input_never_crashes(data: Any) -> None:
     Validator(SCHEMA).validate(data)
 
 
+def _told(finding: Finding) -> str:
+    """What a finding tells (message and remedy), lower-cased: a hint may open the remedy."""
+    return f"{finding.message} {finding.remedy or ''}".lower()
+
+
 def test_fixture_hints_are_in_the_messages() -> None:
     """Every `# hint: TEXT # expect: KQ002:col` marker: the finding on that line says TEXT."""
     messages: dict[tuple[str, int], str] = {}
     files = sorted(p.name for p in FIXTURES.glob("bad*.yaml"))
     with chdir(FIXTURES):
         report = lint(files, Config(select=("KQ002",)))
-    messages.update({(f.location.file, f.location.line): f.message for f in report.findings})
+    messages.update({(f.location.file, f.location.line): _told(f) for f in report.findings})
     for case in sorted(p for p in FIXTURES.iterdir() if p.is_dir() and p.name.startswith("bad")):
         report = lint_case(case, "KQ002")
-        messages.update({(f"{case.name}/{f.location.file}", f.location.line): f.message for f in report.findings})
+        messages.update({(f"{case.name}/{f.location.file}", f.location.line): _told(f) for f in report.findings})
     checked = 0
     for file in sorted(FIXTURES.rglob("bad*/**/*.yaml")) + sorted(FIXTURES.glob("bad*.yaml")):
         shown = file.relative_to(FIXTURES).as_posix()
         for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
             match = HINT_RE.search(line)
             if match:
-                assert match.group(1) in messages[(shown, number)], (shown, number)
+                assert match.group(1).lower() in messages[(shown, number)], (shown, number)
                 checked += 1
     assert checked >= 30
 
@@ -182,7 +187,7 @@ def test_positions_key_for_fields_and_collections_value_for_scalars(tmp_path: Pa
     enum = report.findings[1]
     assert enum.severity == Severity.ERROR and enum.obj is not None and enum.obj.name == "team-a"
     assert enum.location.path == ("spec", "preemption", "withinClusterQueue")
-    assert "ClusterQueue team-a" in enum.message and "values are case-sensitive: `LowerPriority`" in enum.message
+    assert "ClusterQueue team-a" in enum.message and enum.remedy == "Values are case-sensitive: `LowerPriority`"
 
 
 def test_list_items_are_located(tmp_path: Path) -> None:
@@ -292,8 +297,8 @@ def test_crd_flag_validates_a_kind_the_project_does_not_ship(in_tmp_cwd: Path,
     findings = json.loads(out)["findings"]
     assert code == 1
     assert [(f["line"], f["column"]) for f in findings] == [(5, 3), (6, 9)]
-    assert "did you mean `size`?" in findings[0]["message"] and "schema from crds/widget.yaml" in findings[0]["message"]
-    assert "values are case-sensitive: `Fast`" in findings[1]["message"]
+    assert findings[0]["remedy"] == "Did you mean `size`?" and "schema from crds/widget.yaml" in findings[0]["message"]
+    assert findings[1]["remedy"] == "Values are case-sensitive: `Fast`"
 
 
 def test_crd_from_config_file_relative_to_it(in_tmp_cwd: Path, capsys: pytest.CaptureFixture[str]) -> None:

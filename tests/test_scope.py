@@ -90,7 +90,8 @@ def test_kq210_judges_a_cluster_queue_and_cohort_from_the_context(tmp_path: Path
     root = project(tmp_path, "platform-tenants")
     with chdir(root):
         [finding] = lint(["tenants/ml/jobs/pretrain.yaml"], Config(select=("KQ210",))).findings
-    assert "16 the rest of cohort gpu-pool can lend" in finding.message
+    assert "(flavor h100)" in finding.message  # the capacity, and where it comes from in the related notes:
+    assert any("16 the rest of cohort gpu-pool can lend" in r.message for r in finding.related)
     assert finding.related[0].file == "platform/queues.yaml"
     route = finding.related[-1]  # the reference crossed folders: where it resolved
     assert (route.file, route.line) == ("tenants/ml/queues/local-queues.yaml", 1)

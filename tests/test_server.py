@@ -56,7 +56,11 @@ def expected_diagnostics(root: Path, name: str) -> list[dict[str, Any]]:
     def text_of(file: str) -> str:
         return (root / file).read_text(encoding="utf-8")
 
-    return [{"code": f["code"], "severity": SEVERITIES[f["severity"]], "message": f["message"],
+    def told(f: dict[str, Any]) -> str:  # the message, then the remedy as its own sentence
+        return f"{f['message']}. {f['remedy']}" if f.get("remedy") else str(f["message"])
+
+    return [{"code": f["code"], "severity": SEVERITIES[f["severity"]], "message": told(f),
+             "page": f"https://github.com/kqlint/kqlint/blob/main/docs/rules/{f['code']}.md",
              "start": lsp_position(text_of(f["file"]), f["line"], f["column"]),
              "related": [{"uri": (root / r["file"]).resolve().as_uri(), "message": r["message"],
                           "start": lsp_position(text_of(r["file"]), r["line"], r["column"])}
@@ -66,6 +70,7 @@ def expected_diagnostics(root: Path, name: str) -> list[dict[str, Any]]:
 
 def shown(diagnostics: Any) -> list[dict[str, Any]]:
     return [{"code": d.code, "severity": d.severity.value, "message": d.message,
+             "page": d.code_description.href if d.code_description else None,
              "start": {"line": d.range.start.line, "character": d.range.start.character},
              "related": [{"uri": r.location.uri, "message": r.message,
                           "start": {"line": r.location.range.start.line,

@@ -1,4 +1,4 @@
-"""Resolved fixes kept in the cache (``.kqlint_cache/<settings>/fixes-<code>``).
+"""Resolved fixes kept in the cache (``<settings>/fixes-<code>`` in the project's cache folder).
 
 Resolving a fix to text ranges parses its file again and verifies the edited text (plan.py),
 so a report with fixes costs a parse or two per fixed file. The result is a function of the

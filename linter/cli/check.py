@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 
 def check(
-    paths: list[str] | None = typer.Argument(None, metavar="PATH",
+    paths: list[str] | None = typer.Argument(None, metavar="[PATH]...",
                                                 help="Files and folders to lint (default: .); "
                                                      "- reads one YAML stream from stdin."),
     format: list[str] | None = typer.Option(None, "--format", "-f", metavar="FORMAT",
@@ -91,8 +91,8 @@ def check(
         help="Also read files (and config context:/crds: paths) that resolve outside the repository."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the cache of parsed files."),
     cache_dir: str | None = typer.Option(None, "--cache-dir", metavar="DIR", envvar="KQLINT_CACHE_DIR",
-                                            help="Cache folder (default: .kqlint_cache in the project root; "
-                                                 "also KQLINT_CACHE_DIR)."),
+                                            help="The folder kqlint keeps its own cache folder (kqlint/) in "
+                                                 "(default: $XDG_CACHE_HOME, else ~/.cache; also KQLINT_CACHE_DIR)."),
     fix: bool = typer.Option(False, "--fix", help="Apply safe fixes to the input files, then report what is left."),
     unsafe_fixes: bool = typer.Option(False, "--unsafe-fixes",
                                       help="Also apply unsafe fixes (they change what a workload does)."),

@@ -17,7 +17,7 @@ from kqlint.cli.options import (
 
 
 def graph(
-    paths: list[str] | None = typer.Argument(None, metavar="PATH",
+    paths: list[str] | None = typer.Argument(None, metavar="[PATH]...",
                                              help="Files and folders (default: .); - reads stdin."),
     format: str = typer.Option("tree", "--format", "-f", metavar="FORMAT",
                                help="tree (default), dot, mermaid or json."),

@@ -32,8 +32,19 @@ def profile_option() -> Any:
 
 
 def namespace_option() -> Any:
-    return typer.Option(None, "--namespace", metavar="NS",
+    return typer.Option(None, "--namespace", metavar="NS", callback=_namespace_name,
                         help="Namespace for namespaced objects that set none (default: default).")
+
+
+def _namespace_name(value: str | None) -> str | None:
+    """A Kubernetes namespace name (an RFC 1123 label, as config `namespace` must be); an
+    empty or malformed one is a usage error (exit 2), not a silent "no namespace"."""
+    import re
+
+    if value is not None and not (len(value) <= 63 and re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", value)):
+        raise typer.BadParameter(f"{value!r} is not a Kubernetes namespace name (lower-case letters, digits and "
+                                 "'-', at most 63 characters)")
+    return value
 
 
 def context_option() -> Any:

@@ -67,7 +67,7 @@ def targets(formats: list[str], outputs: list[str], default_style: str | None = 
 def _default(style: str | None) -> str:
     if os.environ.get("GITHUB_ACTIONS") == "true":
         return "github"
-    return OUTPUT_STYLES.get(style or "full", "text")
+    return OUTPUT_STYLES.get(style, style) if style else "text"  # config output-format: a style or a format
 
 
 def use_color(choice: str | None = None, no_color: bool = False, stream: object = None) -> bool:

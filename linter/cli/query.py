@@ -9,7 +9,7 @@ from kqlint.cli.options import config_option, load_config, namespace_option, no_
 def query(
     expression: str | None = typer.Argument(None, metavar="EXPR",
                                                help="A JMESPath expression, as in a custom rule's when/assert."),
-    paths: list[str] | None = typer.Argument(None, metavar="PATH", help="Files and folders (default: .)."),
+    paths: list[str] | None = typer.Argument(None, metavar="[PATH]...", help="Files and folders (default: .)."),
     rule: str | None = typer.Option(None, "--rule", metavar="CODE",
                                        help="Evaluate this configured custom rule (match, when, assert) instead; "
                                             "then every argument is a PATH."),

@@ -71,11 +71,11 @@ def write_reports(report: Any, targets: list[tuple[str, str]], *, color: bool, q
     from kqlint.reporters import render
 
     for name, target in targets:
-        on_terminal = target == STDOUT and name == "text"
-        width = terminal_width() if on_terminal else None
-        try:
-            text = render(name, report, color=on_terminal and color, quiet=quiet, statistics=statistics,
-                          wrap=width, **options)
+        to_stdout = target == STDOUT
+        width = terminal_width() if to_stdout and name == "text" else None
+        try:  # colour (the --color decision) for the human formats on stdout, never in a file
+            text = render(name, report, color=to_stdout and name in ("text", "concise") and color, quiet=quiet,
+                          statistics=statistics, wrap=width, **options)
         except Exception as exc:
             from kqlint.errors import InternalError
 

@@ -43,7 +43,7 @@ class Config:
     custom_rules: tuple[dict[str, Any], ...] = ()
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     # issue 13 (adoption): text report style, stdin's name, per-path rule settings
-    output_format: str | None = None                # full | concise
+    output_format: str | None = None                # full | concise | a --format name (ruff's output-format)
     stdin_filename: str | None = None               # --stdin-filename
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
     per_file_severity: dict[str, dict[str, Severity]] = field(default_factory=dict)

@@ -154,13 +154,15 @@ def references(obj: K8sObject, graph: ObjectGraph, rows: Iterable[Ref] | None = 
 
 
 def unresolved(reference: Reference, graph: ObjectGraph, subject: str, effect: str, fix: str, *,
-               hint: str | None = None, note: str = "", looked_in: str = LOOKED_IN) -> str:
-    """The one wording of an unknown reference: ``<subject>: <written> names no <Kind>[ in
-    namespace <ns>] in <looked in>[ (did you mean ...)]: <effect>; <fix>``."""
+               hint: str | None = None, note: str = "", looked_in: str = LOOKED_IN) -> tuple[str, str]:
+    """The one wording of an unknown reference, message and remedy: ``<subject>: <written> names
+    no known <Kind>[ in namespace <ns>][ (did you mean ...)]: <effect>`` and ``<Fix> (looked in
+    <looked in>)``."""
     site = reference.site
     where = f" in namespace {site.namespace or ''}" if reference.ref.namespaced else ""
     hint = reference.did_you_mean(graph) if hint is None else hint
-    return f"{subject}: {reference.written} names no {site.kind}{where} in {looked_in}{hint}{note}: {effect}; {fix}"
+    message = f"{subject}: {reference.written} names no known {site.kind}{where}{hint}{note}: {effect}"
+    return message, f"{fix[:1].upper()}{fix[1:]} (looked in {looked_in})"
 
 
 # ------------------------------------------------------------------ walkers

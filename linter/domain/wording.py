@@ -79,20 +79,20 @@ def pod_set_text(template: PodTemplate) -> str:
 
 def describe_pod_priority(priority: PodPriority) -> str:
     if priority.source == "named":
-        return f"PriorityClass {priority.class_name} (value {priority.value}, {priority.policy})"
+        return f"PriorityClass {priority.class_name} ({priority.value}, {priority.policy})"
     if priority.source == "global-default":
-        return (f"the global default PriorityClass {priority.class_name} "
-                f"(value {priority.value}, {priority.policy})")
+        return f"the global default PriorityClass {priority.class_name} ({priority.value}, {priority.policy})"
     return "no PriorityClass (priority 0, PreemptLowerPriority)"
 
 
 def describe_workload_priority(priority: WorkloadPriority) -> str:
+    """``1000 (WorkloadPriorityClass prod)``: the value, then where Kueue took it from."""
     if priority.source == "workload-priority-class":
-        return f"WorkloadPriorityClass {priority.class_name} ({priority.value})"
+        return f"{priority.value} (WorkloadPriorityClass {priority.class_name})"
     if priority.source == "priority-class":
-        return f"pod PriorityClass {priority.class_name} ({priority.value})"
+        return f"{priority.value} (pod PriorityClass {priority.class_name})"
     if priority.source == "global-default":
-        return f"the global default PriorityClass {priority.class_name} ({priority.value})"
+        return f"{priority.value} (the global default PriorityClass {priority.class_name})"
     return "0 (no priority class anywhere)"
 
 

@@ -201,8 +201,8 @@ class RuleContext:
         """A finding at ``at`` (from ``obj.at(...)``). ``related`` items are locations
         or ``(location, message)`` pairs. ``severity`` is only for rules whose severity depends
         on the case (rules.md says so); default META.severity. ``fix`` (kqlint.fix.model): edits
-        inside the object ``at`` points into. ``remedy``: what to do, when the message does
-        not end with it. To be yielded."""
+        inside the object ``at`` points into. ``message`` says what breaks on the cluster (at
+        most 240 characters); ``remedy`` how to fix it (the ``help:`` line). To be yielded."""
         meta = self.rule.meta
         related_locations = tuple(
             item[0].with_message(item[1]) if isinstance(item, tuple) else item for item in related)

@@ -34,7 +34,7 @@ class DuplicateReport:
             problems.append(LoadProblem(
                 self.path, line, column,
                 f"duplicate key `{_excerpt(key)}` (first at line {unpack(first)[0]}, again at line "
-                f"{line}{others}): {consequence}; remove one"))
+                f"{line}{others}): {consequence}", remedy="Remove one of them"))
 
     def finish(self, problems: list[LoadProblem]) -> None:
         if self.more and self.more_at is not None:

@@ -43,7 +43,7 @@ def _string_map_problem(values: Any, name: str) -> tuple[tuple[Any, ...], str] |
     for key, value in values.items():
         if value is not None and not isinstance(value, str):
             return (("metadata", name, key),
-                    f"`metadata.{name}.{key}` must be a string, not {_kind(value)} (quote it)")
+                    f"`metadata.{name}.{key}` must be a string, not {_kind(value)}")
     return None
 
 

@@ -24,6 +24,7 @@ class LoadProblem:
     column: int
     message: str
     code: str = "KQ001"
+    remedy: str | None = None  # how to fix, apart from the message (the finding's ``help:``)
 
 
 @dataclass

@@ -2,7 +2,9 @@
 
 The README's rules table is generated here too (``kqlint rules --format markdown``);
 ``python -m kqlint.reporters.explain README.md`` rewrites the block between the markers, and a
-test fails when the README and the registry disagree.
+test fails when the README and the registry disagree. So is each built-in rule's page,
+``docs/rules/KQNNN.md`` (``scripts/rule_docs.py`` writes them; SARIF's ``helpUri``, the
+language server's ``codeDescription.href`` and ``kqlint explain`` point at it).
 """
 from __future__ import annotations
 
@@ -23,6 +25,10 @@ line above it, `# kqlint: ignore-file[{code}]` for a whole file. In config: `ign
 README_START = "<!-- rules-table:start -->"
 README_END = "<!-- rules-table:end -->"
 README_UPDATE_COMMAND = "python -m kqlint.reporters.explain README.md"
+DOCS_DIR = "docs/rules"
+DOCS_URL = "https://github.com/kqlint/kqlint/blob/main/docs/rules/"
+PAGE_NOTE = ("<!-- Generated from the docstring of {module} by scripts/rule_docs.py: edit the docstring, "
+             "then run the script. -->")
 FIX_LINE = {
     "safe": "Fix: safe: `kqlint check --fix` applies it (`--diff` shows it first).",
     "unsafe": "Fix: unsafe: `kqlint check --fix --unsafe-fixes` applies it; it changes what the workload "
@@ -40,12 +46,56 @@ def explain_text(name: str, config: Any = None) -> str | None:
 
 
 def rule_text(rule: Rule) -> str:
-    """The ``kqlint explain`` text of one rule (also SARIF's rule help)."""
+    """The ``kqlint explain`` text of one rule (also SARIF's rule help): a built-in rule's
+    ends with where its page lives."""
     meta = rule.meta
     header = (f"{meta.code} {meta.slug} (default severity: {meta.severity.label}"
               f"{'; profile ' + meta.profile if meta.profile else ''}"
               f"{'; off by default' if not meta.enabled else ''})\n\n{meta.summary}\n\n")
-    return header + FIX_LINE[meta.fix] + "\n\n" + str(rule.doc).strip() + "\n" + SUPPRESS_HINT.format(code=meta.code)
+    url = doc_url(rule)
+    where = f"\nDocumentation: {DOCS_DIR}/{meta.code}.md in the repository, {url}\n" if url else ""
+    return header + _body(rule) + where
+
+
+def _body(rule: Rule) -> str:
+    """The fix line, the docstring and how to suppress: explain's text and the page share it."""
+    meta = rule.meta
+    doc = str(rule.doc).strip()
+    fix = FIX_LINE[meta.fix]
+    if "## How to fix" not in doc:  # a custom rule's generated text has no such section to point at
+        fix = fix.replace(" (see How to fix)", "")
+    return fix + "\n\n" + doc + "\n" + SUPPRESS_HINT.format(code=meta.code)
+
+
+def is_builtin(rule: Rule) -> bool:
+    """A rule kqlint ships (plugins and custom rules have no page in kqlint's repository)."""
+    from kqlint.rules import BUILTIN
+
+    return rule.origin in BUILTIN
+
+
+def doc_url(rule: Rule) -> str | None:
+    """Where a built-in rule's page is published (None for plugins and custom rules)."""
+    return f"{DOCS_URL}{rule.code}.md" if is_builtin(rule) else None
+
+
+def code_doc_url(code: str) -> str | None:
+    """The page of the built-in rule ``code`` (a finding knows only its code); None for others.
+    Built-in modules are named ``kqNNN_slug`` (tests/test_rule_catalogue.py holds them to it)."""
+    from kqlint.rules import BUILTIN
+
+    builtin = {module.rsplit(".", 1)[-1][:5].upper() for module in BUILTIN}
+    return f"{DOCS_URL}{code}.md" if code in builtin else None
+
+
+def rule_page(rule: Rule) -> str:
+    """``docs/rules/KQNNN.md``: the rule's ``kqlint explain`` text as a Markdown page."""
+    meta = rule.meta
+    when = (f"only with profile `{meta.profile}`" if meta.profile
+            else "on by default" if meta.enabled else "off by default")
+    source = "rules/" + rule.origin.removeprefix("kqlint.rules.").replace(".", "/") + ".py"
+    return (f"# {meta.code} {meta.slug}\n\n{PAGE_NOTE.format(module=source)}\n\n"
+            f"Default severity: {meta.severity.label}; {when}.\n\n{meta.summary}\n\n{_body(rule)}")
 
 
 def _enabled_label(row: dict[str, Any]) -> str:
@@ -125,7 +175,8 @@ def rules_table(config: Any = None, color: bool = False, width: int | None = Non
     if effective and config is not None and getattr(config, "path", None):
         console.print(f"configuration: {escape(terminal_safe(str(config.path)))}")
     console.print(table)
-    return buffer.getvalue()
+    # rich pads every row to the full width: piped into a file or `cat`, lines end at their text
+    return "\n".join(line.rstrip() for line in buffer.getvalue().split("\n"))
 
 
 def _narrow_rules(rows: list[dict[str, Any]], width: int, config_path: Any) -> str:

@@ -110,10 +110,14 @@ def _descriptor(rule: Any) -> dict[str, Any]:
     tags = [FAMILIES.get(meta.code[2:3], "custom") if meta.code.startswith("KQ") else "custom"]
     if meta.profile:
         tags.append(f"profile:{meta.profile}")
+    from kqlint.reporters.explain import doc_url
+
+    url = doc_url(rule)
     return {
         "id": meta.code, "name": meta.slug,
         "shortDescription": {"text": meta.summary}, "fullDescription": {"text": full},
         "help": {"text": text, "markdown": text},
+        **({"helpUri": url} if url else {}),  # docs/rules/KQNNN.md; plugins and custom rules have none
         "defaultConfiguration": {"level": LEVELS[meta.severity],
                                  "enabled": bool(meta.enabled and meta.profile is None)},
         "properties": {"tags": tags},

@@ -54,8 +54,8 @@ def unrendered_placeholders(source: SourceFile, objects: list[Any],
     return LoadProblem(
         source.path, line, column,
         f"unrendered template: `{field}: {shown}` is an envsubst/sed placeholder where the API "
-        f"expects another type; file skipped: render it first, e.g. "
-        f"`envsubst < {source.path} | kqlint check -`", code="KQ006")
+        f"expects another type; file skipped, so nothing in it is linted", code="KQ006",
+        remedy=f"Render it first and lint the output, e.g. `envsubst < {source.path} | kqlint check -`")
 
 
 def _expects_another_value(schema: dict[str, Any] | None, value: str) -> bool:

@@ -184,10 +184,14 @@ def diagnostic(finding: Finding, index: LineIndex, others: dict[str, LineIndex],
     related = [types.DiagnosticRelatedInformation(
         types.Location(uri_of(os.path.join(root, r.file)), _related_range(
             r.file, r.line, r.column, finding, index, others, root)), r.message) for r in finding.related]
+    from kqlint.reporters.explain import code_doc_url
+    from kqlint.reporters.remedy import with_remedy
+
+    url = code_doc_url(finding.code)
     return types.Diagnostic(
         _range(index, location.line, location.column, location.end_line, location.end_column),
-        finding.message, severity=SEVERITIES[finding.severity], code=finding.code, source=SOURCE,
-        related_information=related or None)
+        with_remedy(finding), severity=SEVERITIES[finding.severity], code=finding.code, source=SOURCE,
+        code_description=types.CodeDescription(url) if url else None, related_information=related or None)
 
 
 def _range(index: LineIndex, line: int, column: int, end_line: int = 0, end_column: int = 0) -> types.Range:

@@ -58,6 +58,7 @@ def check_sources(sources: Sources, ctx: RuleContext) -> Iterator[Finding]:
     from kqlint.project.discover import display_path
 
     for problem in sources.problems(META.code):
-        yield ctx.finding(Location(problem.file, problem.line, problem.column), problem.message)
+        yield ctx.finding(Location(problem.file, problem.line, problem.column), problem.message,
+                          remedy=problem.remedy)
     for path, message in sources.unreadable:
         yield ctx.finding(Location(display_path(path), 1, 1), message)

@@ -123,7 +123,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         return
     violations = validator.validate(obj.data)
     for violation in violations:
-        yield ctx.finding(at=_position(obj, violation), message=_message(obj, violation, schemas),
+        message, remedy = _message(obj, violation, schemas)
+        yield ctx.finding(at=_position(obj, violation), message=message, remedy=remedy,
                           fix=spelling_fix(obj, violation))
     rules = schemas.cel(obj.api_version, obj.kind)
     if rules is not None and not violations and isinstance(obj.data, dict):
@@ -139,7 +140,8 @@ def _position(obj: K8sObject, violation: Violation) -> Location:
     return obj.at_value(*violation.path)
 
 
-def _message(obj: K8sObject, violation: Violation, schemas: SchemaCatalog) -> str:
+def _message(obj: K8sObject, violation: Violation, schemas: SchemaCatalog) -> tuple[str, str]:
+    """What the API server does with the object, and the remedy."""
     where = f"{obj.display()}: `{dotted(violation.path)}`"
     source = schemas.source(obj.api_version, obj.kind)
     origin = "" if source == "kqlint's schema" else f" (schema from {source})"
@@ -151,21 +153,26 @@ def _message(obj: K8sObject, violation: Violation, schemas: SchemaCatalog) -> st
         if other:
             fix += f" (`{_plain(violation.value)}` is valid in {other}, not in {obj.api_version})"
         return (f"{obj.display()}: `{dotted(violation.path)}: {_plain(violation.value)}` is not a valid "
-                f"value{origin} ({_choices(violation.expected)}): the API server rejects the object; {fix}")
+                f"value{origin} ({_choices(violation.expected)}): the API server rejects the object"), _sentence(fix)
     shown = "" if isinstance(violation.value, (dict, list)) else f" ({_shown(violation.value)})"
     return (f"{where} must be {describe_expected(violation.expected)}, not "
             f"{describe_type(violation.value)}{shown}{origin}: the API server "
-            f"rejects the object; {violation.hint or 'fix the value'}")
+            "rejects the object"), _sentence(violation.hint or "write a value of that type")
 
 
-def _unknown_field(obj: K8sObject, violation: Violation, schemas: SchemaCatalog, origin: str) -> str:
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _unknown_field(obj: K8sObject, violation: Violation, schemas: SchemaCatalog,
+                   origin: str) -> tuple[str, str]:
     fix = violation.hint or "remove it or check its spelling and indentation"
     other = _other_version(obj, violation.path, schemas)
     if other:
         fix += f" (`{dotted(violation.path)}` exists in {other}; this object is {obj.api_version})"
     return (f"{obj.display()}: unknown field `{dotted(violation.path)}` in {obj.api_version} "
-            f"{obj.kind}{origin}: `kubectl apply` rejects the object (strict field validation), "
-            f"and with validation off the field is dropped and never takes effect; {fix}")
+            f"{obj.kind}{origin}: `kubectl apply` rejects the object, or without strict validation "
+            "drops the field"), _sentence(fix)
 
 
 def _other_version(obj: K8sObject, path: tuple[Any, ...], schemas: SchemaCatalog,

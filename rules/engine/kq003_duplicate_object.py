@@ -161,7 +161,8 @@ def _finding(obj: K8sObject, first: K8sObject, group: list[K8sObject], ctx: Rule
         at=obj.at_value("metadata", "name"),
         message=(f"{obj.display()} is defined {len(group)} times among objects applied together (first at "
                  f"{where.file}:{where.line}): kubectl applies the copies in turn and the last one silently "
-                 "wins; keep one definition"),
+                 "wins"),
+        remedy="Keep one definition",
         related=related)
 
 

@@ -150,7 +150,8 @@ def _duplicate(obj: K8sObject, ctx: RuleContext, seen: dict[str, int], name: Any
             at=obj.at_value("spec", "resourceGroups", group, *rest),
             message=(f"{obj.display()}: {what} `{name}` is already named in resourceGroups[{seen[name]}]; "
                      f"Kueue rejects the ClusterQueue (`Duplicate value`): a {what} may appear in one "
-                     "resource group only; merge the groups or remove it from one"),
+                     "resource group only"),
+            remedy="Merge the groups or remove it from one",
             related=[(obj.at("spec", "resourceGroups", seen[name]), "the first resource group naming it")])
     seen.setdefault(name, group)
 
@@ -170,7 +171,8 @@ def _flavor_matches_covered(obj: K8sObject, ctx: RuleContext, g: int, f: int, fl
                 at=obj.at_value(*base, "resources", i, "name"),
                 message=(f"{obj.display()}: flavor `{flavor.get('name')}` resources[{i}] is `{name}` but "
                          f"coveredResources[{i}] is `{expected}`; Kueue's webhook rejects it (`must match the "
-                         "name in coveredResources`): list resources in the order of coveredResources"),
+                         "name in coveredResources`)"),
+                remedy="List resources in the order of coveredResources",
                 related=[(obj.at_value("spec", "resourceGroups", g, "coveredResources", i), "coveredResources entry")])
             return
 
@@ -199,14 +201,15 @@ def _resource_limits(obj: K8sObject, ctx: RuleContext, path: tuple[Any, ...],
             at=obj.at(*path, "lendingLimit"),
             message=(f"{obj.display()}: lendingLimit on `{name}` without a cohort; the API server rejects "
                      "it (`lendingLimit must be nil when cohort is empty`)"),
-            remedy="set spec.cohortName, or remove lendingLimit")
+            remedy="Set spec.cohortName or remove lendingLimit")
     lending, nominal = parse_quantity(resource.get("lendingLimit")), parse_quantity(resource.get("nominalQuota"))
     if lending is not None and nominal is not None and lending > nominal:
         yield ctx.finding(
             at=obj.at_value(*path, "lendingLimit"),
             message=(f"{obj.display()}: lendingLimit {resource.get('lendingLimit')} of `{name}` is above its "
                      f"nominalQuota {resource.get('nominalQuota')}; Kueue rejects it (`must be less than or "
-                     "equal to the nominalQuota`): lower lendingLimit"),
+                     "equal to the nominalQuota`)"),
+            remedy="Lower lendingLimit to at most nominalQuota",
             related=[(obj.at_value(*path, "nominalQuota"), "nominalQuota")])
 
 
@@ -229,14 +232,15 @@ def _pod_group_member(obj: K8sObject, ctx: RuleContext, meta: tuple[Any, ...], l
         missing = "annotation " + TOTAL_COUNT_ANNOTATION if has_name else "label " + GROUP_NAME_LABEL
         yield ctx.finding(
             at=obj.at(*meta, *present),
-            message=(f"{obj.display()}: pod-group member without the {missing}; Kueue's webhook rejects the "
-                     f"pod (`both the '{TOTAL_COUNT_ANNOTATION}' annotation and the '{GROUP_NAME_LABEL}' label "
-                     "should be set`): add it"))
+            message=(f"{obj.display()}: pod-group member without the {missing}: Kueue's webhook rejects the "
+                     "pod, which needs both the label and the annotation"),
+            remedy=f"Add the {missing}")
     elif has_count and not _positive(annotations.get(TOTAL_COUNT_ANNOTATION)):
         yield ctx.finding(
             at=obj.at_value(*meta, "annotations", TOTAL_COUNT_ANNOTATION),
             message=(f"{obj.display()}: {TOTAL_COUNT_ANNOTATION} must be a number greater than 0; Kueue rejects "
-                     "the pod: set it to the number of pods in the group"))
+                     "the pod"),
+            remedy="Set it to the number of pods in the group")
 
 
 def _positive(value: Any) -> bool:

@@ -51,10 +51,11 @@ def check_sources(sources: Sources, ctx: RuleContext) -> Iterator[Finding]:
     from kqlint.project.discover import display_path
 
     for problem in sources.problems(META.code):
-        yield ctx.finding(Location(problem.file, problem.line, problem.column), problem.message)
+        yield ctx.finding(Location(problem.file, problem.line, problem.column), problem.message,
+                          remedy=problem.remedy)
     for chart, templates in sorted(sources.charts.items()):
         chart_dir = display_path(os.path.dirname(chart))
         message = (f"Helm chart {chart_dir}: {len(templates)} unrendered template file(s) under "
-                   f"templates/ skipped; lint the rendered output instead: "
-                   f"`helm template {chart_dir} | kqlint check -`")
-        yield ctx.finding(Location(display_path(chart), 1, 1), message)
+                   "templates/ skipped, so nothing in them is linted")
+        yield ctx.finding(Location(display_path(chart), 1, 1), message,
+                          remedy=f"Lint the rendered output instead: `helm template {chart_dir} | kqlint check -`")

@@ -169,16 +169,15 @@ def _compare(ctx: RuleContext, at: Any, what: str, declared: int, pods: int, det
              never: str = "the gang can never be scheduled", as_text: bool = False,
              fixable: bool = True) -> Iterator[Finding]:
     # unsafe: the gang then waits for (or starts with) a different number of pods
-    change = Fix.unsafe(fix[0].upper() + fix[1:], Edit.replace(at.path, str(pods) if as_text else pods)) \
-        if fixable else None
+    remedy = fix[0].upper() + fix[1:]
+    change = Fix.unsafe(remedy, Edit.replace(at.path, str(pods) if as_text else pods)) if fixable else None
     if declared > pods:
-        yield ctx.finding(at, f"{what} {declared} > {pods} pods{detail}: {never}; {fix}",
-                          related=related or [], fix=change)
+        yield ctx.finding(at, f"{what} {declared} > {pods} pods{detail}: {never}",
+                          related=related or [], fix=change, remedy=remedy)
     elif declared < pods:
-        yield ctx.finding(at, f"{what} {declared} < {pods} pods{detail}: the gang starts as soon as "
-                              f"{declared} of them fit, so started pods hold their GPUs/CPUs while the "
-                              f"rest wait Pending; {fix}",
-                          related=related or [], severity=Severity.WARNING, fix=change)
+        yield ctx.finding(at, f"{what} {declared} < {pods} pods{detail}: the gang starts once {declared} "
+                              "fit, and started pods hold their GPUs/CPUs while the rest wait Pending",
+                          related=related or [], severity=Severity.WARNING, fix=change, remedy=remedy)
 
 
 def _pod_group(group: K8sObject, joined: list[tuple[PodTemplate, PodGroupRef]],

@@ -107,5 +107,6 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             at,
             f"{site.template.describe()}: {pod_group.key}: {pod_group.name} names a "
             f"{SCHEDULER_TITLES[pod_group.family]} PodGroup ({pod_group.group}) that does not exist in namespace "
-            f"{obj.namespace}: its pods stay Pending waiting for it; create PodGroup {obj.namespace}/{pod_group.name}, "
-            f"fix the name, or declare it under `external:` if it exists on the cluster")
+            f"{obj.namespace}: its pods stay Pending waiting for it",
+            remedy=(f"Create PodGroup {obj.namespace}/{pod_group.name}, fix the name, or declare it under "
+                    "`external:` if it exists on the cluster"))

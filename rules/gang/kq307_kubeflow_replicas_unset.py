@@ -100,8 +100,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             obj.at(*spec.path, "replicas"),
             f"{obj.display()}: replica spec {spec.role} has {state} and the job goes to KAI "
             f"({kai[0].scheduler_name}): KAI's pod grouper refuses a Kubeflow job whose replica specs "
-            f"do not all set replicas above 0, so none of its pods is scheduled; set "
-            f"{spec.role}.replicas explicitly",
+            "do not all set replicas above 0, so none of its pods is scheduled",
+            remedy=f"Set {spec.role}.replicas explicitly",
             related=[(kai[0].at("schedulerName"), f"template {kai[0].role} goes to KAI")],
             fix=explicit_replicas_fix(obj, spec))
 

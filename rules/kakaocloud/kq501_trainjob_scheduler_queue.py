@@ -77,5 +77,5 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
                 yield ctx.finding(
                     at=obj.at("metadata", section, key),
                     message=(f"TrainJob {obj.namespace}/{obj.name}: `{key}` is not allowed on TrainJobs on this "
-                             "platform (Kueue owns their quota and preemption): creation is rejected; remove it "
-                             "and route the job with kueue.x-k8s.io/queue-name only"))
+                             "platform (Kueue owns their quota and preemption): creation is rejected"),
+                    remedy="Remove it and route the job with kueue.x-k8s.io/queue-name only")

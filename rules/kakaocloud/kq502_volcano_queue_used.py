@@ -70,5 +70,5 @@ def _finding(obj: K8sObject, ctx: RuleContext, at: object, what: str) -> Finding
     return ctx.finding(
         at=at,  # type: ignore[arg-type]
         message=(f"{obj.display()}: {what} selects a Volcano queue, but this platform runs Volcano without "
-                 "tenant queues (Kueue holds the quota): the pods are never scheduled; remove it and route "
-                 "through kueue.x-k8s.io/queue-name"))
+                 "tenant queues (Kueue holds the quota): the pods are never scheduled"),
+        remedy="Remove it and route through kueue.x-k8s.io/queue-name")

@@ -96,7 +96,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             yield ctx.finding(
                 at=obj.at_value(*path),
                 message=(f"{obj.display()}: {KEY}: {value} names a KAI queue that does not exist on this "
-                         f"platform (only `{DEFAULT}`): the pods are never scheduled; set it to {DEFAULT}"),
+                         f"platform (only `{DEFAULT}`): the pods are never scheduled"),
+                remedy=f"Set it to {DEFAULT}",
                 fix=default_queue_fix(path))
 
 

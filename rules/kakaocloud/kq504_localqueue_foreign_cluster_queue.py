@@ -52,6 +52,6 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         yield ctx.finding(
             at=obj.at_value("spec", "clusterQueue"),
             message=(f"{obj.display()}: spec.clusterQueue `{target}` is not the tenant's own ClusterQueue "
-                     f"`{obj.namespace}`; on this platform a ClusterQueue admits only its own namespace, so "
-                     "nothing behind this LocalQueue is ever admitted: recreate it with "
-                     f"clusterQueue: {obj.namespace}"))
+                     f"`{obj.namespace}`: on this platform a ClusterQueue admits only its own namespace, so "
+                     "nothing behind this LocalQueue is ever admitted"),
+            remedy=f"Recreate it with clusterQueue: {obj.namespace} (the field is immutable)")

@@ -87,8 +87,9 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             yield ctx.finding(
                 at=template.owner.at_value(*template.spec_path, "schedulerName"),
                 message=(f"{obj.display()} ({template.role}): schedulerName kai-scheduler without the pod label "
-                         f'{LABEL}: "true"; the platform\'s KAI pod grouper ignores these pods and they stay '
-                         f'SchedulingGated: add {LABEL}: "true" to the template labels'),
+                         f'{LABEL}: "true": the platform\'s KAI pod grouper ignores these pods and they stay '
+                         'SchedulingGated'),
+                remedy=f'Add {LABEL}: "true" to the template labels',
                 fix=_fix(template))
 
 

@@ -58,7 +58,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         yield ctx.finding(
             at=obj.at_value("spec", "preemption", "reclaimWithinCohort"),
             message=(f"{obj.display()}: reclaimWithinCohort {value} lets this queue evict other tenants' "
-                     "workloads in its cohort, which the platform forbids; set reclaimWithinCohort: Never"),
+                     "workloads in its cohort, which the platform forbids"),
+            remedy="Set reclaimWithinCohort: Never",
             fix=never_reclaim_fix(obj))
 
 

@@ -72,7 +72,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         yield ctx.finding(
             at=obj.at_value(*path),
             message=(f"{obj.display()}: schedulerName `{WRONG}` matches no scheduler on this platform (its "
-                     f"Volcano is `{RIGHT}`): the pods stay Pending; use schedulerName: {RIGHT}"),
+                     f"Volcano is `{RIGHT}`): the pods stay Pending"),
+            remedy=f"Use schedulerName: {RIGHT}",
             fix=right_name_fix(path))
 
 

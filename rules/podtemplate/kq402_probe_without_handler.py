@@ -101,8 +101,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
 def _finding(obj: K8sObject, template: PodTemplate, container: Container, key: str,
              ctx: RuleContext) -> Finding:
     message = (f"{obj.display()}: {template_label(template)}, container `{container.name}` {key} "
-               f"has no handler ({HANDLERS}; {probe_fields(container.data[key])}). The API "
-               f"server rejects the pod (`...{key}: Required value: must specify a handler "
-               f"type`), so no pod of this template ever runs; give the probe exactly one "
-               f"handler, e.g. `tcpSocket: {{port: 8080}}`, or remove it")
-    return ctx.finding(at=template.at(*container.path, key), message=message)
+               f"has no handler ({probe_fields(container.data[key])}): the API server rejects every pod "
+               "of this template (`must specify a handler type`)")
+    return ctx.finding(at=template.at(*container.path, key), message=message,
+                       remedy=(f"Give the probe exactly one handler ({HANDLERS}), e.g. `tcpSocket: {{port: 8080}}`, "
+                               "or remove it"))

@@ -7,6 +7,10 @@ from kqlint.domain.objects import K8sObject
 from kqlint.domain.workloads import PodTemplate
 from kqlint.fix.model import Edit, Fix
 
+# the remedy of KQ101, KQ105 and KQ106: pod priority stops mattering between gangs
+SHARED_CLASS_REMEDY = ("Use one PriorityClass with preemptionPolicy: Never for all gang pods and rank "
+                       "workloads with WorkloadPriorityClasses")
+
 
 def use_class_fix(obj: K8sObject, template: PodTemplate, graph: ObjectGraph) -> Fix | None:
     """``priorityClassName`` of ``template`` (written in ``obj``) set to the shared

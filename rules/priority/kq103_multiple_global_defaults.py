@@ -73,9 +73,9 @@ def check_graph(graph: ObjectGraph, ctx: RuleContext) -> Iterator[Finding]:
         others = [other for other in defaults if other is not pc]
         names = ", ".join(f"{o.name} ({class_value(o)})" for o in others)
         message = (f"PriorityClass {pc.name} has globalDefault: true, and so does {names}: the API server "
-                   f"admits only one default (the second apply fails with \"Only one default can exist\"), "
-                   f"and pods without a class would get the lowest-valued one; keep globalDefault: true on "
-                   f"one class only")
+                   f"admits only one (the second apply fails: \"Only one default can exist\"), "
+                   "and pods without a class would get the lowest-valued one")
         related = [(class_location(o, "globalDefault"), f"PriorityClass {o.name} is a global default too")
                    for o in others]
-        yield ctx.finding(at=pc.at("globalDefault"), message=message, related=related)
+        yield ctx.finding(at=pc.at("globalDefault"), message=message, related=related,
+                          remedy="Keep globalDefault: true on one class only")

@@ -147,10 +147,9 @@ def _workload_parts(obj: K8sObject, templates: list[PodTemplate]) -> list[list[P
 
 def _finding(template: PodTemplate, priority: PodPriority, reference: PodTemplate,
              ref_priority: PodPriority, ctx: RuleContext) -> Finding:
-    message = (f"{describe_template(template)} runs at {describe_pod_priority(priority)} but "
-               f"{describe_template(reference)} at {describe_pod_priority(ref_priority)}: kube-scheduler "
-               f"ranks and preempts these pods separately, so part of the gang can be preempted or "
-               f"scheduled ahead of the rest. Use one PriorityClass for every pod template of the workload")
+    message = (f"{template.owner.display()} {template.role} runs at {describe_pod_priority(priority)}, unlike "
+               f"{reference.role}: kube-scheduler can preempt or place part of the gang apart from the rest")
     related = [(reference.at("priorityClassName"), f"{describe_template(reference)}: "
                 f"{describe_pod_priority(ref_priority)}")]
-    return ctx.finding(at=template.at("priorityClassName"), message=message, related=related)
+    return ctx.finding(at=template.at("priorityClassName"), message=message, related=related,
+                       remedy="Use one PriorityClass for every pod template of the workload")

@@ -156,12 +156,12 @@ def _finding(pc: K8sObject, value: int, exposed: list[PodProfile], ctx: RuleCont
     names = ", ".join(p.unit.display() for p in exposed[:3])
     if len(exposed) > 3:
         names += f" and {len(exposed) - 3} more"
-    message = (f"PriorityClass {pc.name} (value {value}, preemptionPolicy PreemptLowerPriority) ranks above "
-               f"the pods of {len(exposed)} Kueue-managed multi-pod workload(s) ({names}): any pod of this "
-               f"class may make kube-scheduler evict single gang pods, leaving the rest idle on their GPUs "
-               f"(preemptionPolicy: Never on the gang's own class does not protect it). Give this class "
-               f"preemptionPolicy: Never, or keep its pods off the gangs' nodes")
-    return ctx.finding(at=pc.at("value"), message=message, related=[_related(p) for p in exposed[:MAX_RELATED]])
+    message = (f"PriorityClass {pc.name} ({value}, PreemptLowerPriority) ranks above the pods of "
+               f"{len(exposed)} Kueue-managed gang(s) ({names}): its pods may make kube-scheduler evict single "
+               "gang pods, leaving the rest idle")
+    return ctx.finding(at=pc.at("value"), message=message, related=[_related(p) for p in exposed[:MAX_RELATED]],
+                       remedy=("Give this class preemptionPolicy: Never, or keep its pods off the gangs' nodes "
+                               "(preemptionPolicy: Never on the gangs' own class does not protect them)"))
 
 
 def _related(profile: PodProfile) -> tuple[Location, str]:

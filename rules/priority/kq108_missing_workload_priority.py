@@ -129,10 +129,9 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             continue
         policy = within_cluster_queue(cq)
         fallback = describe_workload_priority(workload_priority(unit, ctx.graph))
-        message = (f"{unit.display()} has no {PRIORITY_LABEL} label, but ClusterQueue {cq.name} preempts within "
-                   f"the queue (withinClusterQueue: {policy}): Kueue ranks it by the fallback, {fallback}, "
-                   f"a pod-level setting not chosen to rank jobs. Add {PRIORITY_LABEL}: <WorkloadPriorityClass> "
-                   f"next to the queue-name label")
+        message = (f"{unit.display()} has no {PRIORITY_LABEL} label, but ClusterQueue {cq.name} preempts by "
+                   f"priority (withinClusterQueue: {policy}): Kueue ranks it by a pod-level fallback, {fallback}")
         related = [(cq.at("spec", "preemption", "withinClusterQueue"),
                     f"ClusterQueue {cq.name}: withinClusterQueue {policy}")]
-        yield ctx.finding(at=unit.label_at(PRIORITY_LABEL), message=message, related=related)
+        yield ctx.finding(at=unit.label_at(PRIORITY_LABEL), message=message, related=related,
+                          remedy=f"Add {PRIORITY_LABEL}: <WorkloadPriorityClass> next to the queue-name label")

@@ -115,7 +115,7 @@ META = RuleMeta(code="KQ201", slug="missing-within-cluster-queue", severity=Seve
 
 MAX_RELATED = 10
 WITHIN = ("spec", "preemption", "withinClusterQueue")
-ADVICE = ("set spec.preemption.withinClusterQueue: LowerPriority so higher-priority workloads preempt "
+ADVICE = ("Set spec.preemption.withinClusterQueue: LowerPriority so higher-priority workloads preempt "
           "lower ones, or write withinClusterQueue: Never if this queue must never preempt")
 
 
@@ -127,20 +127,20 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         values = ", ".join(str(v) for v in sorted(by_value))
         message = (f"ClusterQueue {obj.name} does not set spec.preemption.withinClusterQueue (default Never) "
                    f"while the workloads routed to it carry {len(by_value)} workload priorities ({values}): "
-                   f"priorities only order the queue and never preempt; {ADVICE}")
+                   "priorities only order the queue and never preempt")
         related = [_workload_related(unit, prio) for _, (unit, prio) in sorted(by_value.items())]
         yield ctx.finding(at=_missing_at(obj), message=message, related=related[:MAX_RELATED],
-                          fix=lower_priority_fix(obj))
+                          fix=lower_priority_fix(obj), remedy=ADVICE)
         return
     classes = workload_priority_classes(ctx.graph)  # this queue's unit and the shared files
     if len(classes) >= 2:
         names = ", ".join(sorted(c.name for c in classes))
         message = (f"ClusterQueue {obj.name} does not set spec.preemption.withinClusterQueue (default Never) "
                    f"while {len(classes)} WorkloadPriorityClasses exist ({names}): priorities only order "
-                   f"the queue and never preempt; {ADVICE}")
+                   "the queue and never preempt")
         related = [(c.at("metadata", "name"), f"WorkloadPriorityClass {c.name}") for c in classes]
         yield ctx.finding(at=_missing_at(obj), message=message, related=related[:MAX_RELATED],
-                          fix=lower_priority_fix(obj))
+                          fix=lower_priority_fix(obj), remedy=ADVICE)
 
 
 def _distinct_priorities(units: list[ManagedWorkload], ctx: RuleContext

@@ -107,12 +107,11 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     for ref in references(obj, ctx.graph, [WORKLOAD_PRIORITY_REF]):
         if ref.target is not None or ref.may_exist(ctx.graph) or ref.site.unit is None:
             continue
-        yield ctx.finding(
-            at=ref.at,
-            message=unresolved(ref, ctx.graph, ref.site.unit.display(),
-                               "Kueue creates no Workload for it (no fallback to the pod priority), so it stays "
-                               "suspended and is never admitted",
-                               f"create WorkloadPriorityClass `{ref.name}` or fix the label", hint=_hint(ref, ctx)))
+        message, remedy = unresolved(ref, ctx.graph, ref.site.unit.display(),
+                                     "Kueue creates no Workload for it, so it stays suspended",
+                                     f"create WorkloadPriorityClass `{ref.name}` or fix the label",
+                                     hint=_hint(ref, ctx))
+        yield ctx.finding(at=ref.at, message=message, remedy=remedy)
 
 
 def _hint(ref: Reference, ctx: RuleContext) -> str:

@@ -103,15 +103,14 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             continue  # LocalQueueDefaulting only applies when `default` exists
         if ref.target is not None or ref.may_exist(ctx.graph):
             continue  # resolved, or ambiguous (namespace chosen at apply time, another unit)
-        yield ctx.finding(
-            at=ref.at,
-            message=unresolved(ref, ctx.graph, unit.display(),
-                               "the Workload stays pending for ever (\"LocalQueue doesn't exist\")",
-                               "create the LocalQueue in this namespace or fix the label",
-                               note=_elsewhere(ref.name, obj.namespace or "", ctx)))
+        message, remedy = unresolved(ref, ctx.graph, unit.display(),
+                                     "the Workload stays pending for ever (\"LocalQueue doesn't exist\")",
+                                     "create the LocalQueue in this namespace or fix the label",
+                                          note=_elsewhere(ref.name, obj.namespace or "", ctx))
+        yield ctx.finding(at=ref.at, message=message, remedy=remedy)
 
 
 def _elsewhere(name: str, namespace: str, ctx: RuleContext) -> str:
     others = sorted({lq.namespace or "" for lq in ctx.graph.of_kind("LocalQueue", KUEUE_GROUP)
                      if lq.name == name and lq.namespace != namespace})
-    return f" (a LocalQueue `{name}` exists in {', '.join(others)}: LocalQueues are namespaced)" if others else ""
+    return f" (LocalQueues are namespaced: `{name}` is in {', '.join(others)})" if others else ""

@@ -79,15 +79,15 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         yield ctx.finding(
             at=obj.at("spec", "clusterQueue"),
             message=(f"{obj.display()} sets no spec.clusterQueue: the LocalQueue stays inactive and "
-                     "workloads sent to it are never admitted; set spec.clusterQueue to a ClusterQueue"))
+                     "workloads sent to it are never admitted"),
+            remedy="Set spec.clusterQueue to a ClusterQueue")
         return
     for ref in references(obj, ctx.graph, [CLUSTER_QUEUE_REF]):
         if ref.target is not None or ref.may_exist(ctx.graph):
             continue  # resolved, or defined in another unit: not proof it is missing
-        yield ctx.finding(
-            at=ref.at,
-            message=unresolved(ref, ctx.graph, obj.display(),
-                               "Kueue marks the LocalQueue inactive (ClusterQueueDoesNotExist) and none of its "
-                               "workloads is ever admitted",
-                               "create the ClusterQueue or recreate the LocalQueue pointing at an existing one "
-                               "(the field is immutable)"))
+        message, remedy = unresolved(ref, ctx.graph, obj.display(),
+                                     "Kueue marks the LocalQueue inactive (ClusterQueueDoesNotExist) and none of "
+                                     "its workloads is ever admitted",
+                                     "create the ClusterQueue or recreate the LocalQueue pointing at an existing "
+                                     "one (the field is immutable)")
+        yield ctx.finding(at=ref.at, message=message, remedy=remedy)

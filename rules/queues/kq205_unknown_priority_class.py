@@ -145,11 +145,10 @@ def _where(obj: K8sObject, template: PodTemplate) -> str:
 
 
 def _effect(obj: K8sObject, name: str, managed: bool) -> str:
-    rejected = f"(\"no PriorityClass with name {name} was found\")"
     if POD.of(obj):
-        text = f"the API server rejects the pod at creation {rejected}"
+        text = "the API server rejects the pod at creation"
     else:
-        text = f"the API server rejects its pods at creation {rejected}"
+        text = "the API server rejects its pods at creation"
     return text + (" and Kueue cannot compute the workload's priority" if managed else "")
 
 
@@ -159,7 +158,6 @@ def _unknown(ref: Reference, graph: ObjectGraph, installed: Iterable[str]) -> bo
 
 def _finding(ctx: RuleContext, ref: Reference, where: str, effect: str, installed: tuple[str, ...]) -> Finding:
     looked_in = LOOKED_IN + (", or KAI's built-in classes" if installed else "")
-    return ctx.finding(
-        at=ref.at,
-        message=unresolved(ref, ctx.graph, where, effect, f"create PriorityClass `{ref.name}` or fix the name",
-                           hint=ref.did_you_mean(ctx.graph, extra=installed), looked_in=looked_in))
+    message, remedy = unresolved(ref, ctx.graph, where, effect, f"create PriorityClass `{ref.name}` or fix the name",
+                                 hint=ref.did_you_mean(ctx.graph, extra=installed), looked_in=looked_in)
+    return ctx.finding(at=ref.at, message=message, remedy=remedy)

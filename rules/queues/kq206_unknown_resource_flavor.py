@@ -82,8 +82,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     for ref in references(obj, ctx.graph, [FLAVOR_REF]):
         if ref.target is not None or ref.may_exist(ctx.graph):
             continue
-        yield ctx.finding(
-            at=ref.at,
-            message=unresolved(ref, ctx.graph, obj.display(),
-                               "Kueue marks the ClusterQueue inactive (FlavorNotFound) and admits no workload "
-                               "through it", f"create ResourceFlavor `{ref.name}` or fix the name"))
+        message, remedy = unresolved(ref, ctx.graph, obj.display(),
+                                     "Kueue marks the ClusterQueue inactive (FlavorNotFound) and admits no "
+                                     "workload through it", f"create ResourceFlavor `{ref.name}` or fix the name")
+        yield ctx.finding(at=ref.at, message=message, remedy=remedy)

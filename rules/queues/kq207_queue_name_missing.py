@@ -128,9 +128,9 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         yield ctx.finding(
             at=obj.at(*path, PRIORITY_LABEL),
             message=(f"{who} carries `{PRIORITY_LABEL}: {obj.get(*path, PRIORITY_LABEL)}` but no "
-                     f"`{QUEUE_LABEL}`, and namespace {obj.namespace} has no LocalQueue named `default`: "
-                     "Kueue ignores it, it starts at once outside the quota and the priority label has no "
-                     f"effect; add `{QUEUE_LABEL}: <LocalQueue>`{_queues_hint(obj, ctx.graph)}"))
+                     f"`{QUEUE_LABEL}`, and its namespace has no `default` LocalQueue: "
+                     "Kueue ignores it and it starts outside the quota"),
+            remedy=f"Add `{QUEUE_LABEL}: <LocalQueue>`{_queues_hint(obj, ctx.graph)}")
 
 
 def _queues_hint(obj: K8sObject, graph: ObjectGraph) -> str:

@@ -192,15 +192,13 @@ def _finding(ctx: RuleContext, unit: ManagedWorkload, cq: K8sObject,
     obj = unit.obj
     covered = covered_resources(cq)
     names = sorted({r for _, r in missing})
-    details = "; ".join(f"{pod_set_text(ps.template)} requests {r} {format_amount(ps.per_pod[r])} per pod"
-                        for ps, r in missing)
-    spots = [loc for ps, r in missing if (loc := request_location(obj, ps, r)) is not None]
+    spots = [(loc, f"{pod_set_text(ps.template)} requests {r} {format_amount(ps.per_pod[r])} per pod")
+             for ps, r in missing if (loc := request_location(obj, ps, r)) is not None]
     covers = ", ".join(sorted(covered)) or "nothing"
     return ctx.finding(
         at=unit.label_at(QUEUE_LABEL),
-        message=(f"{unit.display()}: ClusterQueue {cq.name} covers no {', '.join(names)} ({details}; it covers "
-                 f"{covers}): Kueue reports \"resource {names[0]} unavailable in ClusterQueue\" and the "
-                 f"workload is never admitted; add {', '.join(names)} to a resource group of {cq.name} or "
-                 "send the workload to a queue that covers it"),
-        related=[(cq.at("spec", "resourceGroups"), f"ClusterQueue {cq.name}: the resources it covers")]
-        + [(loc, "requested here") for loc in spots])
+        message=(f"{unit.display()} requests {', '.join(names)}, which its ClusterQueue {cq.name} does not cover: "
+                 f"Kueue reports \"resource {names[0]} unavailable in ClusterQueue\" and never admits the workload"),
+        related=[(cq.at("spec", "resourceGroups"), f"ClusterQueue {cq.name} covers {covers}"), *spots],
+        remedy=(f"Add {', '.join(names)} to a resource group of {cq.name} or send the workload to a queue "
+                "that covers it"))

@@ -11,8 +11,11 @@ from kqlint.reporters.graph.elements import Graph, Node
 
 def _finding(finding: Finding) -> dict[str, Any]:
     loc = finding.location
-    return {"code": finding.code, "slug": finding.slug, "severity": finding.severity.label,
+    data = {"code": finding.code, "slug": finding.slug, "severity": finding.severity.label,
             "file": loc.file, "line": loc.line, "column": loc.column, "message": finding.message}
+    if finding.remedy:  # as `check --format json`: how to fix it, apart from the message
+        data["remedy"] = finding.remedy
+    return data
 
 
 def _node(graph: Graph, node: Node) -> dict[str, Any]:

@@ -32,22 +32,30 @@ def _label(node: Node, prefix: str = "") -> str:
     return text
 
 
-def _findings(tree: Any, graph: Graph, node: Node) -> None:
-    for f in graph.findings.get(node.id, []):
+def _findings(tree: Any, graph: Graph, node: Node, shown: set[str]) -> None:
+    """A node's findings where it first appears; a shared object (a PriorityClass under many
+    workloads) appears again under each, its findings once."""
+    found = graph.findings.get(node.id, [])
+    if node.id in shown:
+        if found:
+            tree.add(f"[dim]{len(found)} finding{'' if len(found) == 1 else 's'} shown above[/]")
+        return
+    shown.add(node.id)
+    for f in found:
         tree.add(f"[{_SEVERITY_STYLES[f.severity]}]{f.code} {f.severity.label}[/] "
                  f"{f.location.line}:{f.location.column} {escape(f.message)}")
 
 
 def _node(tree: Any, graph: Graph, node: Node, children: Children, attributes: Attributes,
-          path: frozenset[str], prefix: str = "") -> None:
+          path: frozenset[str], shown: set[str], prefix: str = "") -> None:
     branch = tree.add(_label(node, prefix))
-    _findings(branch, graph, node)
+    _findings(branch, graph, node, shown)
     for edge in attributes.get(node.id, []):
         target = graph.nodes[edge.target]
         if edge.target not in path:
-            _node(branch, graph, target, {}, attributes, path | {edge.target}, f"{edge.label} → ")
+            _node(branch, graph, target, {}, attributes, path | {edge.target}, shown, f"{edge.label} → ")
     for child in children.get(node.id, []):
-        _node(branch, graph, child, children, attributes, path | {child.id})
+        _node(branch, graph, child, children, attributes, path | {child.id}, shown)
 
 
 def _sections(graph: Graph) -> tuple[Children, Attributes, list[tuple[str, list[Node]]]]:
@@ -102,11 +110,12 @@ def render(graph: Graph, color: bool = False, width: int = 120, **_: Any) -> str
     children, attributes, sections = _sections(graph)
     buffer = io.StringIO()
     console = _console(buffer, color, width)
+    shown: set[str] = set()  # nodes whose findings are printed
     for title, nodes in sections:
         if nodes:
             tree = Tree(f"[bold underline]{title}[/]")
             for node in nodes:
-                _node(tree, graph, node, children, attributes, frozenset({node.id}))
+                _node(tree, graph, node, children, attributes, frozenset({node.id}), shown)
             console.print(tree)
     _summary(console, graph)
     return "".join(line.rstrip(" ") + "\n" for line in buffer.getvalue().splitlines())
