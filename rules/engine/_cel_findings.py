@@ -52,7 +52,7 @@ def _message(obj: K8sObject, violation: CelViolation, rules: CelSchema) -> str:
 
 
 def _remedy(violation: CelViolation) -> str:
-    return (f"change the object so that the CRD's rule holds: `{_clip(violation.rule.rule, MAX_RULE_SHOWN)}`"
+    return (f"Change the object so that the CRD's rule holds: `{_clip(violation.rule.rule, MAX_RULE_SHOWN)}`"
             " (defaults of the schema count as set)")
 
 

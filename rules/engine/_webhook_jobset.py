@@ -18,6 +18,7 @@ from kqlint.domain.fields import is_integer
 from kqlint.domain.objects import K8sObject
 from kqlint.engine.rule import RuleContext
 from kqlint.model import Finding
+from kqlint.rules.engine._webhook import rejected
 
 MAX_INT32 = 2**31 - 1
 MAX_LABEL = 63
@@ -62,7 +63,7 @@ def _name_for_validation(obj: K8sObject) -> str | None:
 
 
 def _rejected(obj: K8sObject, ctx: RuleContext, at: Any, rule: str, remedy: str) -> Finding:
-    return ctx.finding(at=at, message=f"{obj.display()}: the JobSet webhook rejects it: {rule}", remedy=remedy)
+    return rejected(obj, ctx, at, "the JobSet webhook", rule, remedy)
 
 
 def _count(value: Any, default: int) -> int | None:
@@ -86,8 +87,8 @@ def _child_names(obj: K8sObject, ctx: RuleContext, base: tuple[Any, ...], name: 
             problem = _dns1035_problem(longest_pod, POD_TOO_LONG)
             longest_job = longest_pod if problem else longest_job
     if problem:
-        yield _rejected(obj, ctx, obj.at_value(*base, "name"), f"`{problem}` (`{longest_job}`, "
-                        f"{len(longest_job)} characters)", "shorten the JobSet or replicatedJob name")
+        yield _rejected(obj, ctx, obj.at_value(*base, "name"), f"`{problem}` (the longest is {len(longest_job)} "
+                        "characters)", f"Shorten the JobSet or replicatedJob name (`{longest_job}`)")
 
 
 def _dns1035_problem(label: str, too_long: str) -> str | None:

@@ -14,6 +14,7 @@ from typing import Any
 from kqlint.domain.objects import K8sObject
 from kqlint.engine.rule import RuleContext
 from kqlint.model import Finding
+from kqlint.rules.engine._webhook import rejected
 
 PODGROUP_VERSION = "scheduling.run.ai/v2alpha2"
 QUEUE_VERSION = "scheduling.run.ai/v2"
@@ -30,7 +31,7 @@ def kai_findings(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _rejected(obj: K8sObject, ctx: RuleContext, at: Any, webhook: str, rule: str, remedy: str) -> Finding:
-    return ctx.finding(at=at, message=f"{obj.display()}: KAI's {webhook} rejects it: {rule}", remedy=remedy)
+    return rejected(obj, ctx, at, f"KAI's {webhook}", rule, remedy)
 
 
 def _pod_group(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:

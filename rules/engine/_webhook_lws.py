@@ -16,6 +16,7 @@ from kqlint.domain.fields import is_integer
 from kqlint.domain.objects import K8sObject
 from kqlint.engine.rule import RuleContext
 from kqlint.model import Finding
+from kqlint.rules.engine._webhook import rejected
 
 MAX_INT32 = 2**31 - 1
 MAX_REPLICAS = 1_000_000
@@ -31,9 +32,8 @@ def lws_findings(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     name = obj.get("metadata", "name")
     if isinstance(name, str) and (len(name) > 63 or not DNS1035_LABEL.match(name)):
         yield _rejected(obj, ctx, obj.at_value("metadata", "name"),
-                        f"metadata.name `{name}` is not a DNS-1035 label (the name of the group's headless "
-                        "Service: at most 63 lowercase letters, digits and `-`, starting with a letter)",
-                        "rename it")
+                        f"metadata.name `{name}` is not a DNS-1035 label (it names the group's headless Service)",
+                        "Rename it: at most 63 lowercase letters, digits and `-`, starting with a letter")
     replicas, size = _int(obj, ("spec", "replicas"), 1), _int(obj, (*TEMPLATE, "size"), 1)
     if replicas is None or size is None:
         return
@@ -50,8 +50,7 @@ def _int(obj: K8sObject, path: tuple[str, ...], default: int) -> int | None:
 
 
 def _rejected(obj: K8sObject, ctx: RuleContext, at: Any, rule: str, remedy: str) -> Finding:
-    return ctx.finding(at=at, message=f"{obj.display()}: the LeaderWorkerSet webhook rejects it: {rule}",
-                       remedy=remedy)
+    return rejected(obj, ctx, at, "the LeaderWorkerSet webhook", rule, remedy)
 
 
 def _counts(obj: K8sObject, ctx: RuleContext, replicas: int, size: int) -> Iterator[Finding]:

@@ -16,6 +16,7 @@ from typing import Any
 from kqlint.domain.objects import K8sObject
 from kqlint.engine.rule import RuleContext
 from kqlint.model import Finding
+from kqlint.rules.engine._webhook import rejected
 
 PLUGINS = frozenset({"ssh", "env", "svc", "tensorflow", "mpi", "pytorch", "hcclrank", "ray"})
 QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
@@ -36,12 +37,12 @@ def volcano_job_findings(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     job = obj.get("metadata", "name")
     if isinstance(job, str) and not _qualified(job):
         yield _rejected(obj, ctx, obj.at_value("metadata", "name"),
-                        f"`create job with name {job} validate failed` (not a qualified name of at most 63 "
-                        "characters)", "shorten or rename the job")
+                        f"the job name is not a qualified name of at most 63 characters ({len(job)}; the server "
+                        "says `create job with name … validate failed`)", "Shorten or rename the job")
 
 
 def _rejected(obj: K8sObject, ctx: RuleContext, at: Any, rule: str, remedy: str) -> Finding:
-    return ctx.finding(at=at, message=f"{obj.display()}: Volcano's job admission rejects it: {rule}", remedy=remedy)
+    return rejected(obj, ctx, at, "Volcano's job admission", rule, remedy)
 
 
 def _qualified(name: str) -> bool:
@@ -92,5 +93,6 @@ def _task_names(obj: K8sObject, ctx: RuleContext, names: list[Any]) -> Iterator[
             yield _rejected(obj, ctx, at, f"task name `{name}` is not a DNS-1123 label (job-validation-policy)",
                             "use lowercase letters, digits and `-`, at most 63 characters")
         elif isinstance(job, str) and _qualified(job) and not _qualified(pod := f"{job}-{name}-{position}"):
-            yield _rejected(obj, ctx, at, f"`create pod with name {pod} validate failed` ({len(pod)} characters, "
-                            "more than 63)", "shorten the job or task name")
+            yield _rejected(obj, ctx, at, f"its pod name `<job>-{name}-{position}` is {len(pod)} characters, more than "
+                            "63 (the server says `create pod with name … validate failed`)",
+                            f"Shorten the job or task name (`{pod}`)")

@@ -109,7 +109,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             if len(closest) == 1 else None
         shown = " or ".join(f"`{c}`" for c in closest)
         yield ctx.finding(
-            at=at, fix=fix, remedy=f"write {shown}, or list `{name}` in the option `scheduler-names` if it exists",
+            at=at, fix=fix, remedy=f"Write {shown}, or list `{name}` in the option `scheduler-names` if it exists",
             message=(f"{obj.display()}: schedulerName `{name}` is no scheduler kqlint knows (did you mean {shown}?): "
                      "no scheduler claims the pods, they stay Pending with no event"))
 

@@ -118,14 +118,14 @@ def _queue_value(obj: K8sObject, ctx: RuleContext, meta: tuple[Any, ...], queue:
     if children:
         related, names = child_queue_notes(children, "parentQueue")
         yield ctx.finding(
-            at=at, related=related, remedy=f"send it to a leaf queue ({names})",
+            at=at, related=related, remedy=f"Send it to a leaf queue ({names})",
             message=(f"{obj.display()}: KAI queue `{queue}` has {len(children)} child queues: KAI schedules only "
                      "jobs of leaf queues, so the workload stays Pending"))
     elif queue not in queues:
         yield ctx.finding(
             at=at, message=(f"{obj.display()}: KAI queue `{queue}` names no Queue kqlint knows"
                             f"{suggest(queue, [*queues, *BUILT_IN_QUEUES])}: the workload is never scheduled"),
-            remedy="fix the name, create the Queue, or declare it under `external:` if it exists on the cluster")
+            remedy="Fix the name, create the Queue, or declare it under `external:` if it exists on the cluster")
 
 
 def _misplaced(obj: K8sObject, ctx: RuleContext, meta: tuple[Any, ...], labels: dict[str, Any],
@@ -137,7 +137,7 @@ def _misplaced(obj: K8sObject, ctx: RuleContext, meta: tuple[Any, ...], labels: 
             at=obj.at(*meta, "labels", LEGACY_LABEL),
             message=(f"{obj.display()}: the label `{LEGACY_LABEL}` is not read since KAI v0.6.0: the workload goes "
                      "to the default queue, not the one named"),
-            remedy=f"rename the label to `{QUEUE_LABEL}`",
+            remedy=f"Rename the label to `{QUEUE_LABEL}`",
             fix=Fix.safe(f"Rename `{LEGACY_LABEL}` to `{QUEUE_LABEL}`",
                          Edit.rename((*meta, "labels", LEGACY_LABEL), QUEUE_LABEL)))
     if QUEUE_LABEL in annotations:
@@ -148,4 +148,4 @@ def _misplaced(obj: K8sObject, ctx: RuleContext, meta: tuple[Any, ...], labels: 
             at=obj.at(*meta, "annotations", QUEUE_LABEL),
             message=(f"{obj.display()}: `{QUEUE_LABEL}` is an annotation here, but KAI's pod grouper reads labels "
                      "only: the workload goes to the default queue, not the one named"),
-            remedy="move it to the labels of the same metadata", fix=move)
+            remedy="Move it to the labels of the same metadata", fix=move)

@@ -102,7 +102,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             message=(f"{obj.display()}: parentQueue `{parent_name}` names no KAI Queue kqlint knows"
                      f"{suggest(parent_name, [*queues, DEFAULT_PARENT])}: the scheduler drops this queue and its "
                      "subtree as orphans, and nothing in them is scheduled"),
-            remedy="fix the name, create the parent Queue, or declare it under `external:` if it exists")
+            remedy="Fix the name, create the parent Queue, or declare it under `external:` if it exists")
     resources = obj.get("spec", "resources")
     for name, entry in (resources.items() if isinstance(resources, dict) else ()):
         if isinstance(entry, dict):
@@ -124,14 +124,14 @@ def _resource(obj: K8sObject, ctx: RuleContext, name: str, entry: dict[str, Any]
             related=[(parent.at_value(*base, "quota"), f"{parent.name}'s quota")],
             message=(f"{obj.display()}: {name} quota {entry['quota']} is above its parent `{parent.name}`'s "
                      f"{parent.get(*base, 'quota')}: the guarantee can never be honoured"),
-            remedy=f"lower the {name} quota to at most the parent's, or raise the parent's")
+            remedy=f"Lower the {name} quota to at most the parent's, or raise the parent's")
     if quota is not None and limit is not None and quota > 0 and 0 <= limit < quota:
         yield ctx.finding(
             at=obj.at_value(*base, "limit"), severity=Severity.WARNING,
             related=[(obj.at_value(*base, "quota"), "quota")],
             message=(f"{obj.display()}: {name} limit {entry['limit']} is below its quota {entry['quota']}: the "
                      "queue is capped under its own guarantee, which can never be used"),
-            remedy="raise the limit to at least the quota (or -1, unlimited)")
+            remedy="Raise the limit to at least the quota (or -1, unlimited)")
     if name in UNITS:
         yield from _unit_slips(obj, ctx, name, entry)
 
@@ -145,4 +145,4 @@ def _unit_slips(obj: K8sObject, ctx: RuleContext, name: str, entry: dict[str, An
                 at=obj.at_value("spec", "resources", name, key), severity=Severity.WARNING,
                 message=(f"{obj.display()}: {name} {key} {value} is {value} {unit} ({value / factor:g} {big}): "
                          f"KAI reads {name} in {unit}, so this is almost certainly a unit slip"),
-                remedy=f"write {value * factor} for {value} {big}")
+                remedy=f"Write {value * factor} for {value} {big}")

@@ -136,13 +136,13 @@ def _job_queue(obj: K8sObject, ctx: RuleContext, queue: str, queues: dict[str, K
     if queue == "root":
         yield ctx.finding(at=at, message=f"{obj.display()}: spec.queue is `root`: Volcano's webhook rejects the job "
                                          "(`can not submit job to root queue`)",
-                          remedy="submit it to a leaf queue")
+                          remedy="Submit it to a leaf queue")
         return
     children = children_of(queue, queues, "parent")
     if children:
         related, names = child_queue_notes(children, "parent")
         yield ctx.finding(
-            at=at, related=related, remedy=f"submit it to one of its leaf queues ({names})",
+            at=at, related=related, remedy=f"Submit it to one of its leaf queues ({names})",
             message=(f"{obj.display()}: Queue `{queue}` has {len(children)} child queues: Volcano's webhook rejects "
                      "the job (`can only submit job to leaf queue`)"))
     elif queues and queue not in queues and queue not in BUILT_IN_QUEUES:
@@ -154,7 +154,7 @@ def _unknown(obj: K8sObject, ctx: RuleContext, queue: str, queues: dict[str, K8s
         at=obj.at_value("spec", "queue"),
         message=(f"{obj.display()}: spec.queue `{queue}` names no Volcano Queue kqlint knows"
                  f"{suggest(queue, [*queues, *BUILT_IN_QUEUES])}: Volcano's webhook rejects it ({server})"),
-        remedy="fix the name, create the Queue, or declare it under `external:` if it exists on the cluster")
+        remedy="Fix the name, create the Queue, or declare it under `external:` if it exists on the cluster")
 
 
 def _bounds(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
@@ -170,7 +170,7 @@ def _bounds(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
                 message=(f"{obj.display()}: guarantee.resource[{name}] {obj.get('spec', 'guarantee', 'resource', name)}"
                          f" {relation}: Volcano's webhook rejects the Queue "
                          f"(`deserved[{name}] must be >= guarantee[{name}]`)"),
-                remedy=f"set deserved[{name}] at least as high as the guarantee, or lower the guarantee")
+                remedy=f"Set deserved[{name}] at least as high as the guarantee, or lower the guarantee")
     for name, share in deserved.items():
         cap = capability.get(name)
         if cap is not None and share > cap:
@@ -180,7 +180,7 @@ def _bounds(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
                 message=(f"{obj.display()}: deserved[{name}] {obj.get('spec', 'deserved', name)} is above "
                          f"capability[{name}] {obj.get('spec', 'capability', name)}: Volcano's webhook rejects the "
                          f"Queue (`deserved[{name}] must be <= capability[{name}]`)"),
-                remedy=f"lower deserved[{name}] to at most the capability, or raise the capability")
+                remedy=f"Lower deserved[{name}] to at most the capability, or raise the capability")
 
 
 def _above_ancestor(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
@@ -199,7 +199,7 @@ def _above_ancestor(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
                 message=(f"{obj.display()}: capability[{name}] {obj.get('spec', 'capability', name)} is above its "
                          f"ancestor `{ancestor.name}`'s {ancestor.get('spec', 'capability', name)}: Volcano's webhook "
                          "rejects the Queue (`exceeds its ancestor's capability`)"),
-                remedy=f"lower capability[{name}] to at most the ancestor's")
+                remedy=f"Lower capability[{name}] to at most the ancestor's")
 
 
 def _nearest_setting(obj: K8sObject, queues: dict[str, K8sObject], resource: str) -> K8sObject | None:
