@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kqlint.fix.edits import Planned, Target
 from kqlint.fix.model import Fix, TextRange
@@ -13,6 +13,9 @@ from kqlint.fix.text import NotApplicable, Text, TextEdit, apply_text
 from kqlint.fix.verify import parse_bytes, verified
 from kqlint.loader import SourceFile, position
 from kqlint.model import Finding
+
+if TYPE_CHECKING:
+    from kqlint.domain.objects import K8sObject
 
 
 @dataclass
@@ -155,7 +158,7 @@ def _object_of(objects: list[Any], finding: Finding) -> Any:
     return before[-1] if before else (same[0] if same else None)
 
 
-def _still_there(obj: Any, finding: Finding) -> bool:
+def _still_there(obj: K8sObject, finding: Finding) -> bool:
     """Whether the finding's node is still at its reported position (the file did not change)."""
     full = obj.base + tuple(finding.location.path)
     here = (finding.location.line, finding.location.column)

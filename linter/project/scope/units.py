@@ -6,18 +6,21 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from fnmatch import fnmatchcase
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kqlint.project.discover import display_path, inputs_folder
 from kqlint.project.root import project_root
 from kqlint.project.scope.layout import Layout, covers, kustomization_folders
 from kqlint.project.workdir import absolute, working_folder
 
+if TYPE_CHECKING:
+    from kqlint.config import Config
+
 
 class Scope:
     """Which files are patch fragments and which unit each file belongs to."""
 
-    def __init__(self, files: Iterable[str], config: Any, top: str) -> None:
+    def __init__(self, files: Iterable[str], config: Config, top: str) -> None:
         self.layout = Layout(top, config.max_file_size)
         self.config_units = _config_units(config)
         self.fragments: set[str] = set()          # absolute paths of patch files
@@ -140,7 +143,7 @@ class Scope:
         return None
 
 
-def _config_units(config: Any) -> tuple[str, tuple[str, ...]] | None:
+def _config_units(config: Config) -> tuple[str, tuple[str, ...]] | None:
     """(base folder, globs) of config ``units:``; None when the key is not set."""
     globs = getattr(config, "units", None)
     if globs is None:
@@ -186,6 +189,6 @@ def scope_top(paths: Iterable[str]) -> str:
     return project_root(folder) or folder
 
 
-def scope_of(objects: Iterable[Any], config: Any) -> Scope:
+def scope_of(objects: Iterable[Any], config: Config) -> Scope:
     files = sorted({obj.file for obj in objects})
     return Scope(files, config, scope_top(files))
