@@ -34,7 +34,7 @@ def without_fragments(inputs: Loaded, context_objects: list[Any], scope: Scope,
     if not scope.fragments and not scope.has_kustomizations():
         return inputs, context_objects
 
-    def fragment(obj: Any) -> bool:
+    def fragment(obj: K8sObject) -> bool:
         if id(obj) in as_rendered:
             return False
         if scope.is_fragment(obj.file):
