@@ -18,7 +18,7 @@ from kqlint import cache as cache_module
 from kqlint import loader
 from kqlint.cache import layout as cache_layout
 from kqlint.cache import store as cache_store
-from kqlint.cache.entries import framed
+from kqlint.cache.codec import framed
 from kqlint.cli import main
 from kqlint.engine import parallel
 
@@ -501,10 +501,10 @@ def _objects_with_graph(paths: list[str]) -> tuple[list[object], object]:
 
 
 def test_pure_rules_read_nothing_but_their_object() -> None:
-    """The guard of PURE_RULES: on every example and rule fixture, a pure rule finds the same
+    """The guard of ``RuleMeta.pure``: on every example and rule fixture, a pure rule finds the same
     on an object with the whole graph around it as with a graph of that object alone (which
     has no platform model: reading it fails)."""
-    from kqlint.cache.findings import PURE_RULES
+    from helpers import pure_codes
     from kqlint.config import Config
     from kqlint.domain.graph import ObjectGraph
     from kqlint.engine.registry import RuleSet, builtin_rules
@@ -514,8 +514,9 @@ def test_pure_rules_read_nothing_but_their_object() -> None:
     objects, graph = _objects_with_graph(paths)
     config = Config()
     errors: list[str] = []
-    rules, states = prepare_rules(RuleSet(r for r in builtin_rules() if r.code in PURE_RULES), config, errors)
-    assert not errors and {rule.code for rule in rules} == set(PURE_RULES)
+    pure = pure_codes()
+    rules, states = prepare_rules(RuleSet(r for r in builtin_rules() if r.code in pure), config, errors)
+    assert not errors and {rule.code for rule in rules} == set(pure) and len(pure) >= 12
     checked = 0
     for rule in rules:
         scope = _scope(rule)
@@ -611,7 +612,7 @@ def test_damaged_or_planted_results_are_ignored(repo: Path, tmp_path: Path, caps
                                                 damage: str) -> None:
     import zlib
 
-    from kqlint.cache import findings as cache_results
+    from kqlint.cache import stored
 
     expected = _all_outputs(capsys, ".", "--no-cache")
     _run(capsys, ".")
@@ -630,7 +631,7 @@ def test_damaged_or_planted_results_are_ignored(repo: Path, tmp_path: Path, caps
     elif damage == "truncated":
         table.write_bytes(table.read_bytes()[: table.stat().st_size // 2])
     else:
-        table.write_bytes(cache_results._MAGIC + zlib.compress(pickle.dumps((cache_results.FORMAT, Evil()))))
+        table.write_bytes(stored.MAGIC + zlib.compress(pickle.dumps((stored.FORMAT, Evil()))))
     assert _all_outputs(capsys, ".") == expected
     assert not marker.exists()
 

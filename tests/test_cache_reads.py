@@ -1,4 +1,4 @@
-"""The guard of kqlint.cache.reads.READS: a rule declared to read only some kinds finds the
+"""The guard of ``RuleMeta.reads``: a rule declared to read only some kinds finds the
 same with the whole graph as with a graph of only its object and the objects of those kinds
 (same platform model, unit, layout and declared objects), on every example and every rule
 fixture case, each linted the way the fixture tests lint it (its own config, profile, units)."""
@@ -8,14 +8,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import ReuseGuard, cache_folder, graph_like, lint_everything_guarded
-from kqlint.cache.reads import READS, read_kinds
+from helpers import ReuseGuard, cache_folder, declared_reads, graph_like, lint_everything_guarded, pure_codes
+from kqlint.cache.reads import read_kinds
 from kqlint.config import Config
 from kqlint.domain.graph import ObjectGraph, from_manifest
 from kqlint.engine import runner
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "rules"
+READS = declared_reads()
 
 
 def _reduced(graph: ObjectGraph, kinds: frozenset[str], own: Any = None) -> ObjectGraph:
@@ -36,7 +37,7 @@ class Guard(ReuseGuard):
                 self._compare(rule, graph, config, states)
 
     def _compare(self, rule: Any, graph: ObjectGraph, config: Config, states: Any) -> None:
-        kinds = read_kinds(rule.code)
+        kinds = read_kinds(rule.meta)
         if rule.meta.scope == "graph":
             self.same(rule.code, "the graph", *(list(rule.check_graph(g, runner.rule_context(rule, g, config, states)))
                                                 for g in (graph, _reduced(graph, kinds))))
@@ -55,14 +56,11 @@ def test_declared_reads_are_all_a_rule_reads(monkeypatch: pytest.MonkeyPatch) ->
     assert all(count > 0 for count in guard.compared.values()), guard.compared  # every rule found something
 
 
-def test_every_declared_rule_exists_with_its_scope() -> None:
-    from kqlint.cache.findings import PURE_RULES
-    from kqlint.engine.registry import builtin_rules
-
-    rules = {rule.code: rule for rule in builtin_rules()}
-    for code, (kinds, why) in READS.items():
-        assert code in rules and rules[code].meta.scope in ("object", "graph") and code not in PURE_RULES
-        assert kinds and why
+def test_every_declared_rule_has_a_scope_and_a_reason() -> None:
+    for code, meta in READS.items():
+        assert meta.scope in ("object", "graph") and code not in pure_codes() and meta.reads
+        source = (ROOT / "rules").rglob(f"{code.lower()}_*.py")
+        assert "# findings cache: reads " in next(source).read_text(encoding="utf-8")  # why, beside META
 
 
 # ------------------------------------------------------------------ warm runs end to end

@@ -3,17 +3,15 @@ back, and the lazy context objects built from an entry (see kqlint.cache)."""
 from __future__ import annotations
 
 import dataclasses
-import enum
 import io
 import pickle
-import struct
-import sys
 import zlib
 from array import array
 from dataclasses import dataclass
 from typing import Any
 
 from kqlint import loader
+from kqlint.cache.codec import FRAME, MAGIC, ModelUnpickler, framed, unpickle_data
 from kqlint.domain.kinds import POD_GROUPS
 from kqlint.domain.kueue import CLUSTER_QUEUE_FIELD, COHORT_FIELDS
 from kqlint.domain.objects import INPUT, K8sObject, dig, mapping_at, objects_from_file
@@ -26,55 +24,13 @@ from kqlint.domain.workloads import (
 from kqlint.domain.workloads.templates import KUBEFLOW_REPLICA_KEYS
 from kqlint.loader import LoadProblem, SourceFile
 
-MAGIC = b"KQLC\x00\x0a"  # 10: one pickle of all documents; 9: header and body one compressed stream
-
-
-_ALLOWED = {("kqlint.loader.nodes", "Map"), ("kqlint.loader.nodes", "Seq"), ("array", "array"),
-            ("array", "_array_reconstructor")}
-
-
-class _DataUnpickler(pickle.Unpickler):
-    """Builds only plain data, Map/Seq and arrays: a planted entry runs no code."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        if (module, name) in _ALLOWED:
-            return super().find_class(module, name)
-        if module == "builtins" and name in ("set", "frozenset", "complex"):
-            return super().find_class(module, name)
-        raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a cache entry")
-
-
-class ModelUnpickler(_DataUnpickler):
-    """Also builds kqlint's own value types (reports, findings and whatever fields they gain):
-    frozen dataclasses and enums of already imported ``kqlint.`` modules, and
-    ApplyTimeNamespace. Nothing else is importable, so a planted file runs no foreign code and
-    builds nothing with side effects (no cache, no config loader)."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        loaded = sys.modules.get(module) if module.startswith("kqlint.") else None
-        found = getattr(loaded, name, None) if loaded is not None else None
-        if isinstance(found, type) and (_is_value_type(found) or issubclass(found, enum.Enum)
-                                        or (module, name) == ("kqlint.domain.objects", "ApplyTimeNamespace")):
-            return found
-        return super().find_class(module, name)
-
-
-def _is_value_type(cls: type) -> bool:
-    params = getattr(cls, "__dataclass_params__", None)
-    return dataclasses.is_dataclass(cls) and params is not None and bool(params.frozen)
-
-
-def _unpickle(data: bytes | memoryview) -> Any:
-    return _DataUnpickler(io.BytesIO(data)).load()
-
-
 IDENTITY_PATHS = frozenset({("apiVersion",), ("kind",), ("metadata", "name"), ("metadata", "generateName"),
                             ("metadata", "namespace"), ("metadata", "labels"), ("metadata", "annotations")})
 _METADATA_KEYS = ("name", "generateName", "namespace", "labels", "annotations")
 
 
 # per kind name, the spec fields the identity keeps too: the routes and cohorts of Kueue's
-# queues (the cache's scoped reads, kqlint.cache.reads.quota_scope, look them up everywhere),
+# queues (the cache's scoped reads, kqlint.domain.kueue.quota.quota_scope, look them up everywhere),
 # a TrainJob's runtime (every run indexes the TrainJobs of each runtime), a PodGroup's
 # minMember and a Kubeflow job's runPolicy (gang sizes and the job's priority class: KQ301
 # and Kueue's priority read every one)
@@ -168,16 +124,6 @@ def encode(source: SourceFile, raw: bytes) -> tuple[bytes, list[Skeleton], tuple
     return framed(head, plain), skeletons, digests, projections, plain
 
 
-_FRAME = struct.Struct(">III")  # the header's size, its CRC-32, the stream's CRC-32
-
-
-def framed(head: bytes, body: bytes) -> bytes:
-    """An entry's bytes: MAGIC, _FRAME, then the header and the body compressed as one stream."""
-    compressor = zlib.compressobj(1)
-    stream = compressor.compress(head) + compressor.compress(body) + compressor.flush()
-    return MAGIC + _FRAME.pack(len(head), zlib.crc32(head), zlib.crc32(stream)) + stream
-
-
 def _mask_sites(obj: K8sObject, templates: list[Any]) -> list[Any]:
     from kqlint.cache.masks import mask_sites
 
@@ -213,7 +159,7 @@ class Entry:
             raw = memoryview(self.plain)
         else:
             raw = memoryview(zlib.decompress(self.stream))[self.head_size:]
-        documents = (pickle.loads if self.made_here else _unpickle)(raw)
+        documents = (pickle.loads if self.made_here else unpickle_data)(raw)
         if not isinstance(documents, list) or len(documents) != len(self.document_digests):
             raise ValueError("cache entry body does not hold its documents")
         return documents
@@ -238,8 +184,8 @@ def decode_entry(blob: bytes) -> Entry:
     """Raises on anything that is not a complete entry of this format."""
     if not blob.startswith(MAGIC):
         raise ValueError("not a kqlint cache entry")
-    size, head_check, stream_check = _FRAME.unpack_from(blob, len(MAGIC))
-    stream = memoryview(blob)[len(MAGIC) + _FRAME.size:]
+    size, head_check, stream_check = FRAME.unpack_from(blob, len(MAGIC))
+    stream = memoryview(blob)[len(MAGIC) + FRAME.size:]
     if zlib.crc32(stream) != stream_check:  # checked now: a context file's body is read much later
         raise ValueError("damaged cache entry")
     head_bytes = zlib.decompressobj().decompress(stream, size)  # the header alone

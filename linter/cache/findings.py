@@ -6,13 +6,13 @@ object are then a function of the file's content (BLAKE2b), the file's display p
 carry it), the rule's code (kqlint's code and schemas fingerprint), the configuration
 (options, default namespace, profile, selection) and the ``--crd`` files' content. Those are
 the key; a file whose content changed has another digest and its objects are checked again.
-Why each rule is pure: PURE_RULES (docs/performance.md "The cache" repeats the list).
+Why each rule is pure: the comment above its ``META`` (``RuleMeta.pure``).
 
 Rules that read other objects: findings that depend on other files are never cached as such;
 they are cached with the digests of what they were computed from (kqlint.cache.reads): the
 object's own document digest (data and node positions), display path, document index and
 place in the document; the same key as pure rules (settings, code, ``--crd``); and, per rule
-and graph, a digest of every kind it declares (kqlint.cache.reads.READS, with a reason per
+and graph, a digest of every kind it declares (``RuleMeta.reads``, with a reason per
 rule) over every manifest object of the run, plus the graph's unit, platform model, declared
 objects and layout. A stored finding is reused only while all of these are unchanged; a graph
 rule's whole output likewise, per unit. Plugins and custom rules are never reused.
@@ -26,56 +26,27 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from kqlint.cache.reads import object_namespace
-from kqlint.cache.tables import load_table, save_table
+from kqlint.cache.stored import FORMAT, MAGIC, GraphTable, ReadsTable, Table, Tables, load
+from kqlint.cache.tables import save_table
 
 if TYPE_CHECKING:
     from kqlint.cache.store import FileCache
     from kqlint.config import Config
     from kqlint.domain.graph import ObjectGraph
     from kqlint.domain.objects import K8sObject
-    from kqlint.engine.rule import Rule
+    from kqlint.engine.rule import Rule, RuleMeta
     from kqlint.model import Finding
 
-# code -> why its findings depend on the object alone (checked against the rule's source)
-PURE_RULES: dict[str, str] = {
-    "KQ002": "validates obj.data against its kind's schema: kqlint's shipped schemas or the --crd files",
-    "KQ004": "the object's own fields and the pod templates it owns (a TrainJob's runtime templates "
-             "belong to the runtime and are skipped; the graph only shares the template cache)",
-    "KQ109": "a PriorityClass's own value and name against constants (the built-in classes)",
-    "KQ302": "the workload's own templates and pod count (graph-free extractors for its kinds), options",
-    "KQ305": "an LLMInferenceService's own pod specs",
-    "KQ306": "the probes of an LLMInferenceService's own overlay pod specs",
-    "KQ307": "a Kubeflow job's own replica specs and templates, options",
-    "KQ402": "the probes of the pod templates the object owns (graph: template cache only)",
-    "KQ403": "the resources of the pod templates the object owns and its own resourcesPerNode",
-    "KQ501": "a TrainJob's own labels and annotations (kakaocloud profile)",
-    "KQ504": "a LocalQueue's own clusterQueue against its namespace (kakaocloud profile)",
-    "KQ507": "a ClusterQueue's own preemption settings (kakaocloud profile)",
-}
-
-FORMAT = 4  # 3: per object, the digests of its scoped reads (kqlint.cache.reads.SCOPED_READS);
-# 4: objects keyed with the namespace they are applied in (a kustomization's ``namespace:``)
 MAX_TABLES = 2  # one per recent configuration
 MIN_INPUT_FILES = 20  # fewer input files: no table read or written
-ObjectKey = tuple[int, tuple[Any, ...], str]  # (document index, path of the object inside it, object_namespace())
-Table = dict[str, tuple[str, dict[ObjectKey, tuple[Any, ...]]]]  # digest -> (display, findings per object)
-# unit -> ({code: what it read there}, {(display, document index, path in it): (document digest,
-# {code: findings}, codes without findings left out; {code: its scoped reads' digest})}): one graph
-# of the run that wrote it
-ReadsKey = tuple[str, int, tuple[Any, ...], str]
-UnitReads = tuple[dict[str, str], dict[ReadsKey, tuple[str, dict[str, tuple[Any, ...]], dict[str, str | None]]]]
-ReadsTable = dict[Any, UnitReads]
-GraphTable = dict[tuple[Any, str], tuple[str, tuple[Any, ...]]]  # (unit, code) -> (reads digest, findings)
-Tables = tuple[Table, ReadsTable, GraphTable]
-
-
 class Reuse:
     """The run's stored findings of pure and graph-reading rules, and those it computes (kept
     by save())."""
 
     def __init__(self, cache: FileCache | _Passes, key: str, codes: frozenset[str],
-                 reads: frozenset[str] = frozenset()) -> None:
+                 reads: frozenset[str] = frozenset(), metas: dict[str, RuleMeta] | None = None) -> None:
         self.cache, self.key, self.codes, self.reads = cache, key, codes, reads
+        self.metas = metas or {}  # code -> what the rule declares it reads
         self._tables: Tables | None = None
         self.new: Table = {}
         self.new_reads: ReadsTable = {}
@@ -84,13 +55,13 @@ class Reuse:
         self.unit: Any = None                     # the graph being checked: its unit
         self.current: dict[str, str] = {}         # and what each reused rule reads in it
         self.valid: frozenset[str] = frozenset()  # the rules that read there what they read when stored
-        self.scoped: frozenset[str] = frozenset()  # the reused rules with scoped reads (cache_reads.SCOPED_READS)
+        self.scoped: frozenset[str] = frozenset()  # the reused rules with scoped reads (RuleMeta.scoped_reads)
         self.lazy_inputs = False                  # see lazy_inputs()
 
     @property
     def tables(self) -> Tables:
         if self._tables is None:
-            self._tables = _load(self.path)
+            self._tables = load(self.path)
         return self._tables
 
     @property
@@ -103,19 +74,25 @@ class Reuse:
 
     def enter(self, graph: ObjectGraph) -> None:
         """The graph about to be checked: what each reused rule reads in it (before --jobs forks)."""
-        from kqlint.cache.reads import SCOPED_READS, graph_key, read_kinds
+        from kqlint.cache.reads import graph_key, read_kinds
 
         self.unit, self.current, self.valid = graph.unit, {}, frozenset()
-        self.scoped = frozenset(SCOPED_READS) & self.reads
+        self.scoped = frozenset(code for code in self.reads if self.metas[code].scoped_reads is not None)
         if self.run is None or not self.reads:
             return
         key = graph_key(graph)
         for code in sorted(self.reads):
-            digest = self.run.reads_digest(key, read_kinds(code))
+            digest = self.run.reads_digest(key, read_kinds(self.metas[code]))
             if digest is not None:
                 self.current[code] = digest
         stored = self.tables[1].get(self.unit, ({}, {}))[0]
         self.valid = frozenset(code for code, digest in self.current.items() if stored.get(code) == digest)
+
+    def _scope(self, code: str) -> Callable[[Any, dict[str, list[Any]]], list[Any]]:
+        declared = self.metas[code].scoped_reads
+        assert declared is not None  # only asked for the rules in self.scoped
+        scope: Callable[[Any, dict[str, list[Any]]], list[Any]] = declared[1]
+        return scope
 
     def _stored(self, obj: K8sObject) -> tuple[Any, ...] | None:
         digest = self.cache.digest_of_display.get(obj.file)
@@ -138,7 +115,7 @@ class Reuse:
             return {}
         kept = {code: record[1].get(code, ()) for code in self.valid}
         for code in self.scoped & kept.keys():  # read, judging obj, the same objects whole as then?
-            digest = self.run.scoped_digest(code, obj)
+            digest = self.run.scoped_digest(code, self._scope(code), obj)
             if digest is None or record[2].get(code) != digest:
                 del kept[code]
         return kept
@@ -182,7 +159,8 @@ class Reuse:
             if finding.code in self.current and finding.code not in kept:
                 by_rule.setdefault(finding.code, ())
                 by_rule[finding.code] += (finding,)
-        scoped = {code: self.run.scoped_digest(code, obj) for code in self.scoped & self.current.keys()}
+        scoped = {code: self.run.scoped_digest(code, self._scope(code), obj)
+                  for code in self.scoped & self.current.keys()}
         unit = self.new_reads.setdefault(self.unit, (self.current, {}))
         unit[1][(obj.file, obj.doc, obj.base, object_namespace(obj))] = (document, by_rule, scoped)
 
@@ -215,7 +193,7 @@ class Reuse:
             merged.update(objects)
             table[digest] = (display, merged)
         # graph-reading rules: what this run read (another run reads another graph)
-        save_table(self.cache, self.path, _MAGIC, (FORMAT, table, self.new_reads, self.new_graph),
+        save_table(self.cache, self.path, MAGIC, (FORMAT, table, self.new_reads, self.new_graph),
                    "results-", MAX_TABLES)
 
 
@@ -232,7 +210,6 @@ class _NoReuse:
         return compute()[0]
 
 
-_MAGIC = b"KQLR\x00\x02"
 _ACTIVE: Reuse | None = None
 NO_REUSE = _NoReuse()
 
@@ -309,7 +286,8 @@ def begin(cache: FileCache, config: Config, rules: list[Any], inputs: int) -> Re
     A run of a few files (pre-commit) checks them faster than it reads and rewrites the table."""
     global _ACTIVE
     key, codes, reads = results_key(cache, config, rules) if inputs >= MIN_INPUT_FILES else (None, _NONE, _NONE)
-    _ACTIVE = Reuse(cache, key, codes, reads) if key is not None else None
+    metas = {rule.code: rule.meta for rule in rules}
+    _ACTIVE = Reuse(cache, key, codes, reads, metas) if key is not None else None
     if _ACTIVE is not None:
         _ACTIVE.lazy_inputs = all(_builtin(rule) for rule in rules) and not config.plugins
     return _ACTIVE
@@ -334,16 +312,14 @@ _NONE: frozenset[str] = frozenset()
 
 def pure_rules(rules: Iterable[Any]) -> frozenset[str]:
     """The selected rules that are pure built-ins (a plugin or custom rule never is)."""
-    return frozenset(rule.code for rule in rules if rule.code in PURE_RULES and rule.meta.scope == "object"
+    return frozenset(rule.code for rule in rules if getattr(rule.meta, "pure", False) and rule.meta.scope == "object"
                      and _builtin(rule))
 
 
 def reading_rules(rules: Iterable[Any]) -> frozenset[str]:
-    """The selected built-in rules whose reads are declared (kqlint.cache.reads.READS)."""
-    from kqlint.cache.reads import READS
-
-    return frozenset(rule.code for rule in rules if rule.code in READS and rule.meta.scope in ("object", "graph")
-                     and _builtin(rule))
+    """The selected built-in rules that declare what they read (``RuleMeta.reads``)."""
+    return frozenset(rule.code for rule in rules if getattr(rule.meta, "reads", None) is not None
+                     and rule.meta.scope in ("object", "graph") and _builtin(rule))
 
 
 def _builtin(rule: Rule) -> bool:
@@ -371,57 +347,3 @@ def results_key(cache: FileCache, config: Config,
 def _inside(finding: Finding, file: str) -> bool:
     """Every location of a stored finding is in the object's own file (a pure rule's are)."""
     return finding.location.file == file and all(r.file == file for r in finding.related)
-
-
-def _load(path: str) -> Tables:
-    loaded = load_table(path, _MAGIC)
-    try:
-        if not (isinstance(loaded, tuple) and len(loaded) == 4 and loaded[0] == FORMAT
-                and all(isinstance(table, dict) for table in loaded[1:])):
-            return {}, {}, {}
-        return _checked(loaded[1]), _checked_reads(loaded[2]), _checked_graph(loaded[3])
-    except Exception:
-        return {}, {}, {}
-
-
-def _findings(found: Any) -> bool:
-    from kqlint.model import Finding
-
-    return isinstance(found, tuple) and all(isinstance(f, Finding) for f in found)
-
-
-def _checked(table: dict[Any, Any]) -> Table:
-    """Only well-formed records: anything else is a miss (the objects are checked again)."""
-    good: Table = {}
-    for digest, record in table.items():
-        if (isinstance(digest, str) and isinstance(record, tuple) and len(record) == 2
-                and isinstance(record[0], str) and isinstance(record[1], dict)
-                and all(_findings(found) for found in record[1].values())):
-            good[digest] = record
-    return good
-
-
-def _checked_reads(table: dict[Any, Any]) -> ReadsTable:
-    good: ReadsTable = {}
-    for unit, stored in table.items():
-        if (isinstance(stored, tuple) and len(stored) == 2 and isinstance(stored[0], dict)
-                and all(isinstance(d, str) for d in stored[0].values()) and isinstance(stored[1], dict)
-                and all(_reads_record(key, record) for key, record in stored[1].items())):
-            good[unit] = stored
-    return good
-
-
-def _reads_record(key: Any, record: Any) -> bool:
-    return (isinstance(key, tuple) and len(key) == 4 and isinstance(key[0], str) and isinstance(record, tuple)
-            and len(record) == 3 and isinstance(record[0], str) and isinstance(record[1], dict)
-            and all(_findings(found) for found in record[1].values()) and isinstance(record[2], dict))
-
-
-def _checked_graph(table: dict[Any, Any]) -> GraphTable:
-    return {key: pair for key, pair in table.items()
-            if isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], str) and _stored_pair(pair)}
-
-
-def _stored_pair(pair: Any) -> bool:
-    """(reads digest, findings)."""
-    return isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], str) and _findings(pair[1])

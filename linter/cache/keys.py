@@ -15,6 +15,7 @@ _CACHE_MODULES = ("kqlint.cache", "kqlint.cache.keys", "kqlint.cache.layout", "k
 # entry stores (objects, skeletons, requested resources, masked values, digests); checked by
 # tests/test_cache.py against what encoding a file imports.
 ENCODING_MODULES = ("kqlint.domain", "kqlint.engine", "kqlint.domain.objects", "kqlint.cache.entries",
+                    "kqlint.cache.codec",
                     "kqlint.cache.masks", "kqlint.cache.digests",
                     "kqlint.domain.platform", "kqlint.domain.podspec", "kqlint.domain.fields",
                     "kqlint.domain.quantity", "kqlint.domain.kinds", "kqlint.domain.workloads",

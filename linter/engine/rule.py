@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -56,6 +56,14 @@ class RuleMeta:
     # judged through queue-name -> LocalQueue -> ClusterQueue: its findings also name, under
     # ``related``, the LocalQueue and ClusterQueue a workload's queue resolved to in another folder
     shows_route: bool = False
+    # What the findings cache (kqlint.cache.findings) may reuse of a built-in rule's findings:
+    # ``pure``, they depend on its object alone; ``reads``, besides its object it reads only
+    # objects of these kinds (kqlint.domain.reading); ``scoped_reads``, the kind it reads whole
+    # (not masked) only for the objects a function of (object, objects by kind) picks. Undeclared:
+    # the rule runs every time.
+    pure: bool = False
+    reads: frozenset[GroupKind] | None = None
+    scoped_reads: tuple[str, Callable[[Any, dict[str, list[Any]]], list[Any]]] | None = None
 
 
 @dataclass(frozen=True)

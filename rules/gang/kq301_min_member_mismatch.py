@@ -97,6 +97,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
+from kqlint.domain import reading
 from kqlint.domain.fields import integer_or_digits
 from kqlint.domain.graph import ObjectGraph
 from kqlint.domain.objects import K8sObject
@@ -124,9 +125,12 @@ from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.fix.model import Edit, Fix
 from kqlint.model import Finding, Severity
 
+# findings cache: reads graph rule: the PodGroups (also wrapped in AppWrappers) and every workload's templates that
+# join one
 META = RuleMeta(code="KQ301", slug="min-member-mismatch", severity=Severity.ERROR,
                 summary="a gang's declared minimum differs from the pods that join it",
-                scope="graph", fix="unsafe")
+                scope="graph", fix="unsafe",
+                reads=reading.TEMPLATES | reading.POD_GROUPS)
 
 _REJECTED = "Volcano's admission webhook rejects the Job, and the gang could never fill anyway"
 Members = dict[tuple[str, str | None, str], list[tuple[PodTemplate, PodGroupRef]]]

@@ -101,6 +101,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.domain import kinds as K
+from kqlint.domain import reading
 from kqlint.domain.kueue import (
     MANAGED,
     PREEMPT_LOWER,
@@ -116,9 +118,11 @@ from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 from kqlint.rules.priority._shared_class import use_class_fix
 
+# findings cache: reads managed_workloads; global_default_class; pod_priority
 META = RuleMeta(code="KQ102", slug="global-default-leak", severity=Severity.ERROR,
                 summary="a Kueue-managed pod template without a class inherits a preempting global default",
-                kinds=MANAGED, fix="unsafe")
+                kinds=MANAGED, fix="unsafe",
+                reads=reading.ROUTING | {K.TRAINJOB, K.PRIORITY_CLASS})
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:

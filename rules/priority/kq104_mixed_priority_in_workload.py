@@ -99,6 +99,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.domain import kinds as K
+from kqlint.domain import reading
 from kqlint.domain.kinds import LLMISVC
 from kqlint.domain.kueue import (
     PodPriority,
@@ -112,8 +114,10 @@ from kqlint.domain.workloads import PodTemplate, has_pod_templates, own_template
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 
+# findings cache: reads own_templates (a TrainJob's from its runtime); pod_priority
 META = RuleMeta(code="KQ104", slug="mixed-priority-in-workload", severity=Severity.ERROR,
-                summary="pod templates of one workload get different pod priorities or preemption policies")
+                summary="pod templates of one workload get different pod priorities or preemption policies",
+                reads=reading.RUNTIMES | {K.PRIORITY_CLASS})
 
 LLM_SERVICE = LLMISVC
 

@@ -173,6 +173,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from itertools import groupby
 
+from kqlint.domain import reading
 from kqlint.domain.graph import ObjectGraph
 from kqlint.domain.kueue import (
     ManagedWorkload,
@@ -190,9 +191,12 @@ from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 from kqlint.rules.priority._shared_class import SHARED_CLASS_REMEDY
 
+# findings cache: reads graph rule: every workload Kueue may manage, its route (LocalQueue -> ClusterQueue), its
+# workload priority and its pods' priorities
 META = RuleMeta(code="KQ105", slug="priority-mismatch", severity=Severity.WARNING,
                 summary="Kueue ranks a workload higher, but a lower-ranked workload's pods can preempt it",
-                scope="graph", shows_route=True)
+                scope="graph", shows_route=True,
+                reads=reading.ROUTED)
 
 Ranked = tuple[int, WorkloadPriority, PodProfile]
 

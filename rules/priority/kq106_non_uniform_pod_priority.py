@@ -144,6 +144,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.domain import reading
 from kqlint.domain.graph import ObjectGraph
 from kqlint.domain.kueue import (
     KUEUE_GROUP,
@@ -161,8 +162,11 @@ from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Location, Severity
 from kqlint.rules.priority._shared_class import SHARED_CLASS_REMEDY
 
+# findings cache: reads graph rule: the input ClusterQueues, the workloads routed to them and their pods'
+# PriorityClasses
 META = RuleMeta(code="KQ106", slug="non-uniform-pod-priority", severity=Severity.INFO,
-                summary="gangs routed to one ClusterQueue run at different pod priorities", scope="graph")
+                summary="gangs routed to one ClusterQueue run at different pod priorities", scope="graph",
+                reads=reading.ROUTED)
 
 
 def check_graph(graph: ObjectGraph, ctx: RuleContext) -> Iterator[Finding]:

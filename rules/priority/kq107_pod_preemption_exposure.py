@@ -108,6 +108,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterator
 
+from kqlint.domain import reading
 from kqlint.domain.graph import ObjectGraph
 from kqlint.domain.kueue import (
     PREEMPT_LOWER,
@@ -126,8 +127,11 @@ from kqlint.domain.objects import INPUT, K8sObject
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Location, Severity
 
+# findings cache: reads graph rule: the input PriorityClasses, every managed multi-pod workload and its pods'
+# PriorityClasses
 META = RuleMeta(code="KQ107", slug="pod-preemption-exposure", severity=Severity.WARNING,
-                summary="a preempting PriorityClass ranks above the pods of a Kueue-managed gang", scope="graph")
+                summary="a preempting PriorityClass ranks above the pods of a Kueue-managed gang", scope="graph",
+                reads=reading.ROUTED)
 
 MAX_RELATED = 10
 

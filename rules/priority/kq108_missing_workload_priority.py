@@ -101,6 +101,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.domain import kinds as K
+from kqlint.domain import reading
 from kqlint.domain.kueue import (
     MANAGED,
     NEVER,
@@ -115,9 +117,11 @@ from kqlint.domain.objects import K8sObject
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 
+# findings cache: reads managed_workloads; LocalQueue -> ClusterQueue; workload_priority's fallback
 META = RuleMeta(code="KQ108", slug="missing-workload-priority", severity=Severity.INFO,
                 summary="a workload in a preempting ClusterQueue has no WorkloadPriorityClass label",
-                kinds=MANAGED)
+                kinds=MANAGED,
+                reads=reading.ROUTING | {K.CLUSTER_QUEUE, K.WORKLOAD_PRIORITY_CLASS, K.PRIORITY_CLASS})
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:

@@ -94,6 +94,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.domain import reading
 from kqlint.domain.kinds import CLUSTER_QUEUE
 from kqlint.domain.kueue import (
     QUEUE_LABEL,
@@ -109,9 +110,12 @@ from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.fix.model import Edit, Fix
 from kqlint.model import Finding, Location, Severity
 
+# findings cache: reads a ClusterQueue: the workloads routed to it and their workload priorities; the
+# WorkloadPriorityClasses of its graph
 META = RuleMeta(code="KQ201", slug="missing-within-cluster-queue", severity=Severity.WARNING,
                 summary="a ClusterQueue with several priorities in play leaves withinClusterQueue at Never",
-                kinds=frozenset({CLUSTER_QUEUE}), fix="unsafe")
+                kinds=frozenset({CLUSTER_QUEUE}), fix="unsafe",
+                reads=reading.ROUTED)
 
 MAX_RELATED = 10
 WITHIN = ("spec", "preemption", "withinClusterQueue")

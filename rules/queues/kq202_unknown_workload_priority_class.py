@@ -92,15 +92,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.domain import kinds as K
+from kqlint.domain import reading
 from kqlint.domain.kueue import resolve_priority_class
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.refs import WORKLOAD_PRIORITY_REF, Reference, references, unresolved
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 
+# findings cache: reads managed_workloads; the label's WorkloadPriorityClass (close names); a PriorityClass of that name
 META = RuleMeta(code="KQ202", slug="unknown-workload-priority-class", severity=Severity.ERROR,
                 summary="a kueue.x-k8s.io/priority-class label names a WorkloadPriorityClass that cannot "
-                        "be resolved")
+                        "be resolved",
+                reads=reading.ROUTING | {K.WORKLOAD_PRIORITY_CLASS, K.PRIORITY_CLASS})
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:

@@ -90,6 +90,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from kqlint.domain import kinds as K
+from kqlint.domain import reading
 from kqlint.domain.graph import ObjectGraph
 from kqlint.domain.kinds import POD
 from kqlint.domain.kueue import is_kueue_managed, trainjobs_using
@@ -101,9 +103,12 @@ from kqlint.domain.workloads import KAI_PODGROUP, KAI_SCHEDULER_NAMES, PodTempla
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 
+# findings cache: reads own_templates: their PriorityClass (close names, the global default); a PodGroup's;
+# managed_workloads
 META = RuleMeta(code="KQ205", slug="unknown-priority-class", severity=Severity.ERROR,
                 summary="a pod template's or PodGroup's priorityClassName names a PriorityClass that "
-                        "cannot be resolved")
+                        "cannot be resolved",
+                reads=reading.ROUTING | {K.TRAINJOB, K.PRIORITY_CLASS})
 
 KAI_CLASSES = tuple(INSTALLED_PRIORITY_CLASSES["kai"])
 

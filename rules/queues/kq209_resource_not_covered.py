@@ -139,6 +139,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from kqlint.domain import kinds as K
+from kqlint.domain import reading
 from kqlint.domain.kueue import (
     QUEUE_LABEL,
     ManagedWorkload,
@@ -157,9 +159,11 @@ from kqlint.domain.wording import pod_set_text
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 
+# findings cache: reads managed_workloads; LocalQueue -> ClusterQueue candidates; the ClusterQueue's resource groups
 META = RuleMeta(code="KQ209", slug="resource-not-covered", severity=Severity.ERROR,
                 summary="a Kueue-managed workload requests a resource its ClusterQueue does not cover",
-                shows_route=True)
+                shows_route=True,
+                reads=reading.ROUTING | {K.CLUSTER_QUEUE})
 
 
 @dataclass(frozen=True)

@@ -136,6 +136,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from kqlint.domain import kinds as K
+from kqlint.domain import reading
 from kqlint.domain.graph import ObjectGraph, from_manifest
 from kqlint.domain.kueue import (
     QUEUE_LABEL,
@@ -155,15 +157,20 @@ from kqlint.domain.kueue import (
     request_location,
     resource_config,
 )
+from kqlint.domain.kueue.quota import quota_scope
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.quantity import exact_sum, format_amount, parse_quantity
 from kqlint.domain.wording import pod_set_text
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Location, Severity
 
+# findings cache: reads managed_workloads; LocalQueue -> ClusterQueue, its cohort's ClusterQueues and Cohorts; their
+# quotas whole (scoped_reads)
 META = RuleMeta(code="KQ210", slug="exceeds-quota", severity=Severity.ERROR,
                 summary="a Kueue-managed workload needs more than its ClusterQueue can ever provide",
-                shows_route=True)
+                shows_route=True,
+                reads=reading.ROUTING | {K.CLUSTER_QUEUE, K.COHORT},
+                scoped_reads=("ClusterQueue", quota_scope))
 
 PODS = "pods"
 
