@@ -106,6 +106,7 @@ from kqlint.kueue import (
     PREEMPT_LOWER,
     class_location,
     class_value,
+    defaulted_route,
     describe_template,
     effective_preemption_policy,
     global_default_class,
@@ -133,6 +134,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
                    f"preemptionPolicy PreemptLowerPriority): kube-scheduler may evict single pods of other "
                    f"admitted gangs to place them, behind Kueue's back. Set priorityClassName to a shared "
                    f"class with preemptionPolicy: Never and rank workloads with a WorkloadPriorityClass")
-        related = [(class_location(default, "globalDefault"), f"global default PriorityClass {default.name}")]
+        related = [(class_location(default, "globalDefault"), f"global default PriorityClass {default.name}"),
+                   *defaulted_route([unit], ctx.graph)]
         yield ctx.finding(at=template.at("priorityClassName"), message=message, related=related,
                           fix=use_class_fix(obj, template, ctx.graph))

@@ -178,6 +178,7 @@ from kqlint.kueue import (
     ManagedWorkload,
     PodProfile,
     WorkloadPriority,
+    defaulted_route,
     describe_pod_priority,
     describe_template,
     describe_workload_priority,
@@ -245,6 +246,7 @@ def _finding(queue: str, at_risk: Ranked, threat: Ranked, ctx: RuleContext) -> I
                f"Kueue's order. Use one PriorityClass with preemptionPolicy: Never for all gang pods and "
                f"rank workloads with WorkloadPriorityClasses")
     related = [(b_template.at("priorityClassName"),
-                f"{b.unit.display()}: pods at {describe_pod_priority(b_pod)} can preempt")]
+                f"{b.unit.display()}: pods at {describe_pod_priority(b_pod)} can preempt"),
+               *defaulted_route([a.unit, b.unit], ctx.graph)]
     yield ctx.finding(at=low_template.at("priorityClassName"), message=message, related=related,
                       obj=a.unit.obj.ref)

@@ -101,7 +101,9 @@ spec:
 ## How to fix
 Give the higher class `preemptionPolicy: Never` (create a new class: the policy cannot be
 changed in place), or keep its pods off the gangs' nodes (separate node pools, taints),
-or raise the gangs' pod priority to at least this value.
+or raise the gangs' pod priority to at least this value. A node agent (a DaemonSet, named
+under `related`) has to preempt to reach every node: give it Kubernetes' built-in class
+`system-node-critical`, made for pods a node cannot run without, instead of `Never`.
 """
 from __future__ import annotations
 
@@ -115,6 +117,7 @@ from kqlint.kueue import (
     PodProfile,
     all_managed_workloads,
     class_value,
+    defaulted_route,
     describe_pod_priority,
     describe_template,
     effective_preemption_policy,
@@ -125,6 +128,7 @@ from kqlint.kueue import (
 from kqlint.model import Finding, Location, Severity
 from kqlint.objects import INPUT, K8sObject
 from kqlint.rule import RuleContext, RuleMeta
+from kqlint.workloads import own_templates
 
 META = RuleMeta(code="KQ107", slug="pod-preemption-exposure", severity=Severity.WARNING,
                 summary="a preempting PriorityClass ranks above the pods of a Kueue-managed gang", scope="graph")
@@ -159,9 +163,30 @@ def _finding(pc: K8sObject, value: int, exposed: list[PodProfile], ctx: RuleCont
     message = (f"PriorityClass {pc.name} (value {value}, preemptionPolicy PreemptLowerPriority) ranks above "
                f"the pods of {len(exposed)} Kueue-managed multi-pod workload(s) ({names}): any pod of this "
                f"class may make kube-scheduler evict single gang pods, leaving the rest idle on their GPUs "
-               f"(preemptionPolicy: Never on the gang's own class does not protect it). Give this class "
-               f"preemptionPolicy: Never, or keep its pods off the gangs' nodes")
-    return ctx.finding(at=pc.at("value"), message=message, related=[_related(p) for p in exposed[:MAX_RELATED]])
+               f"(preemptionPolicy: Never on the gang's own class does not protect it)")
+    agents = _node_agents(pc, ctx.graph)
+    shown = exposed[:MAX_RELATED]
+    related = [*map(_related, shown), *defaulted_route([p.unit for p in shown], ctx.graph),
+               *((agent.at("metadata", "name"), f"node agent {agent.display()} runs at this class")
+                 for agent in agents[:MAX_RELATED])]
+    return ctx.finding(at=pc.at("value"), message=message, related=related, remedy=_remedy(pc, agents))
+
+
+def _node_agents(pc: K8sObject, graph: ObjectGraph) -> list[K8sObject]:
+    """DaemonSets (one pod per node: node agents) whose pod template names ``pc``."""
+    return [ds for ds in graph.of_kind("DaemonSet", "apps")
+            if any(t.priority_class_name == pc.name for t in own_templates(ds, graph))]
+
+
+def _remedy(pc: K8sObject, agents: list[K8sObject]) -> str:
+    if not agents:
+        return "give this class preemptionPolicy: Never, or keep its pods off the gangs' nodes"
+    # A node agent must preempt to reach every node, so `Never` is no advice for it; Kubernetes'
+    # own class for pods a node cannot do without is built in (and not judged here).
+    names = ", ".join(agent.display() for agent in agents[:3])
+    return (f"for a node-critical agent ({names}) use Kubernetes' built-in PriorityClass "
+            f"`system-node-critical`, meant for pods a node cannot run without; give {pc.name} "
+            f"preemptionPolicy: Never for its other pods, or keep them off the gangs' nodes")
 
 
 def _related(profile: PodProfile) -> tuple[Location, str]:
