@@ -14,7 +14,7 @@ __all__ = ["__version__", "lint", "Finding", "Location", "Severity", "ObjectRef"
 def __getattr__(name: str) -> Any:
     # Lazy: importing kqlint must stay cheap for the CLI start-up path.
     if name == "lint":
-        from kqlint.runner import lint
+        from kqlint.engine.pipeline import lint
 
         return lint
     if name in ("Finding", "Location", "Severity", "ObjectRef", "Report"):

@@ -1,4 +1,4 @@
-"""The guard of kqlint.cache_reads.READS: a rule declared to read only some kinds finds the
+"""The guard of kqlint.cache.reads.READS: a rule declared to read only some kinds finds the
 same with the whole graph as with a graph of only its object and the objects of those kinds
 (same platform model, unit, layout and declared objects), on every example and every rule
 fixture case, each linted the way the fixture tests lint it (its own config, profile, units)."""
@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import ReuseGuard, graph_like, lint_everything_guarded
-from kqlint import runner
-from kqlint.cache_reads import READS, read_kinds
+from helpers import ReuseGuard, cache_folder, graph_like, lint_everything_guarded
+from kqlint.cache.reads import READS, read_kinds
 from kqlint.config import Config
-from kqlint.graph import ObjectGraph, from_manifest
+from kqlint.domain.graph import ObjectGraph, from_manifest
+from kqlint.engine import runner
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "rules"
@@ -38,13 +38,13 @@ class Guard(ReuseGuard):
     def _compare(self, rule: Any, graph: ObjectGraph, config: Config, states: Any) -> None:
         kinds = read_kinds(rule.code)
         if rule.meta.scope == "graph":
-            self.same(rule.code, "the graph", *(list(rule.check_graph(g, runner._context(rule, g, config, states)))
+            self.same(rule.code, "the graph", *(list(rule.check_graph(g, runner.rule_context(rule, g, config, states)))
                                                 for g in (graph, _reduced(graph, kinds))))
             return
         for obj in graph.inputs:
             if self.visits(rule, obj):
                 self.same(rule.code, f"{obj.file}: {obj.display()}",
-                          *(list(rule.check(obj, runner._context(rule, g, config, states)))
+                          *(list(rule.check(obj, runner.rule_context(rule, g, config, states)))
                             for g in (graph, _reduced(graph, kinds, obj))))
 
 
@@ -56,8 +56,8 @@ def test_declared_reads_are_all_a_rule_reads(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_every_declared_rule_exists_with_its_scope() -> None:
-    from kqlint.cache_results import PURE_RULES
-    from kqlint.registry import builtin_rules
+    from kqlint.cache.findings import PURE_RULES
+    from kqlint.engine.registry import builtin_rules
 
     rules = {rule.code: rule for rule in builtin_rules()}
     for code, (kinds, why) in READS.items():
@@ -78,7 +78,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     even for a few objects."""
     import shutil
 
-    from kqlint import parallel
+    from kqlint.engine import parallel
 
     project = tmp_path / "project"
     shutil.copytree(ROOT / "examples", project)
@@ -103,7 +103,7 @@ def _outputs(capsys: pytest.CaptureFixture[str], *args: str) -> list[tuple[int, 
 def _assert_warm_as_uncached(capsys: pytest.CaptureFixture[str], jobs: str) -> None:
     """Stored reports removed, so the rules' stored findings are what is reused."""
     expected = _outputs(capsys, "--jobs", jobs, "--no-cache")
-    for report in Path(".kqlint_cache").glob("*/report-*"):
+    for report in cache_folder(Path.cwd()).glob("*/report-*"):
         report.unlink()
     assert _outputs(capsys, "--jobs", jobs) == expected
 
@@ -116,7 +116,7 @@ def _edit(path: str, old: str, new: str) -> None:
 
 def _checked(monkeypatch: pytest.MonkeyPatch, code: str) -> list[str]:
     """The files ``code``'s check() meets from now on, in this process (run with --jobs 1)."""
-    from kqlint.registry import builtin_rules
+    from kqlint.engine.registry import builtin_rules
 
     module = next(rule.module for rule in builtin_rules() if rule.code == code)
     calls: list[str] = []
@@ -131,10 +131,10 @@ def test_a_comment_appended_checks_nothing_again(repo: Path, capsys: pytest.Capt
     for path in ("tenants/nlp/training/llama-pretrain.yaml", CLUSTER_QUEUES, NLP_QUEUES):
         Path(path).write_text(Path(path).read_text() + "# edited\n")
     expected = _outputs(capsys, "--no-cache")
-    for report in Path(".kqlint_cache").glob("*/report-*"):
+    for report in cache_folder(Path.cwd()).glob("*/report-*"):
         report.unlink()
     quota = _checked(monkeypatch, "KQ210")
-    from kqlint import cache_entry
+    from kqlint.cache import entries as cache_entry
 
     decoded: list[str] = []
     real_fill = cache_entry._Body.fill
@@ -252,7 +252,7 @@ spec:
 
 def _graph_checked(monkeypatch: pytest.MonkeyPatch, *codes: str) -> list[str]:
     """The graph rules among ``codes`` run from now on."""
-    from kqlint.registry import builtin_rules
+    from kqlint.engine.registry import builtin_rules
 
     calls: list[str] = []
     for rule in builtin_rules():
@@ -265,14 +265,14 @@ def _graph_checked(monkeypatch: pytest.MonkeyPatch, *codes: str) -> list[str]:
 
 def test_edits_of_masked_values_rerun_only_what_reads_them(repo: Path, capsys: pytest.CaptureFixture[str],
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    """A new image, a quota (kqlint.cache_masks): no graph rule runs again, and KQ210 only on the
+    """A new image, a quota (kqlint.cache.masks): no graph rule runs again, and KQ210 only on the
     edited files and the workloads whose namespace routes to the edited queue's cohort."""
     Path("tenants/solo.yaml").write_text(_SOLO)
     _assert_warm_as_uncached(capsys, "1")
     _edit("tenants/nlp/training/llama-pretrain.yaml", "llama-train:2025.06", "llama-train:2025.07")
     _edit(CLUSTER_QUEUES, "nominalQuota: 64", "nominalQuota: 65")
     expected = _outputs(capsys, "--no-cache")
-    for report in Path(".kqlint_cache").glob("*/report-*"):
+    for report in cache_folder(Path.cwd()).glob("*/report-*"):
         report.unlink()
     graph = _graph_checked(monkeypatch, "KQ105", "KQ106", "KQ107", "KQ301", "KQ211")
     quota = _checked(monkeypatch, "KQ210")
@@ -282,7 +282,7 @@ def test_edits_of_masked_values_rerun_only_what_reads_them(repo: Path, capsys: p
     assert _quota_findings(expected) == ["tenants/solo.yaml"]  # 16 GPUs > the 8 of ClusterQueue solo
     _edit("tenants/solo.yaml", "nominalQuota: 8", "nominalQuota: 16")  # longer: its end moves
     expected = _outputs(capsys, "--no-cache")
-    for report in Path(".kqlint_cache").glob("*/report-*"):
+    for report in cache_folder(Path.cwd()).glob("*/report-*"):
         report.unlink()
     quota.clear()
     graph.clear()

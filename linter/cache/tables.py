@@ -10,11 +10,11 @@ from typing import Any
 
 
 def load_table(path: str, magic: bytes) -> Any:
-    from kqlint.cache_entry import ModelUnpickler
+    from kqlint.cache.entries import ModelUnpickler
+    from kqlint.cache.home import read_owned
 
     try:
-        with open(path, "rb") as handle:
-            blob = handle.read()
+        blob = read_owned(path)
         if not blob.startswith(magic):
             return None
         return ModelUnpickler(io.BytesIO(zlib.decompress(blob[len(magic):]))).load()

@@ -1,21 +1,12 @@
-"""Split a finding's message into what is wrong and what to do (the ``help:`` line).
+"""A finding's remedy and fixes as the reporters print them.
 
-Rules write one sentence: the problem, why it breaks, then the remedy after a ``;`` or ``.``
-(``...: the gang can never be scheduled; set minMember: 4``). A finding that carries its own
-``remedy`` attribute (a later refactor adds the field) is used as is; otherwise the last
-clause that starts with an imperative verb is the remedy. When none does, there is no
-``help:`` line and the message is printed whole.
+Rules set the message (what breaks on the cluster) and the remedy (how to fix it) apart, as
+ruff keeps ``message`` and ``fix_title``: the text reporter prints the remedy on its own
+``help:`` line; one-line formats (concise, GitHub, GitLab, SARIF) append it as a sentence.
 """
 from __future__ import annotations
 
-import re
 from typing import Any
-
-_VERBS = ("add", "change", "declare", "define", "drop", "give", "keep", "label", "lint", "list", "make",
-          "move", "name", "pick", "point", "put", "raise", "lower", "remove", "rename", "replace",
-          "run", "set", "split", "use", "write", "create", "delete", "enable", "disable", "install",
-          "pass", "apply", "align", "match", "quote", "spell", "fix", "either", "ask", "route", "mark")
-_REMEDY = re.compile(r"(?:[;.]|:)\s+(?=(?:" + "|".join(_VERBS) + r")\b)", re.IGNORECASE)
 
 
 def fixable(finding: Any, unsafe: bool = False) -> bool:
@@ -40,22 +31,15 @@ def fixable_footer(findings: Any, unsafe: bool = False) -> str | None:
 
 
 def with_remedy(finding: Any) -> str:
-    """The message, and the rule's remedy when it gave one apart (one line: concise, GitHub)."""
+    """The message, then the remedy as its own sentence (one line: concise, GitHub, GitLab, SARIF)."""
     remedy = getattr(finding, "remedy", None)
     message = str(finding.message)
-    return f"{message}; {remedy}" if remedy and remedy not in message else message
+    if not remedy or remedy in message:
+        return message
+    return f"{message}{'' if message.endswith(('.', '?', '!')) else '.'} {remedy}"
 
 
 def split_remedy(finding: Any) -> tuple[str, str | None]:
+    """The message and the remedy (None when the rule gave none: no ``help:`` line)."""
     remedy = getattr(finding, "remedy", None)
-    message = str(finding.message)
-    if remedy:
-        return message, str(remedy)
-    matches = list(_REMEDY.finditer(message))
-    if not matches:
-        return message, None
-    cut = matches[-1]
-    head, tail = message[:cut.start()].rstrip(), message[cut.end():].strip()
-    if not head or not tail:
-        return message, None
-    return head, tail[0].upper() + tail[1:]
+    return str(finding.message), str(remedy) if remedy else None

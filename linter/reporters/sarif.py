@@ -73,7 +73,7 @@ def sarif_log(report: Report, rules: Iterable[Any] | None = None,
 
 def _rules(rules: Iterable[Any] | None) -> list[Any]:
     if rules is None:
-        from kqlint.registry import load_rules
+        from kqlint.engine.registry import load_rules
 
         rules = load_rules()
     return sorted({rule.code: rule for rule in rules}.values(), key=lambda r: r.code)
@@ -92,7 +92,7 @@ def _descriptors(rules: list[Any], findings: list[Finding]) -> list[dict[str, An
 
 def rule_help(rule: Any) -> str:
     """The ``kqlint explain`` text of ``rule`` (tests hold it equal to explain_text)."""
-    from kqlint.explain import rule_text
+    from kqlint.reporters.explain import rule_text
 
     return rule_text(rule)
 
@@ -110,10 +110,14 @@ def _descriptor(rule: Any) -> dict[str, Any]:
     tags = [FAMILIES.get(meta.code[2:3], "custom") if meta.code.startswith("KQ") else "custom"]
     if meta.profile:
         tags.append(f"profile:{meta.profile}")
+    from kqlint.reporters.explain import doc_url
+
+    url = doc_url(rule)
     return {
         "id": meta.code, "name": meta.slug,
         "shortDescription": {"text": meta.summary}, "fullDescription": {"text": full},
         "help": {"text": text, "markdown": text},
+        **({"helpUri": url} if url else {}),  # docs/rules/KQNNN.md; plugins and custom rules have none
         "defaultConfiguration": {"level": LEVELS[meta.severity],
                                  "enabled": bool(meta.enabled and meta.profile is None)},
         "properties": {"tags": tags},
@@ -123,7 +127,7 @@ def _descriptor(rule: Any) -> dict[str, Any]:
 # ------------------------------------------------------------------ results
 
 def _ordinals(findings: list[Finding]) -> list[tuple[Finding, str]]:
-    from kqlint.baseline import occurrences
+    from kqlint.engine.baseline import occurrences
 
     result = []
     for finding, key, ordinal in occurrences(findings):
@@ -225,15 +229,18 @@ def _invocation(report: Report) -> dict[str, Any]:
 def source_root(files: Iterable[str]) -> str:
     """The folder ``SRCROOT`` stands for: the project root of the linted files, else the
     directory kqlint ran in."""
-    from kqlint.discover import inputs_folder, project_root
+    from kqlint.project.discover import inputs_folder
+    from kqlint.project.root import project_root
 
     named = [file for file in files if not is_pseudo(file)]
-    return project_root(inputs_folder(named)) or os.getcwd()
+    from kqlint.project.workdir import working_folder
+
+    return project_root(inputs_folder(named)) or working_folder()
 
 
 def artifact_uri(file: str, root: str) -> tuple[str, bool]:
     """(uri, relative to ``root``?) for a file path as reports display it."""
-    from kqlint.containment import relative_below
+    from kqlint.project.containment import relative_below
 
     relative = relative_below(file, root)
     if relative is not None:

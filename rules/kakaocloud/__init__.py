@@ -7,11 +7,11 @@ from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from kqlint.kinds import NAMESPACE, GroupKind
+from kqlint.domain.kinds import NAMESPACE, GroupKind
 
 if TYPE_CHECKING:
-    from kqlint.graph import ObjectGraph
-    from kqlint.objects import K8sObject
+    from kqlint.domain.graph import ObjectGraph
+    from kqlint.domain.objects import K8sObject
 
 PROFILE = "kakaocloud"
 CUSTOM_WPC = GroupKind("kakaocloud.io", "CustomWorkloadPriorityClass")
@@ -33,8 +33,8 @@ def tenant_namespaces(graph: ObjectGraph) -> list[str]:
 
 
 def declared_objects(graph: ObjectGraph, config: Any) -> list[K8sObject]:
-    from kqlint.graph import PROFILE as TIER
-    from kqlint.graph import declared_object
+    from kqlint.domain.graph import PROFILE as TIER
+    from kqlint.domain.graph import declared_object
 
     data = profile_data()
     file = f"<profile {PROFILE}>"

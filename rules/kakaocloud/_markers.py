@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kqlint.kinds import TRAINJOB
-from kqlint.objects import K8sObject
-from kqlint.workloads import pod_templates, runtime_patch_metadata
+from kqlint.domain.kinds import TRAINJOB
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.workloads import pod_templates, runtime_patch_metadata
 
 
 def metadata_blocks(obj: K8sObject, graph: Any) -> Iterator[tuple[tuple[Any, ...], dict[str, Any]]]:

@@ -110,8 +110,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterator
 
-from kqlint.graph import ObjectGraph
-from kqlint.kueue import (
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.kueue import (
     PREEMPT_LOWER,
     SCHEDULING_GROUP,
     PodProfile,
@@ -125,10 +125,10 @@ from kqlint.kueue import (
     is_multi_pod,
     pod_profile,
 )
+from kqlint.domain.objects import INPUT, K8sObject
+from kqlint.domain.workloads import own_templates
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Location, Severity
-from kqlint.objects import INPUT, K8sObject
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.workloads import own_templates
 
 META = RuleMeta(code="KQ107", slug="pod-preemption-exposure", severity=Severity.WARNING,
                 summary="a preempting PriorityClass ranks above the pods of a Kueue-managed gang", scope="graph")
@@ -160,10 +160,9 @@ def _finding(pc: K8sObject, value: int, exposed: list[PodProfile], ctx: RuleCont
     names = ", ".join(p.unit.display() for p in exposed[:3])
     if len(exposed) > 3:
         names += f" and {len(exposed) - 3} more"
-    message = (f"PriorityClass {pc.name} (value {value}, preemptionPolicy PreemptLowerPriority) ranks above "
-               f"the pods of {len(exposed)} Kueue-managed multi-pod workload(s) ({names}): any pod of this "
-               f"class may make kube-scheduler evict single gang pods, leaving the rest idle on their GPUs "
-               f"(preemptionPolicy: Never on the gang's own class does not protect it)")
+    message = (f"PriorityClass {pc.name} ({value}, PreemptLowerPriority) ranks above the pods of "
+               f"{len(exposed)} Kueue-managed gang(s) ({names}): its pods may make kube-scheduler evict single "
+               "gang pods, leaving the rest idle")
     agents = _node_agents(pc, ctx.graph)
     shown = exposed[:MAX_RELATED]
     related = [*map(_related, shown), *defaulted_route([p.unit for p in shown], ctx.graph),
@@ -180,11 +179,12 @@ def _node_agents(pc: K8sObject, graph: ObjectGraph) -> list[K8sObject]:
 
 def _remedy(pc: K8sObject, agents: list[K8sObject]) -> str:
     if not agents:
-        return "give this class preemptionPolicy: Never, or keep its pods off the gangs' nodes"
+        return ("Give this class preemptionPolicy: Never, or keep its pods off the gangs' nodes "
+                "(preemptionPolicy: Never on the gangs' own class does not protect them)")
     # A node agent must preempt to reach every node, so `Never` is no advice for it; Kubernetes'
     # own class for pods a node cannot do without is built in (and not judged here).
     names = ", ".join(agent.display() for agent in agents[:3])
-    return (f"for a node-critical agent ({names}) use Kubernetes' built-in PriorityClass "
+    return (f"For a node-critical agent ({names}) use Kubernetes' built-in PriorityClass "
             f"`system-node-critical`, meant for pods a node cannot run without; give {pc.name} "
             f"preemptionPolicy: Never for its other pods, or keep them off the gangs' nodes")
 

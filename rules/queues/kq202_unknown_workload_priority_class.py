@@ -94,17 +94,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kueue import resolve_priority_class
+from kqlint.domain.kueue import resolve_priority_class
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.refs import UNQUEUED_PRIORITY_REF, WORKLOAD_PRIORITY_REF, Reference, references, unresolved
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.refs import UNQUEUED_PRIORITY_REF, WORKLOAD_PRIORITY_REF, Reference, references, unresolved
-from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ202", slug="unknown-workload-priority-class", severity=Severity.ERROR,
                 summary="a kueue.x-k8s.io/priority-class label names a WorkloadPriorityClass that cannot "
                         "be resolved")
-ADMITTED_NEVER = ("Kueue creates no Workload for it (no fallback to the pod priority), so it stays suspended "
-                  "and is never admitted")
+ADMITTED_NEVER = "Kueue creates no Workload for it, so it stays suspended"
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
@@ -117,10 +116,10 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             subject, effect = obj.display(), "once it gets a queue name, " + ADMITTED_NEVER
         else:
             continue
-        yield ctx.finding(
-            at=ref.at,
-            message=unresolved(ref, ctx.graph, subject, effect,
-                               f"create WorkloadPriorityClass `{ref.name}` or fix the label", hint=_hint(ref, ctx)))
+        message, remedy = unresolved(ref, ctx.graph, subject, effect,
+                                     f"create WorkloadPriorityClass `{ref.name}` or fix the label",
+                                     hint=_hint(ref, ctx))
+        yield ctx.finding(at=ref.at, message=message, remedy=remedy)
 
 
 def _hint(ref: Reference, ctx: RuleContext) -> str:

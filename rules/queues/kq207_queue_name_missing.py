@@ -83,11 +83,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.graph import ObjectGraph
-from kqlint.kueue import KUEUE_GROUP, PRIORITY_LABEL, QUEUE_LABEL, unqueued_priority_labels
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.kueue import KUEUE_GROUP, PRIORITY_LABEL, QUEUE_LABEL, unqueued_priority_labels
+from kqlint.domain.objects import K8sObject
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ207", slug="queue-name-missing", severity=Severity.WARNING,
                 summary="a workload has a Kueue priority-class label but no queue-name, so Kueue ignores it")
@@ -98,9 +98,9 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         yield ctx.finding(
             at=obj.at(*path, PRIORITY_LABEL),
             message=(f"{who} carries `{PRIORITY_LABEL}: {obj.get(*path, PRIORITY_LABEL)}` but no "
-                     f"`{QUEUE_LABEL}`, and namespace {obj.namespace} has no LocalQueue named `default`: "
-                     "Kueue ignores it, it starts at once outside the quota and the priority label has no "
-                     f"effect; add `{QUEUE_LABEL}: <LocalQueue>`{_queues_hint(obj, ctx.graph)}"))
+                     f"`{QUEUE_LABEL}`, and its namespace has no `default` LocalQueue: "
+                     "Kueue ignores it and it starts outside the quota"),
+            remedy=f"Add `{QUEUE_LABEL}: <LocalQueue>`{_queues_hint(obj, ctx.graph)}")
 
 
 def _queues_hint(obj: K8sObject, graph: ObjectGraph) -> str:
