@@ -25,7 +25,7 @@ from kqlint.cli.options import (
 )
 
 if TYPE_CHECKING:
-    pass
+    from kqlint.config import Config
 
 
 def check(
@@ -190,7 +190,7 @@ def _warn_if_slow_parser() -> None:
              "back to pure Python, about 10x slower: pip install 'ruamel.yaml[oldlibyaml]'")
 
 
-def _open_cache(no_cache: bool, cache_dir: str | None, config: Any, paths: list[str]) -> Any:
+def _open_cache(no_cache: bool, cache_dir: str | None, config: Config, paths: list[str]) -> Any:
     if no_cache or paths == [STDOUT]:
         return None
     from kqlint.cache import open_cache

@@ -6,7 +6,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kqlint.fix.edits import Planned, Target
 from kqlint.fix.model import Fix, TextRange
@@ -14,6 +14,9 @@ from kqlint.fix.text import NotApplicable, Text, TextEdit, apply_text
 from kqlint.fix.verify import parse_bytes, verified
 from kqlint.loader import SourceFile, position
 from kqlint.model import Finding
+
+if TYPE_CHECKING:
+    from kqlint.domain.objects import K8sObject
 
 
 @dataclass
@@ -170,7 +173,7 @@ class _ObjectIndex:
         return before[-1] if before else (same[0][1] if same else None)
 
 
-def _still_there(obj: Any, finding: Finding) -> bool:
+def _still_there(obj: K8sObject, finding: Finding) -> bool:
     """Whether the finding's node is still at its reported position (the file did not change)."""
     full = obj.base + tuple(finding.location.path)
     here = (finding.location.line, finding.location.column)

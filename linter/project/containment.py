@@ -20,7 +20,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kqlint.config import Config
 
 FOLLOW_FLAG = "--follow-external-symlinks"
 
@@ -91,7 +94,7 @@ def contain_files(files: list[str], named: Iterable[str], follow: bool) -> tuple
     return kept, notes
 
 
-def contain_config(config: Any) -> tuple[Any, list[str]]:
+def contain_config(config: Config) -> tuple[Any, list[str]]:
     """``config`` without the ``context``/``crds`` entries its file names outside its
     repository (unless following is allowed), and one note per entry dropped."""
     origin = getattr(config, "origin", None)
@@ -117,4 +120,4 @@ def contain_config(config: Any) -> tuple[Any, list[str]]:
                 continue
             kept.append(path)
         changes[attribute] = tuple(kept)
-    return replace(config, **changes), notes
+    return replace(config, context=changes["context"], crds=changes["crds"]), notes

@@ -216,8 +216,8 @@ def _root_view(obj: dict[str, Any]) -> dict[str, Any]:
     return {**obj, "metadata": seen}
 
 
-def _root_readable(rule: CelRule, obj: Any) -> bool:
-    metadata = obj.get("metadata") if isinstance(obj, dict) else None
+def _root_readable(rule: CelRule, document: Any) -> bool:
+    metadata = document.get("metadata") if isinstance(document, dict) else None
     has_name = isinstance(metadata, dict) and isinstance(metadata.get("name"), str)
     return has_name or not _READS_NAME.search(rule.rule)
 

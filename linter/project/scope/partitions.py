@@ -3,9 +3,14 @@ each seeing its own context and the shared files, never another unit's objects."
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kqlint.project.scope.units import Scope, scope_of
+
+if TYPE_CHECKING:
+    from kqlint.config import Config
+    from kqlint.domain.objects import K8sObject
+    from kqlint.engine.inputs import Loaded
 
 
 @dataclass
@@ -20,7 +25,7 @@ class Part:
     kustomize_dirs: frozenset[str] = frozenset()  # folders holding a kustomization (display paths)
 
 
-def without_fragments(inputs: Any, context_objects: list[Any], scope: Scope,
+def without_fragments(inputs: Loaded, context_objects: list[Any], scope: Scope,
                       as_rendered: frozenset[int] = frozenset()) -> tuple[Any, list[Any]]:
     """Inputs and context without kustomize patch fragments (rules.md "Applied together"): the
     objects of patch files, and, where a kustomization sits in the folder or above, documents
@@ -29,7 +34,7 @@ def without_fragments(inputs: Any, context_objects: list[Any], scope: Scope,
     if not scope.fragments and not scope.has_kustomizations():
         return inputs, context_objects
 
-    def fragment(obj: Any) -> bool:
+    def fragment(obj: K8sObject) -> bool:
         if id(obj) in as_rendered:
             return False
         if scope.is_fragment(obj.file):
@@ -73,7 +78,7 @@ def apply_rendered_namespaces(objects: list[Any], scope: Scope, as_rendered: fro
             obj.namespace = RenderedNamespaces(str(obj.namespace), obj.file, order)
 
 
-def partitions(inputs: Any, context_objects: list[Any], config: Any, scope: Scope) -> list[Part]:
+def partitions(inputs: Loaded, context_objects: list[Any], config: Config, scope: Scope) -> list[Part]:
     """One Part when no object sits in a unit (a repository that is one platform); else the
     shared files' Part and one Part per unit that holds inputs."""
     folders = scope.kustomize_dirs()
@@ -98,11 +103,11 @@ def partitions(inputs: Any, context_objects: list[Any], config: Any, scope: Scop
     return parts
 
 
-def _loaded(inputs: Any, objects: list[Any]) -> Any:
+def _loaded(inputs: Loaded, objects: list[Any]) -> Any:
     return type(inputs)(sources=inputs.sources, objects=objects)
 
 
-def _as_context(obj: Any, config: Any) -> Any:
+def _as_context(obj: K8sObject, config: Config) -> Any:
     """A shared input seen from a unit: resolved to, judged like any object, reported once
     (in the shared Part)."""
     from kqlint.domain.objects import CONTEXT, K8sObject
@@ -110,7 +115,7 @@ def _as_context(obj: Any, config: Any) -> Any:
     return K8sObject(obj.file, obj.doc, obj.root, obj.base, obj.data, config.namespace, CONTEXT)
 
 
-def graph_view(inputs: Any, context_objects: list[Any], config: Any) -> tuple[Any, list[Any]]:
+def graph_view(inputs: Loaded, context_objects: list[Any], config: Config) -> tuple[Any, list[Any]]:
     """What ``kqlint graph`` shows, discovered as ``kqlint check`` discovers it: the inputs
     without kustomize patch fragments, and the context objects they may resolve to (no
     fragments, nothing from units that hold no input)."""

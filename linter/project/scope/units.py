@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from fnmatch import fnmatchcase
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kqlint.project.discover import display_path, inputs_folder
 from kqlint.project.root import project_root
@@ -21,11 +21,14 @@ from kqlint.project.scope.layout import (
 )
 from kqlint.project.workdir import absolute, working_folder
 
+if TYPE_CHECKING:
+    from kqlint.config import Config
+
 
 class Scope:
     """Which files are patch fragments and which unit each file belongs to."""
 
-    def __init__(self, files: Iterable[str], config: Any, top: str, variants: Iterable[str] = ()) -> None:
+    def __init__(self, files: Iterable[str], config: Config, top: str, variants: Iterable[str] = ()) -> None:
         """``variants``: files holding a ``kind: Kustomization`` under another name than
         kustomize reads (``kustomization-prod.yaml``, copied into place to build a variant):
         the patches they list are fragments too."""
@@ -182,7 +185,7 @@ class Scope:
         return None
 
 
-def _config_units(config: Any) -> tuple[str, tuple[str, ...]] | None:
+def _config_units(config: Config) -> tuple[str, tuple[str, ...]] | None:
     """(base folder, globs) of config ``units:``; None when the key is not set."""
     globs = getattr(config, "units", None)
     if globs is None:
@@ -228,7 +231,7 @@ def scope_top(paths: Iterable[str]) -> str:
     return project_root(folder) or folder
 
 
-def scope_of(objects: Iterable[Any], config: Any) -> Scope:
+def scope_of(objects: Iterable[Any], config: Config) -> Scope:
     objects = list(objects)
     files = sorted({obj.file for obj in objects})
     variants = {obj.file for obj in objects if obj.kind in KUSTOMIZE_KINDS and obj.group == KUSTOMIZE_GROUP
