@@ -22,3 +22,13 @@ def test_kq107_advises_system_node_critical_for_a_node_agent_and_never_for_other
     assert "`system-node-critical`" in (agent[0].remedy or "")
     assert "DaemonSet gpu-operator/gpu-health" in (agent[0].remedy or "")
     assert "system-node-critical" not in (plain[0].remedy or "") and "Never" in (plain[0].remedy or "")
+
+
+def test_graph_says_when_only_the_default_local_queue_makes_a_workload_kueue_managed() -> None:
+    from ci_helpers import cli
+
+    note = "no queue-name label: Kueue-managed only through LocalQueue `default`"
+    code, out, _ = cli("graph", ".", "--no-color", cwd=RULE_FIXTURES / "KQ102" / "bad-deployment-integration-on")
+    assert code == 0 and note in out
+    code, out, _ = cli("graph", ".", "--no-color", cwd=RULE_FIXTURES / "KQ102" / "good-deployment-integration-off")
+    assert code == 0 and note not in out and "Workloads not queued by Kueue" in out
