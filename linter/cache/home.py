@@ -108,9 +108,24 @@ def read_owned(path: str, limit: int = MAX_READ) -> bytes:
         os.close(handle)
 
 
-def _make_owned(owned: str) -> None:
-    from kqlint.cache.layout import atomic_write
+def atomic_write(target: str, blob: bytes) -> None:
+    """Write ``target`` whole or not at all (a temporary file beside it, then os.replace)."""
+    import tempfile
 
+    handle, temporary = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".tmp-")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(blob)
+        os.replace(temporary, target)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
+def _make_owned(owned: str) -> None:
     os.makedirs(os.path.dirname(owned), exist_ok=True)
     try:
         os.mkdir(owned)

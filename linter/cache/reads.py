@@ -30,7 +30,6 @@ import pickle
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from kqlint.cache.findings import object_namespace
 from kqlint.domain import kinds as K
 from kqlint.domain.kueue import routing
 from kqlint.domain.workloads.extract import TEMPLATE_KINDS
@@ -210,3 +209,11 @@ def _platform(model: Any) -> list[Any]:
 
 def _digest_of(parts: Any) -> str:
     return hashlib.blake2b(repr(parts).encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+
+
+def object_namespace(obj: Any) -> str:
+    """The namespace an object is applied in, as its stored findings are keyed: the same content
+    may be applied elsewhere (a kustomization's ``namespace:`` changed, the file is the same)."""
+    namespace = obj.namespace
+    return repr((type(namespace).__name__, str(namespace) if namespace is not None else None,
+                 getattr(namespace, "namespaces", None)))
