@@ -39,7 +39,8 @@ _ROUTING = _RUNTIMES | {K.LOCAL_QUEUE}
 _POD_GROUPS = frozenset({K.VOLCANO_PODGROUP, K.KAI_PODGROUP, K.COSCHEDULING_PODGROUP})
 _ROUTED = frozenset(routing.MANAGED) | {K.LOCAL_QUEUE, K.CLUSTER_QUEUE, K.WORKLOAD_PRIORITY_CLASS, K.PRIORITY_CLASS}
 _TEMPLATES = "pod_templates: a TrainJob's come from its (Cluster)TrainingRuntime"
-_MANAGED = (f"managed_workloads: its queue-name label, or a LocalQueue `default` in its namespace; {_TEMPLATES}; "
+_MANAGED = (f"managed_workloads: its queue-name label, or a LocalQueue `default` in its namespace (an enabled "
+            f"integration: the platform model); {_TEMPLATES}; "
             "a runtime's templates run in the TrainJobs using it (managed_templates, trainjobs_using)")
 _POD_PRIORITY = ("pod_priority: its PriorityClass or the global default one (priority_classes); the fix's shared "
                  "non-preempting class (only_non_preempting_class: the graph's PriorityClasses)")
@@ -56,8 +57,9 @@ READS: dict[str, tuple[frozenset[tuple[str, str]], str]] = {
                        "PriorityClass or the global default) and its pods' priorities"),
     "KQ106": (_ROUTED, "graph rule: the input ClusterQueues, the workloads routed to them (LocalQueue -> "
                        f"ClusterQueue, {_TEMPLATES}) and their pods' PriorityClasses"),
-    "KQ107": (_ROUTED, "graph rule: the input PriorityClasses, every managed multi-pod workload "
-                       f"(all_managed_workloads, {_TEMPLATES}), its pods' PriorityClasses"),
+    "KQ107": (_ROUTED | {K.DAEMONSET}, "graph rule: the input PriorityClasses, every managed multi-pod workload "
+                       f"(all_managed_workloads, {_TEMPLATES}), its pods' PriorityClasses; for the advice, the "
+                       "DaemonSets (node agents) whose templates name a reported class"),
     "KQ211": (frozenset({K.CLUSTER_QUEUE, K.LOCAL_QUEUE, K.NAMESPACE}),
               "graph rule: the input ClusterQueues' namespaceSelector, the LocalQueues pointing at each "
               "(spec.clusterQueue, their namespaces), the input Namespaces' labels"),
@@ -73,7 +75,7 @@ READS: dict[str, tuple[frozenset[tuple[str, str]], str]] = {
                        "WorkloadPriorityClasses of its graph (its unit and the shared files)"),
     "KQ202": (_ROUTING | {K.WORKLOAD_PRIORITY_CLASS, K.PRIORITY_CLASS},
               f"{_MANAGED}; the label's WorkloadPriorityClass (resolved, close names); a PriorityClass of "
-              "that name (the hint)"),
+              "that name (the hint); without a queue name, what KQ207 reads (unqueued_priority_labels)"),
     "KQ203": (_ROUTING, f"{_MANAGED}; the LocalQueue (resolved, close names, other namespaces)"),
     "KQ204": (frozenset({K.CLUSTER_QUEUE}), "the LocalQueue's ClusterQueue (resolved, close names, other units)"),
     "KQ205": (_ROUTING | {K.TRAINJOB, K.PRIORITY_CLASS},
