@@ -28,11 +28,15 @@ from __future__ import annotations
 import hashlib
 import pickle
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kqlint.domain import kinds as K
 from kqlint.domain.kueue import routing
 from kqlint.domain.workloads.extract import TEMPLATE_KINDS
+
+if TYPE_CHECKING:
+    from kqlint.domain.graph import ObjectGraph
+    from kqlint.domain.objects import K8sObject
 
 _RUNTIMES = frozenset({K.TRAINING_RUNTIME, K.CLUSTER_TRAINING_RUNTIME})
 _ROUTING = _RUNTIMES | {K.LOCAL_QUEUE}
@@ -103,7 +107,7 @@ def read_kinds(code: str) -> frozenset[str]:
     return frozenset(kind for _, kind in READS[code][0])
 
 
-def quota_scope(obj: Any, by_kind: dict[str, list[Any]]) -> list[Any]:
+def quota_scope(obj: K8sObject, by_kind: dict[str, list[Any]]) -> list[Any]:
     """The ClusterQueues whose quotas KQ210 may read judging ``obj``: those named by a
     LocalQueue of its namespace (or of none, or applied wherever: every LocalQueue it may
     resolve), and every ClusterQueue sharing a cohort with one of them; in run order."""
@@ -141,7 +145,7 @@ class RunObjects:
         self.layout = _digest_of([sorted(scope.kustomize_dirs()), sorted(scope.fragments),
                                   sorted(scope.variant_folders)])
 
-    def document_digest(self, obj: Any, projected: bool = False) -> str | None:
+    def document_digest(self, obj: K8sObject, projected: bool = False) -> str | None:
         found = (self.projections if projected else self.documents).get(obj.file)
         return found[obj.doc] if found is not None and 0 <= obj.doc < len(found) else None
 
@@ -163,7 +167,7 @@ class RunObjects:
                                 object_namespace(obj))).encode("utf-8", "surrogateescape"))
         return digest.hexdigest()
 
-    def scoped_digest(self, code: str, obj: Any) -> str | None:
+    def scoped_digest(self, code: str, obj: K8sObject) -> str | None:
         """The digest of the objects ``code`` reads whole judging ``obj`` (SCOPED_READS), the
         same for every object of one namespace; None: unknown."""
         kind, scope, _ = SCOPED_READS[code]
@@ -186,7 +190,7 @@ class RunObjects:
         return _digest_of(parts)
 
 
-def graph_key(graph: Any) -> str | None:
+def graph_key(graph: ObjectGraph) -> str | None:
     """What a graph adds to its objects: its unit, the platform model, the declared objects,
     the kustomization folders; None when a part cannot be keyed."""
     from kqlint.domain.graph import from_manifest
@@ -213,7 +217,7 @@ def _digest_of(parts: Any) -> str:
     return hashlib.blake2b(repr(parts).encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
 
 
-def object_namespace(obj: Any) -> str:
+def object_namespace(obj: K8sObject) -> str:
     """The namespace an object is applied in, as its stored findings are keyed: the same content
     may be applied elsewhere (a kustomization's ``namespace:`` changed, the file is the same)."""
     namespace = obj.namespace
