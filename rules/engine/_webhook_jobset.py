@@ -35,7 +35,7 @@ def jobset_findings(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     if not isinstance(jobs, list):
         return
     name = _name_for_validation(obj)
-    earlier: set[Any] = set()
+    earlier: set[str] = set()
     for index, job in enumerate(jobs):
         if not isinstance(job, dict):
             continue
@@ -44,10 +44,12 @@ def jobset_findings(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             yield from _child_names(obj, ctx, base, name, job)
         yield from _depends_on(obj, ctx, base, index, job, earlier)
         yield from _sizes(obj, ctx, base, job)
-        earlier.add(job.get("name"))
+        job_name = job.get("name")
+        if isinstance(job_name, str):  # another type is the schema's finding (KQ002)
+            earlier.add(job_name)
     targets = obj.get("spec", "successPolicy", "targetReplicatedJobs")
     for position, target in enumerate(targets if isinstance(targets, list) else []):
-        if target not in earlier:
+        if isinstance(target, str) and target not in earlier:
             yield _rejected(obj, ctx, obj.at_value("spec", "successPolicy", "targetReplicatedJobs", position),
                             f"`invalid replicatedJob name '{target}' does not appear in .spec.ReplicatedJobs`",
                             "name a replicatedJob of this JobSet")
@@ -98,7 +100,7 @@ def _dns1035_problem(label: str, too_long: str) -> str | None:
 
 
 def _depends_on(obj: K8sObject, ctx: RuleContext, base: tuple[Any, ...], index: int, job: dict[str, Any],
-                earlier: set[Any]) -> Iterator[Finding]:
+                earlier: set[str]) -> Iterator[Finding]:
     depends = job.get("dependsOn")
     if not isinstance(depends, list):
         return
@@ -108,7 +110,7 @@ def _depends_on(obj: K8sObject, ctx: RuleContext, base: tuple[Any, ...], index: 
         return
     for position, item in enumerate(depends):
         target = item.get("name") if isinstance(item, dict) else None
-        if target not in earlier:
+        if isinstance(target, str) and target not in earlier:
             yield _rejected(obj, ctx, obj.at_value(*base, "dependsOn", position, "name"),
                             f"`replicatedJob: {job.get('name')} cannot depend on replicatedJob: {target}`",
                             "depend only on a replicatedJob listed before this one")

@@ -41,7 +41,8 @@ def _pod_group(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         yield _rejected(obj, ctx, obj.at("spec", "minSubGroup"), webhook,
                         "`minMember` and `minSubGroup` are mutually exclusive", "keep one of them")
     groups = obj.get("spec", "subGroups")
-    groups = [(i, g) for i, g in enumerate(groups) if isinstance(g, dict)] if isinstance(groups, list) else []
+    groups = [(i, g) for i, g in enumerate(groups) if isinstance(g, dict) and _names_are_text(g)] \
+        if isinstance(groups, list) else []  # another type is the schema's finding (KQ002)
     names: dict[Any, int] = {}
     for index, group in groups:
         base = ("spec", "subGroups", index)
@@ -65,6 +66,10 @@ def _pod_group(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         elif _on_cycle(group.get("name"), parents):
             yield _rejected(obj, ctx, at, webhook, "`cycle detected in subgroups`",
                             "make the subgroups' parents form a tree")
+
+
+def _names_are_text(group: dict[str, Any]) -> bool:
+    return isinstance(group.get("name"), str) and (group.get("parent") is None or isinstance(group.get("parent"), str))
 
 
 def _on_cycle(name: Any, parents: dict[Any, Any]) -> bool:
