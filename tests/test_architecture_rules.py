@@ -20,7 +20,7 @@ ENGINE_CODES = frozenset(f"KQ00{n}" for n in range(7))  # the engine's own findi
 RULE_CODE = re.compile(r"\bKQ\d{3}\b")
 # The cache is being rewritten (issue 28): until it lands, its modules are held to these rules
 # only as far as listed here. Empty this once linter/cache/ passes on its own.
-CACHE_REWRITE = "linter/cache/"
+CACHE_REWRITE = "\0"
 
 
 def _modules() -> dict[str, Path]:

@@ -501,10 +501,9 @@ def _objects_with_graph(paths: list[str]) -> tuple[list[object], object]:
 
 
 def test_pure_rules_read_nothing_but_their_object() -> None:
-    """The guard of PURE_RULES: on every example and rule fixture, a pure rule finds the same
+    """The guard of ``RuleMeta.pure``: on every example and rule fixture, a pure rule finds the same
     on an object with the whole graph around it as with a graph of that object alone (which
     has no platform model: reading it fails)."""
-    from kqlint.cache.findings import PURE_RULES
     from kqlint.config import Config
     from kqlint.domain.graph import ObjectGraph
     from kqlint.engine.registry import RuleSet, builtin_rules
@@ -514,8 +513,9 @@ def test_pure_rules_read_nothing_but_their_object() -> None:
     objects, graph = _objects_with_graph(paths)
     config = Config()
     errors: list[str] = []
-    rules, states = prepare_rules(RuleSet(r for r in builtin_rules() if r.code in PURE_RULES), config, errors)
-    assert not errors and {rule.code for rule in rules} == set(PURE_RULES)
+    pure = {rule.code for rule in builtin_rules() if rule.meta.pure is not None}
+    rules, states = prepare_rules(RuleSet(r for r in builtin_rules() if r.code in pure), config, errors)
+    assert not errors and pure and {rule.code for rule in rules} == pure
     checked = 0
     for rule in rules:
         scope = _scope(rule)

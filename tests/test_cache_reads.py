@@ -1,4 +1,4 @@
-"""The guard of kqlint.cache.reads.READS: a rule declared to read only some kinds finds the
+"""The guard of ``RuleMeta.reads``: a rule declared to read only some kinds finds the
 same with the whole graph as with a graph of only its object and the objects of those kinds
 (same platform model, unit, layout and declared objects), on every example and every rule
 fixture case, each linted the way the fixture tests lint it (its own config, profile, units)."""
@@ -9,12 +9,15 @@ from typing import Any
 
 import pytest
 from helpers import ReuseGuard, cache_folder, graph_like, lint_everything_guarded
-from kqlint.cache.reads import READS, read_kinds
+from kqlint.cache.reads import read_kinds
 from kqlint.config import Config
 from kqlint.domain.graph import ObjectGraph, from_manifest
 from kqlint.engine import runner
+from kqlint.engine.registry import builtin_rules
+from kqlint.engine.rule import Reads
 
 ROOT = Path(__file__).resolve().parent.parent
+DECLARED: dict[str, Reads] = {rule.code: rule.meta.reads for rule in builtin_rules() if rule.meta.reads is not None}
 FIXTURES = ROOT / "tests" / "fixtures" / "rules"
 
 
@@ -28,15 +31,15 @@ class Guard(ReuseGuard):
     """Every declared rule judged twice per graph: whole, and reduced to what it declares."""
 
     def __init__(self) -> None:
-        super().__init__(READS)
+        super().__init__(DECLARED)
 
     def judge(self, rules: list[Any], graph: ObjectGraph, config: Config, states: Any) -> None:
         for rule in rules:
-            if rule.code in READS:
+            if rule.code in DECLARED:
                 self._compare(rule, graph, config, states)
 
     def _compare(self, rule: Any, graph: ObjectGraph, config: Config, states: Any) -> None:
-        kinds = read_kinds(rule.code)
+        kinds = read_kinds(DECLARED[rule.code])
         if rule.meta.scope == "graph":
             self.same(rule.code, "the graph", *(list(rule.check_graph(g, runner.rule_context(rule, g, config, states)))
                                                 for g in (graph, _reduced(graph, kinds))))
@@ -55,14 +58,12 @@ def test_declared_reads_are_all_a_rule_reads(monkeypatch: pytest.MonkeyPatch) ->
     assert all(count > 0 for count in guard.compared.values()), guard.compared  # every rule found something
 
 
-def test_every_declared_rule_exists_with_its_scope() -> None:
-    from kqlint.cache.findings import PURE_RULES
-    from kqlint.engine.registry import builtin_rules
-
+def test_every_declared_rule_has_its_scope_and_reasons() -> None:
     rules = {rule.code: rule for rule in builtin_rules()}
-    for code, (kinds, why) in READS.items():
-        assert code in rules and rules[code].meta.scope in ("object", "graph") and code not in PURE_RULES
-        assert kinds and why
+    assert DECLARED
+    for code, reads in DECLARED.items():
+        assert rules[code].meta.scope in ("object", "graph") and rules[code].meta.pure is None
+        assert reads.kinds and reads.why
 
 
 # ------------------------------------------------------------------ warm runs end to end

@@ -6,45 +6,31 @@ object are then a function of the file's content (BLAKE2b), the file's display p
 carry it), the rule's code (kqlint's code and schemas fingerprint), the configuration
 (options, default namespace, profile, selection) and the ``--crd`` files' content. Those are
 the key; a file whose content changed has another digest and its objects are checked again.
-Why each rule is pure: PURE_RULES (docs/performance.md "The cache" repeats the list).
+Why each rule is pure: its ``RuleMeta.pure`` (docs/performance.md "The cache" repeats the list).
 
 Rules that read other objects: findings that depend on other files are never cached as such;
 they are cached with the digests of what they were computed from (kqlint.cache.reads): the
 object's own document digest (data and node positions), display path, document index and
 place in the document; the same key as pure rules (settings, code, ``--crd``); and, per rule
-and graph, a digest of every kind it declares (kqlint.cache.reads.READS, with a reason per
-rule) over every manifest object of the run, plus the graph's unit, platform model, declared
-objects and layout. A stored finding is reused only while all of these are unchanged; a graph
+and graph, a digest of every kind it declares (its ``RuleMeta.reads``, with a reason) over
+every manifest object of the run, plus the graph's unit, platform model, declared objects and
+layout. A stored finding is reused only while all of these are unchanged; a graph
 rule's whole output likewise, per unit. Plugins and custom rules are never reused.
 """
 from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kqlint.cache.tables import load_table, save_table
 
-# code -> why its findings depend on the object alone (checked against the rule's source)
-PURE_RULES: dict[str, str] = {
-    "KQ002": "validates obj.data against its kind's schema: kqlint's shipped schemas or the --crd files",
-    "KQ004": "the object's own fields and the pod templates it owns (a TrainJob's runtime templates "
-             "belong to the runtime and are skipped; the graph only shares the template cache)",
-    "KQ109": "a PriorityClass's own value and name against constants (the built-in classes)",
-    "KQ302": "the workload's own templates and pod count (graph-free extractors for its kinds), options",
-    "KQ305": "an LLMInferenceService's own pod specs",
-    "KQ306": "the probes of an LLMInferenceService's own overlay pod specs",
-    "KQ307": "a Kubeflow job's own replica specs and templates, options",
-    "KQ402": "the probes of the pod templates the object owns (graph: template cache only)",
-    "KQ403": "the resources of the pod templates the object owns and its own resourcesPerNode",
-    "KQ501": "a TrainJob's own labels and annotations (kakaocloud profile)",
-    "KQ504": "a LocalQueue's own clusterQueue against its namespace (kakaocloud profile)",
-    "KQ507": "a ClusterQueue's own preemption settings (kakaocloud profile)",
-}
+if TYPE_CHECKING:
+    from kqlint.engine.rule import Reads
 
-FORMAT = 4  # 3: per object, the digests of its scoped reads (kqlint.cache.reads.SCOPED_READS);
+FORMAT = 4  # 3: per object, the digests of its scoped reads (RuleMeta.reads.scoped);
 # 4: objects keyed with the namespace they are applied in (a kustomization's ``namespace:``)
 MAX_TABLES = 2  # one per recent configuration
 MIN_INPUT_FILES = 20  # fewer input files: no table read or written
@@ -72,8 +58,10 @@ class Reuse:
     """The run's stored findings of pure and graph-reading rules, and those it computes (kept
     by save())."""
 
-    def __init__(self, cache: Any, key: str, codes: frozenset[str], reads: frozenset[str] = frozenset()) -> None:
-        self.cache, self.key, self.codes, self.reads = cache, key, codes, reads
+    def __init__(self, cache: Any, key: str, codes: frozenset[str], reads: Mapping[str, Reads] | None = None) -> None:
+        self.cache, self.key, self.codes = cache, key, codes
+        self.declared: dict[str, Reads] = dict(reads or {})  # code -> what the rule declares it reads
+        self.reads = frozenset(self.declared)
         self._tables: Tables | None = None
         self.new: Table = {}
         self.new_reads: ReadsTable = {}
@@ -82,7 +70,7 @@ class Reuse:
         self.unit: Any = None                     # the graph being checked: its unit
         self.current: dict[str, str] = {}         # and what each reused rule reads in it
         self.valid: frozenset[str] = frozenset()  # the rules that read there what they read when stored
-        self.scoped: frozenset[str] = frozenset()  # the reused rules with scoped reads (cache_reads.SCOPED_READS)
+        self.scoped: frozenset[str] = frozenset()  # the reused rules with scoped reads (Reads.scoped)
         self.lazy_inputs = False                  # see lazy_inputs()
 
     @property
@@ -101,15 +89,15 @@ class Reuse:
 
     def enter(self, graph: Any) -> None:
         """The graph about to be checked: what each reused rule reads in it (before --jobs forks)."""
-        from kqlint.cache.reads import SCOPED_READS, graph_key, read_kinds
+        from kqlint.cache.reads import graph_key, read_kinds
 
         self.unit, self.current, self.valid = graph.unit, {}, frozenset()
-        self.scoped = frozenset(SCOPED_READS) & self.reads
+        self.scoped = frozenset(code for code, reads in self.declared.items() if reads.scoped is not None)
         if self.run is None or not self.reads:
             return
         key = graph_key(graph)
         for code in sorted(self.reads):
-            digest = self.run.reads_digest(key, read_kinds(code))
+            digest = self.run.reads_digest(key, read_kinds(self.declared[code]))
             if digest is not None:
                 self.current[code] = digest
         stored = self.tables[1].get(self.unit, ({}, {}))[0]
@@ -136,7 +124,7 @@ class Reuse:
             return {}
         kept = {code: record[1].get(code, ()) for code in self.valid}
         for code in self.scoped & kept.keys():  # read, judging obj, the same objects whole as then?
-            digest = self.run.scoped_digest(code, obj)
+            digest = self.run.scoped_digest(code, self.declared[code], obj)
             if digest is None or record[2].get(code) != digest:
                 del kept[code]
         return kept
@@ -180,7 +168,8 @@ class Reuse:
             if finding.code in self.current and finding.code not in kept:
                 by_rule.setdefault(finding.code, ())
                 by_rule[finding.code] += (finding,)
-        scoped = {code: self.run.scoped_digest(code, obj) for code in self.scoped & self.current.keys()}
+        scoped = {code: self.run.scoped_digest(code, self.declared[code], obj)
+                  for code in self.scoped & self.current.keys()}
         unit = self.new_reads.setdefault(self.unit, (self.current, {}))
         unit[1][(obj.file, obj.doc, obj.base, object_namespace(obj))] = (document, by_rule, scoped)
 
@@ -300,7 +289,7 @@ def begin(cache: Any, config: Any, rules: list[Any], inputs: int) -> Reuse | Non
     """Make the stored results of this configuration the active ones (None: nothing to reuse).
     A run of a few files (pre-commit) checks them faster than it reads and rewrites the table."""
     global _ACTIVE
-    key, codes, reads = results_key(cache, config, rules) if inputs >= MIN_INPUT_FILES else (None, _NONE, _NONE)
+    key, codes, reads = results_key(cache, config, rules) if inputs >= MIN_INPUT_FILES else (None, _NONE, {})
     _ACTIVE = Reuse(cache, key, codes, reads) if key is not None else None
     if _ACTIVE is not None:
         _ACTIVE.lazy_inputs = all(_builtin(rule) for rule in rules) and not config.plugins
@@ -326,23 +315,21 @@ _NONE: frozenset[str] = frozenset()
 
 def pure_rules(rules: Iterable[Any]) -> frozenset[str]:
     """The selected rules that are pure built-ins (a plugin or custom rule never is)."""
-    return frozenset(rule.code for rule in rules if rule.code in PURE_RULES and rule.meta.scope == "object"
+    return frozenset(rule.code for rule in rules if rule.meta.pure is not None and rule.meta.scope == "object"
                      and _builtin(rule))
 
 
-def reading_rules(rules: Iterable[Any]) -> frozenset[str]:
-    """The selected built-in rules whose reads are declared (kqlint.cache.reads.READS)."""
-    from kqlint.cache.reads import READS
-
-    return frozenset(rule.code for rule in rules if rule.code in READS and rule.meta.scope in ("object", "graph")
-                     and _builtin(rule))
+def reading_rules(rules: Iterable[Any]) -> dict[str, Reads]:
+    """The selected built-in rules whose reads are declared (``RuleMeta.reads``), and those reads."""
+    return {rule.code: rule.meta.reads for rule in rules if rule.meta.reads is not None
+            and rule.meta.scope in ("object", "graph") and _builtin(rule)}
 
 
 def _builtin(rule: Any) -> bool:
     return getattr(rule.module, "__name__", "").startswith("kqlint.rules.")
 
 
-def results_key(cache: Any, config: Any, rules: list[Any]) -> tuple[str | None, frozenset[str], frozenset[str]]:
+def results_key(cache: Any, config: Any, rules: list[Any]) -> tuple[str | None, frozenset[str], dict[str, Reads]]:
     from kqlint.cache.run import code_fingerprint
 
     codes, reads = pure_rules(rules), reading_rules(rules)

@@ -1,6 +1,6 @@
 """What a graph-reading built-in rule reads, and digests of it (kqlint.cache.findings).
 
-A rule in READS reads, besides its own object, only objects of the kinds it declares (and,
+A rule with ``RuleMeta.reads`` reads, besides its own object, only objects of the kinds it declares (and,
 through the graph, the platform model, the partition and the folder/unit layout). Its stored
 findings are reused when the digest of what it reads is unchanged:
 
@@ -12,9 +12,9 @@ findings are reused when the digest of what it reads is unchanged:
   removed, moved, or changed in (unmasked) data or in node positions changes it; an object
   without a document digest (stdin, a file outside the project, not cached) makes it
   unknown, and the rule is run;
-- scoped reads (SCOPED_READS): a rule that reads masked values of some objects of a kind
-  (KQ210: the quotas of the ClusterQueues a workload's namespace may route to, and of their
-  cohorts) keeps, per object, the digest of those objects' documents whole;
+- scoped reads (``Reads.scoped``): a rule that reads masked values of some objects of a kind
+  (the capacity check: the quotas of the ClusterQueues a workload's namespace may route to,
+  and of their cohorts) keeps, per object, the digest of those objects' documents whole;
 - graph key: the partition (its unit), the platform model (every field), the declared objects
   (config ``external``, the profile's, the built-in classes: their data), the folders holding
   a kustomization, the patch fragments. Every reused rule's digest includes it, whether or not
@@ -27,101 +27,17 @@ from __future__ import annotations
 
 import hashlib
 import pickle
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from kqlint.cache.findings import object_namespace
-from kqlint.domain import kinds as K
-from kqlint.domain.kueue import routing
-from kqlint.domain.workloads.extract import TEMPLATE_KINDS
 
-_RUNTIMES = frozenset({K.TRAINING_RUNTIME, K.CLUSTER_TRAINING_RUNTIME})
-_ROUTING = _RUNTIMES | {K.LOCAL_QUEUE}
-_POD_GROUPS = frozenset({K.VOLCANO_PODGROUP, K.KAI_PODGROUP, K.COSCHEDULING_PODGROUP})
-_ROUTED = frozenset(routing.MANAGED) | {K.LOCAL_QUEUE, K.CLUSTER_QUEUE, K.WORKLOAD_PRIORITY_CLASS, K.PRIORITY_CLASS}
-_TEMPLATES = "pod_templates: a TrainJob's come from its (Cluster)TrainingRuntime"
-_MANAGED = (f"managed_workloads: its queue-name label, or a LocalQueue `default` in its namespace; {_TEMPLATES}; "
-            "a runtime's templates run in the TrainJobs using it (managed_templates, trainjobs_using)")
-_POD_PRIORITY = ("pod_priority: its PriorityClass or the global default one (priority_classes); the fix's shared "
-                 "non-preempting class (only_non_preempting_class: the graph's PriorityClasses)")
+if TYPE_CHECKING:
+    from kqlint.engine.rule import Reads
 
-# code -> (the kinds it reads besides its own object, why): checked by tests/test_cache_reads.py.
-# Not here, run every time: KQ005 (cheap: the object's apiVersion against the platform model),
-# the graph rules KQ003 (every object) and KQ103 (cheap), KQ5xx (the kakaocloud profile's).
-READS: dict[str, tuple[frozenset[tuple[str, str]], str]] = {
-    "KQ101": (_ROUTING | {K.TRAINJOB, K.PRIORITY_CLASS}, f"{_MANAGED}; {_POD_PRIORITY}; is_multi_pod: {_TEMPLATES}"),
-    "KQ102": (_ROUTING | {K.TRAINJOB, K.PRIORITY_CLASS}, f"{_MANAGED}; global_default_class; {_POD_PRIORITY}"),
-    "KQ104": (_RUNTIMES | {K.PRIORITY_CLASS}, f"own_templates ({_TEMPLATES}); {_POD_PRIORITY}"),
-    "KQ105": (_ROUTED, "graph rule: every workload Kueue may manage (queues_of the inputs, workloads_routed_to: "
-                       "LocalQueue -> ClusterQueue), its workload priority (WorkloadPriorityClass, else the pods' "
-                       "PriorityClass or the global default) and its pods' priorities"),
-    "KQ106": (_ROUTED, "graph rule: the input ClusterQueues, the workloads routed to them (LocalQueue -> "
-                       f"ClusterQueue, {_TEMPLATES}) and their pods' PriorityClasses"),
-    "KQ107": (_ROUTED, "graph rule: the input PriorityClasses, every managed multi-pod workload "
-                       f"(all_managed_workloads, {_TEMPLATES}), its pods' PriorityClasses"),
-    "KQ211": (frozenset({K.CLUSTER_QUEUE, K.LOCAL_QUEUE, K.NAMESPACE}),
-              "graph rule: the input ClusterQueues' namespaceSelector, the LocalQueues pointing at each "
-              "(spec.clusterQueue, their namespaces), the input Namespaces' labels"),
-    "KQ301": (frozenset(TEMPLATE_KINDS) | _POD_GROUPS,
-              "graph rule: the input PodGroups (also wrapped in AppWrappers), every workload's templates that "
-              "join one (_pod_group_members), Volcano Jobs, Kubeflow jobs, the batch-min-member of Jobs, "
-              "CronJobs, JobSets: all kinds with pod templates"),
-    "KQ108": (_ROUTING | {K.CLUSTER_QUEUE, K.WORKLOAD_PRIORITY_CLASS, K.PRIORITY_CLASS},
-              f"{_MANAGED}; cluster_queue_of: LocalQueue -> ClusterQueue; workload_priority's fallback: "
-              "WorkloadPriorityClass, PriorityClass, the global default"),
-    "KQ201": (_ROUTED, "a ClusterQueue: the workloads routed to it (every managed workload, LocalQueue -> "
-                       "ClusterQueue) and their workload priorities (WorkloadPriorityClass, PriorityClass); the "
-                       "WorkloadPriorityClasses of its graph (its unit and the shared files)"),
-    "KQ202": (_ROUTING | {K.WORKLOAD_PRIORITY_CLASS, K.PRIORITY_CLASS},
-              f"{_MANAGED}; the label's WorkloadPriorityClass (resolved, close names); a PriorityClass of "
-              "that name (the hint)"),
-    "KQ203": (_ROUTING, f"{_MANAGED}; the LocalQueue (resolved, close names, other namespaces)"),
-    "KQ204": (frozenset({K.CLUSTER_QUEUE}), "the LocalQueue's ClusterQueue (resolved, close names, other units)"),
-    "KQ205": (_ROUTING | {K.TRAINJOB, K.PRIORITY_CLASS},
-              f"own_templates ({_TEMPLATES}): their PriorityClass (resolved, close names, the global default); "
-              f"a PodGroup's PriorityClass; KAI's classes from the platform model; {_MANAGED} (the message)"),
-    "KQ206": (frozenset({K.RESOURCE_FLAVOR}), "the ClusterQueue's flavors: ResourceFlavors (resolved, close names)"),
-    "KQ207": (_ROUTING, f"a LocalQueue `default` in its namespace, the LocalQueues there (the hint); {_TEMPLATES}"),
-    "KQ208": (_RUNTIMES, f"the platform model's template labels and integrations; own_templates ({_TEMPLATES})"),
-    "KQ209": (_ROUTING | {K.CLUSTER_QUEUE},
-              f"{_MANAGED}; cluster_queue_candidates: LocalQueue -> ClusterQueue; pod sets from the object's "
-              "templates; the ClusterQueue's resource groups"),
-    "KQ210": (_ROUTING | {K.CLUSTER_QUEUE, K.COHORT},
-              f"{_MANAGED}; LocalQueue -> ClusterQueue, the other ClusterQueues of its cohort and the Cohort "
-              "objects (cohort_peers, cohort_tree_open)"),
-    "KQ303": (_RUNTIMES | _POD_GROUPS | {K.APPWRAPPER},
-              f"own_templates ({_TEMPLATES}); the PodGroups they name (resolved, other units) and those "
-              "wrapped in AppWrappers (wrapped_pod_groups)"),
-    "KQ304": (_RUNTIMES, f"gang_markers: the object's own markers and its templates' ({_TEMPLATES})"),
-    "KQ401": (_RUNTIMES, f"the platform model (offers the NIC); total_pods, own_templates ({_TEMPLATES})"),
-}
-
-
-def read_kinds(code: str) -> frozenset[str]:
-    """The kind names whose objects ``code`` reads (digests are kept per kind name)."""
-    return frozenset(kind for _, kind in READS[code][0])
-
-
-def quota_scope(obj: Any, by_kind: dict[str, list[Any]]) -> list[Any]:
-    """The ClusterQueues whose quotas KQ210 may read judging ``obj``: those named by a
-    LocalQueue of its namespace (or of none, or applied wherever: every LocalQueue it may
-    resolve), and every ClusterQueue sharing a cohort with one of them; in run order."""
-    from kqlint.domain.kueue import cluster_queue_name, cohort_name
-    from kqlint.domain.objects import ApplyTimeNamespace
-
-    names = {cluster_queue_name(lq) for lq in by_kind.get("LocalQueue", ())
-             if lq.namespace is None or lq.namespace == obj.namespace or isinstance(lq.namespace, ApplyTimeNamespace)}
-    queues = by_kind.get("ClusterQueue", [])
-    cohorts = {cohort_name(cq) for cq in queues if cq.name in names} - {None}
-    return [cq for cq in queues if cq.name in names or cohort_name(cq) in cohorts]
-
-
-# code -> (kind, the objects of that kind it reads whole for one object, why): the others it
-# reads masked (kqlint.cache.masks); checked by tests/test_cache_masks.py.
-SCOPED_READS: dict[str, tuple[str, Callable[[Any, dict[str, list[Any]]], list[Any]], str]] = {
-    "KQ210": ("ClusterQueue", quota_scope, "capacity: the quotas of the workload's ClusterQueue candidates "
-                                           "(LocalQueue -> ClusterQueue) and of their cohort peers"),
-}
+def read_kinds(reads: Reads) -> frozenset[str]:
+    """The kind names whose objects a rule declaring ``reads`` reads (digests are kept per kind name)."""
+    return frozenset(kind for _, kind in reads.kinds)
 
 
 class RunObjects:
@@ -161,14 +77,14 @@ class RunObjects:
                                 object_namespace(obj))).encode("utf-8", "surrogateescape"))
         return digest.hexdigest()
 
-    def scoped_digest(self, code: str, obj: Any) -> str | None:
-        """The digest of the objects ``code`` reads whole judging ``obj`` (SCOPED_READS), the
-        same for every object of one namespace; None: unknown."""
-        kind, scope, _ = SCOPED_READS[code]
+    def scoped_digest(self, code: str, reads: Reads, obj: Any) -> str | None:
+        """The digest of the objects rule ``code`` reads whole judging ``obj`` (``reads.scoped``),
+        the same for every object of one namespace; None: unknown."""
+        assert reads.scoped is not None
         key = (code, obj.namespace)
         if key not in self._scoped:
             try:
-                self._scoped[key] = self._objects_digest(scope(obj, self.by_kind), projected=False)
+                self._scoped[key] = self._objects_digest(reads.scoped.objects(obj, self.by_kind), projected=False)
             except Exception:
                 self._scoped[key] = None
         return self._scoped[key]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -41,6 +41,27 @@ Scope = Literal["object", "graph", "engine"]
 
 
 @dataclass(frozen=True)
+class ScopedRead:
+    """Objects of one kind that a rule reads whole for one object (their other objects it reads
+    with the values no rule reads masked, as kqlint.cache.masks projects them)."""
+
+    kind: str                                               # a kind name
+    objects: Callable[[Any, dict[str, list[Any]]], list[Any]]  # (object, objects by kind name) -> those read
+    why: str
+
+
+@dataclass(frozen=True)
+class Reads:
+    """What a built-in rule reads besides its own object (and, through the graph, the platform
+    model, the partition and the folder layout): the cache reuses its findings while the objects
+    of these kinds are unchanged. Checked against the rule by tests/test_cache_reads.py."""
+
+    kinds: frozenset[tuple[str, str]]  # (API group, kind): GroupKinds
+    why: str
+    scoped: ScopedRead | None = None
+
+
+@dataclass(frozen=True)
 class RuleMeta:
     code: str
     slug: str
@@ -56,6 +77,10 @@ class RuleMeta:
     # judged through queue-name -> LocalQueue -> ClusterQueue: its findings also name, under
     # ``related``, the LocalQueue and ClusterQueue a workload's queue resolved to in another folder
     shows_route: bool = False
+    # why its findings depend on nothing but its object (and the run's settings): the cache
+    # reuses them while the object's file is unchanged (checked by tests/test_cache.py)
+    pure: str | None = None
+    reads: Reads | None = None                # declared reads: findings reused while they hold
 
 
 @dataclass(frozen=True)

@@ -95,7 +95,8 @@ from kqlint.spelling import closest_spelling
 META = RuleMeta(code="KQ002", slug="schema-violation", severity=Severity.ERROR,
                 summary="an object violates its kind's schema: unknown field, wrong type, or value "
                         "outside an enum; suggests the closest valid name or value",
-                kinds=None, scope="object", fix="safe")
+                kinds=None, scope="object", fix="safe",
+                pure="validates obj.data against its kind's schema: kqlint's shipped schemas or the --crd files")
 MAX_SHOWN_CHOICES = 8
 
 

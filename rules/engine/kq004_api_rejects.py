@@ -86,7 +86,9 @@ from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 
 META = RuleMeta(code="KQ004", slug="api-rejects", severity=Severity.ERROR,
-                summary="the API server or Kueue's webhook would refuse the object at apply time")
+                summary="the API server or Kueue's webhook would refuse the object at apply time",
+                pure="the object's own fields and the pod templates it owns (a TrainJob's runtime templates "
+             "belong to the runtime and are skipped; the graph only shares the template cache)")
 
 GROUP_NAME_LABEL = POD_GROUP_NAME
 TOTAL_COUNT_ANNOTATION = POD_GROUP_TOTAL

@@ -103,7 +103,8 @@ from kqlint.model import Finding, Severity
 
 META = RuleMeta(code="KQ302", slug="gang-group-missing", severity=Severity.ERROR,
                 summary="a multi-pod workload goes to a gang scheduler without joining a gang",
-                kinds=frozenset({JOB, CRONJOB, DEPLOYMENT, STATEFULSET, REPLICASET, POD, APPWRAPPER}))
+                kinds=frozenset({JOB, CRONJOB, DEPLOYMENT, STATEFULSET, REPLICASET, POD, APPWRAPPER}),
+                pure="the workload's own templates and pod count (graph-free extractors for its kinds), options")
 
 
 @dataclass(frozen=True)

@@ -76,7 +76,8 @@ from kqlint.model import Finding, Severity
 
 META = RuleMeta(code="KQ305", slug="incomplete-scheduler-name", severity=Severity.ERROR,
                 summary="a multi-node LLMInferenceService sets schedulerName in only some pod specs",
-                kinds=frozenset({LLMISVC}))
+                kinds=frozenset({LLMISVC}),
+                pure="an LLMInferenceService's own pod specs")
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:

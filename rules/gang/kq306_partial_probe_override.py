@@ -89,7 +89,8 @@ from kqlint.model import Finding, Location, Severity
 
 META = RuleMeta(code="KQ306", slug="partial-probe-override", severity=Severity.ERROR,
                 summary="an LLMInferenceService overlay sets a probe without a handler",
-                kinds=frozenset({LLMISVC}))
+                kinds=frozenset({LLMISVC}),
+                pure="the probes of an LLMInferenceService's own overlay pod specs")
 
 # The overlays KServe merges onto its presets, each with the worker that makes its pods a gang.
 OVERLAYS: dict[tuple[str, ...], tuple[str, ...]] = {

@@ -80,7 +80,8 @@ from kqlint.model import Finding, Severity
 
 META = RuleMeta(code="KQ307", slug="kubeflow-replicas-unset", severity=Severity.WARNING,
                 summary="a Kubeflow job sent to KAI has a replica spec without replicas",
-                kinds=frozenset(KUBEFLOW_JOBS), fix="safe")
+                kinds=frozenset(KUBEFLOW_JOBS), fix="safe",
+                pure="a Kubeflow job's own replica specs and templates, options")
 
 
 @dataclass(frozen=True)

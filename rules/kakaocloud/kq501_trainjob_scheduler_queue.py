@@ -64,7 +64,8 @@ from kqlint.model import Finding, Severity
 
 META = RuleMeta(code="KQ501", slug="trainjob-scheduler-queue", severity=Severity.ERROR,
                 summary="a TrainJob carries a Volcano or KAI queue label/annotation (creation is rejected)",
-                kinds=frozenset({TRAINJOB}), profile="kakaocloud")
+                kinds=frozenset({TRAINJOB}), profile="kakaocloud",
+                pure="a TrainJob's own labels and annotations (kakaocloud profile)")
 
 QUEUE_KEYS = (VOLCANO_QUEUE_ANNOTATION, KAI_QUEUE_LABEL)
 

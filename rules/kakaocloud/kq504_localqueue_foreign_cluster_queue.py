@@ -43,7 +43,8 @@ from kqlint.model import Finding, Severity
 
 META = RuleMeta(code="KQ504", slug="localqueue-foreign-cluster-queue", severity=Severity.ERROR,
                 summary="a LocalQueue's spec.clusterQueue differs from its own namespace",
-                kinds=frozenset({LOCAL_QUEUE}), profile="kakaocloud")
+                kinds=frozenset({LOCAL_QUEUE}), profile="kakaocloud",
+                pure="a LocalQueue's own clusterQueue against its namespace (kakaocloud profile)")
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:

@@ -49,7 +49,8 @@ from kqlint.model import Finding, Severity
 
 META = RuleMeta(code="KQ507", slug="cross-tenant-reclaim", severity=Severity.ERROR,
                 summary="a ClusterQueue sets reclaimWithinCohort to anything but Never",
-                kinds=frozenset({CLUSTER_QUEUE}), profile="kakaocloud", fix="unsafe")
+                kinds=frozenset({CLUSTER_QUEUE}), profile="kakaocloud", fix="unsafe",
+                pure="a ClusterQueue's own preemption settings (kakaocloud profile)")
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:

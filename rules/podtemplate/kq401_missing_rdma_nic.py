@@ -121,6 +121,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from kqlint.domain import reads as R
 from kqlint.domain.multinode import is_other_fabric, other_fabric, spans_nodes
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.platform import platform_of
@@ -145,11 +146,13 @@ from kqlint.domain.workloads import (
     total_pods,
     trainer_num_nodes,
 )
-from kqlint.engine.rule import RuleContext, RuleMeta, Run
+from kqlint.engine.rule import Reads, RuleContext, RuleMeta, Run
 from kqlint.model import Finding, Location, Severity
 
 META = RuleMeta(code="KQ401", slug="missing-rdma-nic", severity=Severity.WARNING,
-                summary="a GPU pod of a job across nodes does not ask for the RDMA NIC the platform offers")
+                summary="a GPU pod of a job across nodes does not ask for the RDMA NIC the platform offers",
+                reads=Reads(R.RUNTIMES,
+                            f"the platform model (offers the NIC); total_pods, own_templates ({R.TEMPLATES})"))
 
 DEFAULT_NIC = "nvidia.com/mlnxnics"
 # Substrings of resource names that are RDMA devices under another name (message hint only).

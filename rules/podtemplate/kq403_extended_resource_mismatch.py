@@ -93,7 +93,8 @@ from kqlint.fix.model import Edit, Fix
 from kqlint.model import Finding, Location, Severity
 
 META = RuleMeta(code="KQ403", slug="extended-resource-mismatch", severity=Severity.ERROR,
-                summary="an extended or hugepages resource has requests not equal to limits", fix="safe")
+                summary="an extended or hugepages resource has requests not equal to limits", fix="safe",
+                pure="the resources of the pod templates the object owns and its own resourcesPerNode")
 
 
 @dataclass(frozen=True)

@@ -101,6 +101,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.domain import kinds as K
+from kqlint.domain import reads as R
 from kqlint.domain.kueue import (
     MANAGED,
     PREEMPT_LOWER,
@@ -112,13 +114,15 @@ from kqlint.domain.kueue import (
     managed_templates,
 )
 from kqlint.domain.objects import K8sObject
-from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.engine.rule import Reads, RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 from kqlint.rules.priority._shared_class import use_class_fix
 
 META = RuleMeta(code="KQ102", slug="global-default-leak", severity=Severity.ERROR,
                 summary="a Kueue-managed pod template without a class inherits a preempting global default",
-                kinds=MANAGED, fix="unsafe")
+                kinds=MANAGED, fix="unsafe",
+                reads=Reads(R.ROUTING | {K.TRAINJOB, K.PRIORITY_CLASS},
+                            f"{R.MANAGED}; global_default_class; {R.POD_PRIORITY}"))
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:

@@ -173,6 +173,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from itertools import groupby
 
+from kqlint.domain import reads as R
 from kqlint.domain.graph import ObjectGraph
 from kqlint.domain.kueue import (
     ManagedWorkload,
@@ -186,13 +187,17 @@ from kqlint.domain.kueue import (
     workloads_routed_to,
 )
 from kqlint.domain.objects import INPUT
-from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.engine.rule import Reads, RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 from kqlint.rules.priority._shared_class import SHARED_CLASS_REMEDY
 
 META = RuleMeta(code="KQ105", slug="priority-mismatch", severity=Severity.WARNING,
                 summary="Kueue ranks a workload higher, but a lower-ranked workload's pods can preempt it",
-                scope="graph", shows_route=True)
+                scope="graph", shows_route=True,
+                reads=Reads(R.ROUTED,
+                            "graph rule: every workload Kueue may manage (queues_of the inputs, workloads_routed_to: "
+                            "LocalQueue -> ClusterQueue), its workload priority (WorkloadPriorityClass, else the pods' "
+                            "PriorityClass or the global default) and its pods' priorities"))
 
 Ranked = tuple[int, WorkloadPriority, PodProfile]
 

@@ -108,6 +108,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterator
 
+from kqlint.domain import reads as R
 from kqlint.domain.graph import ObjectGraph
 from kqlint.domain.kueue import (
     PREEMPT_LOWER,
@@ -123,11 +124,14 @@ from kqlint.domain.kueue import (
     pod_profile,
 )
 from kqlint.domain.objects import INPUT, K8sObject
-from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.engine.rule import Reads, RuleContext, RuleMeta
 from kqlint.model import Finding, Location, Severity
 
 META = RuleMeta(code="KQ107", slug="pod-preemption-exposure", severity=Severity.WARNING,
-                summary="a preempting PriorityClass ranks above the pods of a Kueue-managed gang", scope="graph")
+                summary="a preempting PriorityClass ranks above the pods of a Kueue-managed gang", scope="graph",
+                reads=Reads(R.ROUTED,
+                            "graph rule: the input PriorityClasses, every managed multi-pod workload "
+                            f"(all_managed_workloads, {R.TEMPLATES}), its pods' PriorityClasses"))
 
 MAX_RELATED = 10
 

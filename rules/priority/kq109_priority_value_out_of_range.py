@@ -53,7 +53,8 @@ from kqlint.model import Finding, Severity
 
 META = RuleMeta(code="KQ109", slug="priority-value-out-of-range", severity=Severity.ERROR,
                 summary="a PriorityClass value above 1000000000 or a reserved system- name",
-                kinds=frozenset({PRIORITY_CLASS}))
+                kinds=frozenset({PRIORITY_CLASS}),
+                pure="a PriorityClass's own value and name against constants (the built-in classes)")
 
 RESERVED = "priority class names with 'system-' prefix are reserved for system use only"
 

@@ -94,6 +94,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.domain import reads as R
 from kqlint.domain.kinds import CLUSTER_QUEUE
 from kqlint.domain.kueue import (
     QUEUE_LABEL,
@@ -105,13 +106,17 @@ from kqlint.domain.kueue import (
     workloads_routed_to,
 )
 from kqlint.domain.objects import K8sObject
-from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.engine.rule import Reads, RuleContext, RuleMeta
 from kqlint.fix.model import Edit, Fix
 from kqlint.model import Finding, Location, Severity
 
 META = RuleMeta(code="KQ201", slug="missing-within-cluster-queue", severity=Severity.WARNING,
                 summary="a ClusterQueue with several priorities in play leaves withinClusterQueue at Never",
-                kinds=frozenset({CLUSTER_QUEUE}), fix="unsafe")
+                kinds=frozenset({CLUSTER_QUEUE}), fix="unsafe",
+                reads=Reads(R.ROUTED,
+                            "a ClusterQueue: the workloads routed to it (every managed workload, LocalQueue -> "
+                            "ClusterQueue) and their workload priorities (WorkloadPriorityClass, PriorityClass); the "
+                            "WorkloadPriorityClasses of its graph (its unit and the shared files)"))
 
 MAX_RELATED = 10
 WITHIN = ("spec", "preemption", "withinClusterQueue")

@@ -92,15 +92,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.domain import kinds as K
+from kqlint.domain import reads as R
 from kqlint.domain.kueue import resolve_priority_class
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.refs import WORKLOAD_PRIORITY_REF, Reference, references, unresolved
-from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.engine.rule import Reads, RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 
 META = RuleMeta(code="KQ202", slug="unknown-workload-priority-class", severity=Severity.ERROR,
                 summary="a kueue.x-k8s.io/priority-class label names a WorkloadPriorityClass that cannot "
-                        "be resolved")
+                        "be resolved",
+                reads=Reads(R.ROUTING | {K.WORKLOAD_PRIORITY_CLASS, K.PRIORITY_CLASS},
+                            f"{R.MANAGED}; the label's WorkloadPriorityClass (resolved, close names); a "
+                            "PriorityClass of that name (the hint)"))
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:

@@ -66,15 +66,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.domain import kinds as K
 from kqlint.domain.kinds import CLUSTER_QUEUE
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.refs import FLAVOR_REF, references, unresolved
-from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.engine.rule import Reads, RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 
 META = RuleMeta(code="KQ206", slug="unknown-resource-flavor", severity=Severity.ERROR,
                 summary="a ClusterQueue flavor names a ResourceFlavor that cannot be resolved",
-                kinds=frozenset({CLUSTER_QUEUE}))
+                kinds=frozenset({CLUSTER_QUEUE}),
+                reads=Reads(frozenset({K.RESOURCE_FLAVOR}),
+                            "the ClusterQueue's flavors: ResourceFlavors (resolved, close names)"))
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:

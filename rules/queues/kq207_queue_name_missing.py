@@ -84,6 +84,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from kqlint.domain import reads as R
 from kqlint.domain.fields import text
 from kqlint.domain.graph import ObjectGraph
 from kqlint.domain.kueue import (
@@ -96,11 +97,14 @@ from kqlint.domain.kueue import (
 )
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.workloads import own_templates
-from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.engine.rule import Reads, RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 
 META = RuleMeta(code="KQ207", slug="queue-name-missing", severity=Severity.WARNING,
-                summary="a workload has a Kueue priority-class label but no queue-name, so Kueue ignores it")
+                summary="a workload has a Kueue priority-class label but no queue-name, so Kueue ignores it",
+                reads=Reads(R.ROUTING,
+                            "a LocalQueue `default` in its namespace, the LocalQueues there (the hint); "
+                            f"{R.TEMPLATES}"))
 
 
 def label_sites(obj: K8sObject, graph: ObjectGraph) -> list[tuple[tuple[Any, ...], str]]:

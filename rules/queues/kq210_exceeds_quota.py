@@ -136,6 +136,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from kqlint.domain import kinds as K
+from kqlint.domain import reads as R
 from kqlint.domain.graph import ObjectGraph, from_manifest
 from kqlint.domain.kueue import (
     QUEUE_LABEL,
@@ -158,12 +160,18 @@ from kqlint.domain.kueue import (
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.quantity import exact_sum, format_amount, parse_quantity
 from kqlint.domain.wording import pod_set_text
-from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.engine.rule import Reads, RuleContext, RuleMeta, ScopedRead
 from kqlint.model import Finding, Location, Severity
 
 META = RuleMeta(code="KQ210", slug="exceeds-quota", severity=Severity.ERROR,
                 summary="a Kueue-managed workload needs more than its ClusterQueue can ever provide",
-                shows_route=True)
+                shows_route=True,
+                reads=Reads(R.ROUTING | {K.CLUSTER_QUEUE, K.COHORT},
+                            f"{R.MANAGED}; LocalQueue -> ClusterQueue, the other ClusterQueues of its cohort and "
+                            "the Cohort objects (cohort_peers, cohort_tree_open)",
+                            scoped=ScopedRead("ClusterQueue", R.quota_scope,
+                                              "capacity: the quotas of the workload's ClusterQueue candidates "
+                                              "(LocalQueue -> ClusterQueue) and of their cohort peers")))
 
 PODS = "pods"
 
