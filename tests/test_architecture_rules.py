@@ -18,9 +18,14 @@ MOST_LINES = 400
 SEAM_NAMES = frozenset({"config", "graph", "obj", "cache", "report", "ctx", "rule", "template", "finding", "inputs"})
 ENGINE_CODES = frozenset(f"KQ00{n}" for n in range(7))  # the engine's own findings, KQ000-KQ006
 RULE_CODE = re.compile(r"\bKQ\d{3}\b")
-# The cache is being rewritten (issue 28): until it lands, its modules are held to these rules
-# only as far as listed here. Empty this once linter/cache/ passes on its own.
-CACHE_REWRITE = "\0"
+# Not yet cut (issue 29's cache seam): the engine's inputs, runner and analysis still reach
+# the cache's run state through kqlint.cache.findings and kqlint.cache.run, which reach back
+# into kqlint.engine.inputs. This one group is tolerated until the cache is one object the run
+# hands down; any other cycle, or a cache module in another, fails.
+ENGINE_CACHE_CYCLE = frozenset({
+    "kqlint", "kqlint.cache", "kqlint.cache.findings", "kqlint.cache.index", "kqlint.cache.keys",
+    "kqlint.cache.placeholders", "kqlint.cache.run", "kqlint.cache.store", "kqlint.engine.analysis",
+    "kqlint.engine.inputs", "kqlint.engine.pipeline", "kqlint.engine.runner"})
 
 
 def _modules() -> dict[str, Path]:
@@ -120,7 +125,7 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_no_import_cycle() -> None:
-    assert [group for group in cycles(import_graph()) if not any(m.startswith("kqlint.cache") for m in group)] == []
+    assert [group for group in cycles(import_graph()) if not set(group) <= ENGINE_CACHE_CYCLE] == []
 
 
 def test_the_cycle_finder_sees_a_cycle_through_a_function_level_import() -> None:
@@ -149,14 +154,14 @@ def test_the_engine_names_no_rule_but_its_own_findings() -> None:
              for path in _engine_files()
              for node in _code_strings(ast.parse(path.read_text(encoding="utf-8")))
              for code in RULE_CODE.findall(node.value) if code not in ENGINE_CODES]
-    assert [site for site in named if not site.startswith(CACHE_REWRITE)] == []
+    assert named == []
 
 
 @pytest.mark.parametrize("base", ["linter", "rules"])
 def test_no_module_is_over_400_lines(base: str) -> None:
     long = {str(path.relative_to(ROOT)): lines for path in sorted((ROOT / base).rglob("*.py"))
             if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MOST_LINES}
-    assert {path: lines for path, lines in long.items() if not path.startswith(CACHE_REWRITE)} == {}
+    assert long == {}
 
 
 @pytest.mark.xfail(strict=True, reason="the typed seams land in the next commits")

@@ -340,7 +340,7 @@ def test_check_writes_the_cache_beside_the_fix_workers(repo: Path, capsys: pytes
 
 def test_context_objects_are_lazy_until_read(repo: Path) -> None:
     from kqlint.cache import FileCache
-    from kqlint.cache.entries import CachedSource, LazyObject, objects_of
+    from kqlint.cache.lazy import CachedSource, LazyObject, objects_of
     from kqlint.loader import load_file
 
     cache = FileCache(str(cache_folder(repo)))
@@ -413,7 +413,8 @@ def test_an_entry_that_cannot_be_read_back_is_parsed_and_not_stored(repo: Path, 
 
 def test_lazy_objects_answer_identity_labels_and_annotations_unread_and_become_plain(repo: Path) -> None:
     from kqlint.cache import FileCache
-    from kqlint.cache.entries import FilledObject, LazyObject, encode_entry, objects_of
+    from kqlint.cache.entries import encode_entry
+    from kqlint.cache.lazy import FilledObject, LazyObject, objects_of
     from kqlint.loader import load_file
 
     path = "tenants/research/training/allreduce-bench.yaml"
@@ -434,7 +435,8 @@ def test_lazy_objects_locate_identity_fields_and_read_queue_routes_unread(repo: 
     """Positions of identity fields (KQ005 reports at apiVersion) and a LocalQueue's
     ClusterQueue, a ClusterQueue's cohort, come from the entry's head; other fields decode."""
     from kqlint.cache import FileCache
-    from kqlint.cache.entries import LazyObject, encode_entry, objects_of
+    from kqlint.cache.entries import encode_entry
+    from kqlint.cache.lazy import LazyObject, objects_of
     from kqlint.loader import load_file
 
     paths = ["tenants/nlp/queues/local-queues.yaml", "platform/kueue/cluster-queues.yaml"]
@@ -460,8 +462,8 @@ def test_a_warm_run_decodes_no_input_whose_rules_are_all_reused(repo: Path, caps
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """Inputs served from the cache are decoded only when something reads them: with only pure
     rules selected (their findings reused), editing one file decodes no other file."""
-    from kqlint.cache import entries as cache_entry
     from kqlint.cache import findings as cache_results
+    from kqlint.cache import lazy as cache_lazy
 
     monkeypatch.setattr(cache_results, "MIN_INPUT_FILES", 1)
     args = (".", "--select", "KQ002,KQ004,KQ403", "--format", "json")
@@ -470,8 +472,8 @@ def test_a_warm_run_decodes_no_input_whose_rules_are_all_reused(repo: Path, caps
     edited = repo / "platform" / "priority" / "priority-classes.yaml"  # nothing it holds reads other objects
     edited.write_text(edited.read_text() + "# edited\n")
     filled: list[str] = []
-    real = cache_entry._Body.fill
-    monkeypatch.setattr(cache_entry._Body, "fill", lambda body: (filled.append(body.path), real(body))[1])
+    real = cache_lazy._Body.fill
+    monkeypatch.setattr(cache_lazy._Body, "fill", lambda body: (filled.append(body.path), real(body))[1])
     assert _run(capsys, *args) == _run(capsys, *args, "--no-cache")
     assert filled == []
 

@@ -105,6 +105,29 @@ def test_a_cache_folder_that_is_a_link_is_refused(tmp_path: Path, capsys: pytest
     assert _tree(precious) == before and (home / "kqlint").is_symlink()
 
 
+def test_a_kqlint_folder_not_made_by_kqlint_is_refused_and_untouched(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder named kqlint/ in the cache home without kqlint's CACHEDIR.TAG (another tool's,
+    or planted): no cache for the run, one stderr line, nothing in it read, changed or removed."""
+    project, home = _project(tmp_path), tmp_path / "home"
+    foreign = home / "kqlint"
+    for name in ("0123456789abcdef", "notes"):
+        (foreign / name).mkdir(parents=True)
+        (foreign / name / "keep.txt").write_text(name)
+    (foreign / "CACHEDIR.TAG").write_text("Signature: 8a477f597d28d172789f06886806bc55\n# another tool's\n")
+    old = time.time() - 3600
+    for child in foreign.iterdir():
+        os.utime(child, (old, old))
+    monkeypatch.chdir(project)
+    before = _tree(home)
+    uncached = _check(capsys, ".", "--no-cache", "--format", "json")
+    status, out, err = _check(capsys, ".", "--cache-dir", str(home), "--format", "json")
+    assert (status, out) == uncached[:2]
+    assert err.count("\n") == 1 and "cache disabled for this run" in err and "not made by kqlint" in err
+    assert main(["cache", "clean", "--cache-dir", str(home)]) == 2
+    assert _tree(home) == before
+
+
 def test_a_link_below_kqlints_folder_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     project, precious = _project(tmp_path), _precious(tmp_path)

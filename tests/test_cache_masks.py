@@ -1,8 +1,9 @@
 """The guard of kqlint.cache.masks: no rule whose findings the cache reuses (its
 ``RuleMeta.reads``) reads the masked values of another object (plain label values, container
 images, ClusterQueue quotas), except what its ``Reads.scoped`` names (KQ210: the quotas of the
-ClusterQueues kqlint.domain.reads.quota_scope names). On every example and rule fixture case, each such rule finds the same (same findings,
-positions, messages, fixes) with every other object's masked values changed, twice over."""
+ClusterQueues kqlint.domain.reads.quota_scope names). On every example and rule fixture case,
+each such rule finds the same (same findings, positions, messages, fixes) with every other
+object's masked values changed, twice over."""
 from __future__ import annotations
 
 import copy

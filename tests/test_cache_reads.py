@@ -135,11 +135,11 @@ def test_a_comment_appended_checks_nothing_again(repo: Path, capsys: pytest.Capt
     for report in cache_folder(Path.cwd()).glob("*/report-*"):
         report.unlink()
     quota = _checked(monkeypatch, "KQ210")
-    from kqlint.cache import entries as cache_entry
+    from kqlint.cache import lazy as cache_lazy
 
     decoded: list[str] = []
-    real_fill = cache_entry._Body.fill
-    monkeypatch.setattr(cache_entry._Body, "fill", lambda body: decoded.append(body.path) or real_fill(body))
+    real_fill = cache_lazy._Body.fill
+    monkeypatch.setattr(cache_lazy._Body, "fill", lambda body: decoded.append(body.path) or real_fill(body))
     assert _outputs(capsys, "--jobs", "1") == expected
     assert quota == []  # every object and every ClusterQueue/LocalQueue read as before
     files = len(list(Path(".").rglob("*.yaml")))

@@ -25,6 +25,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from kqlint.cache.keys import code_fingerprint, crd_digest
+from kqlint.cache.reads import object_namespace
 from kqlint.cache.tables import load_table, save_table
 
 if TYPE_CHECKING:
@@ -44,14 +46,6 @@ UnitReads = tuple[dict[str, str], dict[ReadsKey, tuple[str, dict[str, tuple[Any,
 ReadsTable = dict[Any, UnitReads]
 GraphTable = dict[tuple[Any, str], tuple[str, tuple[Any, ...]]]  # (unit, code) -> (reads digest, findings)
 Tables = tuple[Table, ReadsTable, GraphTable]
-
-
-def object_namespace(obj: Any) -> str:
-    """The namespace an object is applied in, as its stored findings are keyed: the same content
-    may be applied elsewhere (a kustomization's ``namespace:`` changed, the file is the same)."""
-    namespace = obj.namespace
-    return repr((type(namespace).__name__, str(namespace) if namespace is not None else None,
-                 getattr(namespace, "namespaces", None)))
 
 
 class Reuse:
@@ -330,13 +324,11 @@ def _builtin(rule: Any) -> bool:
 
 
 def results_key(cache: Any, config: Any, rules: list[Any]) -> tuple[str | None, frozenset[str], dict[str, Reads]]:
-    from kqlint.cache.run import code_fingerprint
-
     codes, reads = pure_rules(rules), reading_rules(rules)
     settings = repr(config)
     if not (codes or reads) or " object at 0x" in settings:
         return None, codes, reads
-    crds = _crd_digest(config.crds)
+    crds = crd_digest(config.crds)
     if crds is None:
         return None, codes, reads
     digest = hashlib.blake2b(digest_size=16)
@@ -344,27 +336,6 @@ def results_key(cache: Any, config: Any, rules: list[Any]) -> tuple[str | None, 
                  repr(sorted(codes)), repr(sorted(reads)), crds):
         digest.update(part.encode("utf-8", "surrogateescape") + b"\x00")
     return digest.hexdigest(), codes, reads
-
-
-def _crd_digest(crds: tuple[str, ...]) -> str | None:
-    """The content of every ``--crd`` file (KQ002 validates against them), or None if unreadable."""
-    if not crds:
-        return ""
-    from kqlint.project.discover import discover
-
-    digest = hashlib.blake2b(digest_size=16)
-    for given in crds:
-        found = discover([given])
-        if found.missing:
-            return None
-        for path in found.files:
-            try:
-                with open(path, "rb") as handle:
-                    digest.update(os.path.abspath(path).encode("utf-8", "surrogateescape") + b"\x00"
-                                  + hashlib.blake2b(handle.read(), digest_size=16).digest())
-            except OSError:
-                return None
-    return digest.hexdigest()
 
 
 def _inside(finding: Any, file: str) -> bool:

@@ -26,7 +26,7 @@ class ResolvedFixes:
     """One run's view of the table: what it finds there, what it resolves, saved by save()."""
 
     def __init__(self, cache: Any, streams: frozenset[str] = frozenset()) -> None:
-        from kqlint.cache.run import code_fingerprint
+        from kqlint.cache.keys import code_fingerprint
 
         self.cache = cache
         self.streams = streams  # files read from stdin: their text is not the file's of that name

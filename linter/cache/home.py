@@ -142,3 +142,10 @@ def _real_folder(path: str) -> None:
 
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def ensure_folder(folder: str) -> None:
+    """``folder`` (a settings folder inside kqlint's own) exists as a real folder."""
+    if not os.path.isdir(folder):
+        os.makedirs(folder, exist_ok=True)
+    check_below(os.path.dirname(os.path.dirname(folder)), folder)

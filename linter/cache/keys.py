@@ -10,7 +10,7 @@ from typing import Any
 CACHE_FORMAT = 5            # bump when the layout or the entry encoding changes
 _HASH_BYTES = 16
 _CACHE_MODULES = ("kqlint.cache", "kqlint.cache.keys", "kqlint.cache.layout", "kqlint.cache.index",
-                  "kqlint.cache.store", "kqlint.cache.home")
+                  "kqlint.cache.store", "kqlint.cache.home", "kqlint.cache.lazy")
 # Besides the loader (kqlint.loader.SOURCE_MODULES): every module whose code decides what an
 # entry stores (objects, skeletons, requested resources, masked values, digests); checked by
 # tests/test_cache.py against what encoding a file imports.
@@ -77,3 +77,46 @@ def project_root(start: str | None = None) -> str:
     cwd = os.path.abspath(start or os.getcwd())
     return find_project_root(cwd) or cwd
 
+
+def code_fingerprint() -> str:
+    """kqlint's own code and schemas, by name, size and mtime: a changed rule is a new key."""
+    import kqlint
+
+    digest = hashlib.blake2b(digest_size=16)
+    roots = [os.path.dirname(kqlint.__file__)]
+    try:
+        import kqlint.rules
+        import kqlint.schemas
+
+        roots += [os.path.dirname(kqlint.rules.__file__), os.path.dirname(kqlint.schemas.__file__)]
+    except ImportError:  # pragma: no cover - a broken install: no report cache then
+        return ""
+    for root in roots:
+        for folder, dirs, names in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for name in sorted(names):
+                if name.endswith((".py", ".json", ".yaml")):
+                    st = os.stat(os.path.join(folder, name))
+                    digest.update(f"{folder}/{name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def crd_digest(crds: tuple[str, ...]) -> str | None:
+    """The content of every ``--crd`` file (KQ002 validates against them), or None if unreadable."""
+    if not crds:
+        return ""
+    from kqlint.project.discover import discover
+
+    digest = hashlib.blake2b(digest_size=16)
+    for given in crds:
+        found = discover([given])
+        if found.missing:
+            return None
+        for path in found.files:
+            try:
+                with open(path, "rb") as handle:
+                    digest.update(os.path.abspath(path).encode("utf-8", "surrogateescape") + b"\x00"
+                                  + hashlib.blake2b(handle.read(), digest_size=16).digest())
+            except OSError:
+                return None
+    return digest.hexdigest()

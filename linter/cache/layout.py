@@ -27,15 +27,6 @@ def atomic_write(target: str, blob: bytes) -> None:
         raise
 
 
-def ensure_folder(folder: str) -> None:
-    """``folder`` (a settings folder inside kqlint's own) exists as a real folder."""
-    if not os.path.isdir(folder):
-        os.makedirs(folder, exist_ok=True)
-    from kqlint.cache.home import check_below
-
-    check_below(os.path.dirname(os.path.dirname(folder)), folder)
-
-
 def prune_packs(folder: str, packs: set[str], horizon_ns: int) -> None:
     """Remove packs (and temporary files) not in ``packs`` and older than ``horizon_ns``."""
     try:

@@ -23,8 +23,7 @@ _CLEAN = "clean"  # the stored verdict "no placeholder where another type is exp
 
 class PlaceholderVerdicts:
     def __init__(self, cache: Any, namespace: str, crds: tuple[str, ...]) -> None:
-        from kqlint.cache.findings import _crd_digest as crd_digest
-        from kqlint.cache.run import code_fingerprint
+        from kqlint.cache.keys import code_fingerprint, crd_digest
 
         self.cache = cache
         self.settings = crd_digest(crds)  # None: a --crd file cannot be read: nothing kept

@@ -30,10 +30,16 @@ import pickle
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from kqlint.cache.findings import object_namespace
-
 if TYPE_CHECKING:
     from kqlint.engine.rule import Reads
+
+def object_namespace(obj: Any) -> str:
+    """The namespace an object is applied in, as its stored findings are keyed: the same content
+    may be applied elsewhere (a kustomization's ``namespace:`` changed, the file is the same)."""
+    namespace = obj.namespace
+    return repr((type(namespace).__name__, str(namespace) if namespace is not None else None,
+                 getattr(namespace, "namespaces", None)))
+
 
 def read_kinds(reads: Reads) -> frozenset[str]:
     """The kind names whose objects a rule declaring ``reads`` reads (digests are kept per kind name)."""

@@ -10,6 +10,7 @@ from typing import Any
 from kqlint import loader
 from kqlint.cache import FileCache, Miss, content_hash
 from kqlint.cache.entries import MAGIC, Skeleton, encode, known_source
+from kqlint.cache.keys import code_fingerprint
 from kqlint.cache.tables import load_table, save_table
 from kqlint.loader import SourceFile
 
@@ -119,29 +120,6 @@ def _encoded(source: SourceFile, raw: bytes
 # ------------------------------------------------------------------ whole reports
 
 MAX_REPORTS = 8  # the last few distinct runs (pre-commit on different files, whole-repo checks)
-
-
-def code_fingerprint() -> str:
-    """kqlint's own code and schemas, by name, size and mtime: a changed rule is a new key."""
-    import kqlint
-
-    digest = hashlib.blake2b(digest_size=16)
-    roots = [os.path.dirname(kqlint.__file__)]
-    try:
-        import kqlint.rules
-        import kqlint.schemas
-
-        roots += [os.path.dirname(kqlint.rules.__file__), os.path.dirname(kqlint.schemas.__file__)]
-    except ImportError:  # pragma: no cover - a broken install: no report cache then
-        return ""
-    for root in roots:
-        for folder, dirs, names in os.walk(root):
-            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-            for name in sorted(names):
-                if name.endswith((".py", ".json", ".yaml")):
-                    st = os.stat(os.path.join(folder, name))
-                    digest.update(f"{folder}/{name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
-    return digest.hexdigest()
 
 
 def _report_file(cache: FileCache, key: str) -> str:

@@ -19,12 +19,14 @@ from kqlint.cache.home import (
     cache_home,
     check_below,
     check_owned,
+    ensure_folder,
     owned_folder,
     project_folder,
     read_owned,
 )
 from kqlint.cache.index import INDEX, Records, encode_index, entry_bytes, pack_entries, read_index, sparse_packs
 from kqlint.cache.keys import content_hash, project_root, settings_key
+from kqlint.cache.lazy import lazy_source
 from kqlint.loader import SourceFile
 
 RACY_NS = 2_000_000_000     # files changed this close to the run's start are hashed every time
@@ -240,7 +242,7 @@ class FileCache:
         self.documents_of_display[display] = entry.document_digests
         self.projections_of_display[display] = entry.projections
         if lazy:
-            return entry.lazy_source(display, path)
+            return lazy_source(entry, display, path)
         return entry.source(display)
 
     def _read_entry(self, digest: str) -> Entry | None:
@@ -340,11 +342,11 @@ class FileCache:
         if not self.writable:
             return False
         try:
-            layout.ensure_folder(self.folder)
+            ensure_folder(self.folder)
             try:
                 layout.atomic_write(target, blob)
             except FileNotFoundError:  # the folder was pruned meanwhile by another version's run
-                layout.ensure_folder(self.folder)
+                ensure_folder(self.folder)
                 layout.atomic_write(target, blob)
             return True
         except CacheRefused as exc:
