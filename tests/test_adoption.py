@@ -298,7 +298,7 @@ def test_missing_context_and_invalid_namespace_are_errors(repo: Path) -> None:
     code, _, err = cli("check", ".", "--context", "no/such/dir", cwd=repo)
     assert code == 2 and "--context path does not exist: no/such/dir" in err
     code, _, err = cli("check", ".", "--namespace", "Team_A", cwd=repo)
-    assert code == 2 and "is not a valid namespace name" in err
+    assert code == 2 and "is not a Kubernetes namespace name" in err
 
 
 def test_select_of_a_profile_rule_without_its_profile_warns(repo: Path) -> None:

@@ -520,7 +520,6 @@ def test_go_template_read_as_a_flow_mapping_is_kq006_only_in_manifests() -> None
 @pytest.mark.parametrize("name,data,says", [
     ("job.yaml", CONFIGMAP + b"extra: {a: 1, a: 2, b: 1, b: 2}\n",
      "1 more repeated key(s) in this mapping): `kubectl apply` rejects"),
-    ("kustomization.yaml", b"namePrefix: a-\nnamePrefix: b-\n", "kustomize reads a kustomization with the last value"),
     ("values-prod.yaml", b"replicas: 1\nreplicas: 2\n", "Helm reads values files with the last value"),
 ])
 def test_duplicate_keys_name_the_consuming_tool(name: str, data: bytes, says: str) -> None:
@@ -530,6 +529,16 @@ def test_duplicate_keys_name_the_consuming_tool(name: str, data: bytes, says: st
 
 def test_duplicate_keys_in_other_documents_are_not_findings() -> None:
     assert parse_bytes(".github/ci.yaml", b"on: push\non: pull_request\n").problems == []
+
+
+@pytest.mark.parametrize("name,data", [
+    ("kustomization.yaml", b"namePrefix: a-\nnamePrefix: b-\n"),
+    ("kustomization-prod.yaml", b"apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
+                                b"namespace: a\nnamespace: b\n"),
+])
+def test_duplicate_keys_in_a_kustomization_are_not_kq001(name: str, data: bytes) -> None:
+    """rules.md KQ001: a kustomization is not an object; kustomize reads it (the last value wins)."""
+    assert parse_bytes(name, data).problems == []
 
 
 def test_the_cache_key_covers_every_loader_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

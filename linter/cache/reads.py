@@ -59,7 +59,8 @@ class RunObjects:
         self.scope = scope
         self._digests: dict[tuple[str, bool], str | None] = {}
         self._scoped: dict[tuple[str, Any], str | None] = {}
-        self.layout = _digest_of([sorted(scope.kustomize_dirs()), sorted(scope.fragments)])
+        self.layout = _digest_of([sorted(scope.kustomize_dirs()), sorted(scope.fragments),
+                                  sorted(scope.variant_folders)])
 
     def document_digest(self, obj: Any, projected: bool = False) -> str | None:
         found = (self.projections if projected else self.documents).get(obj.file)

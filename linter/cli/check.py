@@ -25,7 +25,7 @@ from kqlint.cli.options import (
 )
 
 if TYPE_CHECKING:
-    pass
+    from kqlint.config import Config
 
 
 def check(
@@ -62,6 +62,9 @@ def check(
     kustomize: list[str] | None = typer.Option(None, "--kustomize", metavar="DIR",
                                                   help="Lint this kustomization as `kubectl kustomize DIR` renders it, "
                                                        "findings mapped back to source files; repeatable."),
+    allow_remote_bases: bool = typer.Option(False, "--allow-remote-bases",
+                                            help="With --kustomize: let kubectl fetch the remote bases and "
+                                                 "resources (git, HTTPS) a kustomization names; refused otherwise."),
     crd: list[str] | None = typer.Option(None, "--crd", metavar="PATH",
                                             help="CRD file or folder whose schemas KQ002 validates against "
                                                  "(the versions your cluster runs); repeatable."),
@@ -155,7 +158,8 @@ def check(
         cache = None
         report = Pipeline(config, lint_rules).lint_rendered(list(kustomize), list(paths or []),
                                                             context=tuple(context or ()),
-                                                            inline=not no_inline_suppressions)
+                                                            inline=not no_inline_suppressions,
+                                                            allow_remote=allow_remote_bases)
     else:
         cache = _open_cache(no_cache, cache_dir, config, targets_paths)
         if cache is not None:
@@ -186,7 +190,7 @@ def _warn_if_slow_parser() -> None:
              "back to pure Python, about 10x slower: pip install 'ruamel.yaml[oldlibyaml]'")
 
 
-def _open_cache(no_cache: bool, cache_dir: str | None, config: Any, paths: list[str]) -> Any:
+def _open_cache(no_cache: bool, cache_dir: str | None, config: Config, paths: list[str]) -> Any:
     if no_cache or paths == [STDOUT]:
         return None
     from kqlint.cache import open_cache

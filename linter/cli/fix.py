@@ -12,7 +12,7 @@ import io
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kqlint.fix.passes import FixOutcome, fix_run, unified_diff
 
@@ -121,7 +121,7 @@ def _write_bytes(data: bytes) -> None:
         raise OutputError(f"cannot write the fixed stream to stdout: {exc}") from None
 
 
-def _stdin_display(config: Any) -> str | None:
+def _stdin_display(config: Config) -> str | None:
     name = getattr(config, "stdin_filename", None)
     if not name:
         return None

@@ -3,10 +3,13 @@ values into settings (a bad value is usage error: exit 2)."""
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from kqlint.cli.app import Exit
+
+if TYPE_CHECKING:
+    from kqlint.config import Config
 
 FAIL_ON = ("error", "warning", "info", "never")
 
@@ -112,7 +115,7 @@ def report_targets(formats: list[str], outputs: list[str], default_style: str | 
         raise Exit(2, f"kqlint: {exc}") from None
 
 
-def fail_on_level(value: str | None, config: Any) -> Any:
+def fail_on_level(value: str | None, config: Config) -> Any:
     from kqlint.config import parse_fail_on
 
     if value is None:

@@ -9,9 +9,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kqlint.sanitize import terminal_safe
+
+if TYPE_CHECKING:
+    from kqlint.config import Config
+    from kqlint.model import Report
 
 _NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
@@ -20,7 +24,7 @@ class PreflightError(Exception):
     pass
 
 
-def check(paths: list[str], config: Any, context: Iterable[str], warn: Callable[[str], None],
+def check(paths: list[str], config: Config, context: Iterable[str], warn: Callable[[str], None],
           rules: Iterable[Any] = ()) -> None:
     for path in context:
         if not os.path.exists(path):
@@ -43,7 +47,7 @@ def check(paths: list[str], config: Any, context: Iterable[str], warn: Callable[
                  f"which runs only with --profile {profile} (or `profile: {profile}` in the config)")
 
 
-def report_empty(report: Any, paths: list[str], warn: Callable[[str], None]) -> None:
+def report_empty(report: Report, paths: list[str], warn: Callable[[str], None]) -> None:
     if report.summary.files == 0 and not report.findings:
         named = " ".join(terminal_safe(p) for p in paths)
         warn(f"kqlint: warning: nothing to lint: no .yaml, .yml or .json files in {named} "

@@ -3,12 +3,17 @@ lines beside the report on stderr, the baseline, and the reports written to thei
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kqlint.cli.app import STDOUT, Exit, emit, err
 
+if TYPE_CHECKING:
+    from kqlint.cache import FileCache
+    from kqlint.config import Config
+    from kqlint.model import Report
 
-def with_text_fixes(report: Any, config: Any, cache: Any = None, jobs: int = 1,
+
+def with_text_fixes(report: Report, config: Config, cache: FileCache | None = None, jobs: int = 1,
                     beside: Callable[[], None] | None = None) -> Any:
     """Each fix as the text it changes (JSON, SARIF, the ``[*]`` marks); fixes that cannot be
     written safely are dropped. Files resolved by an earlier run are taken from ``cache``.
@@ -32,7 +37,7 @@ def with_text_fixes(report: Any, config: Any, cache: Any = None, jobs: int = 1,
     return replace(report, findings=tuple(findings))
 
 
-def report_stderr_lines(report: Any, paths: list[str], quiet: bool) -> None:
+def report_stderr_lines(report: Report, paths: list[str], quiet: bool) -> None:
     """What the run says beside its report: warnings (misspelt directives, nothing to lint),
     then notes (no project root, paths skipped for safety) unless ``--quiet``."""
     from kqlint.cli import preflight
@@ -44,7 +49,7 @@ def report_stderr_lines(report: Any, paths: list[str], quiet: bool) -> None:
         err(f"kqlint: note: {note}")
 
 
-def apply_baseline(report: Any, baseline_file: str | None, write_file: str | None, quiet: bool) -> Any:
+def apply_baseline(report: Report, baseline_file: str | None, write_file: str | None, quiet: bool) -> Any:
     """``--write-baseline``: accept every current finding; ``--baseline``: drop accepted ones."""
     if not baseline_file and not write_file:
         return report
@@ -65,7 +70,7 @@ def apply_baseline(report: Any, baseline_file: str | None, write_file: str | Non
     return replace(kept, baselined=absorbed)
 
 
-def write_reports(report: Any, targets: list[tuple[str, str]], *, color: bool, quiet: bool,
+def write_reports(report: Report, targets: list[tuple[str, str]], *, color: bool, quiet: bool,
                    statistics: bool, **options: Any) -> None:
     from kqlint.cli.output import terminal_width
     from kqlint.reporters import render

@@ -16,10 +16,13 @@ import fnmatch
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kqlint.engine.registry import selects
 from kqlint.model import Finding
+
+if TYPE_CHECKING:
+    from kqlint.config.settings import Config
 
 
 def _matches(file: str, glob: str) -> bool:
@@ -27,7 +30,7 @@ def _matches(file: str, glob: str) -> bool:
     return fnmatch.fnmatch(file, glob) or fnmatch.fnmatch(file, glob + "/*")
 
 
-def _anchored(config: Any) -> Callable[[str], str]:
+def _anchored(config: Config) -> Callable[[str], str]:
     """A finding's file as the globs of ``config`` read it: relative to the configuration
     file's folder when it is under it (from any folder kqlint runs in), else as displayed."""
     if not config.path:
@@ -44,7 +47,7 @@ def _anchored(config: Any) -> Callable[[str], str]:
     return spelled
 
 
-def apply(findings: Iterable[Finding], config: Any) -> list[Finding]:
+def apply(findings: Iterable[Finding], config: Config) -> list[Finding]:
     ignores, severities = config.per_file_ignores, config.per_file_severity
     if not ignores and not severities:
         return list(findings)
@@ -64,7 +67,7 @@ def apply(findings: Iterable[Finding], config: Any) -> list[Finding]:
     return result
 
 
-def check_names(config: Any, rules: Iterable[Any]) -> None:
+def check_names(config: Config, rules: Iterable[Any]) -> None:
     """Every code in per-file settings names a rule (ConfigError otherwise, exit 2)."""
     from kqlint.errors import ConfigError
 

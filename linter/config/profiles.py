@@ -10,6 +10,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from kqlint.config.settings import Config
     from kqlint.domain.graph import ObjectGraph
     from kqlint.domain.objects import K8sObject
 
@@ -19,7 +20,7 @@ PROFILES: dict[str, str] = {
 }
 
 
-def profile_objects(name: str, graph: ObjectGraph, config: Any) -> list[K8sObject]:
+def profile_objects(name: str, graph: ObjectGraph, config: Config) -> list[K8sObject]:
     """The objects profile ``name`` declares for this graph; an unknown name is a config error."""
     from kqlint.errors import ConfigError
 

@@ -8,7 +8,10 @@ installing a package is already trusting it."""
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kqlint.config.settings import Config
 
 ENV_VAR = "KQLINT_ALLOW_PLUGINS"
 _TRUE = frozenset({"1", "true", "yes", "on"})
@@ -22,7 +25,7 @@ def plugins_allowed(flag: bool) -> bool:
     return flag or os.environ.get(ENV_VAR, "").strip().lower() in _TRUE
 
 
-def require_plugin_opt_in(config: Any, flag: bool) -> None:
+def require_plugin_opt_in(config: Config, flag: bool) -> None:
     """Raise PluginsNotAllowed when ``config`` names plugins the user has not allowed."""
     if not config.plugins or plugins_allowed(flag):
         return

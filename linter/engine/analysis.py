@@ -53,7 +53,9 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
     scope = scope or scope_of(inputs.objects + context_objects, config)
     apply_rendered_namespaces(inputs.objects + context_objects, scope, as_rendered)
     streams = tuple(inputs.streams)
-    inputs, context_objects = without_fragments(inputs, context_objects, scope)
+    with_objects = {obj.file for obj in inputs.objects}
+    inputs, context_objects = without_fragments(inputs, context_objects, scope, as_rendered)
+    fragments = frozenset(with_objects - {obj.file for obj in inputs.objects})  # files that are patches only
     from kqlint.cache.findings import observe
 
     observe(inputs.objects + context_objects, scope)  # what reused graph-reading findings are keyed by
@@ -73,7 +75,7 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
     input_files = {source.path for source in inputs.sources}
     findings = [f for f in findings if f.location.file in input_files]
     findings += _engine_hook(rules, states, config, errors, "the input files",
-                             lambda rule, ctx: rule.check_sources(_sources(inputs, found), ctx))
+                             lambda rule, ctx: rule.check_sources(_sources(inputs, found, fragments), ctx))
     findings = [_with_severity(f, config) for f in findings]
     from kqlint.config import per_file
 
@@ -98,8 +100,8 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
                   platform=tuple(platform_lines), streams=streams)
 
 
-def _sources(inputs: Loaded, found: Discovery) -> Sources:
-    return Sources(inputs.sources, found.problems, found.charts)
+def _sources(inputs: Loaded, found: Discovery, fragments: frozenset[str] = frozenset()) -> Sources:
+    return Sources(inputs.sources, found.problems, found.charts, fragments)
 
 
 def _engine_hook(rules: list[Rule], states: dict[str, Any], config: Config, errors: list[str], where: str,

@@ -19,6 +19,7 @@ from kqlint.model import StreamText
 from kqlint.project.discover import STDIN, Discovery, discover, display_path
 
 if TYPE_CHECKING:
+    from kqlint.cache import FileCache
     from kqlint.project.stdin import StdinPart
 
 # The files parsed by the passes of one ``--fix`` run, by (path, content digest): a pass after
@@ -56,7 +57,7 @@ class Loaded:
 
 def load_paths(paths: list[str], config: Config, tier: str,
                progress: Callable[[int, int], None] | None = None, jobs: int = 1,
-               skip: frozenset[str] = frozenset(), cache: Any = None,
+               skip: frozenset[str] = frozenset(), cache: FileCache | None = None,
                texts: Mapping[str, bytes] | None = None) -> tuple[Loaded, Discovery]:
     """Read and parse every file (but those in ``skip``, absolute paths); ``progress(done,
     total)`` is called as files are done. With a ``cache`` (kqlint.cache.FileCache), unchanged
@@ -69,6 +70,10 @@ def load_paths(paths: list[str], config: Config, tier: str,
     from kqlint.project.writer import remember_read
 
     found = cache.discover(paths, config.exclude) if cache is not None else discover(paths, config.exclude)
+    if texts and found.missing:  # an editor's new buffer, not saved yet: its text is the file
+        unsaved = [p for p in found.missing if os.path.abspath(p) in texts]
+        found = replace(found, files=sorted(found.files + unsaved),
+                        missing=[p for p in found.missing if p not in unsaved])
     files, notes = contain_files(found.files, paths, config.follow_external_symlinks)
     remember_read(files)  # no report or baseline is ever written over what is read
     if skip:
@@ -234,7 +239,7 @@ def _placeholder_verdict(source: SourceFile, config: Config, tier: str) -> LoadP
     return unrendered_placeholders(source, objects, tuple(config.crds or ())) if objects else None
 
 
-def _placeholder_verdicts(cache: Any, config: Config) -> Any:
+def _placeholder_verdicts(cache: FileCache, config: Config) -> Any:
     from kqlint.cache.placeholders import PlaceholderVerdicts
 
     return PlaceholderVerdicts(cache, config.namespace or "", tuple(config.crds or ()))
@@ -311,7 +316,7 @@ def context_beyond_inputs(paths: Iterable[str], input_paths: Iterable[str]) -> l
     return [p for p in paths if os.path.exists(p) and os.path.realpath(p) not in linted]
 
 
-def load_context(paths: list[str], config: Config, inputs: Loaded, jobs: int = 1, cache: Any = None,
+def load_context(paths: list[str], config: Config, inputs: Loaded, jobs: int = 1, cache: FileCache | None = None,
                  input_paths: Iterable[str] = ()) -> Loaded:
     """The context objects (CONTEXT tier) from ``paths``, without the input files. A context
     path that is also an input path (``check .`` at the project root) holds only input files:

@@ -96,10 +96,11 @@ class Pipeline:
             return KeptContext(load_context(list(named), self.config, Loaded(), cache=cache), named)
 
     def lint_rendered(self, directories: list[str], paths: list[str], *, context: Iterable[str] = (),
-                      inline: bool = True) -> Report:
+                      inline: bool = True, allow_remote: bool = False) -> Report:
         """``kqlint check --kustomize DIR``: the objects ``kubectl kustomize`` renders from each
         of ``directories`` (and the plain ``paths``), with the context a plain run of them has,
-        findings mapped back to the files the objects came from."""
+        findings mapped back to the files the objects came from. ``allow_remote``: kubectl may
+        fetch the remote bases the kustomizations name (refused otherwise)."""
         from kqlint.engine.inputs import add_source
         from kqlint.project.kustomize import KustomizeError, map_to_origins, rendered_sources
 
@@ -107,17 +108,20 @@ class Pipeline:
             inputs, found = load_paths(paths, self.config, INPUT) if paths else (Loaded(), Discovery())
             _refuse_missing(found)
             written = len(inputs.objects)
+            rendered_notes: list[str] = []
             for directory in directories:
                 try:
-                    for source in rendered_sources(directory):
-                        add_source(inputs, directory, source, self.config, INPUT)
+                    sources, notes = rendered_sources(directory, self.config.max_file_size, allow_remote)
                 except KustomizeError as exc:
                     raise UsageError(str(exc)) from None
+                for source in sources:
+                    add_source(inputs, directory, source, self.config, INPUT)
+                rendered_notes += notes
             named, note = context_paths(paths, context, self.config, rendered=directories)
             context_loaded = load_context(named, self.config, inputs, input_paths=paths)
             report = analyze(inputs, found, context_loaded.objects, self.config, self.selected, inline,
                              as_rendered=frozenset(id(obj) for obj in inputs.objects[written:]))
-            notes = self.notes + ([note] if note else []) + inputs.notes + context_loaded.notes
+            notes = self.notes + rendered_notes + ([note] if note else []) + inputs.notes + context_loaded.notes
             return map_to_origins(replace(report, notes=tuple(dict.fromkeys(notes))), inputs.objects)
 
     def graph(self, paths: list[str], *, context: Iterable[str] = (),

@@ -9,9 +9,13 @@ see the object as custom rules do (plain mappings and lists).
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kqlint.sanitize import terminal_safe
+
+if TYPE_CHECKING:
+    from kqlint.config import Config
+    from kqlint.domain.objects import K8sObject
 
 
 class QueryError(Exception):
@@ -38,7 +42,7 @@ def _show(value: Any, error: str | None) -> str:
     return f"{text}  ({'true' if truthy(value) else 'false'})"
 
 
-def _objects(paths: list[str], config: Any) -> list[Any]:
+def _objects(paths: list[str], config: Config) -> list[Any]:
     from kqlint.domain.objects import INPUT
     from kqlint.engine.inputs import load_paths
 
@@ -48,12 +52,12 @@ def _objects(paths: list[str], config: Any) -> list[Any]:
     return loaded.objects
 
 
-def _head(obj: Any) -> str:
+def _head(obj: K8sObject) -> str:
     loc = obj.location()
     return terminal_safe(f"{loc.file}:{loc.line}:{loc.column}: {obj.display()}")
 
 
-def query(expression: str, paths: list[str], config: Any, as_json: bool = False) -> str:
+def query(expression: str, paths: list[str], config: Config, as_json: bool = False) -> str:
     from kqlint.domain.fields import plain
     from kqlint.engine.custom import ExpressionError, compile_expression, truthy
 
@@ -73,7 +77,7 @@ def query(expression: str, paths: list[str], config: Any, as_json: bool = False)
     return "\n".join(lines) + ("\n" if lines else "no Kubernetes objects in the named paths\n")
 
 
-def explain_rule(code: str, paths: list[str], config: Any) -> str:
+def explain_rule(code: str, paths: list[str], config: Config) -> str:
     from kqlint.engine.custom import _spec, truthy
 
     entries = [(i, e) for i, e in enumerate(config.custom_rules)

@@ -99,6 +99,7 @@ class Sources:
     files: Sequence[SourceFile]                 # each with its load ``problems``
     unreadable: Sequence[tuple[str, str]] = ()  # (path, reason): folders that could not be read
     charts: Mapping[str, Sequence[str]] = dataclasses.field(default_factory=dict)  # Chart.yaml -> templates
+    fragments: frozenset[str] = frozenset()     # files that are kustomize patch fragments only
 
     def problems(self, code: str) -> Iterator[LoadProblem]:
         """The load problems the loader filed under rule ``code``, file by file."""

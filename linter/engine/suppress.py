@@ -24,10 +24,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kqlint.loader.comments import DIRECTIVE_PREFIX
 from kqlint.model import Finding
+
+if TYPE_CHECKING:
+    from kqlint.domain.objects import K8sObject
 
 IGNORE_ANNOTATION = "kqlint.io/ignore"
 IGNORE_REASON_PREFIX = "ignore.kqlint.io/"
@@ -135,7 +138,7 @@ class SuppressionIndex:
                     self.by_line.setdefault((file, line), []).append(item)
                     self.by_line.setdefault((file, line + 1), []).append(item)
 
-    def add_object(self, obj: Any) -> None:
+    def add_object(self, obj: K8sObject) -> None:
         """Register the suppression annotations of a K8sObject."""
         annotations = obj.annotations
         if not annotations:
@@ -163,7 +166,7 @@ class SuppressionIndex:
         return hit
 
 
-def _annotation(obj: Any, name: Any, value: Any) -> Suppression | None:
+def _annotation(obj: K8sObject, name: Any, value: Any) -> Suppression | None:
     if not isinstance(name, str):
         return None
     text = "" if value is None else str(value)

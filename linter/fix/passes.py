@@ -58,9 +58,14 @@ def fix_counts(findings: Iterable[Finding]) -> tuple[int, int]:
 
 
 def unified_diff(path: str, before: bytes, after: bytes) -> str:
+    """The diff of one file; its name escaped as every report does (a committed name could
+    otherwise print ESC sequences, a workflow command or a forged ``+++`` header line)."""
+    from kqlint.sanitize import terminal_safe
+
     old = before.decode("utf-8", "surrogateescape").splitlines(keepends=True)
     new = after.decode("utf-8", "surrogateescape").splitlines(keepends=True)
-    lines = list(difflib.unified_diff(old, new, f"a/{path}", f"b/{path}"))
+    name = terminal_safe(path)
+    lines = list(difflib.unified_diff(old, new, f"a/{name}", f"b/{name}"))
     return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n"
                    for line in lines)
 

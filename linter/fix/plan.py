@@ -2,10 +2,11 @@
 verified ones applied (fix_file) or turned into text ranges for reports (resolve)."""
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kqlint.fix.edits import Planned, Target
 from kqlint.fix.model import Fix, TextRange
@@ -13,6 +14,9 @@ from kqlint.fix.text import NotApplicable, Text, TextEdit, apply_text
 from kqlint.fix.verify import parse_bytes, verified
 from kqlint.loader import SourceFile, position
 from kqlint.model import Finding
+
+if TYPE_CHECKING:
+    from kqlint.domain.objects import K8sObject
 
 
 @dataclass
@@ -38,7 +42,8 @@ def fix_file(raw: bytes, display: str, findings: Sequence[Finding], namespace: s
     taken = _without_overlaps(plans, outcome.deferred)
     accepted = verified(text, source, taken, display)
     outcome.applied = [p.finding for p in accepted]
-    outcome.failed += [p.finding for p in taken if p not in accepted]
+    accepted_ids = {id(p) for p in accepted}
+    outcome.failed += [p.finding for p in taken if id(p) not in accepted_ids]
     outcome.text = apply_text(text.text, [e for p in accepted for e in p.edits])
     return outcome
 
@@ -56,8 +61,9 @@ def plan_file(raw: bytes, display: str, findings: Sequence[Finding], namespace: 
     from kqlint.domain.objects import objects_from_file
 
     objects, _, _ = objects_from_file(source, namespace)  # once per file, not once per finding
+    index = _ObjectIndex(objects)
     for finding in findings:
-        plan = _plan(text, objects, finding)
+        plan = _plan(text, index, finding)
         if plan == "stale":
             return text, source, [], FileFixes(text.text, failed=list(findings), stale=True)
         if isinstance(plan, Planned):
@@ -123,11 +129,11 @@ def _range(text: Text, edit: TextEdit) -> TextRange:
     return TextRange(line, column, end_line, end_column, edit.content)
 
 
-def _plan(text: Text, objects: list[Any], finding: Finding) -> Planned | str | None:
+def _plan(text: Text, index: _ObjectIndex, finding: Finding) -> Planned | str | None:
     fix = finding.fix
     if fix is None:
         return None
-    obj = _object_of(objects, finding)
+    obj = index.object_of(finding)
     if obj is None:
         return None  # not a top-level object (one wrapped in another): not fixed
     if finding.location.path and not _still_there(obj, finding):
@@ -143,19 +149,31 @@ def _plan(text: Text, objects: list[Any], finding: Finding) -> Planned | str | N
     return Planned(finding, obj.doc, obj.base, edits)
 
 
-def _object_of(objects: list[Any], finding: Finding) -> Any:
-    """The object the finding's location points into: same identity, the last one starting
-    at or before the location (the first one for a location before every object)."""
-    location = finding.location
-    ref = location.obj or finding.obj
-    here = (location.line, location.column)
-    same = [obj for obj in objects if ref is None or
-            (obj.kind, obj.name, obj.api_version) == (ref.kind, ref.name, ref.api_version)]
-    before = [obj for obj in same if (obj.location().line, obj.location().column) <= here]
-    return before[-1] if before else (same[0] if same else None)
+class _ObjectIndex:
+    """A file's objects by identity, each with where it starts: a finding finds its object
+    without a walk over the whole file (one file of thousands of fixable documents)."""
+
+    def __init__(self, objects: list[Any]) -> None:
+        self.everything: list[tuple[tuple[int, int], Any]] = []
+        self.by_identity: dict[tuple[str, str, str], list[tuple[tuple[int, int], Any]]] = {}
+        for obj in objects:
+            start = obj.location()
+            entry = ((start.line, start.column), obj)
+            self.everything.append(entry)
+            self.by_identity.setdefault((obj.kind, obj.name, obj.api_version), []).append(entry)
+
+    def object_of(self, finding: Finding) -> Any:
+        """The object the finding's location points into: same identity, the last one starting
+        at or before the location (the first one for a location before every object)."""
+        location = finding.location
+        ref = location.obj or finding.obj
+        same = self.everything if ref is None else self.by_identity.get((ref.kind, ref.name, ref.api_version), [])
+        here = (location.line, location.column)
+        before = [obj for start, obj in same if start <= here]
+        return before[-1] if before else (same[0][1] if same else None)
 
 
-def _still_there(obj: Any, finding: Finding) -> bool:
+def _still_there(obj: K8sObject, finding: Finding) -> bool:
     """Whether the finding's node is still at its reported position (the file did not change)."""
     full = obj.base + tuple(finding.location.path)
     here = (finding.location.line, finding.location.column)
@@ -164,13 +182,38 @@ def _still_there(obj: Any, finding: Finding) -> bool:
 
 
 def _without_overlaps(planned: list[Planned], deferred: list[Finding]) -> list[Planned]:
+    """The plans, in order, that overlap no plan taken before them (the rest deferred)."""
     taken: list[Planned] = []
+    edits = _TakenEdits()
     for plan in sorted(planned, key=lambda p: (p.edits[0].start if p.edits else 0, p.finding.sort_key())):
-        if any(a.overlaps(b) for other in taken for a in plan.edits for b in other.edits):
+        if any(edits.overlapped(a) for a in plan.edits):
             deferred.append(plan.finding)
         else:
             taken.append(plan)
+            edits.add(plan.edits)
     return taken
+
+
+class _TakenEdits:
+    """The edits of the plans taken so far, by start. They never overlap one another (but for
+    one fix's inserts at one point), so a new edit can only overlap the last one starting
+    before it or those starting inside it: looked up by bisection, not over every edit."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.edits: list[TextEdit] = []
+
+    def overlapped(self, edit: TextEdit) -> bool:
+        low = bisect_left(self.starts, edit.start)
+        high = bisect_right(self.starts, edit.end)
+        nearby = self.edits[max(0, low - 1):high]
+        return any(edit.overlaps(other) for other in nearby)
+
+    def add(self, edits: tuple[TextEdit, ...]) -> None:
+        for edit in edits:
+            at = bisect_right(self.starts, edit.start)
+            self.starts.insert(at, edit.start)
+            self.edits.insert(at, edit)
 
 
 def changed_paths(fix: Fix) -> list[tuple[Any, ...]]:

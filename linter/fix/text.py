@@ -68,7 +68,22 @@ class Text:
 
 
 def apply_text(text: str, edits: list[TextEdit]) -> str:
-    for edit in sorted(edits, key=lambda e: (e.start, e.end, -_indent(e.content)), reverse=True):
+    """``text`` with ``edits`` applied, as if one by one from the end (inserts at one point:
+    the deeper one first), built in one pass (linear in the text and the edits)."""
+    ordered = sorted(edits, key=lambda e: (e.start, e.end, -_indent(e.content)))
+    pieces: list[str] = []
+    cursor = 0
+    for edit in ordered:
+        if edit.start < cursor:  # overlapping edits (never planned): keep the one-by-one result
+            return _apply_one_by_one(text, ordered)
+        pieces += (text[cursor:edit.start], edit.content)
+        cursor = edit.end
+    pieces.append(text[cursor:])
+    return "".join(pieces)
+
+
+def _apply_one_by_one(text: str, ordered: list[TextEdit]) -> str:
+    for edit in reversed(ordered):
         text = text[:edit.start] + edit.content + text[edit.end:]
     return text
 

@@ -19,6 +19,7 @@ from kqlint.loader.source import (
     LoadProblem,
     SourceFile,
     is_k8s_object,
+    is_kustomization,
 )
 from kqlint.loader.walker import AliasBomb, Walker, packed_start
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
@@ -95,6 +96,7 @@ def _compose_documents(source: SourceFile, data: bytes, composer_class: Any, con
             if walker.template_at is not None and template_at is None and _manifest_like(document):
                 template_at = walker.template_at
             kubernetes = is_k8s_object(document)
+            object_keys = kubernetes and not is_kustomization(document)  # duplicates worded for kubectl
             if walker.refusal is not None and kubernetes:
                 line, col = unpack(walker.refusal[0])
                 source.problems.append(LoadProblem(
@@ -103,7 +105,7 @@ def _compose_documents(source: SourceFile, data: bytes, composer_class: Any, con
                 document = None
             elif kubernetes:
                 document = _decodable_metadata(source, document)
-            duplicates.add(walker.duplicates, kubernetes, source.problems)
+            duplicates.add(walker.duplicates, object_keys, source.problems)
             source.documents.append(document)
     finally:
         parser.dispose()

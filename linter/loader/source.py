@@ -15,6 +15,11 @@ def is_k8s_object(document: Any) -> bool:
             and isinstance(document.get("kind"), str) and bool(document.get("kind")))
 
 
+def is_kustomization(document: Any) -> bool:
+    """A kustomization (or component) file's document: read by kustomize, not an object."""
+    return str(document.get("apiVersion")).startswith("kustomize.config.k8s.io/")
+
+
 @dataclass(frozen=True)
 class LoadProblem:
     """A file that could not be read or parsed: becomes KQ001 (or KQ006 for templates)."""
@@ -25,6 +30,9 @@ class LoadProblem:
     message: str
     code: str = "KQ001"
     remedy: str | None = None  # how to fix, apart from the message (the finding's ``help:``)
+    # a duplicate key in a document kustomize may read as a patch: the warning said when the
+    # file turns out to be a patch fragment (rules.md KQ001), where kustomize keeps the first value
+    as_fragment: str | None = None
 
 
 @dataclass

@@ -20,7 +20,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kqlint.config import Config
 
 FOLLOW_FLAG = "--follow-external-symlinks"
 
@@ -39,6 +42,14 @@ def relative_below(path: str, root: str) -> str | None:
     return os.path.relpath(absolute, root).replace(os.sep, "/")
 
 
+def tree_root(folder: str, cwd: str) -> str:
+    """The tree a plain run reads from ``folder`` (real path): its repository, else the current
+    directory ``cwd`` when the folder is below it, else the folder itself."""
+    from kqlint.project.root import repository_root
+
+    return os.path.realpath(repository_root(folder) or (cwd if inside(folder, cwd) else folder))
+
+
 class _Trees:
     """The tree of a path (cached per folder: one upward search per folder, not per file)."""
 
@@ -52,10 +63,7 @@ class _Trees:
         folder = os.path.dirname(os.path.abspath(path))
         root = self._roots.get(folder)
         if root is None:
-            from kqlint.project.root import repository_root
-
-            root = repository_root(folder) or (self._cwd if inside(folder, self._cwd) else folder)
-            self._roots[folder] = root = os.path.realpath(root)
+            self._roots[folder] = root = tree_root(folder, self._cwd)
         return root
 
     def leaves(self, path: str) -> bool:
@@ -86,7 +94,7 @@ def contain_files(files: list[str], named: Iterable[str], follow: bool) -> tuple
     return kept, notes
 
 
-def contain_config(config: Any) -> tuple[Any, list[str]]:
+def contain_config(config: Config) -> tuple[Any, list[str]]:
     """``config`` without the ``context``/``crds`` entries its file names outside its
     repository (unless following is allowed), and one note per entry dropped."""
     origin = getattr(config, "origin", None)
@@ -112,4 +120,4 @@ def contain_config(config: Any) -> tuple[Any, list[str]]:
                 continue
             kept.append(path)
         changes[attribute] = tuple(kept)
-    return replace(config, **changes), notes
+    return replace(config, context=changes["context"], crds=changes["crds"]), notes

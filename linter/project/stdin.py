@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from kqlint.loader import SourceFile, parse_bytes
+
+if TYPE_CHECKING:
+    from kqlint.config import Config
 
 STDIN_NAME = "<stdin>"
 _DOCUMENT_START = re.compile(rb"^---(?:[ \t].*)?$")
@@ -33,7 +36,7 @@ class StdinPart(NamedTuple):
     whole: bool   # the entire stream
 
 
-def read_stdin(config: Any) -> list[StdinPart]:
+def read_stdin(config: Config) -> list[StdinPart]:
     from kqlint.loader import MAX_FILE_SIZE, refused
     from kqlint.project.bounded import ReadRefused, read_stream
 

@@ -13,6 +13,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from kqlint.config import Config
     from kqlint.engine.rule import Rule
 
 SUPPRESS_HINT = """
@@ -37,7 +38,7 @@ FIX_LINE = {
 }
 
 
-def explain_text(name: str, config: Any = None) -> str | None:
+def explain_text(name: str, config: Config | None = None) -> str | None:
     """The full ``kqlint explain`` text of a rule (code or slug), or None when unknown."""
     from kqlint.engine.registry import load_rules
 
@@ -108,7 +109,7 @@ def _fix_label(row: dict[str, Any]) -> str:
     return str(row["fix"] or "-")
 
 
-def rule_rows(config: Any = None, effective: bool = False) -> list[dict[str, Any]]:
+def rule_rows(config: Config | None = None, effective: bool = False) -> list[dict[str, Any]]:
     """One row per rule; with ``effective`` (a configuration is in effect) each row also says
     the severity and whether the rule runs under that configuration."""
     from kqlint.engine.registry import load_rules
@@ -129,7 +130,7 @@ def rule_rows(config: Any = None, effective: bool = False) -> list[dict[str, Any
     return rows
 
 
-def rules_json(config: Any = None, effective: bool = False) -> str:
+def rules_json(config: Config | None = None, effective: bool = False) -> str:
     return json.dumps(rule_rows(config, effective), indent=2) + "\n"
 
 
@@ -146,7 +147,7 @@ def _effective_cells(row: dict[str, Any]) -> tuple[str, str]:
     return severity, enabled
 
 
-def rules_table(config: Any = None, color: bool = False, width: int | None = None,
+def rules_table(config: Config | None = None, color: bool = False, width: int | None = None,
                 effective: bool = False) -> str:
     """The rules as a table, ``width`` columns wide (the terminal's; 160 when piped): the
     summary column wraps. With ``effective``, severity and enabled show the configuration's
@@ -197,7 +198,7 @@ def _narrow_rules(rows: list[dict[str, Any]], width: int, config_path: Any) -> s
     return "\n".join(lines) + "\n"
 
 
-def suggest(name: str, config: Any = None) -> str:
+def suggest(name: str, config: Config | None = None) -> str:
     """`` (did you mean KQ101 pod-preemption-enabled?)`` for a near miss, else ''."""
     import difflib
 
@@ -233,7 +234,7 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def rules_markdown(config: Any = None) -> str:
+def rules_markdown(config: Config | None = None) -> str:
     """The rules as a Markdown table (the README block between the rules-table markers)."""
     lines = ["| code | slug | severity | enabled | fix | summary |", "| --- | --- | --- | --- | --- | --- |"]
     for row in rule_rows(config):

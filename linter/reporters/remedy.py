@@ -6,10 +6,14 @@ ruff keeps ``message`` and ``fix_title``: the text reporter prints the remedy on
 """
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kqlint.model import Finding
 
 
-def fixable(finding: Any, unsafe: bool = False) -> bool:
+def fixable(finding: Finding, unsafe: bool = False) -> bool:
     """Whether ``--fix`` (with ``unsafe``: ``--fix --unsafe-fixes``) applies the finding's fix."""
     fix = getattr(finding, "fix", None)
     if fix is None or not fix.text:
@@ -17,11 +21,11 @@ def fixable(finding: Any, unsafe: bool = False) -> bool:
     return unsafe or fix.applicability.value == "safe"
 
 
-def fixable_footer(findings: Any, unsafe: bool = False) -> str | None:
+def fixable_footer(findings: Iterable[Finding], unsafe: bool = False) -> str | None:
     """ruff's closing line: ``N fixable with --fix (M more with --unsafe-fixes)``."""
-    findings = list(findings)
-    safe = sum(1 for f in findings if fixable(f))
-    every = sum(1 for f in findings if fixable(f, True))
+    listed = list(findings)
+    safe = sum(1 for f in listed if fixable(f))
+    every = sum(1 for f in listed if fixable(f, True))
     if not every:
         return None
     if unsafe:
@@ -30,7 +34,7 @@ def fixable_footer(findings: Any, unsafe: bool = False) -> str | None:
     return f"{safe} fixable with --fix{more}"
 
 
-def with_remedy(finding: Any) -> str:
+def with_remedy(finding: Finding) -> str:
     """The message, then the remedy as its own sentence (one line: concise, GitHub, GitLab, SARIF)."""
     remedy = getattr(finding, "remedy", None)
     message = str(finding.message)
@@ -39,7 +43,7 @@ def with_remedy(finding: Any) -> str:
     return f"{message}{'' if message.endswith(('.', '?', '!')) else '.'} {remedy}"
 
 
-def split_remedy(finding: Any) -> tuple[str, str | None]:
+def split_remedy(finding: Finding) -> tuple[str, str | None]:
     """The message and the remedy (None when the rule gave none: no ``help:`` line)."""
     remedy = getattr(finding, "remedy", None)
     return str(finding.message), str(remedy) if remedy else None

@@ -29,11 +29,14 @@ import json
 import os
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from kqlint import __version__
 from kqlint.model import Finding, Location, Report, Severity
+
+if TYPE_CHECKING:
+    from kqlint.engine.rule import Rule
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = "https://github.com/kqlint/kqlint"
@@ -90,7 +93,7 @@ def _descriptors(rules: list[Any], findings: list[Finding]) -> list[dict[str, An
     return sorted(descriptors, key=lambda d: d["id"])
 
 
-def rule_help(rule: Any) -> str:
+def rule_help(rule: Rule) -> str:
     """The ``kqlint explain`` text of ``rule`` (tests hold it equal to explain_text)."""
     from kqlint.reporters.explain import rule_text
 
@@ -103,7 +106,7 @@ def _section(doc: str, heading: str) -> str | None:
     return text or None
 
 
-def _descriptor(rule: Any) -> dict[str, Any]:
+def _descriptor(rule: Rule) -> dict[str, Any]:
     meta = rule.meta
     full = _section(rule.doc or "", "What it catches") or meta.summary
     text = rule_help(rule)

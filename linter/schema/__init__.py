@@ -13,6 +13,9 @@ everywhere: Kubernetes treats an explicit null as "unset".
 Only the schemas of kinds present in the inputs are read and compiled (lazily, on first
 use); one :class:`SchemaCatalog` per set of ``--crd`` files is kept for the process.
 
+The CRDs' CEL rules (``x-kubernetes-validations``) are evaluated by ``cel`` (rules, where they
+sit, messages) and ``cel_runtime`` (cel-python, imported only when a kind with rules is checked).
+
 Modules: ``compile`` (schema -> closures), ``validator`` (violations and their hints),
 ``hints`` (wording of a wrong value or type), ``catalog`` (which schema a kind has, ``--crd``
 loading), ``crd`` (a CustomResourceDefinition -> kqlint schema, also used by

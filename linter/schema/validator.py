@@ -24,6 +24,10 @@ class Validator:
         problems = self._check(data) or []
         return [self._violation(p) for p in problems]
 
+    def resolve(self, node: Any) -> dict[str, Any]:
+        """A schema node of this document, following a local ``$ref``."""
+        return self._compiler.resolve(node)
+
     def schema_at(self, path: tuple[Any, ...]) -> dict[str, Any] | None:
         """The schema node for the field (or item) at ``path``; None when the schema has none."""
         node = self._compiler.resolve(self.document)

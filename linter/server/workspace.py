@@ -8,6 +8,7 @@ The context is loaded again after a file other than the buffer is saved, created
 An editor may open several folders at once (:class:`Folders`): each is a Workspace of its own."""
 from __future__ import annotations
 
+import errno
 import os
 import re
 from dataclasses import dataclass
@@ -142,6 +143,20 @@ class Workspace:
         rules = settings.rules if isinstance(settings, Settings) else load_rules(None)
         rule = rules.find(code)
         return rule_text(rule) if rule is not None else None
+
+
+def unreadable_root(root: str) -> str | None:
+    """Why a workspace folder cannot be read (a symlink loop, gone), as one clear line: its
+    buffers are then linted alone, as their text, without the folder's other files; None: readable."""
+    try:
+        os.stat(root)
+    except OSError as exc:
+        from kqlint.sanitize import terminal_safe
+
+        reason = "a symlink loop" if exc.errno == errno.ELOOP else (exc.strerror or type(exc).__name__)
+        return (f"kqlint: the workspace folder {terminal_safe(root)} cannot be read ({reason}); its files are "
+                "linted alone, without the folder's other manifests as context")
+    return None
 
 
 class Folders:

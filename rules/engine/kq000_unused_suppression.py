@@ -73,11 +73,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kqlint.engine.rule import Rule, RuleContext, RuleMeta, Run, SuppressionAudit
 from kqlint.engine.suppress import ALL, IGNORE_ANNOTATION, Suppression
 from kqlint.model import Finding, Location, ObjectRef, Severity
+
+if TYPE_CHECKING:
+    from kqlint.domain.objects import K8sObject
 
 META = RuleMeta(code="KQ000", slug="unused-suppression", severity=Severity.INFO,
                 summary="a suppression silenced nothing (with --report-unused-suppressions)",
@@ -177,7 +180,7 @@ def _directive(item: Suppression, location: Location, known: set[str]) -> str:
     return f"`# kqlint: {directive}{'' if ALL in item.names else f'[{names}]'}`"
 
 
-def _message(item: Suppression, obj: Any, known: set[str], location: Location) -> tuple[str, str]:
+def _message(item: Suppression, obj: K8sObject | None, known: set[str], location: Location) -> tuple[str, str]:
     """What is wrong with the suppression, and the remedy."""
     what = _directive(item, location, known)
     unknown = [_spelling(p, known) for p in _parts(item) if not _is_known(p, known)]

@@ -2,16 +2,32 @@
 ## What it catches
 Objects the API server or Kueue's webhook refuses at apply time for a reason a JSON Schema
 cannot express (kueue.md B8, B9, B13):
-- a ClusterQueue flavor whose `resources` do not match `coveredResources` in count and order;
+- a ClusterQueue flavor whose `resources` do not follow the order of `coveredResources`;
 - a resource or a flavor named in two resource groups of one ClusterQueue;
-- `borrowingLimit` or `lendingLimit` on a ClusterQueue without a cohort;
+- `lendingLimit` on a ClusterQueue without a cohort;
 - `lendingLimit` above `nominalQuota`;
-- `reclaimWithinCohort: Never` (also when unset: that is its default) with
-  `borrowWithinCohort.policy` other than `Never`;
 - a pod-group member (a Pod, or a pod template) with only one of the label
   `kueue.x-k8s.io/pod-group-name` and the annotation `kueue.x-k8s.io/pod-group-total-count`,
   or a total count that is not a positive number.
-The message quotes the rule the server applies.
+- a LeaderWorkerSet the LWS webhook refuses: a name that is not a DNS-1035 label, `replicas`
+  outside 0–1000000, `size` below 1, `replicas × size` above 2147483647, `maxUnavailable` or
+  `maxSurge` negative, not a percentage or above 100% (or both 0 while replicas are not), a
+  `subGroupSize` below 1, larger than `size`, or dividing neither `size` nor `size - 1`
+  (`size - 1` with `LeaderExcluded`), the subgroup-exclusive-topology annotation without a
+  subgroup policy.
+- a JobSet the JobSet webhook refuses: child Job names (`<jobset>-<replicatedJob>-<index>`) or,
+  for an Indexed job with `completions`, pod names that are not DNS-1035 labels of at most 63
+  characters; `dependsOn` on the first replicatedJob or naming no earlier one; `replicas ×
+  parallelism` above 2147483647; a `groupName` that is not a DNS-1035 label; a success policy
+  naming no replicatedJob.
+- a KAI PodGroup with two subgroups of one name, a subgroup `parent` naming no subgroup, parents
+  forming a cycle, or `minMember` with `minSubGroup`; a KAI Queue without `spec.resources`.
+- a Volcano Job with no task, an unknown plugin, an `mpi` plugin without its master task,
+  two tasks of one name, a task name that is not a DNS-1123 label, or a job or pod name
+  (`<job>-<task>-<position>`) longer than 63 characters.
+The message quotes the rule the server applies. The rules the ClusterQueue CRD states in CEL
+(as many `resources` as `coveredResources`, `borrowingLimit` without a cohort,
+`reclaimWithinCohort: Never` with `borrowWithinCohort`) are KQ002's.
 
 ## Why it breaks on a cluster
 `kubectl apply` fails with the server's message, so the queue or pod never exists: every
@@ -67,16 +83,15 @@ metadata:
 ## How to fix
 List each flavor's `resources` in exactly the order of `coveredResources`; name each
 resource and flavor in one resource group only; set `cohortName` (v1beta1: `cohort`) before
-using borrowing or lending limits; keep `lendingLimit <= nominalQuota`; set
-`reclaimWithinCohort` to `LowerPriority` or `Any` before allowing `borrowWithinCohort`;
-give every pod-group member both the group-name label and the total-count annotation.
+using a lending limit; keep `lendingLimit <= nominalQuota`; give every pod-group member both
+the group-name label and the total-count annotation.
 """
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
 
-from kqlint.domain.kinds import KUEUE_GROUP, POD
+from kqlint.domain.kinds import JOBSET, KAI_GROUP, KUEUE_GROUP, LWS, POD, VOLCANO_JOB
 from kqlint.domain.kueue import POD_GROUP_NAME, POD_GROUP_TOTAL
 from kqlint.domain.kueue.quota import group_flavors, resource_groups
 from kqlint.domain.objects import K8sObject
@@ -84,6 +99,10 @@ from kqlint.domain.quantity import parse_quantity
 from kqlint.domain.workloads import pod_templates
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
+from kqlint.rules.engine._webhook_jobset import jobset_findings
+from kqlint.rules.engine._webhook_kai import kai_findings
+from kqlint.rules.engine._webhook_lws import lws_findings
+from kqlint.rules.engine._webhook_volcano import volcano_job_findings
 
 META = RuleMeta(code="KQ004", slug="api-rejects", severity=Severity.ERROR,
                 summary="the API server or Kueue's webhook would refuse the object at apply time",
@@ -98,7 +117,14 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     if obj.kind == "ClusterQueue" and obj.group == KUEUE_GROUP:
         yield from _resource_groups(obj, ctx)
         yield from _limits(obj, ctx)
-        yield from _preemption(obj, ctx)
+    if LWS.of(obj):
+        yield from lws_findings(obj, ctx)
+    if JOBSET.of(obj):
+        yield from jobset_findings(obj, ctx)
+    if obj.group == KAI_GROUP:
+        yield from kai_findings(obj, ctx)
+    if VOLCANO_JOB.of(obj):
+        yield from volcano_job_findings(obj, ctx)
     yield from _pod_groups(obj, ctx)
 
 
@@ -138,14 +164,7 @@ def _flavor_matches_covered(obj: K8sObject, ctx: RuleContext, g: int, f: int, fl
     if not isinstance(resources, list):
         return
     base = ("spec", "resourceGroups", g, "flavors", f)
-    if len(resources) != len(covered):
-        yield ctx.finding(
-            at=obj.at(*base, "resources"),
-            message=(f"{obj.display()}: flavor `{flavor.get('name')}` lists {len(resources)} resources but "
-                     f"coveredResources has {len(covered)}; the API server rejects it (`flavors must have the "
-                     "same number of resources as the coveredResources`)"),
-            remedy="List one entry per covered resource",
-            related=[(obj.at("spec", "resourceGroups", g, "coveredResources"), "coveredResources")])
+    if len(resources) != len(covered):  # the CRD's CEL rule on the resource group: KQ002
         return
     for i, (resource, expected) in enumerate(zip(resources, covered, strict=True)):
         name = resource.get("name") if isinstance(resource, dict) else None
@@ -179,14 +198,12 @@ def _limits(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
 def _resource_limits(obj: K8sObject, ctx: RuleContext, path: tuple[Any, ...],
                      resource: dict[str, Any]) -> Iterator[Finding]:
     name = resource.get("name")
-    if not _cohort(obj):
-        for limit in ("borrowingLimit", "lendingLimit"):
-            if resource.get(limit) is not None:
-                yield ctx.finding(
-                    at=obj.at(*path, limit),
-                    message=(f"{obj.display()}: {limit} on `{name}` without a cohort; the API server rejects "
-                             f"it (`{limit} must be nil when cohort is empty`)"),
-                    remedy=f"Set spec.cohortName or remove {limit}")
+    if not _cohort(obj) and resource.get("lendingLimit") is not None:  # borrowingLimit: the CRD's CEL rule, KQ002
+        yield ctx.finding(
+            at=obj.at(*path, "lendingLimit"),
+            message=(f"{obj.display()}: lendingLimit on `{name}` without a cohort; the API server rejects "
+                     "it (`lendingLimit must be nil when cohort is empty`)"),
+            remedy="Set spec.cohortName or remove lendingLimit")
     lending, nominal = parse_quantity(resource.get("lendingLimit")), parse_quantity(resource.get("nominalQuota"))
     if lending is not None and nominal is not None and lending > nominal:
         yield ctx.finding(
@@ -196,20 +213,6 @@ def _resource_limits(obj: K8sObject, ctx: RuleContext, path: tuple[Any, ...],
                      "equal to the nominalQuota`)"),
             remedy="Lower lendingLimit to at most nominalQuota",
             related=[(obj.at_value(*path, "nominalQuota"), "nominalQuota")])
-
-
-# ------------------------------------------------------------------ preemption
-
-def _preemption(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    policy = obj.get("spec", "preemption", "borrowWithinCohort", "policy")
-    reclaim = obj.get("spec", "preemption", "reclaimWithinCohort") or "Never"
-    if reclaim == "Never" and isinstance(policy, str) and policy != "Never":
-        yield ctx.finding(
-            at=obj.at_value("spec", "preemption", "borrowWithinCohort", "policy"),
-            message=(f"{obj.display()}: borrowWithinCohort.policy {policy} with reclaimWithinCohort Never"
-                     f"{' (its default)' if not obj.has('spec', 'preemption', 'reclaimWithinCohort') else ''}; "
-                     "the API server rejects it (`reclaimWithinCohort=Never and borrowWithinCohort.Policy!=Never`)"),
-            remedy="Set reclaimWithinCohort to LowerPriority or Any, or borrowWithinCohort.policy to Never")
 
 
 # ------------------------------------------------------------------ pod groups

@@ -78,6 +78,7 @@ from kqlint.domain import reads as R
 from kqlint.domain.kinds import LLMISVC
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.workloads import (
+    COSCHEDULING_SCHEDULER_NAMES,
     KAI_SCHEDULER_NAMES,
     VOLCANO_SCHEDULER_NAMES,
     PodTemplate,
@@ -89,6 +90,7 @@ from kqlint.domain.workloads import (
 )
 from kqlint.engine.rule import Reads, RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
+from kqlint.rules.gang._scheduler_names import is_typo, known_scheduler_names
 
 META = RuleMeta(code="KQ304", slug="mixed-gang-schedulers", severity=Severity.ERROR,
                 summary="one workload's pods go to different schedulers or carry Volcano and KAI markers",
@@ -117,7 +119,10 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
 
 def _mixed_names(obj: K8sObject, ctx: RuleContext) -> Finding | None:
     templates = own_templates(obj)
-    known = [(t, name) for t in templates if (name := effective_scheduler_name(t)) is not None]
+    names = known_scheduler_names(ctx.graph, (*ctx.options.volcano_scheduler_names, *ctx.options.kai_scheduler_names,
+                                              *COSCHEDULING_SCHEDULER_NAMES))
+    known = [(t, name) for t in templates  # a typo of a known name is KQ308's
+             if (name := effective_scheduler_name(t)) is not None and not is_typo(name, names)]
     first, first_name = known[0] if known else (None, "")
     for tpl, name in known[1:]:
         if name != first_name and first is not None:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from kqlint.domain.kinds import NAMESPACE, GroupKind
 
 if TYPE_CHECKING:
+    from kqlint.config import Config
     from kqlint.domain.graph import ObjectGraph
     from kqlint.domain.objects import K8sObject
 
@@ -32,7 +33,7 @@ def tenant_namespaces(graph: ObjectGraph) -> list[str]:
     return sorted(names)
 
 
-def declared_objects(graph: ObjectGraph, config: Any) -> list[K8sObject]:
+def declared_objects(graph: ObjectGraph, config: Config) -> list[K8sObject]:
     from kqlint.domain.graph import PROFILE as TIER
     from kqlint.domain.graph import declared_object
 

@@ -38,7 +38,8 @@ def parse_podset_path(text: Any) -> tuple[Any, ...] | None:
     return tuple(steps) if steps and steps[0] == "template" else None
 
 
-def _appwrapper(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def _appwrapper(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any],
+                graph: ObjectGraph | None) -> list[PodTemplate]:
     found = []
     for index, comp in mappings_at(data, ("spec", "components")):
         cbase = base + ("spec", "components", index)
@@ -59,7 +60,8 @@ def _podsets(owner: K8sObject, cbase: tuple[Any, ...], comp: dict[str, Any]) -> 
     return found
 
 
-def _inferred(owner: K8sObject, cbase: tuple[Any, ...], comp: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def _inferred(owner: K8sObject, cbase: tuple[Any, ...], comp: dict[str, Any],
+              graph: ObjectGraph | None) -> list[PodTemplate]:
     inner = comp.get("template")
     if not isinstance(inner, dict):
         return []

@@ -21,31 +21,36 @@ from kqlint.domain.workloads.templates import (
 )
 
 if TYPE_CHECKING:
+    from kqlint.domain.graph import ObjectGraph
     from kqlint.domain.objects import K8sObject
 
-def pod(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def pod(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: ObjectGraph | None) -> list[PodTemplate]:
     return [full_template(owner, "pod", base, 1)]
 
 
-def job(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def job(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: ObjectGraph | None) -> list[PodTemplate]:
     return [full_template(owner, "template", base + ("spec", "template"), job_pods(mapping_at(data, ("spec",))))]
 
 
-def cronjob(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def cronjob(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any],
+            graph: ObjectGraph | None) -> list[PodTemplate]:
     job_spec = mapping_at(data, ("spec", "jobTemplate", "spec"))
     return [full_template(owner, "template", base + ("spec", "jobTemplate", "spec", "template"), job_pods(job_spec))]
 
 
-def replicated(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def replicated(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any],
+               graph: ObjectGraph | None) -> list[PodTemplate]:
     pods = as_count(dig(data, ("spec", "replicas")), 1)
     return [full_template(owner, "template", base + ("spec", "template"), pods)]
 
 
-def daemonset(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def daemonset(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any],
+              graph: ObjectGraph | None) -> list[PodTemplate]:
     return [full_template(owner, "template", base + ("spec", "template"), 1)]
 
 
-def jobset(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def jobset(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any],
+           graph: ObjectGraph | None) -> list[PodTemplate]:
     return _replicated_jobs(owner, base + ("spec",), mapping_at(data, ("spec",)))
 
 
@@ -60,7 +65,8 @@ def _replicated_jobs(owner: K8sObject, base: tuple[Any, ...], jobset_spec: dict[
     return found
 
 
-def kubeflow(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def kubeflow(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any],
+             graph: ObjectGraph | None) -> list[PodTemplate]:
     return [full_template(owner, spec.role, spec.path + ("template",), spec.replicas)
             for spec in kubeflow_replica_specs(str(data.get("kind") or ""), data, base)]
 
@@ -79,7 +85,7 @@ def kubeflow_replica_specs(kind: str, data: dict[str, Any], base: tuple[Any, ...
     return found
 
 
-def lws(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def lws(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: ObjectGraph | None) -> list[PodTemplate]:
     spec = mapping_at(data, ("spec",))
     groups = as_count(spec.get("replicas"), 1)
     size = max(as_count(dig(spec, ("leaderWorkerTemplate", "size")), 1), 1)
@@ -117,7 +123,8 @@ def _llm_part(owner: K8sObject, spec_path: tuple[Any, ...], part: dict[str, Any]
     return found + [bare_template(owner, f"{prefix}worker", spec_path + ("worker",), meta, worker_pods)]
 
 
-def llmisvc(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def llmisvc(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any],
+            graph: ObjectGraph | None) -> list[PodTemplate]:
     spec = mapping_at(data, ("spec",))
     found = _llm_part(owner, base + ("spec",), spec, "")
     prefill = spec.get("prefill")
@@ -134,7 +141,7 @@ def _dgd_pods(component: dict[str, Any]) -> int:
     return replicas
 
 
-def dgd(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def dgd(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: ObjectGraph | None) -> list[PodTemplate]:
     found = []
     services = dig(data, ("spec", "services"))
     for name, svc in (services.items() if isinstance(services, dict) else ()):
@@ -168,15 +175,18 @@ def _ray_cluster_spec(owner: K8sObject, base: tuple[Any, ...], spec: dict[str, A
     return found
 
 
-def raycluster(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def raycluster(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any],
+               graph: ObjectGraph | None) -> list[PodTemplate]:
     return _ray_cluster_spec(owner, base + ("spec",), mapping_at(data, ("spec",)))
 
 
-def rayservice(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def rayservice(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any],
+               graph: ObjectGraph | None) -> list[PodTemplate]:
     return _ray_cluster_spec(owner, base + ("spec", "rayClusterConfig"), mapping_at(data, ("spec", "rayClusterConfig")))
 
 
-def rayjob(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def rayjob(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any],
+           graph: ObjectGraph | None) -> list[PodTemplate]:
     spec = mapping_at(data, ("spec",))
     found: list[PodTemplate] = []
     if not spec.get("clusterSelector"):
@@ -187,7 +197,8 @@ def rayjob(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph:
     return found
 
 
-def volcano_job(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def volcano_job(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any],
+                graph: ObjectGraph | None) -> list[PodTemplate]:
     return [full_template(owner, f"tasks[{name_of(task, index)}]", base + ("spec", "tasks", index, "template"),
                   as_count(task.get("replicas"), 0))
             for index, task in mappings_at(data, ("spec", "tasks"))]

@@ -63,11 +63,13 @@ def _runtime_templates(runtime: K8sObject, num_nodes: int | None = None,
     return found
 
 
-def runtime(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def runtime(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any],
+            graph: ObjectGraph | None) -> list[PodTemplate]:
     return _runtime_templates(owner) if not base else []
 
 
-def trainjob(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any], graph: Any) -> list[PodTemplate]:
+def trainjob(owner: K8sObject, base: tuple[Any, ...], data: dict[str, Any],
+             graph: ObjectGraph | None) -> list[PodTemplate]:
     runtime = training_runtime(owner, graph) if not base else None
     if runtime is None:
         return []

@@ -11,7 +11,11 @@ from kqlint.project.discover import display_path
 from kqlint.project.root import folders_up
 
 KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+KUSTOMIZE_GROUP = "kustomize.config.k8s.io"
+KUSTOMIZE_KINDS = ("Kustomization", "Component")
 INCLUDE_KEYS = ("resources", "bases", "components")
+PLUGIN_KEYS = ("generators", "transformers", "validators")  # may name remote targets too
+_REMOTE_PREFIXES = ("git@", "git::", "ssh:", "github.com/", "gitlab.com/", "bitbucket.org/")
 
 
 def covers(path: str, root: str) -> bool:
@@ -25,6 +29,8 @@ class Kustomization:
     includes: list[str] = field(default_factory=list)   # absolute paths of local resources/bases
     patches: list[str] = field(default_factory=list)    # absolute paths of patch files
     namespace: str | None = None                  # what its `namespace:` sets on every namespaced object
+    remote: list[str] = field(default_factory=list)     # entries kubectl would fetch (git, HTTPS)
+    kind: str | None = None                       # its document's `kind:` (Kustomization, Component)
 
 
 class Layout:
@@ -69,11 +75,11 @@ class Layout:
         for name in KUSTOMIZATION_NAMES:
             path = os.path.join(folder, name)
             if os.path.isfile(path):
-                return _parse_kustomization(path, folder, self.max_file_size)
+                return parse_kustomization(path, folder, self.max_file_size)
         return None
 
 
-def _parse_kustomization(path: str, folder: str, max_file_size: int) -> Kustomization:
+def parse_kustomization(path: str, folder: str, max_file_size: int) -> Kustomization:
     from kqlint.loader import load_file
 
     found = Kustomization(folder)
@@ -84,10 +90,13 @@ def _parse_kustomization(path: str, folder: str, max_file_size: int) -> Kustomiz
     document = next((d for d in source.documents if isinstance(d, dict)), None)
     if document is None:
         return found
+    found.kind = str(document.get("kind") or "") or None
     namespace = document.get("namespace")
     found.namespace = namespace if isinstance(namespace, str) and namespace else None
     for key in INCLUDE_KEYS:
         found.includes += [_local(folder, entry) for entry in _strings(document.get(key))]
+    for key in INCLUDE_KEYS + PLUGIN_KEYS:
+        found.remote += [entry for entry in _strings(document.get(key)) if is_remote(folder, entry)]
     found.patches += [_local(folder, entry) for entry in _strings(document.get("patchesStrategicMerge"))
                       if "\n" not in entry]  # an inline patch is YAML text, not a path
     for key in ("patches", "patchesJson6902"):
@@ -96,25 +105,51 @@ def _parse_kustomization(path: str, folder: str, max_file_size: int) -> Kustomiz
             if isinstance(entry, dict) and isinstance(entry.get("path"), str):
                 found.patches.append(_local(folder, entry["path"]))
     found.includes = [p for p in found.includes if p]
-    found.patches = [p for p in found.patches if p]
+    found.patches = [p for p in found.patches if p and loadable(folder, p)]
     return found
 
 
-def kustomization_folders(top: str) -> Iterator[str]:
+def loadable(folder: str, path: str) -> bool:
+    """kustomize loads a patch file only in or below its kustomization's folder (it refuses the
+    rest: "security; file ... is not in or below ..."), as written and as its real path."""
+    real_folder = os.path.realpath(folder)
+    return covers(folder, path) and covers(real_folder, os.path.realpath(path))
+
+
+def kustomization_folders(top: str) -> Iterator[tuple[str, bool, list[str]]]:
     """Folders under ``top`` holding a kustomization (dot-folders and node_modules skipped,
-    symlinked folders not followed), in sorted order."""
+    symlinked folders not followed), in sorted order: (folder, it holds one kustomize reads,
+    the paths of files named like a variant of one: ``kustomization-prod.yaml``)."""
     for folder, dirnames, filenames in os.walk(top):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d != "node_modules")
-        if any(name in filenames for name in KUSTOMIZATION_NAMES):
-            yield folder
+        variants = sorted(os.path.join(folder, name) for name in filenames
+                          if name[:1] in "kK" and _variant_name(name))  # the first letter: one cheap test per file
+        standard = any(name in filenames for name in KUSTOMIZATION_NAMES)
+        if standard or variants:
+            yield folder, standard, variants
+
+
+def _variant_name(name: str) -> bool:
+    lower = name.lower()
+    return lower.startswith("kustomization") and lower.endswith((".yaml", ".yml")) and name not in KUSTOMIZATION_NAMES
 
 
 def _strings(value: Any) -> list[str]:
     return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
 
 
+def is_remote(folder: str, entry: str) -> bool:
+    """``entry`` of the kustomization in ``folder`` names what kustomize fetches: a URL, a git
+    reference, or a path that does not exist whose first name looks like a host (kustomize
+    then tries it as a git repository, `example.com/org/repo`)."""
+    if "://" in entry or entry.startswith(_REMOTE_PREFIXES) or "?ref=" in entry or "?version=" in entry:
+        return True
+    first = entry.split("/", 1)[0]
+    return "." in first.strip(".") and "/" in entry and not os.path.lexists(os.path.join(folder, entry))
+
+
 def _local(folder: str, entry: str) -> str:
     """The absolute path of a local entry; "" for a remote one (URL, git reference)."""
-    if "://" in entry or entry.startswith(("git@", "github.com/", "gitlab.com/")) or "?ref=" in entry:
+    if is_remote(folder, entry):
         return ""
     return os.path.normpath(os.path.join(folder, entry))

@@ -3,9 +3,14 @@ each seeing its own context and the shared files, never another unit's objects."
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kqlint.project.scope.units import Scope, scope_of
+
+if TYPE_CHECKING:
+    from kqlint.config import Config
+    from kqlint.domain.objects import K8sObject
+    from kqlint.engine.inputs import Loaded
 
 
 @dataclass
@@ -20,16 +25,36 @@ class Part:
     kustomize_dirs: frozenset[str] = frozenset()  # folders holding a kustomization (display paths)
 
 
-def without_fragments(inputs: Any, context_objects: list[Any], scope: Scope) -> tuple[Any, list[Any]]:
-    """Inputs and context without the objects of kustomize patch files; the input ones are
-    counted as skipped documents."""
-    if not scope.fragments:
+def without_fragments(inputs: Loaded, context_objects: list[Any], scope: Scope,
+                      as_rendered: frozenset[int] = frozenset()) -> tuple[Any, list[Any]]:
+    """Inputs and context without kustomize patch fragments (rules.md "Applied together"): the
+    objects of patch files, and, where a kustomization sits in the folder or above, documents
+    missing fields the API requires (a patch it names wrongly); the input ones are counted as
+    skipped documents. ``as_rendered``: ids of objects ``--kustomize`` rendered (whole objects)."""
+    if not scope.fragments and not scope.has_kustomizations():
         return inputs, context_objects
-    kept = [obj for obj in inputs.objects if not scope.is_fragment(obj.file)]
-    dropped = len({(obj.file, obj.doc) for obj in inputs.objects if scope.is_fragment(obj.file)})
+
+    def fragment(obj: K8sObject) -> bool:
+        if id(obj) in as_rendered:
+            return False
+        if scope.is_fragment(obj.file):
+            return True
+        if not scope.kustomized(obj.file):
+            return False
+        from kqlint.domain.incomplete import lacks_required_fields
+
+        return lacks_required_fields(obj)
+
+    dropped = [obj for obj in inputs.objects if fragment(obj)]
+    ids = {id(obj) for obj in dropped}
+    kept = [obj for obj in inputs.objects if id(obj) not in ids]
     inputs = type(inputs)(sources=inputs.sources, objects=kept, documents=inputs.documents,
-                          skipped=inputs.skipped + dropped)
-    return inputs, [obj for obj in context_objects if not scope.is_fragment(obj.file)]
+                          skipped=inputs.skipped + len({(obj.file, obj.doc) for obj in dropped}))
+    # a context object is read (its cached body decoded) only where it could matter: a copy of
+    # an input's identity (KQ003); an incomplete workload is never what a reference resolves to
+    identities = {(obj.kind, obj.name) for obj in kept}
+    return inputs, [obj for obj in context_objects
+                    if not (scope.is_fragment(obj.file) or (obj.kind, obj.name) in identities and fragment(obj))]
 
 
 def apply_rendered_namespaces(objects: list[Any], scope: Scope, as_rendered: frozenset[int] = frozenset()) -> None:
@@ -53,7 +78,7 @@ def apply_rendered_namespaces(objects: list[Any], scope: Scope, as_rendered: fro
             obj.namespace = RenderedNamespaces(str(obj.namespace), obj.file, order)
 
 
-def partitions(inputs: Any, context_objects: list[Any], config: Any, scope: Scope) -> list[Part]:
+def partitions(inputs: Loaded, context_objects: list[Any], config: Config, scope: Scope) -> list[Part]:
     """One Part when no object sits in a unit (a repository that is one platform); else the
     shared files' Part and one Part per unit that holds inputs."""
     folders = scope.kustomize_dirs()
@@ -78,11 +103,11 @@ def partitions(inputs: Any, context_objects: list[Any], config: Any, scope: Scop
     return parts
 
 
-def _loaded(inputs: Any, objects: list[Any]) -> Any:
+def _loaded(inputs: Loaded, objects: list[Any]) -> Any:
     return type(inputs)(sources=inputs.sources, objects=objects)
 
 
-def _as_context(obj: Any, config: Any) -> Any:
+def _as_context(obj: K8sObject, config: Config) -> Any:
     """A shared input seen from a unit: resolved to, judged like any object, reported once
     (in the shared Part)."""
     from kqlint.domain.objects import CONTEXT, K8sObject
@@ -90,7 +115,7 @@ def _as_context(obj: Any, config: Any) -> Any:
     return K8sObject(obj.file, obj.doc, obj.root, obj.base, obj.data, config.namespace, CONTEXT)
 
 
-def graph_view(inputs: Any, context_objects: list[Any], config: Any) -> tuple[Any, list[Any]]:
+def graph_view(inputs: Loaded, context_objects: list[Any], config: Config) -> tuple[Any, list[Any]]:
     """What ``kqlint graph`` shows, discovered as ``kqlint check`` discovers it: the inputs
     without kustomize patch fragments, and the context objects they may resolve to (no
     fragments, nothing from units that hold no input)."""

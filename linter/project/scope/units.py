@@ -6,18 +6,32 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from fnmatch import fnmatchcase
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kqlint.project.discover import display_path, inputs_folder
 from kqlint.project.root import project_root
-from kqlint.project.scope.layout import Layout, covers, kustomization_folders
+from kqlint.project.scope.layout import (
+    KUSTOMIZATION_NAMES,
+    KUSTOMIZE_GROUP,
+    KUSTOMIZE_KINDS,
+    Layout,
+    covers,
+    kustomization_folders,
+    parse_kustomization,
+)
 from kqlint.project.workdir import absolute, working_folder
+
+if TYPE_CHECKING:
+    from kqlint.config import Config
 
 
 class Scope:
     """Which files are patch fragments and which unit each file belongs to."""
 
-    def __init__(self, files: Iterable[str], config: Any, top: str) -> None:
+    def __init__(self, files: Iterable[str], config: Config, top: str, variants: Iterable[str] = ()) -> None:
+        """``variants``: files holding a ``kind: Kustomization`` under another name than
+        kustomize reads (``kustomization-prod.yaml``, copied into place to build a variant):
+        the patches they list are fragments too."""
         self.layout = Layout(top, config.max_file_size)
         self.config_units = _config_units(config)
         self.fragments: set[str] = set()          # absolute paths of patch files
@@ -27,13 +41,31 @@ class Scope:
         self._resource_files: dict[str, str] = {}  # a file a kustomization lists by name -> folder
         self._listed: dict[str, tuple[list[str], list[str]]] = {}  # folder -> (files, kustomizations) it lists
         self._namespaces: dict[str, frozenset[str | None]] | None = None  # rendered_namespaces()
+        self.variant_folders: set[str] = set()  # folders holding a kustomization under another name
+        self._kustomized: dict[str, bool] = {}    # folder -> a kustomization in it or above
         wanted = sorted({os.path.abspath(f) for f in files if f and not f.startswith("<")})
         for file in wanted:
             for folder in self.layout.folders_up(file):
                 self._visit(folder)
+        named: list[str] = []  # files named like a variant (kustomization-prod.yaml), whatever they hold
         if wanted:
-            for folder in kustomization_folders(top):  # overlays elsewhere may list a file as a patch
-                self._visit(folder)
+            for folder, standard, variants_here in kustomization_folders(top):  # overlays elsewhere may
+                if standard:                                                    # list a file as a patch
+                    self._visit(folder)
+                named += variants_here
+        for variant in sorted({os.path.abspath(v) for v in [*variants, *named]}):
+            self._add_variant(variant, top, config.max_file_size)
+
+    def _add_variant(self, path: str, top: str, max_file_size: int) -> None:
+        """A kustomization under another name: its patches are fragments (kustomize never reads
+        the file itself, but users copy it into place to build a variant)."""
+        folder = os.path.dirname(path)
+        if not covers(top, folder):
+            return
+        variant = parse_kustomization(path, folder, max_file_size)
+        if variant.kind in KUSTOMIZE_KINDS:
+            self.variant_folders.add(folder)
+            self.fragments.update(variant.patches)
 
     def _visit(self, folder: str) -> None:
         kustomization = self.layout.kustomization(folder)
@@ -70,6 +102,19 @@ class Scope:
 
     def is_fragment(self, file: str) -> bool:
         return bool(self.fragments) and os.path.abspath(file) in self.fragments
+
+    def has_kustomizations(self) -> bool:
+        return bool(self._parent or self.variant_folders)
+
+    def kustomized(self, file: str) -> bool:
+        """A kustomization (any name) sits in ``file``'s folder or a folder above it, up to the
+        project root: an incomplete document there is a patch it may name wrongly."""
+        folder = os.path.dirname(os.path.abspath(file))
+        if folder not in self._kustomized:
+            self._kustomized[folder] = any(
+                above in self.variant_folders or self.layout.kustomization(above) is not None
+                for above in self.layout.folders_up(file))
+        return self._kustomized[folder]
 
     def unit_of(self, file: str) -> str | None:
         """The unit ``file`` belongs to (a folder, or a group of kustomize folders); None: shared."""
@@ -140,7 +185,7 @@ class Scope:
         return None
 
 
-def _config_units(config: Any) -> tuple[str, tuple[str, ...]] | None:
+def _config_units(config: Config) -> tuple[str, tuple[str, ...]] | None:
     """(base folder, globs) of config ``units:``; None when the key is not set."""
     globs = getattr(config, "units", None)
     if globs is None:
@@ -186,6 +231,9 @@ def scope_top(paths: Iterable[str]) -> str:
     return project_root(folder) or folder
 
 
-def scope_of(objects: Iterable[Any], config: Any) -> Scope:
+def scope_of(objects: Iterable[Any], config: Config) -> Scope:
+    objects = list(objects)
     files = sorted({obj.file for obj in objects})
-    return Scope(files, config, scope_top(files))
+    variants = {obj.file for obj in objects if obj.kind in KUSTOMIZE_KINDS and obj.group == KUSTOMIZE_GROUP
+                and os.path.basename(obj.file) not in KUSTOMIZATION_NAMES}
+    return Scope(files, config, scope_top(files), variants)
