@@ -2,10 +2,9 @@
 ``RuleMeta.reads`` declares (the cache reuses its findings while those objects are unchanged)."""
 from __future__ import annotations
 
-from typing import Any
-
 from kqlint.domain import kinds as K
 from kqlint.domain.kueue import routing
+from kqlint.domain.objects import K8sObject
 from kqlint.domain.workloads.extract import TEMPLATE_KINDS as _TEMPLATE_KINDS
 
 RUNTIMES = frozenset({K.TRAINING_RUNTIME, K.CLUSTER_TRAINING_RUNTIME})
@@ -20,7 +19,7 @@ POD_PRIORITY = ("pod_priority: its PriorityClass or the global default one (prio
                 "non-preempting class (only_non_preempting_class: the graph's PriorityClasses)")
 
 
-def quota_scope(obj: Any, by_kind: dict[str, list[Any]]) -> list[Any]:
+def quota_scope(obj: K8sObject, by_kind: dict[str, list[K8sObject]]) -> list[K8sObject]:
     """The ClusterQueues whose quotas a workload's capacity check may read judging ``obj``: those
     named by a LocalQueue of its namespace (or of none, or applied wherever: every LocalQueue it
     may resolve), and every ClusterQueue sharing a cohort with one of them; in run order."""
