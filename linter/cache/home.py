@@ -108,9 +108,24 @@ def read_owned(path: str, limit: int = MAX_READ) -> bytes:
         os.close(handle)
 
 
-def _make_owned(owned: str) -> None:
-    from kqlint.cache.layout import atomic_write
+def atomic_write(target: str, blob: bytes) -> None:
+    """Write ``target`` whole or not at all (a temporary file beside it, then os.replace)."""
+    import tempfile
 
+    handle, temporary = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".tmp-")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(blob)
+        os.replace(temporary, target)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
+def _make_owned(owned: str) -> None:
     os.makedirs(os.path.dirname(owned), exist_ok=True)
     try:
         os.mkdir(owned)
@@ -142,10 +157,3 @@ def _real_folder(path: str) -> None:
 
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-
-
-def ensure_folder(folder: str) -> None:
-    """``folder`` (a settings folder inside kqlint's own) exists as a real folder."""
-    if not os.path.isdir(folder):
-        os.makedirs(folder, exist_ok=True)
-    check_below(os.path.dirname(os.path.dirname(folder)), folder)

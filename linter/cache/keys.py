@@ -10,7 +10,7 @@ from typing import Any
 CACHE_FORMAT = 5            # bump when the layout or the entry encoding changes
 _HASH_BYTES = 16
 _CACHE_MODULES = ("kqlint.cache", "kqlint.cache.keys", "kqlint.cache.layout", "kqlint.cache.index",
-                  "kqlint.cache.store", "kqlint.cache.home", "kqlint.cache.lazy")
+                  "kqlint.cache.store", "kqlint.cache.home", "kqlint.cache.lazy", "kqlint.version")
 # Besides the loader (kqlint.loader.SOURCE_MODULES): every module whose code decides what an
 # entry stores (objects, skeletons, requested resources, masked values, digests); checked by
 # tests/test_cache.py against what encoding a file imports.
@@ -51,7 +51,8 @@ def _file_bytes(path: Any) -> bytes:
 def settings_key(max_file_size: int) -> str:
     """Everything that changes what a file loads to, hashed (16 hex digits)."""
     import ruamel.yaml
-    from kqlint import __version__, loader
+    from kqlint import loader
+    from kqlint.version import __version__
 
     digest = hashlib.blake2b(digest_size=8)
     for part in (str(CACHE_FORMAT), __version__, sys.version.split()[0], ruamel.yaml.__version__,
@@ -80,10 +81,8 @@ def project_root(start: str | None = None) -> str:
 
 def code_fingerprint() -> str:
     """kqlint's own code and schemas, by name, size and mtime: a changed rule is a new key."""
-    import kqlint
-
     digest = hashlib.blake2b(digest_size=16)
-    roots = [os.path.dirname(kqlint.__file__)]
+    roots = [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]  # kqlint's own folder
     try:
         import kqlint.rules
         import kqlint.schemas

@@ -5,26 +5,21 @@ from __future__ import annotations
 import os
 import re
 import stat
-import tempfile
 import time
+
+from kqlint.cache.home import atomic_write as atomic_write  # re-exported: the writes of every cache module
+from kqlint.cache.home import check_below
 
 GARBAGE_AGE_NS = 60 * 1_000_000_000  # unreferenced packs younger than this may be a concurrent run's
 STALE_SETTINGS_S = 120      # other settings folders (kqlint versions) unused this long are removed
 _SETTINGS_NAME = re.compile(r"[0-9a-f]{16,64}")  # a settings key (kqlint.cache.keys): nothing else is removed
 
 
-def atomic_write(target: str, blob: bytes) -> None:
-    handle, temporary = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".tmp-")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(blob)
-        os.replace(temporary, target)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
+def ensure_folder(folder: str) -> None:
+    """``folder`` (a settings folder inside kqlint's own) exists as a real folder."""
+    if not os.path.isdir(folder):
+        os.makedirs(folder, exist_ok=True)
+    check_below(os.path.dirname(os.path.dirname(folder)), folder)
 
 
 def prune_packs(folder: str, packs: set[str], horizon_ns: int) -> None:

@@ -151,10 +151,11 @@ def store_report(cache: FileCache, key: str, report: Any) -> None:
     save_table(cache, _report_file(cache, key), MAGIC, report, "report-", MAX_REPORTS)
 
 
-def run_key(cache: FileCache, paths: list[str], context_paths: list[str], config: Any,
+def run_key(cache: FileCache, paths: list[str], context_paths: list[str], beyond: list[str], config: Any,
             rules: list[Any], inline_suppressions: bool) -> str | None:
     """The key of a whole run's report, or None when it cannot be cached safely (stdin,
-    plugins, --crd, files outside the project): then everything is linted as usual."""
+    plugins, --crd, files outside the project): then everything is linted as usual.
+    ``beyond``: the context paths that are not among the inputs."""
     from kqlint.project.discover import STDIN
 
     if STDIN in paths or config.plugins or config.crds:
@@ -167,9 +168,7 @@ def run_key(cache: FileCache, paths: list[str], context_paths: list[str], config
     found = cache.discover(paths, config.exclude)
     if found.missing:
         return None
-    from kqlint.engine.inputs import context_beyond_inputs
-
-    context = cache.discover(context_beyond_inputs(context_paths, paths), config.exclude)
+    context = cache.discover(beyond, config.exclude)
     parts = [os.path.basename(cache.folder), settings, repr(sorted(rule.code for rule in rules)),
              repr(inline_suppressions), repr(paths), repr(context_paths),
              repr(found.charts), repr(found.problems), repr(context.charts), repr(context.problems),
@@ -177,7 +176,7 @@ def run_key(cache: FileCache, paths: list[str], context_paths: list[str], config
     return report_key(cache, parts, found.files + context.files)
 
 
-def cached_run(cache: FileCache, paths: list[str], context_paths: list[str], config: Any,
+def cached_run(cache: FileCache, paths: list[str], context_paths: list[str], beyond: list[str], config: Any,
                rules: list[Any], inline_suppressions: bool, lint: Callable[[], Any]) -> Any:
     """The report of an identical earlier run, or ``lint()``'s (then stored); index flushed,
     or, when the cache's ``writes_later``, when its ``write()`` is called."""
@@ -185,7 +184,7 @@ def cached_run(cache: FileCache, paths: list[str], context_paths: list[str], con
 
     cache.begin_lint()  # nothing remembered from an earlier lint (a pass of --fix before its writes)
     deferred = cache.empty  # nothing stored: no report to find, the key is worked out after the run
-    key = None if deferred else run_key(cache, paths, context_paths, config, rules, inline_suppressions)
+    key = None if deferred else run_key(cache, paths, context_paths, beyond, config, rules, inline_suppressions)
     report = load_report(cache, key) if key is not None else None
     if report is not None:
         cache.flush()
@@ -194,7 +193,7 @@ def cached_run(cache: FileCache, paths: list[str], context_paths: list[str], con
     try:
         report = lint()
         if deferred:  # from the digests taken where the files were read (a file changed since: none stored)
-            key = run_key(cache, paths, context_paths, config, rules, inline_suppressions)
+            key = run_key(cache, paths, context_paths, beyond, config, rules, inline_suppressions)
     except BaseException:
         cache_results.end(save=False)
         raise

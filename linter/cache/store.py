@@ -19,7 +19,6 @@ from kqlint.cache.home import (
     cache_home,
     check_below,
     check_owned,
-    ensure_folder,
     owned_folder,
     project_folder,
     read_owned,
@@ -342,11 +341,11 @@ class FileCache:
         if not self.writable:
             return False
         try:
-            ensure_folder(self.folder)
+            layout.ensure_folder(self.folder)
             try:
                 layout.atomic_write(target, blob)
             except FileNotFoundError:  # the folder was pruned meanwhile by another version's run
-                ensure_folder(self.folder)
+                layout.ensure_folder(self.folder)
                 layout.atomic_write(target, blob)
             return True
         except CacheRefused as exc:

@@ -68,9 +68,10 @@ class Pipeline:
                 return self._lint_files(paths, named, inline, progress, jobs, notes)
             from kqlint.cache.run import cached_run
 
-            report: Report = cached_run(self.cache, paths, named, self.config, list(self.selected), inline,
+            beyond = context_beyond_inputs(named, paths)
+            report: Report = cached_run(self.cache, paths, named, beyond, self.config, list(self.selected), inline,
                                         lambda: self._lint_files(paths, named, inline, progress, jobs, notes))
-            _remember_reads(self.cache, paths, named, self.config)
+            _remember_reads(self.cache, paths, beyond, self.config)
             return report
 
     def lint_text(self, path: str, raw: bytes, context: KeptContext, inline: bool = True) -> Report:
@@ -210,12 +211,11 @@ def _absolute(path: str) -> str:
     return absolute(path)
 
 
-def _remember_reads(cache: FileCache, paths: list[str], named_context: list[str], config: Config) -> None:
+def _remember_reads(cache: FileCache, paths: list[str], beyond: list[str], config: Config) -> None:
     """A report reused from the cache read no file this run: the writer must still refuse to
     overwrite the inputs and context (kqlint.project.writer)."""
     from kqlint.project.writer import remember_read
 
-    beyond = context_beyond_inputs(named_context, paths)
     remember_read(cache.discover(paths, config.exclude).files + cache.discover(beyond, config.exclude).files)
 
 
