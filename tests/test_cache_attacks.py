@@ -260,3 +260,18 @@ def test_the_server_writes_no_cache_beside_a_buffer_outside_every_folder(tmp_pat
     folders = Folders([str(workspace)])
     folders.of(str(buffer)).lint(str(buffer), CLEAN_JOB.encode())
     assert _tree(outside) == before
+
+
+def test_kqlints_folder_never_appears_without_its_tag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two first runs at once: the one that finds kqlint/ made by the other must find it marked
+    (it refused it while the tag was not yet written), so the folder gets its name complete."""
+    from kqlint.cache import home
+
+    owned = tmp_path / "home" / "kqlint"
+    seen: list[bool] = []
+    real = home.atomic_write
+    monkeypatch.setattr(home, "atomic_write", lambda target, blob: (seen.append(owned.exists()), real(target, blob))[1])
+    home.check_owned(str(owned), None)
+    assert seen == [False, False] and (owned / home.TAG_NAME).read_bytes() == home.TAG
+    assert [path.name for path in owned.parent.iterdir()] == ["kqlint"]  # no temporary folder left
+    home.check_owned(str(owned), None)  # the second run's check: kqlint's, used
