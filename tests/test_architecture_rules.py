@@ -156,7 +156,6 @@ def test_no_module_is_over_400_lines(base: str) -> None:
     assert long == {}
 
 
-@pytest.mark.xfail(strict=True, reason="the typed seams land in the next commits")
 def test_no_seam_parameter_is_typed_any() -> None:
     loose = []
     for path in MODULES.values():

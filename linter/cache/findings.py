@@ -25,12 +25,16 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from kqlint.cache.keys import code_fingerprint, crd_digest
 from kqlint.cache.reads import object_namespace
 from kqlint.cache.tables import load_table, save_table
 
 if TYPE_CHECKING:
-    from kqlint.engine.rule import Reads
+    from kqlint.cache.store import FileCache
+    from kqlint.config import Config
+    from kqlint.domain.graph import ObjectGraph
+    from kqlint.domain.objects import K8sObject
+    from kqlint.engine.rule import Reads, Rule
+    from kqlint.model import Finding
 
 FORMAT = 4  # 3: per object, the digests of its scoped reads (RuleMeta.reads.scoped);
 # 4: objects keyed with the namespace they are applied in (a kustomization's ``namespace:``)
@@ -52,7 +56,8 @@ class Reuse:
     """The run's stored findings of pure and graph-reading rules, and those it computes (kept
     by save())."""
 
-    def __init__(self, cache: Any, key: str, codes: frozenset[str], reads: Mapping[str, Reads] | None = None) -> None:
+    def __init__(self, cache: FileCache | _Passes, key: str, codes: frozenset[str],
+                 reads: Mapping[str, Reads] | None = None) -> None:
         self.cache, self.key, self.codes = cache, key, codes
         self.declared: dict[str, Reads] = dict(reads or {})  # code -> what the rule declares it reads
         self.reads = frozenset(self.declared)
@@ -81,7 +86,7 @@ class Reuse:
     def path(self) -> str:
         return os.path.join(self.cache.folder, f"results-{self.key}")
 
-    def enter(self, graph: Any) -> None:
+    def enter(self, graph: ObjectGraph) -> None:
         """The graph about to be checked: what each reused rule reads in it (before --jobs forks)."""
         from kqlint.cache.reads import graph_key, read_kinds
 
@@ -97,7 +102,7 @@ class Reuse:
         stored = self.tables[1].get(self.unit, ({}, {}))[0]
         self.valid = frozenset(code for code, digest in self.current.items() if stored.get(code) == digest)
 
-    def _stored(self, obj: Any) -> tuple[Any, ...] | None:
+    def _stored(self, obj: K8sObject) -> tuple[Any, ...] | None:
         digest = self.cache.digest_of_display.get(obj.file)
         if digest is None:
             return None
@@ -109,7 +114,7 @@ class Reuse:
                     return found
         return None
 
-    def _stored_reads(self, obj: Any) -> dict[str, tuple[Any, ...]]:
+    def _stored_reads(self, obj: K8sObject) -> dict[str, tuple[Any, ...]]:
         """The stored findings of graph-reading rules on ``obj`` still valid in this graph."""
         if not self.valid:
             return {}
@@ -123,7 +128,7 @@ class Reuse:
                 del kept[code]
         return kept
 
-    def skip(self, obj: Any) -> frozenset[str]:
+    def skip(self, obj: K8sObject) -> frozenset[str]:
         """The rules whose findings on ``obj`` are stored (not to be run again)."""
         pure = self.codes if self._stored(obj) is not None else frozenset()
         return pure | frozenset(self._stored_reads(obj))
@@ -144,7 +149,7 @@ class Reuse:
                 self._record_reads(obj, found, kept)
         return reused
 
-    def _record(self, obj: Any, findings: tuple[Any, ...]) -> None:
+    def _record(self, obj: K8sObject, findings: tuple[Any, ...]) -> None:
         digest = self.cache.digest_of_display.get(obj.file)
         if digest is None or any(not _inside(f, obj.file) for f in findings):
             return
@@ -152,7 +157,7 @@ class Reuse:
         if record[0] == obj.file:
             record[1][(obj.doc, obj.base, object_namespace(obj))] = findings
 
-    def _record_reads(self, obj: Any, found: list[Any], kept: dict[str, tuple[Any, ...]]) -> None:
+    def _record_reads(self, obj: K8sObject, found: list[Any], kept: dict[str, tuple[Any, ...]]) -> None:
         """Keep what every graph-reading rule found on ``obj`` (what each read: the graph's)."""
         document = self.run.document_digest(obj) if self.current else None
         if document is None:
@@ -184,7 +189,8 @@ class Reuse:
 
     def save(self, live: set[str]) -> None:
         """Write the tables (stored + new, only files still indexed) if this run added to them."""
-        if not (self.new or self.new_reads or self.new_graph) or not self.cache.writable:
+        if not (self.new or self.new_reads or self.new_graph) or isinstance(self.cache, _Passes) \
+                or not self.cache.writable:
             return
         table = {digest: record for digest, record in self.table.items() if digest in live}
         for digest, (display, objects) in self.new.items():
@@ -202,7 +208,7 @@ class Reuse:
 class _NoReuse:
     codes: frozenset[str] = frozenset()
 
-    def skip(self, obj: Any) -> frozenset[str]:
+    def skip(self, obj: K8sObject) -> frozenset[str]:
         return frozenset()
 
     def merge(self, inputs: Sequence[Any], outcomes: Sequence[tuple[list[Any], list[str]]]) -> list[Any]:
@@ -226,6 +232,11 @@ class _Passes:
 
     def __init__(self) -> None:
         self.digest_of_display: dict[str, str] = {}
+        self.documents_of_display: dict[str, tuple[str, ...]] = {}
+        self.projections_of_display: dict[str, tuple[str, ...]] = {}
+
+    def live_digests(self) -> set[str]:
+        return set()
 
 
 _PASSES: Reuse | None = None  # the findings of pure rules kept from one --fix pass to the next
@@ -252,7 +263,7 @@ def _between_passes(object_rules: Iterable[tuple[Any, ...]]) -> Reuse | None:
     return kept
 
 
-def reuse_for(object_rules: Iterable[tuple[Any, ...]], graph: Any = None,
+def reuse_for(object_rules: Iterable[tuple[Any, ...]], graph: ObjectGraph | None = None,
               graph_rules: Iterable[Any] = ()) -> Reuse | _NoReuse:
     """The hook run_rules calls with its per-object rules (tuples starting with the rule), the
     graph and its graph rules: the active run's stored results (or those of an earlier --fix
@@ -279,7 +290,7 @@ def observe(objects: list[Any], scope: Any) -> None:
                                  _ACTIVE.cache.projections_of_display)
 
 
-def begin(cache: Any, config: Any, rules: list[Any], inputs: int) -> Reuse | None:
+def begin(cache: FileCache, config: Config, rules: list[Any], inputs: int) -> Reuse | None:
     """Make the stored results of this configuration the active ones (None: nothing to reuse).
     A run of a few files (pre-commit) checks them faster than it reads and rewrites the table."""
     global _ACTIVE
@@ -319,11 +330,14 @@ def reading_rules(rules: Iterable[Any]) -> dict[str, Reads]:
             and rule.meta.scope in ("object", "graph") and _builtin(rule)}
 
 
-def _builtin(rule: Any) -> bool:
-    return getattr(rule.module, "__name__", "").startswith("kqlint.rules.")
+def _builtin(rule: Rule) -> bool:
+    return getattr(getattr(rule, "module", None), "__name__", "").startswith("kqlint.rules.")
 
 
-def results_key(cache: Any, config: Any, rules: list[Any]) -> tuple[str | None, frozenset[str], dict[str, Reads]]:
+def results_key(cache: FileCache, config: Config,
+                rules: list[Any]) -> tuple[str | None, frozenset[str], dict[str, Reads]]:
+    from kqlint.cache.keys import code_fingerprint, crd_digest
+
     codes, reads = pure_rules(rules), reading_rules(rules)
     settings = repr(config)
     if not (codes or reads) or " object at 0x" in settings:
@@ -338,7 +352,7 @@ def results_key(cache: Any, config: Any, rules: list[Any]) -> tuple[str | None, 
     return digest.hexdigest(), codes, reads
 
 
-def _inside(finding: Any, file: str) -> bool:
+def _inside(finding: Finding, file: str) -> bool:
     """Every location of a stored finding is in the object's own file (a pure rule's are)."""
     return finding.location.file == file and all(r.file == file for r in finding.related)
 

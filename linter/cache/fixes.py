@@ -12,10 +12,13 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kqlint.cache.tables import load_table, save_table
 from kqlint.fix.model import Fix
+
+if TYPE_CHECKING:
+    from kqlint.cache.store import FileCache
 
 _MAGIC = b"KQLF\x00\x01"
 MAX_TABLES = 2  # one per recent kqlint code
@@ -25,7 +28,7 @@ Resolved = list[Fix | None]
 class ResolvedFixes:
     """One run's view of the table: what it finds there, what it resolves, saved by save()."""
 
-    def __init__(self, cache: Any, streams: frozenset[str] = frozenset()) -> None:
+    def __init__(self, cache: FileCache, streams: frozenset[str] = frozenset()) -> None:
         from kqlint.cache.keys import code_fingerprint
 
         self.cache = cache

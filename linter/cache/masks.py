@@ -21,10 +21,13 @@ findings change when the masked values of other objects change.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kqlint.domain import kinds as K
 from kqlint.domain.objects import dig
+
+if TYPE_CHECKING:
+    from kqlint.domain.objects import K8sObject
 
 QUOTA_FIELDS = ("nominalQuota", "borrowingLimit", "lendingLimit")
 _SCALARS = (str, int, float, bool, type(None))
@@ -35,12 +38,12 @@ TRAINJOB_IMAGES = (("spec", "trainer", "image"), ("spec", "initializer", "datase
 Site = tuple[Any, Any, tuple[Any, ...]]
 
 
-def mask_paths(obj: Any, templates: list[Any] | None = None) -> list[tuple[Any, ...]]:
+def mask_paths(obj: K8sObject, templates: list[Any] | None = None) -> list[tuple[Any, ...]]:
     """The paths (from the document's root) of ``obj``'s masked values."""
     return [site[2] for site in mask_sites(obj, templates)]
 
 
-def mask_sites(obj: Any, templates: list[Any] | None = None) -> list[Site]:
+def mask_sites(obj: K8sObject, templates: list[Any] | None = None) -> list[Site]:
     """Where ``obj``'s masked values are; ``templates``: its own pod templates, when known."""
     from kqlint.domain.kueue.quota import flavor_quotas
     from kqlint.domain.podspec import containers

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kqlint.cache.tables import load_table, save_table
 from kqlint.loader import LoadProblem
+
+if TYPE_CHECKING:
+    from kqlint.cache.store import FileCache
 
 _MAGIC = b"KQLP\x00\x01"
 MAX_TABLES = 2
@@ -22,7 +25,7 @@ _CLEAN = "clean"  # the stored verdict "no placeholder where another type is exp
 
 
 class PlaceholderVerdicts:
-    def __init__(self, cache: Any, namespace: str, crds: tuple[str, ...]) -> None:
+    def __init__(self, cache: FileCache, namespace: str, crds: tuple[str, ...]) -> None:
         from kqlint.cache.keys import code_fingerprint, crd_digest
 
         self.cache = cache

@@ -31,15 +31,9 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from kqlint.domain.graph import ObjectGraph
+    from kqlint.domain.objects import K8sObject
     from kqlint.engine.rule import Reads
-
-def object_namespace(obj: Any) -> str:
-    """The namespace an object is applied in, as its stored findings are keyed: the same content
-    may be applied elsewhere (a kustomization's ``namespace:`` changed, the file is the same)."""
-    namespace = obj.namespace
-    return repr((type(namespace).__name__, str(namespace) if namespace is not None else None,
-                 getattr(namespace, "namespaces", None)))
-
 
 def read_kinds(reads: Reads) -> frozenset[str]:
     """The kind names whose objects a rule declaring ``reads`` reads (digests are kept per kind name)."""
@@ -62,7 +56,7 @@ class RunObjects:
         self.layout = _digest_of([sorted(scope.kustomize_dirs()), sorted(scope.fragments),
                                   sorted(scope.variant_folders)])
 
-    def document_digest(self, obj: Any, projected: bool = False) -> str | None:
+    def document_digest(self, obj: K8sObject, projected: bool = False) -> str | None:
         found = (self.projections if projected else self.documents).get(obj.file)
         return found[obj.doc] if found is not None and 0 <= obj.doc < len(found) else None
 
@@ -84,7 +78,7 @@ class RunObjects:
                                 object_namespace(obj))).encode("utf-8", "surrogateescape"))
         return digest.hexdigest()
 
-    def scoped_digest(self, code: str, reads: Reads, obj: Any) -> str | None:
+    def scoped_digest(self, code: str, reads: Reads, obj: K8sObject) -> str | None:
         """The digest of the objects rule ``code`` reads whole judging ``obj`` (``reads.scoped``),
         the same for every object of one namespace; None: unknown."""
         assert reads.scoped is not None
@@ -107,7 +101,7 @@ class RunObjects:
         return _digest_of(parts)
 
 
-def graph_key(graph: Any) -> str | None:
+def graph_key(graph: ObjectGraph) -> str | None:
     """What a graph adds to its objects: its unit, the platform model, the declared objects,
     the kustomization folders; None when a part cannot be keyed."""
     from kqlint.domain.graph import from_manifest
@@ -132,3 +126,11 @@ def _platform(model: Any) -> list[Any]:
 
 def _digest_of(parts: Any) -> str:
     return hashlib.blake2b(repr(parts).encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+
+
+def object_namespace(obj: K8sObject) -> str:
+    """The namespace an object is applied in, as its stored findings are keyed: the same content
+    may be applied elsewhere (a kustomization's ``namespace:`` changed, the file is the same)."""
+    namespace = obj.namespace
+    return repr((type(namespace).__name__, str(namespace) if namespace is not None else None,
+                 getattr(namespace, "namespaces", None)))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kqlint import loader
 from kqlint.cache import FileCache, Miss, content_hash
@@ -13,6 +13,10 @@ from kqlint.cache.entries import MAGIC, Skeleton, encode, known_source
 from kqlint.cache.keys import code_fingerprint
 from kqlint.cache.tables import load_table, save_table
 from kqlint.loader import SourceFile
+
+if TYPE_CHECKING:
+    from kqlint.config import Config
+    from kqlint.model import Report
 
 
 def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
@@ -147,11 +151,11 @@ def load_report(cache: FileCache, key: str) -> Any:
     return report if isinstance(report, Report) else None
 
 
-def store_report(cache: FileCache, key: str, report: Any) -> None:
+def store_report(cache: FileCache, key: str, report: Report) -> None:
     save_table(cache, _report_file(cache, key), MAGIC, report, "report-", MAX_REPORTS)
 
 
-def run_key(cache: FileCache, paths: list[str], context_paths: list[str], beyond: list[str], config: Any,
+def run_key(cache: FileCache, paths: list[str], context_paths: list[str], beyond: list[str], config: Config,
             rules: list[Any], inline_suppressions: bool) -> str | None:
     """The key of a whole run's report, or None when it cannot be cached safely (stdin,
     plugins, --crd, files outside the project): then everything is linted as usual.
@@ -176,7 +180,7 @@ def run_key(cache: FileCache, paths: list[str], context_paths: list[str], beyond
     return report_key(cache, parts, found.files + context.files)
 
 
-def cached_run(cache: FileCache, paths: list[str], context_paths: list[str], beyond: list[str], config: Any,
+def cached_run(cache: FileCache, paths: list[str], context_paths: list[str], beyond: list[str], config: Config,
                rules: list[Any], inline_suppressions: bool, lint: Callable[[], Any]) -> Any:
     """The report of an identical earlier run, or ``lint()``'s (then stored); index flushed,
     or, when the cache's ``writes_later``, when its ``write()`` is called."""

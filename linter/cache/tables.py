@@ -6,7 +6,10 @@ from __future__ import annotations
 import io
 import pickle
 import zlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kqlint.cache.store import FileCache
 
 
 def load_table(path: str, magic: bytes) -> Any:
@@ -22,7 +25,7 @@ def load_table(path: str, magic: bytes) -> Any:
         return None
 
 
-def save_table(cache: Any, path: str, magic: bytes, value: Any, prefix: str, keep: int) -> None:
+def save_table(cache: FileCache, path: str, magic: bytes, value: Any, prefix: str, keep: int) -> None:
     """Write ``value`` (if the cache can be written), keeping the ``keep`` newest tables named ``prefix…``."""
     if not cache.writable:
         return
