@@ -181,3 +181,17 @@ def cache_folder(project: Path) -> Path:
     from kqlint.cache.home import owned_folder, project_folder
 
     return Path(project_folder(owned_folder(os.environ["XDG_CACHE_HOME"]), str(project)))
+
+
+def declared_reads() -> dict[str, Any]:
+    """Code -> RuleMeta of every built-in rule that declares what it reads (``RuleMeta.reads``)."""
+    from kqlint.engine.registry import builtin_rules
+
+    return {rule.code: rule.meta for rule in builtin_rules() if rule.meta.reads is not None}
+
+
+def pure_codes() -> frozenset[str]:
+    """The built-in rules that declare their findings depend on their object alone."""
+    from kqlint.engine.registry import builtin_rules
+
+    return frozenset(rule.code for rule in builtin_rules() if rule.meta.pure)

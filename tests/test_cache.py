@@ -18,7 +18,7 @@ from kqlint import cache as cache_module
 from kqlint import loader
 from kqlint.cache import layout as cache_layout
 from kqlint.cache import store as cache_store
-from kqlint.cache.entries import framed
+from kqlint.cache.codec import framed
 from kqlint.cli import main
 from kqlint.engine import parallel
 
@@ -340,7 +340,7 @@ def test_check_writes_the_cache_beside_the_fix_workers(repo: Path, capsys: pytes
 
 def test_context_objects_are_lazy_until_read(repo: Path) -> None:
     from kqlint.cache import FileCache
-    from kqlint.cache.lazy import CachedSource, LazyObject, objects_of
+    from kqlint.cache.entries import CachedSource, LazyObject, objects_of
     from kqlint.loader import load_file
 
     cache = FileCache(str(cache_folder(repo)))
@@ -413,8 +413,7 @@ def test_an_entry_that_cannot_be_read_back_is_parsed_and_not_stored(repo: Path, 
 
 def test_lazy_objects_answer_identity_labels_and_annotations_unread_and_become_plain(repo: Path) -> None:
     from kqlint.cache import FileCache
-    from kqlint.cache.entries import encode_entry
-    from kqlint.cache.lazy import FilledObject, LazyObject, objects_of
+    from kqlint.cache.entries import FilledObject, LazyObject, encode_entry, objects_of
     from kqlint.loader import load_file
 
     path = "tenants/research/training/allreduce-bench.yaml"
@@ -435,8 +434,7 @@ def test_lazy_objects_locate_identity_fields_and_read_queue_routes_unread(repo: 
     """Positions of identity fields (KQ005 reports at apiVersion) and a LocalQueue's
     ClusterQueue, a ClusterQueue's cohort, come from the entry's head; other fields decode."""
     from kqlint.cache import FileCache
-    from kqlint.cache.entries import encode_entry
-    from kqlint.cache.lazy import LazyObject, objects_of
+    from kqlint.cache.entries import LazyObject, encode_entry, objects_of
     from kqlint.loader import load_file
 
     paths = ["tenants/nlp/queues/local-queues.yaml", "platform/kueue/cluster-queues.yaml"]
@@ -462,8 +460,8 @@ def test_a_warm_run_decodes_no_input_whose_rules_are_all_reused(repo: Path, caps
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """Inputs served from the cache are decoded only when something reads them: with only pure
     rules selected (their findings reused), editing one file decodes no other file."""
+    from kqlint.cache import entries as cache_entry
     from kqlint.cache import findings as cache_results
-    from kqlint.cache import lazy as cache_lazy
 
     monkeypatch.setattr(cache_results, "MIN_INPUT_FILES", 1)
     args = (".", "--select", "KQ002,KQ004,KQ403", "--format", "json")
@@ -472,8 +470,8 @@ def test_a_warm_run_decodes_no_input_whose_rules_are_all_reused(repo: Path, caps
     edited = repo / "platform" / "priority" / "priority-classes.yaml"  # nothing it holds reads other objects
     edited.write_text(edited.read_text() + "# edited\n")
     filled: list[str] = []
-    real = cache_lazy._Body.fill
-    monkeypatch.setattr(cache_lazy._Body, "fill", lambda body: (filled.append(body.path), real(body))[1])
+    real = cache_entry._Body.fill
+    monkeypatch.setattr(cache_entry._Body, "fill", lambda body: (filled.append(body.path), real(body))[1])
     assert _run(capsys, *args) == _run(capsys, *args, "--no-cache")
     assert filled == []
 
@@ -506,6 +504,7 @@ def test_pure_rules_read_nothing_but_their_object() -> None:
     """The guard of ``RuleMeta.pure``: on every example and rule fixture, a pure rule finds the same
     on an object with the whole graph around it as with a graph of that object alone (which
     has no platform model: reading it fails)."""
+    from helpers import pure_codes
     from kqlint.config import Config
     from kqlint.domain.graph import ObjectGraph
     from kqlint.engine.registry import RuleSet, builtin_rules
@@ -515,9 +514,9 @@ def test_pure_rules_read_nothing_but_their_object() -> None:
     objects, graph = _objects_with_graph(paths)
     config = Config()
     errors: list[str] = []
-    pure = {rule.code for rule in builtin_rules() if rule.meta.pure is not None}
+    pure = pure_codes()
     rules, states = prepare_rules(RuleSet(r for r in builtin_rules() if r.code in pure), config, errors)
-    assert not errors and pure and {rule.code for rule in rules} == pure
+    assert not errors and {rule.code for rule in rules} == set(pure) and len(pure) >= 12
     checked = 0
     for rule in rules:
         scope = _scope(rule)
@@ -613,7 +612,7 @@ def test_damaged_or_planted_results_are_ignored(repo: Path, tmp_path: Path, caps
                                                 damage: str) -> None:
     import zlib
 
-    from kqlint.cache import findings as cache_results
+    from kqlint.cache import stored
 
     expected = _all_outputs(capsys, ".", "--no-cache")
     _run(capsys, ".")
@@ -632,7 +631,7 @@ def test_damaged_or_planted_results_are_ignored(repo: Path, tmp_path: Path, caps
     elif damage == "truncated":
         table.write_bytes(table.read_bytes()[: table.stat().st_size // 2])
     else:
-        table.write_bytes(cache_results._MAGIC + zlib.compress(pickle.dumps((cache_results.FORMAT, Evil()))))
+        table.write_bytes(stored.MAGIC + zlib.compress(pickle.dumps((stored.FORMAT, Evil()))))
     assert _all_outputs(capsys, ".") == expected
     assert not marker.exists()
 

@@ -1,9 +1,8 @@
-"""The guard of kqlint.cache.masks: no rule whose findings the cache reuses (its
-``RuleMeta.reads``) reads the masked values of another object (plain label values, container
-images, ClusterQueue quotas), except what its ``Reads.scoped`` names (KQ210: the quotas of the
-ClusterQueues kqlint.domain.reads.quota_scope names). On every example and rule fixture case,
-each such rule finds the same (same findings, positions, messages, fixes) with every other
-object's masked values changed, twice over."""
+"""The guard of kqlint.cache.masks: no rule whose findings the cache reuses (``RuleMeta.reads``)
+reads the masked values of another object (plain label values, container images, ClusterQueue
+quotas), except KQ210, which reads the quotas of the ClusterQueues kqlint.domain.kueue.quota.quota_scope
+names. On every example and rule fixture case, each such rule finds the same (same findings,
+positions, messages, fixes) with every other object's masked values changed, twice over."""
 from __future__ import annotations
 
 import copy
@@ -11,14 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import ReuseGuard, graph_like, lint_case, lint_everything_guarded
+from helpers import ReuseGuard, declared_reads, graph_like, lint_case, lint_everything_guarded
 from kqlint.cache.masks import QUOTA_FIELDS, mask_paths
 from kqlint.config import Config
 from kqlint.domain.graph import ObjectGraph, from_manifest
 from kqlint.domain.objects import dig
 from kqlint.engine import analysis, runner
-from kqlint.engine.registry import builtin_rules
-from kqlint.engine.rule import ScopedRead
 from kqlint.loader import parse_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,17 +51,20 @@ def perturbed(graph: ObjectGraph, perturbation: dict[str, Any], keep: Any = None
     return graph_like(graph, objects)  # type: ignore[no-any-return]
 
 
-class Guard(ReuseGuard):
-    """Every reused rule judged with and without perturbed values."""
+READS = declared_reads()
 
-    def __init__(self, scoped: dict[str, ScopedRead] | None = None) -> None:
-        declared = {rule.code: rule.meta.reads for rule in builtin_rules() if rule.meta.reads is not None}
-        super().__init__(declared)
-        self.scoped = {code: reads.scoped for code, reads in declared.items() if reads.scoped is not None}
-        self.scoped.update(scoped or {})
+
+class Guard(ReuseGuard):
+    """Every reused rule judged with and without perturbed values; ``scoped``: the scoped reads
+    the guard believes (default: what the rules declare)."""
+
+    def __init__(self, scoped: dict[str, Any] | None = None) -> None:
+        super().__init__(READS)
+        self.scoped = scoped if scoped is not None else {code: meta.scoped_reads for code, meta in READS.items()
+                                                         if meta.scoped_reads is not None}
 
     def judge(self, rules: list[Any], graph: ObjectGraph, config: Config, states: Any) -> None:
-        reused = [rule for rule in rules if rule.code in self.compared]
+        reused = [rule for rule in rules if rule.code in READS]
         for perturbation in PERTURBATIONS:
             self._graph_rules([r for r in reused if r.meta.scope == "graph"], graph, config, states, perturbation)
             self._object_rules([r for r in reused if r.meta.scope != "graph"], graph, config, states, perturbation)
@@ -83,12 +83,12 @@ class Guard(ReuseGuard):
             changed = perturbed(graph, perturbation, keep=obj) if applying else graph
             for rule in applying:
                 other = changed
-                scoped = self.scoped.get(rule.code)
-                if scoped is not None:
+                if rule.code in self.scoped:
+                    scoped_kind, scope = self.scoped[rule.code]
                     by_kind = {name: [o for o in graph.objects if o.kind == name]
-                               for name in ("LocalQueue", scoped.kind)}
+                               for name in ("LocalQueue", scoped_kind)}
                     other = perturbed(graph, perturbation, keep=obj,
-                                      keep_quotas=frozenset(id(o) for o in scoped.objects(obj, by_kind)))
+                                      keep_quotas=frozenset(id(o) for o in scope(obj, by_kind)))
                 self.same(rule.code, f"{obj.file}: {obj.display()}",
                           *(list(rule.check(obj, runner.rule_context(rule, g, config, states)))
                             for g in (graph, other)))
@@ -103,7 +103,7 @@ def test_no_reused_rule_reads_masked_values_of_other_objects(monkeypatch: pytest
 
 def test_the_guard_sees_a_rule_that_reads_quotas(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without its scoped reads, KQ210 would read masked quotas: the guard must see that."""
-    guard = Guard({"KQ210": ScopedRead("ClusterQueue", lambda obj, by_kind: [], "none")})
+    guard = Guard(scoped={"KQ210": ("ClusterQueue", lambda obj, by_kind: [])})
     monkeypatch.setattr(analysis, "run_rules", guard.run_rules)
     for case in sorted((FIXTURES / "KQ210").iterdir()):
         if case.name.startswith("bad"):

@@ -8,17 +8,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import ReuseGuard, cache_folder, graph_like, lint_everything_guarded
+from helpers import ReuseGuard, cache_folder, declared_reads, graph_like, lint_everything_guarded, pure_codes
 from kqlint.cache.reads import read_kinds
 from kqlint.config import Config
 from kqlint.domain.graph import ObjectGraph, from_manifest
 from kqlint.engine import runner
-from kqlint.engine.registry import builtin_rules
-from kqlint.engine.rule import Reads
 
 ROOT = Path(__file__).resolve().parent.parent
-DECLARED: dict[str, Reads] = {rule.code: rule.meta.reads for rule in builtin_rules() if rule.meta.reads is not None}
 FIXTURES = ROOT / "tests" / "fixtures" / "rules"
+READS = declared_reads()
 
 
 def _reduced(graph: ObjectGraph, kinds: frozenset[str], own: Any = None) -> ObjectGraph:
@@ -31,15 +29,15 @@ class Guard(ReuseGuard):
     """Every declared rule judged twice per graph: whole, and reduced to what it declares."""
 
     def __init__(self) -> None:
-        super().__init__(DECLARED)
+        super().__init__(READS)
 
     def judge(self, rules: list[Any], graph: ObjectGraph, config: Config, states: Any) -> None:
         for rule in rules:
-            if rule.code in DECLARED:
+            if rule.code in READS:
                 self._compare(rule, graph, config, states)
 
     def _compare(self, rule: Any, graph: ObjectGraph, config: Config, states: Any) -> None:
-        kinds = read_kinds(DECLARED[rule.code])
+        kinds = read_kinds(rule.meta)
         if rule.meta.scope == "graph":
             self.same(rule.code, "the graph", *(list(rule.check_graph(g, runner.rule_context(rule, g, config, states)))
                                                 for g in (graph, _reduced(graph, kinds))))
@@ -58,12 +56,11 @@ def test_declared_reads_are_all_a_rule_reads(monkeypatch: pytest.MonkeyPatch) ->
     assert all(count > 0 for count in guard.compared.values()), guard.compared  # every rule found something
 
 
-def test_every_declared_rule_has_its_scope_and_reasons() -> None:
-    rules = {rule.code: rule for rule in builtin_rules()}
-    assert DECLARED
-    for code, reads in DECLARED.items():
-        assert rules[code].meta.scope in ("object", "graph") and rules[code].meta.pure is None
-        assert reads.kinds and reads.why
+def test_every_declared_rule_has_a_scope_and_a_reason() -> None:
+    for code, meta in READS.items():
+        assert meta.scope in ("object", "graph") and code not in pure_codes() and meta.reads
+        source = (ROOT / "rules").rglob(f"{code.lower()}_*.py")
+        assert "# findings cache: reads " in next(source).read_text(encoding="utf-8")  # why, beside META
 
 
 # ------------------------------------------------------------------ warm runs end to end
@@ -140,11 +137,11 @@ def test_a_comment_appended_checks_nothing_again(repo: Path, capsys: pytest.Capt
     for report in cache_folder(Path.cwd()).glob("*/report-*"):
         report.unlink()
     quota = _checked(monkeypatch, "KQ210")
-    from kqlint.cache import lazy as cache_lazy
+    from kqlint.cache import entries as cache_entry
 
     decoded: list[str] = []
-    real_fill = cache_lazy._Body.fill
-    monkeypatch.setattr(cache_lazy._Body, "fill", lambda body: decoded.append(body.path) or real_fill(body))
+    real_fill = cache_entry._Body.fill
+    monkeypatch.setattr(cache_entry._Body, "fill", lambda body: decoded.append(body.path) or real_fill(body))
     assert _outputs(capsys, "--jobs", "1", *NOT_REUSED) == expected
     assert quota == []  # every object and every ClusterQueue/LocalQueue read as before
     files = len(list(Path(".").rglob("*.yaml")))

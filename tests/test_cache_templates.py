@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from conftest import shared_dir
 from kqlint.cache.entries import decode_entry, encode_entry
-from kqlint.cache.lazy import lazy_source
 from kqlint.domain.graph import ObjectGraph
 from kqlint.domain.kueue.priority import RUN_POLICY_CLASS
 from kqlint.domain.objects import INPUT, objects_from_file
@@ -39,7 +38,7 @@ def mismatches(path: Path) -> tuple[list[str], int]:
     raw = path.read_bytes()
     source = parse_bytes(str(path), raw)
     entry = decode_entry(encode_entry(source, raw))
-    cached = lazy_source(entry, str(path), str(path))
+    cached = entry.lazy_source(str(path), str(path))
     lazy = cached.objects("default", INPUT)[0]
     plain = objects_from_file(source, "default", INPUT)[0]
     graph, cached_graph = ObjectGraph(list(plain)), ObjectGraph(list(lazy))
@@ -103,7 +102,7 @@ spec:
 """
     source = parse_bytes("a.yaml", raw)
     entry = decode_entry(encode_entry(source, raw))
-    cached = lazy_source(entry, "a.yaml", "a.yaml")
+    cached = entry.lazy_source("a.yaml", "a.yaml")
     job = cached.objects("default", INPUT)[0][0]
     classes = b"apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: pods-low}\nvalue: 10\n"
     graph = ObjectGraph([job, *objects_from_file(parse_bytes("b.yaml", classes), "default", INPUT)[0]])

@@ -159,17 +159,17 @@ def test_workloads_routed_to_matches_the_whole_index(project: Path) -> None:
 
 def test_cached_context_of_other_queues_is_not_decoded(project: Path, capsys: pytest.CaptureFixture[str],
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    from kqlint.cache import lazy as cache_lazy
+    from kqlint.cache import entries as cache_entry
 
     _json(capsys, ".")
     filled: list[str] = []
-    original = cache_lazy._Body.fill
+    original = cache_entry._Body.fill
 
-    def spy(body: cache_lazy._Body) -> None:
+    def spy(body: cache_entry._Body) -> None:
         filled.append(body.path)
         original(body)
 
-    monkeypatch.setattr(cache_lazy._Body, "fill", spy)
+    monkeypatch.setattr(cache_entry._Body, "fill", spy)
     with open("jobs/prod-train.yaml", "a", encoding="utf-8") as handle:
         handle.write("# edited\n")
     assert {f["code"] for f in _findings(_json(capsys, "jobs/prod-train.yaml"))} == {"KQ105"}

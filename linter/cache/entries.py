@@ -3,20 +3,18 @@ back, and the lazy context objects built from an entry (see kqlint.cache)."""
 from __future__ import annotations
 
 import dataclasses
-import enum
 import io
 import pickle
-import struct
-import sys
 import zlib
 from array import array
 from dataclasses import dataclass
 from typing import Any
 
 from kqlint import loader
+from kqlint.cache.codec import FRAME, MAGIC, ModelUnpickler, framed, unpickle_data
 from kqlint.domain.kinds import POD_GROUPS
 from kqlint.domain.kueue import CLUSTER_QUEUE_FIELD, COHORT_FIELDS
-from kqlint.domain.objects import INPUT, K8sObject, objects_from_file
+from kqlint.domain.objects import INPUT, K8sObject, dig, mapping_at, objects_from_file
 from kqlint.domain.workloads import (
     KUBEFLOW_RUN_POLICY_PATH,
     POD_GROUP_MIN_MEMBER_PATH,
@@ -26,55 +24,13 @@ from kqlint.domain.workloads import (
 from kqlint.domain.workloads.templates import KUBEFLOW_REPLICA_KEYS
 from kqlint.loader import LoadProblem, SourceFile
 
-MAGIC = b"KQLC\x00\x0a"  # 10: one pickle of all documents; 9: header and body one compressed stream
-
-
-_ALLOWED = {("kqlint.loader.nodes", "Map"), ("kqlint.loader.nodes", "Seq"), ("array", "array"),
-            ("array", "_array_reconstructor")}
-
-
-class _DataUnpickler(pickle.Unpickler):
-    """Builds only plain data, Map/Seq and arrays: a planted entry runs no code."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        if (module, name) in _ALLOWED:
-            return super().find_class(module, name)
-        if module == "builtins" and name in ("set", "frozenset", "complex"):
-            return super().find_class(module, name)
-        raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a cache entry")
-
-
-class ModelUnpickler(_DataUnpickler):
-    """Also builds kqlint's own value types (reports, findings and whatever fields they gain):
-    frozen dataclasses and enums of already imported ``kqlint.`` modules, and
-    ApplyTimeNamespace. Nothing else is importable, so a planted file runs no foreign code and
-    builds nothing with side effects (no cache, no config loader)."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        loaded = sys.modules.get(module) if module.startswith("kqlint.") else None
-        found = getattr(loaded, name, None) if loaded is not None else None
-        if isinstance(found, type) and (_is_value_type(found) or issubclass(found, enum.Enum)
-                                        or (module, name) == ("kqlint.domain.objects", "ApplyTimeNamespace")):
-            return found
-        return super().find_class(module, name)
-
-
-def _is_value_type(cls: type) -> bool:
-    params = getattr(cls, "__dataclass_params__", None)
-    return dataclasses.is_dataclass(cls) and params is not None and bool(params.frozen)
-
-
-def _unpickle(data: bytes | memoryview) -> Any:
-    return _DataUnpickler(io.BytesIO(data)).load()
-
-
 IDENTITY_PATHS = frozenset({("apiVersion",), ("kind",), ("metadata", "name"), ("metadata", "generateName"),
                             ("metadata", "namespace"), ("metadata", "labels"), ("metadata", "annotations")})
 _METADATA_KEYS = ("name", "generateName", "namespace", "labels", "annotations")
 
 
 # per kind name, the spec fields the identity keeps too: the routes and cohorts of Kueue's
-# queues (the cache's scoped reads, kqlint.cache.reads.quota_scope, look them up everywhere),
+# queues (the cache's scoped reads, kqlint.domain.kueue.quota.quota_scope, look them up everywhere),
 # a TrainJob's runtime (every run indexes the TrainJobs of each runtime), a PodGroup's
 # minMember and a Kubeflow job's runPolicy (gang sizes and the job's priority class: KQ301
 # and Kueue's priority read every one)
@@ -168,16 +124,6 @@ def encode(source: SourceFile, raw: bytes) -> tuple[bytes, list[Skeleton], tuple
     return framed(head, plain), skeletons, digests, projections, plain
 
 
-_FRAME = struct.Struct(">III")  # the header's size, its CRC-32, the stream's CRC-32
-
-
-def framed(head: bytes, body: bytes) -> bytes:
-    """An entry's bytes: MAGIC, _FRAME, then the header and the body compressed as one stream."""
-    compressor = zlib.compressobj(1)
-    stream = compressor.compress(head) + compressor.compress(body) + compressor.flush()
-    return MAGIC + _FRAME.pack(len(head), zlib.crc32(head), zlib.crc32(stream)) + stream
-
-
 def _mask_sites(obj: K8sObject, templates: list[Any]) -> list[Any]:
     from kqlint.cache.masks import mask_sites
 
@@ -213,13 +159,21 @@ class Entry:
             raw = memoryview(self.plain)
         else:
             raw = memoryview(zlib.decompress(self.stream))[self.head_size:]
-        documents = (pickle.loads if self.made_here else _unpickle)(raw)
+        documents = (pickle.loads if self.made_here else unpickle_data)(raw)
         if not isinstance(documents, list) or len(documents) != len(self.document_digests):
             raise ValueError("cache entry body does not hold its documents")
         return documents
 
     def source(self, display: str) -> SourceFile:
         return known_source(self.make(SourceFile, display, self.documents()), self.skeletons)
+
+    def lazy_source(self, display: str, path: str) -> CachedSource:
+        """The source whose objects decode this entry's body when first read (``path``: the
+        file to parse again if the body cannot be read)."""
+        source = self.make(CachedSource, display, [])
+        assert isinstance(source, CachedSource)
+        source.entry, source.real_path = self, path
+        return source
 
     def make(self, kind: type[SourceFile], display: str, documents: list[Any]) -> SourceFile:
         return kind(display, documents, [LoadProblem(display, **fields) for fields in self.problems],
@@ -230,8 +184,8 @@ def decode_entry(blob: bytes) -> Entry:
     """Raises on anything that is not a complete entry of this format."""
     if not blob.startswith(MAGIC):
         raise ValueError("not a kqlint cache entry")
-    size, head_check, stream_check = _FRAME.unpack_from(blob, len(MAGIC))
-    stream = memoryview(blob)[len(MAGIC) + _FRAME.size:]
+    size, head_check, stream_check = FRAME.unpack_from(blob, len(MAGIC))
+    stream = memoryview(blob)[len(MAGIC) + FRAME.size:]
     if zlib.crc32(stream) != stream_check:  # checked now: a context file's body is read much later
         raise ValueError("damaged cache entry")
     head_bytes = zlib.decompressobj().decompress(stream, size)  # the header alone
@@ -290,7 +244,7 @@ class KnownObject(K8sObject):
     known_requests: frozenset[str]
 
 
-def with_known_requests(obj: K8sObject, requests: tuple[str, ...]) -> K8sObject:
+def _with_known_requests(obj: K8sObject, requests: tuple[str, ...]) -> K8sObject:
     known = KnownObject.__new__(KnownObject)
     for cls in type(obj).__mro__:
         for name in getattr(cls, "__slots__", ()):
@@ -301,3 +255,144 @@ def with_known_requests(obj: K8sObject, requests: tuple[str, ...]) -> K8sObject:
 
 
 # ------------------------------------------------------------------ lazy context objects
+
+_DATA = K8sObject.__dict__["data"]
+_ROOT = K8sObject.__dict__["root"]
+
+
+class _Body:
+    """The documents of one cached file, loaded the first time one of its objects is read."""
+
+    def __init__(self, entry: Entry, objects: list[LazyObject], path: str) -> None:
+        self.entry, self.objects, self.path = entry, objects, path
+
+    def _documents(self) -> list[Any]:
+        try:
+            return self.entry.documents()
+        except Exception:  # parsed again: what the skeletons knew may no longer hold
+            for obj in self.objects:
+                obj.known_templates = None
+            return loader.load_file(self.path, self.objects[0].file if self.objects else self.path).documents
+
+    def fill(self) -> None:
+        import gc
+
+        enabled = gc.isenabled()
+        gc.disable()  # thousands of containers at once, kept to the end of the run: as the
+        try:          # runner does after loading, freeze them instead of scanning them again
+            documents = self._documents()
+        finally:
+            if enabled:
+                gc.freeze()
+                gc.enable()
+        for obj in self.objects:
+            root = documents[obj.doc] if obj.doc < len(documents) else None
+            data = dig(root, obj.base)
+            if not isinstance(data, dict):  # the file changed under us: keep what identifies it
+                root = data = _DATA.__get__(obj)
+            _ROOT.__set__(obj, root)
+            _DATA.__set__(obj, data)
+            obj._body = None
+            obj.__class__ = FilledObject  # type: ignore[assignment]  # plain slots from now on: rules read fields often
+        self.objects = []
+
+
+class LazyObject(K8sObject):
+    """An object from the cache: identity now, fields on first access.
+
+    Context objects only resolve references; most are never read in a pre-commit run. An
+    input whose rules' findings are all reused (kqlint.cache.findings) is never read either.
+    ``known_requests``: the extended resources its pods request (kqlint.domain.platform evidence),
+    computed from the same content when it was cached."""
+
+    __slots__ = ("_body", "known_requests", "known_templates")
+
+    def __init__(self, file: str, doc: int, base: tuple[Any, ...], identity: Any,
+                 default_namespace: str, source: str, body: _Body,
+                 requests: tuple[str, ...] = (), templates: Any = None) -> None:
+        self._body = None
+        K8sObject.__init__(self, file, doc, identity, base, identity, default_namespace, source)
+        self._body = body
+        self.known_requests = frozenset(requests)
+        self.known_templates = templates
+
+    @property
+    def data(self) -> Any:
+        if self._body is not None:
+            self._body.fill()
+        return _DATA.__get__(self)
+
+    @data.setter
+    def data(self, value: Any) -> None:
+        _DATA.__set__(self, value)
+
+    def get(self, *path: Any, default: Any = None) -> Any:
+        """Identity fields are answered without decoding the body (they are kept as written)."""
+        if self._body is not None and in_identity(path, self.kind):
+            return dig(_DATA.__get__(self), path, default)
+        return K8sObject.get(self, *path, default=default)
+
+    def _locate(self, path: tuple[Any, ...], value: bool) -> Any:
+        """A key or scalar the identity keeps is located without decoding the body."""
+        if self._body is not None and path and in_identity(path, self.kind):
+            identity = _DATA.__get__(self)
+            try:
+                start, end, depth = loader.locate(identity, tuple(path), value)
+            except (IndexError, TypeError, ValueError):  # positions not kept: read the body
+                start, end, depth = 0, 0, 0
+            if depth == len(path) and start and not (value and isinstance(dig(identity, path), (dict, list))):
+                return self._location(start, end, tuple(path))
+        return K8sObject._locate(self, path, value)
+
+    @property
+    def labels(self) -> dict[str, Any]:
+        return mapping_at(_DATA.__get__(self) if self._body is not None else self.data, ("metadata", "labels"))
+
+    @property
+    def annotations(self) -> dict[str, Any]:
+        return mapping_at(_DATA.__get__(self) if self._body is not None else self.data,
+                          ("metadata", "annotations"))
+
+    @property
+    def root(self) -> Any:
+        if self._body is not None:
+            self._body.fill()
+        return _ROOT.__get__(self)
+
+    @root.setter
+    def root(self, value: Any) -> None:
+        _ROOT.__set__(self, value)
+
+
+class FilledObject(K8sObject):
+    """A LazyObject once its body is read: the same slots, without the lazy accessors."""
+
+    __slots__ = ("_body", "known_requests", "known_templates")
+
+
+class CachedSource(SourceFile):
+    """A context file served from the cache: objects built from skeletons, body on demand."""
+
+    entry: Entry
+    real_path: str
+
+    def objects(self, default_namespace: str, tier: str) -> tuple[list[K8sObject], int, int]:
+        objects: list[LazyObject] = []
+        body = _Body(self.entry, objects, self.real_path)
+        for doc, base, identity, requests, templates in self.entry.skeletons:
+            objects.append(LazyObject(self.path, doc, base, identity, default_namespace, tier, body, requests,
+                                      templates))
+        return list(objects), self.entry.documents_count, self.entry.skipped
+
+
+def objects_of(source: SourceFile, default_namespace: str, tier: str) -> tuple[list[K8sObject], int, int]:
+    """``objects_from_file`` for any source, lazy for context files served from the cache,
+    with their known requested resources for files the cache encoded."""
+    if isinstance(source, CachedSource):
+        return source.objects(default_namespace, tier)
+    objects, documents, skipped = objects_from_file(source, default_namespace, tier)
+    if isinstance(source, KnownSource):
+        requests = source.requests
+        objects = [obj if (obj.doc, obj.base) not in requests else
+                   _with_known_requests(obj, requests[(obj.doc, obj.base)]) for obj in objects]
+    return objects, documents, skipped

@@ -6,52 +6,47 @@ object are then a function of the file's content (BLAKE2b), the file's display p
 carry it), the rule's code (kqlint's code and schemas fingerprint), the configuration
 (options, default namespace, profile, selection) and the ``--crd`` files' content. Those are
 the key; a file whose content changed has another digest and its objects are checked again.
-Why each rule is pure: its ``RuleMeta.pure`` (docs/performance.md "The cache" repeats the list).
+Why each rule is pure: the comment above its ``META`` (``RuleMeta.pure``).
 
 Rules that read other objects: findings that depend on other files are never cached as such;
 they are cached with the digests of what they were computed from (kqlint.cache.reads): the
 object's own document digest (data and node positions), display path, document index and
 place in the document; the same key as pure rules (settings, code, ``--crd``); and, per rule
-and graph, a digest of every kind it declares (its ``RuleMeta.reads``, with a reason) over
-every manifest object of the run, plus the graph's unit, platform model, declared objects and
-layout. A stored finding is reused only while all of these are unchanged; a graph
+and graph, a digest of every kind it declares (``RuleMeta.reads``, with a reason per
+rule) over every manifest object of the run, plus the graph's unit, platform model, declared
+objects and layout. A stored finding is reused only while all of these are unchanged; a graph
 rule's whole output likewise, per unit. Plugins and custom rules are never reused.
 """
 from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from kqlint.cache.reads import object_namespace
-from kqlint.cache.stored import GraphTable, ReadsTable, Table, Tables, checked_tables
-from kqlint.cache.tables import load_table, save_table
+from kqlint.cache.stored import FORMAT, MAGIC, GraphTable, ReadsTable, Table, Tables, load
+from kqlint.cache.tables import save_table
 
 if TYPE_CHECKING:
     from kqlint.cache.store import FileCache
     from kqlint.config import Config
     from kqlint.domain.graph import ObjectGraph
     from kqlint.domain.objects import K8sObject
-    from kqlint.engine.rule import Reads, Rule
+    from kqlint.engine.rule import Rule, RuleMeta
     from kqlint.model import Finding
 
-FORMAT = 4  # 3: per object, the digests of its scoped reads (RuleMeta.reads.scoped);
-# 4: objects keyed with the namespace they are applied in (a kustomization's ``namespace:``)
 MAX_TABLES = 2  # one per recent configuration
 MIN_INPUT_FILES = 20  # fewer input files: no table read or written
-
-
 class Reuse:
     """The run's stored findings of pure and graph-reading rules, and those it computes (kept
     by save())."""
 
     def __init__(self, cache: FileCache | _Passes, key: str, codes: frozenset[str],
-                 reads: Mapping[str, Reads] | None = None) -> None:
-        self.cache, self.key, self.codes = cache, key, codes
-        self.declared: dict[str, Reads] = dict(reads or {})  # code -> what the rule declares it reads
-        self.reads = frozenset(self.declared)
+                 reads: frozenset[str] = frozenset(), metas: dict[str, RuleMeta] | None = None) -> None:
+        self.cache, self.key, self.codes, self.reads = cache, key, codes, reads
+        self.metas = metas or {}  # code -> what the rule declares it reads
         self._tables: Tables | None = None
         self.new: Table = {}
         self.new_reads: ReadsTable = {}
@@ -60,13 +55,13 @@ class Reuse:
         self.unit: Any = None                     # the graph being checked: its unit
         self.current: dict[str, str] = {}         # and what each reused rule reads in it
         self.valid: frozenset[str] = frozenset()  # the rules that read there what they read when stored
-        self.scoped: frozenset[str] = frozenset()  # the reused rules with scoped reads (Reads.scoped)
+        self.scoped: frozenset[str] = frozenset()  # the reused rules with scoped reads (RuleMeta.scoped_reads)
         self.lazy_inputs = False                  # see lazy_inputs()
 
     @property
     def tables(self) -> Tables:
         if self._tables is None:
-            self._tables = _load(self.path)
+            self._tables = load(self.path)
         return self._tables
 
     @property
@@ -82,16 +77,22 @@ class Reuse:
         from kqlint.cache.reads import graph_key, read_kinds
 
         self.unit, self.current, self.valid = graph.unit, {}, frozenset()
-        self.scoped = frozenset(code for code, reads in self.declared.items() if reads.scoped is not None)
+        self.scoped = frozenset(code for code in self.reads if self.metas[code].scoped_reads is not None)
         if self.run is None or not self.reads:
             return
         key = graph_key(graph)
         for code in sorted(self.reads):
-            digest = self.run.reads_digest(key, read_kinds(self.declared[code]))
+            digest = self.run.reads_digest(key, read_kinds(self.metas[code]))
             if digest is not None:
                 self.current[code] = digest
         stored = self.tables[1].get(self.unit, ({}, {}))[0]
         self.valid = frozenset(code for code, digest in self.current.items() if stored.get(code) == digest)
+
+    def _scope(self, code: str) -> Callable[[Any, dict[str, list[Any]]], list[Any]]:
+        declared = self.metas[code].scoped_reads
+        assert declared is not None  # only asked for the rules in self.scoped
+        scope: Callable[[Any, dict[str, list[Any]]], list[Any]] = declared[1]
+        return scope
 
     def _stored(self, obj: K8sObject) -> tuple[Any, ...] | None:
         digest = self.cache.digest_of_display.get(obj.file)
@@ -114,7 +115,7 @@ class Reuse:
             return {}
         kept = {code: record[1].get(code, ()) for code in self.valid}
         for code in self.scoped & kept.keys():  # read, judging obj, the same objects whole as then?
-            digest = self.run.scoped_digest(code, self.declared[code], obj)
+            digest = self.run.scoped_digest(code, self._scope(code), obj)
             if digest is None or record[2].get(code) != digest:
                 del kept[code]
         return kept
@@ -158,7 +159,7 @@ class Reuse:
             if finding.code in self.current and finding.code not in kept:
                 by_rule.setdefault(finding.code, ())
                 by_rule[finding.code] += (finding,)
-        scoped = {code: self.run.scoped_digest(code, self.declared[code], obj)
+        scoped = {code: self.run.scoped_digest(code, self._scope(code), obj)
                   for code in self.scoped & self.current.keys()}
         unit = self.new_reads.setdefault(self.unit, (self.current, {}))
         unit[1][(obj.file, obj.doc, obj.base, object_namespace(obj))] = (document, by_rule, scoped)
@@ -192,7 +193,7 @@ class Reuse:
             merged.update(objects)
             table[digest] = (display, merged)
         # graph-reading rules: what this run read (another run reads another graph)
-        save_table(self.cache, self.path, _MAGIC, (FORMAT, table, self.new_reads, self.new_graph),
+        save_table(self.cache, self.path, MAGIC, (FORMAT, table, self.new_reads, self.new_graph),
                    "results-", MAX_TABLES)
 
 
@@ -209,7 +210,6 @@ class _NoReuse:
         return compute()[0]
 
 
-_MAGIC = b"KQLR\x00\x02"
 _ACTIVE: Reuse | None = None
 NO_REUSE = _NoReuse()
 
@@ -285,8 +285,9 @@ def begin(cache: FileCache, config: Config, rules: list[Any], inputs: int) -> Re
     """Make the stored results of this configuration the active ones (None: nothing to reuse).
     A run of a few files (pre-commit) checks them faster than it reads and rewrites the table."""
     global _ACTIVE
-    key, codes, reads = results_key(cache, config, rules) if inputs >= MIN_INPUT_FILES else (None, _NONE, {})
-    _ACTIVE = Reuse(cache, key, codes, reads) if key is not None else None
+    key, codes, reads = results_key(cache, config, rules) if inputs >= MIN_INPUT_FILES else (None, _NONE, _NONE)
+    metas = {rule.code: rule.meta for rule in rules}
+    _ACTIVE = Reuse(cache, key, codes, reads, metas) if key is not None else None
     if _ACTIVE is not None:
         _ACTIVE.lazy_inputs = all(_builtin(rule) for rule in rules) and not config.plugins
     return _ACTIVE
@@ -311,14 +312,14 @@ _NONE: frozenset[str] = frozenset()
 
 def pure_rules(rules: Iterable[Any]) -> frozenset[str]:
     """The selected rules that are pure built-ins (a plugin or custom rule never is)."""
-    return frozenset(rule.code for rule in rules if rule.meta.pure is not None and rule.meta.scope == "object"
+    return frozenset(rule.code for rule in rules if getattr(rule.meta, "pure", False) and rule.meta.scope == "object"
                      and _builtin(rule))
 
 
-def reading_rules(rules: Iterable[Any]) -> dict[str, Reads]:
-    """The selected built-in rules whose reads are declared (``RuleMeta.reads``), and those reads."""
-    return {rule.code: rule.meta.reads for rule in rules if rule.meta.reads is not None
-            and rule.meta.scope in ("object", "graph") and _builtin(rule)}
+def reading_rules(rules: Iterable[Any]) -> frozenset[str]:
+    """The selected built-in rules that declare what they read (``RuleMeta.reads``)."""
+    return frozenset(rule.code for rule in rules if getattr(rule.meta, "reads", None) is not None
+                     and rule.meta.scope in ("object", "graph") and _builtin(rule))
 
 
 def _builtin(rule: Rule) -> bool:
@@ -326,7 +327,7 @@ def _builtin(rule: Rule) -> bool:
 
 
 def results_key(cache: FileCache, config: Config,
-                rules: list[Any]) -> tuple[str | None, frozenset[str], dict[str, Reads]]:
+                rules: list[Any]) -> tuple[str | None, frozenset[str], frozenset[str]]:
     from kqlint.cache.keys import code_fingerprint, crd_digest
 
     codes, reads = pure_rules(rules), reading_rules(rules)
@@ -346,14 +347,3 @@ def results_key(cache: FileCache, config: Config,
 def _inside(finding: Finding, file: str) -> bool:
     """Every location of a stored finding is in the object's own file (a pure rule's are)."""
     return finding.location.file == file and all(r.file == file for r in finding.related)
-
-
-def _load(path: str) -> Tables:
-    loaded = load_table(path, _MAGIC)
-    try:
-        if not (isinstance(loaded, tuple) and len(loaded) == 4 and loaded[0] == FORMAT
-                and all(isinstance(table, dict) for table in loaded[1:])):
-            return {}, {}, {}
-        return checked_tables(loaded[1], loaded[2], loaded[3])
-    except Exception:
-        return {}, {}, {}

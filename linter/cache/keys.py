@@ -10,11 +10,12 @@ from typing import Any
 CACHE_FORMAT = 5            # bump when the layout or the entry encoding changes
 _HASH_BYTES = 16
 _CACHE_MODULES = ("kqlint.cache", "kqlint.cache.keys", "kqlint.cache.layout", "kqlint.cache.index",
-                  "kqlint.cache.store", "kqlint.cache.home", "kqlint.cache.lazy", "kqlint.version")
+                  "kqlint.cache.store", "kqlint.cache.home", "kqlint.version")
 # Besides the loader (kqlint.loader.SOURCE_MODULES): every module whose code decides what an
 # entry stores (objects, skeletons, requested resources, masked values, digests); checked by
 # tests/test_cache.py against what encoding a file imports.
 ENCODING_MODULES = ("kqlint.domain", "kqlint.engine", "kqlint.domain.objects", "kqlint.cache.entries",
+                    "kqlint.cache.codec",
                     "kqlint.cache.masks", "kqlint.cache.digests",
                     "kqlint.domain.platform", "kqlint.domain.podspec", "kqlint.domain.fields",
                     "kqlint.domain.quantity", "kqlint.domain.kinds", "kqlint.domain.workloads",

@@ -13,9 +13,9 @@ its line (so its text and length are all that is hidden):
   names), and a TrainJob's trainer and initializer images;
 - a ClusterQueue's quota amounts (``nominalQuota``, ``borrowingLimit``, ``lendingLimit``).
 
-The kind digests of the kinds a rule's ``RuleMeta.reads`` declares are made of projections, so
-a rule keeps its stored findings across an edit of only such values (a new image tag, a raised
-quota), except where it reads some of them (the quotas its ``Reads.scoped`` names).
+The kind digests of kqlint.cache.reads.READS are made of projections, so a rule keeps its
+stored findings across an edit of only such values (a new image tag, a raised quota), except
+where it reads some of them (KQ210's quotas: its ``RuleMeta.scoped_reads``).
 tests/test_cache_masks.py checks, on every example and rule fixture, that no reused rule's
 findings change when the masked values of other objects change.
 """

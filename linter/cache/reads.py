@@ -1,6 +1,6 @@
 """What a graph-reading built-in rule reads, and digests of it (kqlint.cache.findings).
 
-A rule with ``RuleMeta.reads`` reads, besides its own object, only objects of the kinds it declares (and,
+A rule that declares ``RuleMeta.reads`` reads, besides its own object, only objects of those kinds (and,
 through the graph, the platform model, the partition and the folder/unit layout). Its stored
 findings are reused when the digest of what it reads is unchanged:
 
@@ -12,9 +12,9 @@ findings are reused when the digest of what it reads is unchanged:
   removed, moved, or changed in (unmasked) data or in node positions changes it; an object
   without a document digest (stdin, a file outside the project, not cached) makes it
   unknown, and the rule is run;
-- scoped reads (``Reads.scoped``): a rule that reads masked values of some objects of a kind
-  (the capacity check: the quotas of the ClusterQueues a workload's namespace may route to,
-  and of their cohorts) keeps, per object, the digest of those objects' documents whole;
+- scoped reads (``RuleMeta.scoped_reads``): a rule that reads masked values of some objects of a kind
+  (KQ210: the quotas of the ClusterQueues a workload's namespace may route to, and of their
+  cohorts) keeps, per object, the digest of those objects' documents whole;
 - graph key: the partition (its unit), the platform model (every field), the declared objects
   (config ``external``, the profile's, the built-in classes: their data), the folders holding
   a kustomization, the patch fragments. Every reused rule's digest includes it, whether or not
@@ -27,17 +27,17 @@ from __future__ import annotations
 
 import hashlib
 import pickle
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from kqlint.domain.graph import ObjectGraph
     from kqlint.domain.objects import K8sObject
-    from kqlint.engine.rule import Reads
+    from kqlint.engine.rule import RuleMeta
 
-def read_kinds(reads: Reads) -> frozenset[str]:
-    """The kind names whose objects a rule declaring ``reads`` reads (digests are kept per kind name)."""
-    return frozenset(kind for _, kind in reads.kinds)
+def read_kinds(meta: RuleMeta) -> frozenset[str]:
+    """The kind names whose objects a rule declares it reads (digests are kept per kind name)."""
+    return frozenset(kind for _, kind in meta.reads or ())
 
 
 class RunObjects:
@@ -78,14 +78,14 @@ class RunObjects:
                                 object_namespace(obj))).encode("utf-8", "surrogateescape"))
         return digest.hexdigest()
 
-    def scoped_digest(self, code: str, reads: Reads, obj: K8sObject) -> str | None:
-        """The digest of the objects rule ``code`` reads whole judging ``obj`` (``reads.scoped``),
-        the same for every object of one namespace; None: unknown."""
-        assert reads.scoped is not None
+    def scoped_digest(self, code: str, scope: Callable[[Any, dict[str, list[Any]]], list[Any]],
+                      obj: K8sObject) -> str | None:
+        """The digest of the objects rule ``code`` reads whole judging ``obj`` (``scope``: its
+        ``RuleMeta.scoped_reads``), the same for every object of one namespace; None: unknown."""
         key = (code, obj.namespace)
         if key not in self._scoped:
             try:
-                self._scoped[key] = self._objects_digest(reads.scoped.objects(obj, self.by_kind), projected=False)
+                self._scoped[key] = self._objects_digest(scope(obj, self.by_kind), projected=False)
             except Exception:
                 self._scoped[key] = None
         return self._scoped[key]

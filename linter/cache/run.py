@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from kqlint import loader
 from kqlint.cache import FileCache, Miss, content_hash
-from kqlint.cache.entries import MAGIC, Skeleton, encode, known_source
+from kqlint.cache.codec import MAGIC
+from kqlint.cache.entries import Skeleton, encode, known_source
 from kqlint.cache.keys import code_fingerprint
 from kqlint.cache.tables import load_table, save_table
 from kqlint.loader import SourceFile

@@ -25,7 +25,6 @@ from kqlint.cache.home import (
 )
 from kqlint.cache.index import INDEX, Records, encode_index, entry_bytes, pack_entries, read_index, sparse_packs
 from kqlint.cache.keys import content_hash, project_root, settings_key
-from kqlint.cache.lazy import lazy_source
 from kqlint.loader import SourceFile
 
 RACY_NS = 2_000_000_000     # files changed this close to the run's start are hashed every time
@@ -241,7 +240,7 @@ class FileCache:
         self.documents_of_display[display] = entry.document_digests
         self.projections_of_display[display] = entry.projections
         if lazy:
-            return lazy_source(entry, display, path)
+            return entry.lazy_source(display, path)
         return entry.source(display)
 
     def _read_entry(self, digest: str) -> Entry | None:

@@ -1,9 +1,14 @@
-"""The stored findings tables (kqlint.cache.findings): their shapes, and the checks a table read
-back must pass: a record of any other shape is a miss (its objects are checked again)."""
+"""The table of stored findings on disk (``results-<key>``): its shape, and reading it back with
+every record checked, so a damaged or foreign table is a miss, never a wrong finding."""
 from __future__ import annotations
 
 from typing import Any
 
+from kqlint.cache.tables import load_table
+
+MAGIC = b"KQLR\x00\x02"
+FORMAT = 4  # 3: per object, the digests of its scoped reads (RuleMeta.scoped_reads);
+# 4: objects keyed with the namespace they are applied in (a kustomization's ``namespace:``)
 ObjectKey = tuple[int, tuple[Any, ...], str]  # (document index, path of the object inside it, object_namespace())
 Table = dict[str, tuple[str, dict[ObjectKey, tuple[Any, ...]]]]  # digest -> (display, findings per object)
 # unit -> ({code: what it read there}, {(display, document index, path in it): (document digest,
@@ -16,9 +21,16 @@ GraphTable = dict[tuple[Any, str], tuple[str, tuple[Any, ...]]]  # (unit, code) 
 Tables = tuple[Table, ReadsTable, GraphTable]
 
 
-def checked_tables(table: dict[Any, Any], reads: dict[Any, Any], graph: dict[Any, Any]) -> Tables:
-    """The well-formed records of the three tables of a stored findings file."""
-    return _checked(table), _checked_reads(reads), _checked_graph(graph)
+def load(path: str) -> Tables:
+    """The stored findings at ``path``, only their well-formed records (anything else: a miss)."""
+    loaded = load_table(path, MAGIC)
+    try:
+        if not (isinstance(loaded, tuple) and len(loaded) == 4 and loaded[0] == FORMAT
+                and all(isinstance(table, dict) for table in loaded[1:])):
+            return {}, {}, {}
+        return _checked(loaded[1]), _checked_reads(loaded[2]), _checked_graph(loaded[3])
+    except Exception:
+        return {}, {}, {}
 
 
 def _findings(found: Any) -> bool:

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 
 def load_table(path: str, magic: bytes) -> Any:
-    from kqlint.cache.entries import ModelUnpickler
+    from kqlint.cache.codec import ModelUnpickler
     from kqlint.cache.home import read_owned
 
     try:

@@ -295,7 +295,7 @@ def context_paths(paths: list[str], context: Iterable[str], config: Config,
 
 def _objects_of(source: SourceFile, namespace: str, tier: str) -> tuple[list[K8sObject], int, int]:
     if type(source) is not SourceFile:  # a cached context file: objects read on first use
-        from kqlint.cache.lazy import objects_of
+        from kqlint.cache.entries import objects_of
 
         return objects_of(source, namespace, tier)
     return objects_from_file(source, namespace, tier)

@@ -41,27 +41,6 @@ Scope = Literal["object", "graph", "engine"]
 
 
 @dataclass(frozen=True)
-class ScopedRead:
-    """Objects of one kind that a rule reads whole for one object (their other objects it reads
-    with the values no rule reads masked, as kqlint.cache.masks projects them)."""
-
-    kind: str                                               # a kind name
-    objects: Callable[[Any, dict[str, list[Any]]], list[Any]]  # (object, objects by kind name) -> those read
-    why: str
-
-
-@dataclass(frozen=True)
-class Reads:
-    """What a built-in rule reads besides its own object (and, through the graph, the platform
-    model, the partition and the folder layout): the cache reuses its findings while the objects
-    of these kinds are unchanged. Checked against the rule by tests/test_cache_reads.py."""
-
-    kinds: frozenset[tuple[str, str]]  # (API group, kind): GroupKinds
-    why: str
-    scoped: ScopedRead | None = None
-
-
-@dataclass(frozen=True)
 class RuleMeta:
     code: str
     slug: str
@@ -77,10 +56,14 @@ class RuleMeta:
     # judged through queue-name -> LocalQueue -> ClusterQueue: its findings also name, under
     # ``related``, the LocalQueue and ClusterQueue a workload's queue resolved to in another folder
     shows_route: bool = False
-    # why its findings depend on nothing but its object (and the run's settings): the cache
-    # reuses them while the object's file is unchanged (checked by tests/test_cache.py)
-    pure: str | None = None
-    reads: Reads | None = None                # declared reads: findings reused while they hold
+    # What the findings cache (kqlint.cache.findings) may reuse of a built-in rule's findings:
+    # ``pure``, they depend on its object alone; ``reads``, besides its object it reads only
+    # objects of these kinds (kqlint.domain.reading); ``scoped_reads``, the kind it reads whole
+    # (not masked) only for the objects a function of (object, objects by kind) picks. Undeclared:
+    # the rule runs every time.
+    pure: bool = False
+    reads: frozenset[GroupKind] | None = None
+    scoped_reads: tuple[str, Callable[[Any, dict[str, list[Any]]], list[Any]]] | None = None
 
 
 @dataclass(frozen=True)

@@ -104,12 +104,12 @@ from kqlint.schema import (
 )
 from kqlint.spelling import closest_spelling
 
+# findings cache: pure, validates obj.data against its kind's schema: kqlint's shipped schemas or the --crd files
 META = RuleMeta(code="KQ002", slug="schema-violation", severity=Severity.ERROR,
                 summary="an object violates its kind's schema: unknown field, wrong type, or value "
                         "outside an enum (suggests the closest valid name or value), or a CEL rule of its CRD",
                 kinds=None, scope="object", fix="safe",
-                pure="validates obj.data against its kind's schema and its CRD's CEL rules: kqlint's shipped "
-                     "schemas or the --crd files")
+                pure=True)
 MAX_SHOWN_CHOICES = 8
 
 

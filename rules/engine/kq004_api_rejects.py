@@ -104,10 +104,11 @@ from kqlint.rules.engine._webhook_kai import kai_findings
 from kqlint.rules.engine._webhook_lws import lws_findings
 from kqlint.rules.engine._webhook_volcano import volcano_job_findings
 
+# findings cache: pure, the object's own fields and the pod templates it owns (a TrainJob's runtime templates belong
+# to the runtime and are skipped)
 META = RuleMeta(code="KQ004", slug="api-rejects", severity=Severity.ERROR,
                 summary="the API server or Kueue's webhook would refuse the object at apply time",
-                pure="the object's own fields and the pod templates it owns (a TrainJob's runtime templates "
-             "belong to the runtime and are skipped; the graph only shares the template cache)")
+                pure=True)
 
 GROUP_NAME_LABEL = POD_GROUP_NAME
 TOTAL_COUNT_ANNOTATION = POD_GROUP_TOTAL

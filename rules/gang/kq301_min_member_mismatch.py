@@ -97,7 +97,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
-from kqlint.domain import reads as R
+from kqlint.domain import reading
 from kqlint.domain.fields import integer_or_digits
 from kqlint.domain.graph import ObjectGraph
 from kqlint.domain.objects import K8sObject
@@ -121,17 +121,16 @@ from kqlint.domain.workloads import (
     volcano_tasks,
     wrapped_objects,
 )
-from kqlint.engine.rule import Reads, RuleContext, RuleMeta
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.fix.model import Edit, Fix
 from kqlint.model import Finding, Severity
 
+# findings cache: reads graph rule: the PodGroups (also wrapped in AppWrappers) and every workload's templates that
+# join one
 META = RuleMeta(code="KQ301", slug="min-member-mismatch", severity=Severity.ERROR,
                 summary="a gang's declared minimum differs from the pods that join it",
                 scope="graph", fix="unsafe",
-                reads=Reads(R.TEMPLATE_KINDS | R.POD_GROUPS,
-                            "graph rule: the input PodGroups (also wrapped in AppWrappers), every workload's "
-                            "templates that join one (_pod_group_members), Volcano Jobs, Kubeflow jobs, the "
-                            "batch-min-member of Jobs, CronJobs, JobSets: all kinds with pod templates"))
+                reads=reading.TEMPLATES | reading.POD_GROUPS)
 
 _REJECTED = "Volcano's admission webhook rejects the Job, and the gang could never fill anyway"
 Members = dict[tuple[str, str | None, str], list[tuple[PodTemplate, PodGroupRef]]]

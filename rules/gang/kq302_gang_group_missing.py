@@ -101,10 +101,11 @@ from kqlint.domain.workloads import (
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 
+# findings cache: pure, the workload's own templates and pod count (graph-free extractors for its kinds), options
 META = RuleMeta(code="KQ302", slug="gang-group-missing", severity=Severity.ERROR,
                 summary="a multi-pod workload goes to a gang scheduler without joining a gang",
                 kinds=frozenset({JOB, CRONJOB, DEPLOYMENT, STATEFULSET, REPLICASET, POD, APPWRAPPER}),
-                pure="the workload's own templates and pod count (graph-free extractors for its kinds), options")
+                pure=True)
 
 
 @dataclass(frozen=True)

@@ -82,18 +82,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kqlint.domain import kinds as K
-from kqlint.domain import reads as R
+from kqlint.domain import reading
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.refs import OPERATOR, POD_GROUP_REFS, references
 from kqlint.domain.workloads import SCHEDULER_TITLES, is_workload
-from kqlint.engine.rule import Reads, RuleContext, RuleMeta
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Location, Severity
 
+# findings cache: reads own_templates; the PodGroups they name and those wrapped in AppWrappers
 META = RuleMeta(code="KQ303", slug="unknown-pod-group", severity=Severity.ERROR,
                 summary="a group annotation or label names a PodGroup that cannot be resolved",
-                reads=Reads(R.RUNTIMES | R.POD_GROUPS | {K.APPWRAPPER},
-                            f"own_templates ({R.TEMPLATES}); the PodGroups they name (resolved, other units) and those "
-                            "wrapped in AppWrappers (wrapped_pod_groups)"))
+                reads=reading.RUNTIMES | reading.POD_GROUPS | {K.APPWRAPPER})
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:

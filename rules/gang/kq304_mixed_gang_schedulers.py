@@ -74,7 +74,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from kqlint.domain import reads as R
+from kqlint.domain import reading
 from kqlint.domain.kinds import LLMISVC
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.workloads import (
@@ -88,14 +88,14 @@ from kqlint.domain.workloads import (
     is_kubeflow_job,
     own_templates,
 )
-from kqlint.engine.rule import Reads, RuleContext, RuleMeta
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 from kqlint.rules.gang._scheduler_names import is_typo, known_scheduler_names
 
+# findings cache: reads gang_markers: the object's own markers and its templates'
 META = RuleMeta(code="KQ304", slug="mixed-gang-schedulers", severity=Severity.ERROR,
                 summary="one workload's pods go to different schedulers or carry Volcano and KAI markers",
-                reads=Reads(R.RUNTIMES,
-                            f"gang_markers: the object's own markers and its templates' ({R.TEMPLATES})"))
+                reads=reading.RUNTIMES)
 
 
 @dataclass(frozen=True)

@@ -74,10 +74,11 @@ from kqlint.domain.workloads import own_templates
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 
+# findings cache: pure, an LLMInferenceService's own pod specs
 META = RuleMeta(code="KQ305", slug="incomplete-scheduler-name", severity=Severity.ERROR,
                 summary="a multi-node LLMInferenceService sets schedulerName in only some pod specs",
                 kinds=frozenset({LLMISVC}),
-                pure="an LLMInferenceService's own pod specs")
+                pure=True)
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:

@@ -87,10 +87,11 @@ from kqlint.domain.workloads import PodTemplate, own_templates
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Location, Severity
 
+# findings cache: pure, the probes of an LLMInferenceService's own overlay pod specs
 META = RuleMeta(code="KQ306", slug="partial-probe-override", severity=Severity.ERROR,
                 summary="an LLMInferenceService overlay sets a probe without a handler",
                 kinds=frozenset({LLMISVC}),
-                pure="the probes of an LLMInferenceService's own overlay pod specs")
+                pure=True)
 
 # The overlays KServe merges onto its presets, each with the worker that makes its pods a gang.
 OVERLAYS: dict[tuple[str, ...], tuple[str, ...]] = {

@@ -78,10 +78,11 @@ from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.fix.model import Edit, Fix
 from kqlint.model import Finding, Severity
 
+# findings cache: pure, a Kubeflow job's own replica specs and templates, options
 META = RuleMeta(code="KQ307", slug="kubeflow-replicas-unset", severity=Severity.WARNING,
                 summary="a Kubeflow job sent to KAI has a replica spec without replicas",
                 kinds=frozenset(KUBEFLOW_JOBS), fix="safe",
-                pure="a Kubeflow job's own replica specs and templates, options")
+                pure=True)
 
 
 @dataclass(frozen=True)

@@ -62,10 +62,11 @@ from kqlint.domain.workloads import KAI_QUEUE_LABEL, VOLCANO_QUEUE_ANNOTATION
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 
+# findings cache: pure, a TrainJob's own labels and annotations (kakaocloud profile)
 META = RuleMeta(code="KQ501", slug="trainjob-scheduler-queue", severity=Severity.ERROR,
                 summary="a TrainJob carries a Volcano or KAI queue label/annotation (creation is rejected)",
                 kinds=frozenset({TRAINJOB}), profile="kakaocloud",
-                pure="a TrainJob's own labels and annotations (kakaocloud profile)")
+                pure=True)
 
 QUEUE_KEYS = (VOLCANO_QUEUE_ANNOTATION, KAI_QUEUE_LABEL)
 

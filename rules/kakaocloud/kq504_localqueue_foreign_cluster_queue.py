@@ -41,10 +41,11 @@ from kqlint.domain.objects import K8sObject
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 
+# findings cache: pure, a LocalQueue's own clusterQueue against its namespace (kakaocloud profile)
 META = RuleMeta(code="KQ504", slug="localqueue-foreign-cluster-queue", severity=Severity.ERROR,
                 summary="a LocalQueue's spec.clusterQueue differs from its own namespace",
                 kinds=frozenset({LOCAL_QUEUE}), profile="kakaocloud",
-                pure="a LocalQueue's own clusterQueue against its namespace (kakaocloud profile)")
+                pure=True)
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:

@@ -47,10 +47,11 @@ from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.fix.model import Edit, Fix
 from kqlint.model import Finding, Severity
 
+# findings cache: pure, a ClusterQueue's own preemption settings (kakaocloud profile)
 META = RuleMeta(code="KQ507", slug="cross-tenant-reclaim", severity=Severity.ERROR,
                 summary="a ClusterQueue sets reclaimWithinCohort to anything but Never",
                 kinds=frozenset({CLUSTER_QUEUE}), profile="kakaocloud", fix="unsafe",
-                pure="a ClusterQueue's own preemption settings (kakaocloud profile)")
+                pure=True)
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:

@@ -121,7 +121,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from kqlint.domain import reads as R
+from kqlint.domain import reading
 from kqlint.domain.multinode import is_other_fabric, other_fabric, spans_nodes
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.platform import platform_of
@@ -146,13 +146,13 @@ from kqlint.domain.workloads import (
     total_pods,
     trainer_num_nodes,
 )
-from kqlint.engine.rule import Reads, RuleContext, RuleMeta, Run
+from kqlint.engine.rule import RuleContext, RuleMeta, Run
 from kqlint.model import Finding, Location, Severity
 
+# findings cache: reads the platform model (offers the NIC); total_pods, own_templates
 META = RuleMeta(code="KQ401", slug="missing-rdma-nic", severity=Severity.WARNING,
                 summary="a GPU pod of a job across nodes does not ask for the RDMA NIC the platform offers",
-                reads=Reads(R.RUNTIMES,
-                            f"the platform model (offers the NIC); total_pods, own_templates ({R.TEMPLATES})"))
+                reads=reading.RUNTIMES)
 
 DEFAULT_NIC = "nvidia.com/mlnxnics"
 # Substrings of resource names that are RDMA devices under another name (message hint only).

@@ -80,9 +80,10 @@ from kqlint.domain.workloads import PodTemplate, own_templates
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 
+# findings cache: pure, the probes of the pod templates the object owns (graph: template cache only)
 META = RuleMeta(code="KQ402", slug="probe-without-handler", severity=Severity.ERROR,
                 summary="a container probe has no exec, httpGet, tcpSocket or grpc handler",
-                pure="the probes of the pod templates the object owns (graph: template cache only)")
+                pure=True)
 
 HANDLERS = ", ".join(PROBE_HANDLERS[:-1]) + f" or {PROBE_HANDLERS[-1]}"
 KQ306_KIND = LLMISVC  # KQ306 owns its probes

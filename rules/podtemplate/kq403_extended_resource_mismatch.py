@@ -92,9 +92,10 @@ from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.fix.model import Edit, Fix
 from kqlint.model import Finding, Location, Severity
 
+# findings cache: pure, the resources of the pod templates the object owns and its own resourcesPerNode
 META = RuleMeta(code="KQ403", slug="extended-resource-mismatch", severity=Severity.ERROR,
                 summary="an extended or hugepages resource has requests not equal to limits", fix="safe",
-                pure="the resources of the pod templates the object owns and its own resourcesPerNode")
+                pure=True)
 
 
 @dataclass(frozen=True)

@@ -119,7 +119,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kqlint.domain import kinds as K
-from kqlint.domain import reads as R
+from kqlint.domain import reading
 from kqlint.domain.kueue import (
     MANAGED,
     class_location,
@@ -130,15 +130,16 @@ from kqlint.domain.kueue import (
     pod_priority,
 )
 from kqlint.domain.objects import K8sObject
-from kqlint.engine.rule import Reads, RuleContext, RuleMeta
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 from kqlint.rules.priority._shared_class import SHARED_CLASS_REMEDY, use_class_fix
 
+# findings cache: reads managed_workloads (queue label or a LocalQueue `default`, a runtime's TrainJobs); pod_priority
+# and the fix's shared non-preempting class; is_multi_pod
 META = RuleMeta(code="KQ101", slug="pod-preemption-enabled", severity=Severity.ERROR,
                 summary="gang pods of a Kueue-managed workload use a preempting PriorityClass",
                 kinds=MANAGED, fix="unsafe",
-                reads=Reads(R.ROUTING | {K.TRAINJOB, K.PRIORITY_CLASS},
-                            f"{R.MANAGED}; {R.POD_PRIORITY}; is_multi_pod: {R.TEMPLATES}"))
+                reads=reading.ROUTING | {K.TRAINJOB, K.PRIORITY_CLASS})
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:

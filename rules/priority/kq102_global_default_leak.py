@@ -102,27 +102,28 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kqlint.domain import kinds as K
-from kqlint.domain import reads as R
+from kqlint.domain import reading
 from kqlint.domain.kueue import (
     MANAGED,
     PREEMPT_LOWER,
     class_location,
     class_value,
+    defaulted_route,
     describe_template,
     effective_preemption_policy,
     global_default_class,
     managed_templates,
 )
 from kqlint.domain.objects import K8sObject
-from kqlint.engine.rule import Reads, RuleContext, RuleMeta
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 from kqlint.rules.priority._shared_class import use_class_fix
 
+# findings cache: reads managed_workloads; global_default_class; pod_priority
 META = RuleMeta(code="KQ102", slug="global-default-leak", severity=Severity.ERROR,
                 summary="a Kueue-managed pod template without a class inherits a preempting global default",
                 kinds=MANAGED, fix="unsafe",
-                reads=Reads(R.ROUTING | {K.TRAINJOB, K.PRIORITY_CLASS},
-                            f"{R.MANAGED}; global_default_class; {R.POD_PRIORITY}"))
+                reads=reading.ROUTING | {K.TRAINJOB, K.PRIORITY_CLASS})
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
@@ -135,7 +136,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         message = (f"{describe_template(template, unit)} has no priorityClassName: the global default "
                    f"{default.name} ({class_value(default)}, PreemptLowerPriority) lets kube-scheduler evict "
                    "other gangs' pods")
-        related = [(class_location(default, "globalDefault"), f"global default PriorityClass {default.name}")]
+        related = [(class_location(default, "globalDefault"), f"global default PriorityClass {default.name}"),
+                   *defaulted_route([unit], ctx.graph)]
         yield ctx.finding(at=template.at("priorityClassName"), message=message, related=related,
                           fix=use_class_fix(obj, template, ctx.graph),
                           remedy=("Set priorityClassName to a shared class with preemptionPolicy: Never and "

@@ -100,7 +100,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kqlint.domain import kinds as K
-from kqlint.domain import reads as R
+from kqlint.domain import reading
 from kqlint.domain.kinds import LLMISVC
 from kqlint.domain.kueue import (
     PodPriority,
@@ -111,13 +111,13 @@ from kqlint.domain.kueue import (
 )
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.workloads import PodTemplate, has_pod_templates, own_templates
-from kqlint.engine.rule import Reads, RuleContext, RuleMeta
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 
+# findings cache: reads own_templates (a TrainJob's from its runtime); pod_priority
 META = RuleMeta(code="KQ104", slug="mixed-priority-in-workload", severity=Severity.ERROR,
                 summary="pod templates of one workload get different pod priorities or preemption policies",
-                reads=Reads(R.RUNTIMES | {K.PRIORITY_CLASS},
-                            f"own_templates ({R.TEMPLATES}); {R.POD_PRIORITY}"))
+                reads=reading.RUNTIMES | {K.PRIORITY_CLASS})
 
 LLM_SERVICE = LLMISVC
 

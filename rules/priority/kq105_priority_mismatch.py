@@ -173,12 +173,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from itertools import groupby
 
-from kqlint.domain import reads as R
+from kqlint.domain import reading
 from kqlint.domain.graph import ObjectGraph
 from kqlint.domain.kueue import (
     ManagedWorkload,
     PodProfile,
     WorkloadPriority,
+    defaulted_route,
     describe_pod_priority,
     describe_workload_priority,
     pod_profile,
@@ -187,17 +188,16 @@ from kqlint.domain.kueue import (
     workloads_routed_to,
 )
 from kqlint.domain.objects import INPUT
-from kqlint.engine.rule import Reads, RuleContext, RuleMeta
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 from kqlint.rules.priority._shared_class import SHARED_CLASS_REMEDY
 
+# findings cache: reads graph rule: every workload Kueue may manage, its route (LocalQueue -> ClusterQueue), its
+# workload priority and its pods' priorities
 META = RuleMeta(code="KQ105", slug="priority-mismatch", severity=Severity.WARNING,
                 summary="Kueue ranks a workload higher, but a lower-ranked workload's pods can preempt it",
                 scope="graph", shows_route=True,
-                reads=Reads(R.ROUTED,
-                            "graph rule: every workload Kueue may manage (queues_of the inputs, workloads_routed_to: "
-                            "LocalQueue -> ClusterQueue), its workload priority (WorkloadPriorityClass, else the pods' "
-                            "PriorityClass or the global default) and its pods' priorities"))
+                reads=reading.ROUTED)
 
 Ranked = tuple[int, WorkloadPriority, PodProfile]
 
@@ -248,6 +248,7 @@ def _finding(queue: str, at_risk: Ranked, threat: Ranked, ctx: RuleContext) -> I
                f"{b.unit.obj.name}'s pods, against Kueue's order")
     related = [(b_template.at("priorityClassName"),
                 f"{b.unit.display()}: pods at {describe_pod_priority(b_pod)} can preempt "
-                f"(workload priority {describe_workload_priority(b_priority)})")]
+                f"(workload priority {describe_workload_priority(b_priority)})"),
+               *defaulted_route([a.unit, b.unit], ctx.graph)]
     yield ctx.finding(at=low_template.at("priorityClassName"), message=message, related=related,
                       obj=a.unit.obj.ref, remedy=SHARED_CLASS_REMEDY)

@@ -144,7 +144,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.domain import reads as R
+from kqlint.domain import reading
 from kqlint.domain.graph import ObjectGraph
 from kqlint.domain.kueue import (
     KUEUE_GROUP,
@@ -158,15 +158,15 @@ from kqlint.domain.kueue import (
 )
 from kqlint.domain.objects import INPUT
 from kqlint.domain.workloads import PodTemplate
-from kqlint.engine.rule import Reads, RuleContext, RuleMeta
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Location, Severity
 from kqlint.rules.priority._shared_class import SHARED_CLASS_REMEDY
 
+# findings cache: reads graph rule: the input ClusterQueues, the workloads routed to them and their pods'
+# PriorityClasses
 META = RuleMeta(code="KQ106", slug="non-uniform-pod-priority", severity=Severity.INFO,
                 summary="gangs routed to one ClusterQueue run at different pod priorities", scope="graph",
-                reads=Reads(R.ROUTED,
-                            "graph rule: the input ClusterQueues, the workloads routed to them (LocalQueue -> "
-                            f"ClusterQueue, {R.TEMPLATES}) and their pods' PriorityClasses"))
+                reads=reading.ROUTED)
 
 
 def check_graph(graph: ObjectGraph, ctx: RuleContext) -> Iterator[Finding]:

@@ -102,7 +102,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kqlint.domain import kinds as K
-from kqlint.domain import reads as R
+from kqlint.domain import reading
 from kqlint.domain.kueue import (
     MANAGED,
     NEVER,
@@ -114,15 +114,14 @@ from kqlint.domain.kueue import (
     workload_priority,
 )
 from kqlint.domain.objects import K8sObject
-from kqlint.engine.rule import Reads, RuleContext, RuleMeta
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 
+# findings cache: reads managed_workloads; LocalQueue -> ClusterQueue; workload_priority's fallback
 META = RuleMeta(code="KQ108", slug="missing-workload-priority", severity=Severity.INFO,
                 summary="a workload in a preempting ClusterQueue has no WorkloadPriorityClass label",
                 kinds=MANAGED,
-                reads=Reads(R.ROUTING | {K.CLUSTER_QUEUE, K.WORKLOAD_PRIORITY_CLASS, K.PRIORITY_CLASS},
-                            f"{R.MANAGED}; cluster_queue_of: LocalQueue -> ClusterQueue; workload_priority's fallback: "
-                            "WorkloadPriorityClass, PriorityClass, the global default"))
+                reads=reading.ROUTING | {K.CLUSTER_QUEUE, K.WORKLOAD_PRIORITY_CLASS, K.PRIORITY_CLASS})
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:

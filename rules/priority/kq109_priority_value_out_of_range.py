@@ -51,10 +51,11 @@ from kqlint.domain.objects import K8sObject
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 
+# findings cache: pure, a PriorityClass's own value and name against constants (the built-in classes)
 META = RuleMeta(code="KQ109", slug="priority-value-out-of-range", severity=Severity.ERROR,
                 summary="a PriorityClass value above 1000000000 or a reserved system- name",
                 kinds=frozenset({PRIORITY_CLASS}),
-                pure="a PriorityClass's own value and name against constants (the built-in classes)")
+                pure=True)
 
 RESERVED = "priority class names with 'system-' prefix are reserved for system use only"
 

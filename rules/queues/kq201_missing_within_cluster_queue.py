@@ -94,29 +94,29 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.domain import reads as R
+from kqlint.domain import reading
 from kqlint.domain.kinds import CLUSTER_QUEUE
 from kqlint.domain.kueue import (
     QUEUE_LABEL,
     ManagedWorkload,
     WorkloadPriority,
+    defaulted_route,
     describe_workload_priority,
     workload_priority,
     workload_priority_classes,
     workloads_routed_to,
 )
 from kqlint.domain.objects import K8sObject
-from kqlint.engine.rule import Reads, RuleContext, RuleMeta
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.fix.model import Edit, Fix
 from kqlint.model import Finding, Location, Severity
 
+# findings cache: reads a ClusterQueue: the workloads routed to it and their workload priorities; the
+# WorkloadPriorityClasses of its graph
 META = RuleMeta(code="KQ201", slug="missing-within-cluster-queue", severity=Severity.WARNING,
                 summary="a ClusterQueue with several priorities in play leaves withinClusterQueue at Never",
                 kinds=frozenset({CLUSTER_QUEUE}), fix="unsafe",
-                reads=Reads(R.ROUTED,
-                            "a ClusterQueue: the workloads routed to it (every managed workload, LocalQueue -> "
-                            "ClusterQueue) and their workload priorities (WorkloadPriorityClass, PriorityClass); the "
-                            "WorkloadPriorityClasses of its graph (its unit and the shared files)"))
+                reads=reading.ROUTED)
 
 MAX_RELATED = 10
 WITHIN = ("spec", "preemption", "withinClusterQueue")
@@ -133,8 +133,10 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         message = (f"ClusterQueue {obj.name} does not set spec.preemption.withinClusterQueue (default Never) "
                    f"while the workloads routed to it carry {len(by_value)} workload priorities ({values}): "
                    "priorities only order the queue and never preempt")
-        related = [_workload_related(unit, prio) for _, (unit, prio) in sorted(by_value.items())]
-        yield ctx.finding(at=_missing_at(obj), message=message, related=related[:MAX_RELATED],
+        shown = [pair for _, pair in sorted(by_value.items())][:MAX_RELATED]
+        related = [*(_workload_related(unit, prio) for unit, prio in shown),
+                   *defaulted_route([unit for unit, _ in shown], ctx.graph)]
+        yield ctx.finding(at=_missing_at(obj), message=message, related=related,
                           fix=lower_priority_fix(obj), remedy=ADVICE)
         return
     classes = workload_priority_classes(ctx.graph)  # this queue's unit and the shared files

@@ -85,18 +85,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.domain import reads as R
+from kqlint.domain import reading
 from kqlint.domain.kinds import KUEUE_GROUP
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.refs import QUEUE_REF, references, unresolved
-from kqlint.engine.rule import Reads, RuleContext, RuleMeta
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 
+# findings cache: reads managed_workloads; the LocalQueue (resolved, close names, other namespaces)
 META = RuleMeta(code="KQ203", slug="unknown-local-queue", severity=Severity.ERROR,
                 summary="a kueue.x-k8s.io/queue-name label names a LocalQueue that cannot be resolved in "
                         "the workload's namespace",
-                reads=Reads(R.ROUTING,
-                            f"{R.MANAGED}; the LocalQueue (resolved, close names, other namespaces)"))
+                reads=reading.ROUTING)
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:

@@ -66,14 +66,14 @@ from kqlint.domain import kinds as K
 from kqlint.domain.kinds import LOCAL_QUEUE
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.refs import CLUSTER_QUEUE_REF, references, unresolved
-from kqlint.engine.rule import Reads, RuleContext, RuleMeta
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 
+# findings cache: reads the LocalQueue's ClusterQueue (resolved, close names, other units)
 META = RuleMeta(code="KQ204", slug="unknown-cluster-queue", severity=Severity.ERROR,
                 summary="a LocalQueue's spec.clusterQueue names a ClusterQueue that cannot be resolved",
                 kinds=frozenset({LOCAL_QUEUE}),
-                reads=Reads(frozenset({K.CLUSTER_QUEUE}),
-                            "the LocalQueue's ClusterQueue (resolved, close names, other units)"))
+                reads=frozenset({K.CLUSTER_QUEUE}))
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:

@@ -91,7 +91,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from kqlint.domain import kinds as K
-from kqlint.domain import reads as R
+from kqlint.domain import reading
 from kqlint.domain.graph import ObjectGraph
 from kqlint.domain.kinds import POD
 from kqlint.domain.kueue import is_kueue_managed, trainjobs_using
@@ -100,16 +100,15 @@ from kqlint.domain.platform import INSTALLED_PRIORITY_CLASSES, platform_of
 from kqlint.domain.refs import POD_GROUP_PRIORITY_REF, TEMPLATE_PRIORITY_REF, Reference, references, unresolved
 from kqlint.domain.wording import LOOKED_IN, template_text
 from kqlint.domain.workloads import KAI_PODGROUP, KAI_SCHEDULER_NAMES, PodTemplate
-from kqlint.engine.rule import Reads, RuleContext, RuleMeta
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 
+# findings cache: reads own_templates: their PriorityClass (close names, the global default); a PodGroup's;
+# managed_workloads
 META = RuleMeta(code="KQ205", slug="unknown-priority-class", severity=Severity.ERROR,
                 summary="a pod template's or PodGroup's priorityClassName names a PriorityClass that "
                         "cannot be resolved",
-                reads=Reads(R.ROUTING | {K.TRAINJOB, K.PRIORITY_CLASS},
-                            f"own_templates ({R.TEMPLATES}): their PriorityClass (resolved, close names, the "
-                            "global default); a PodGroup's PriorityClass; KAI's classes from the platform model; "
-                            f"{R.MANAGED} (the message)"))
+                reads=reading.ROUTING | {K.TRAINJOB, K.PRIORITY_CLASS})
 
 KAI_CLASSES = tuple(INSTALLED_PRIORITY_CLASSES["kai"])
 

@@ -70,14 +70,14 @@ from kqlint.domain import kinds as K
 from kqlint.domain.kinds import CLUSTER_QUEUE
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.refs import FLAVOR_REF, references, unresolved
-from kqlint.engine.rule import Reads, RuleContext, RuleMeta
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 
+# findings cache: reads the ClusterQueue's flavors: ResourceFlavors (resolved, close names)
 META = RuleMeta(code="KQ206", slug="unknown-resource-flavor", severity=Severity.ERROR,
                 summary="a ClusterQueue flavor names a ResourceFlavor that cannot be resolved",
                 kinds=frozenset({CLUSTER_QUEUE}),
-                reads=Reads(frozenset({K.RESOURCE_FLAVOR}),
-                            "the ClusterQueue's flavors: ResourceFlavors (resolved, close names)"))
+                reads=frozenset({K.RESOURCE_FLAVOR}))
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:

@@ -104,7 +104,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from kqlint.domain import reads as R
+from kqlint.domain import reading
 from kqlint.domain.graph import ObjectGraph
 from kqlint.domain.kinds import DEPLOYMENT, JOBSET, LWS, POD, STATEFULSET
 from kqlint.domain.kueue import INTEGRATIONS, POD_TEMPLATE_LABELLED, PRIORITY_LABEL, QUEUE_LABEL
@@ -112,15 +112,15 @@ from kqlint.domain.objects import K8sObject
 from kqlint.domain.platform import Platform, platform_of
 from kqlint.domain.wording import template_text
 from kqlint.domain.workloads import own_templates
-from kqlint.engine.rule import Reads, RuleContext, RuleMeta
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.fix.model import Edit, Fix
 from kqlint.model import Finding, Location, Severity
 
+# findings cache: reads the platform model's template labels and integrations; own_templates
 META = RuleMeta(code="KQ208", slug="kueue-label-misplaced", severity=Severity.ERROR,
                 summary="a Kueue queue-name/priority-class label sits where that integration does not read it",
                 fix="safe",
-                reads=Reads(R.RUNTIMES,
-                            f"the platform model's template labels and integrations; own_templates ({R.TEMPLATES})"))
+                reads=reading.RUNTIMES)
 
 KUEUE_LABELS = (QUEUE_LABEL, PRIORITY_LABEL)
 # Each pod of these becomes its own Workload when the pod integration reads template labels.

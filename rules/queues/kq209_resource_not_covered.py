@@ -140,7 +140,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kqlint.domain import kinds as K
-from kqlint.domain import reads as R
+from kqlint.domain import reading
 from kqlint.domain.kueue import (
     QUEUE_LABEL,
     ManagedWorkload,
@@ -156,15 +156,14 @@ from kqlint.domain.kueue import (
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.quantity import format_amount
 from kqlint.domain.wording import pod_set_text
-from kqlint.engine.rule import Reads, RuleContext, RuleMeta
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 
+# findings cache: reads managed_workloads; LocalQueue -> ClusterQueue candidates; the ClusterQueue's resource groups
 META = RuleMeta(code="KQ209", slug="resource-not-covered", severity=Severity.ERROR,
                 summary="a Kueue-managed workload requests a resource its ClusterQueue does not cover",
                 shows_route=True,
-                reads=Reads(R.ROUTING | {K.CLUSTER_QUEUE},
-                            f"{R.MANAGED}; cluster_queue_candidates: LocalQueue -> ClusterQueue; pod sets from the "
-                            "object's templates; the ClusterQueue's resource groups"))
+                reads=reading.ROUTING | {K.CLUSTER_QUEUE})
 
 
 @dataclass(frozen=True)

@@ -137,7 +137,7 @@ from fractions import Fraction
 from typing import Any
 
 from kqlint.domain import kinds as K
-from kqlint.domain import reads as R
+from kqlint.domain import reading
 from kqlint.domain.graph import ObjectGraph, from_manifest
 from kqlint.domain.kueue import (
     QUEUE_LABEL,
@@ -157,21 +157,20 @@ from kqlint.domain.kueue import (
     request_location,
     resource_config,
 )
+from kqlint.domain.kueue.quota import quota_scope
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.quantity import exact_sum, format_amount, parse_quantity
 from kqlint.domain.wording import pod_set_text
-from kqlint.engine.rule import Reads, RuleContext, RuleMeta, ScopedRead
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Location, Severity
 
+# findings cache: reads managed_workloads; LocalQueue -> ClusterQueue, its cohort's ClusterQueues and Cohorts; their
+# quotas whole (scoped_reads)
 META = RuleMeta(code="KQ210", slug="exceeds-quota", severity=Severity.ERROR,
                 summary="a Kueue-managed workload needs more than its ClusterQueue can ever provide",
                 shows_route=True,
-                reads=Reads(R.ROUTING | {K.CLUSTER_QUEUE, K.COHORT},
-                            f"{R.MANAGED}; LocalQueue -> ClusterQueue, the other ClusterQueues of its cohort and "
-                            "the Cohort objects (cohort_peers, cohort_tree_open)",
-                            scoped=ScopedRead("ClusterQueue", R.quota_scope,
-                                              "capacity: the quotas of the workload's ClusterQueue candidates "
-                                              "(LocalQueue -> ClusterQueue) and of their cohort peers")))
+                reads=reading.ROUTING | {K.CLUSTER_QUEUE, K.COHORT},
+                scoped_reads=("ClusterQueue", quota_scope))
 
 PODS = "pods"
 

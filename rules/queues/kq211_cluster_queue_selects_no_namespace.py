@@ -92,15 +92,15 @@ from kqlint.domain import kinds as K
 from kqlint.domain.graph import ObjectGraph
 from kqlint.domain.kinds import KUEUE_GROUP
 from kqlint.domain.objects import INPUT, K8sObject
-from kqlint.engine.rule import Reads, RuleContext, RuleMeta
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 
+# findings cache: reads graph rule: the ClusterQueues' namespaceSelector, the LocalQueues pointing at each, the
+# Namespaces' labels
 META = RuleMeta(code="KQ211", slug="cluster-queue-selects-no-namespace", severity=Severity.ERROR,
                 summary="a ClusterQueue's namespaceSelector admits none of the namespaces of its LocalQueues",
                 scope="graph",
-                reads=Reads(frozenset({K.CLUSTER_QUEUE, K.LOCAL_QUEUE, K.NAMESPACE}),
-                            "graph rule: the input ClusterQueues' namespaceSelector, the LocalQueues pointing at each "
-                            "(spec.clusterQueue, their namespaces), the input Namespaces' labels"))
+                reads=frozenset({K.CLUSTER_QUEUE, K.LOCAL_QUEUE, K.NAMESPACE}))
 
 NAME_LABEL = "kubernetes.io/metadata.name"
 

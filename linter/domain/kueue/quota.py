@@ -160,3 +160,17 @@ def covered_resources(cq: K8sObject) -> set[str]:
     for entry in flavor_quotas(cq):
         covered |= {quota["name"] for _, quota in entry.quotas() if isinstance(quota.get("name"), str)}
     return covered
+
+
+def quota_scope(obj: K8sObject, by_kind: dict[str, list[Any]]) -> list[Any]:
+    """The ClusterQueues whose quotas KQ210 may read judging ``obj``: those named by a
+    LocalQueue of its namespace (or of none, or applied wherever: every LocalQueue it may
+    resolve), and every ClusterQueue sharing a cohort with one of them; in run order."""
+    from kqlint.domain.kueue.routing import cluster_queue_name
+    from kqlint.domain.objects import ApplyTimeNamespace
+
+    names = {cluster_queue_name(lq) for lq in by_kind.get("LocalQueue", ())
+             if lq.namespace is None or lq.namespace == obj.namespace or isinstance(lq.namespace, ApplyTimeNamespace)}
+    queues = by_kind.get("ClusterQueue", [])
+    cohorts = {cohort_name(cq) for cq in queues if cq.name in names} - {None}
+    return [cq for cq in queues if cq.name in names or cohort_name(cq) in cohorts]
