@@ -6,8 +6,9 @@
     python bench/run.py --sizes 10000 --scenarios nocache,cold,warm,warm-1pct,precommit-warm,precommit-edited
 
 Scenarios (every one runs in the corpus folder, which gets an empty ``.git`` folder so that
-it is a project: the cache lives in its ``.kqlint_cache`` and a one-file run gets the whole
-repository as context, as under pre-commit):
+it is a project: a one-file run gets the whole repository as context, as under pre-commit; the
+cache lives in ``--cache-dir`` the corpus folder's sibling ``NAME.cache``, kqlint's own folder
+``kqlint/`` inside it):
   nocache           ``kqlint check . --no-cache`` (what every run cost before the cache)
   cold              ``kqlint check .`` with the cache removed before each run
   warm              ``kqlint check .`` again, nothing changed
@@ -118,14 +119,14 @@ class Scenario:
 
     def command(self) -> list[str]:
         target = str(self.staged.relative_to(self.directory)) if self.name.startswith("precommit") else "."
-        extra = ["--no-cache"] if self.name in ("nocache", "fix") else []
+        extra = ["--no-cache"] if self.name in ("nocache", "fix") else ["--cache-dir", str(cache_home(self.directory))]
         extra += ["--fix", "--unsafe-fixes"] if self.name.startswith("fix") else []
         return [sys.executable, "-m", "kqlint", "check", target, "--format", "json", "--jobs", str(self.jobs)] + extra
 
     def before(self) -> None:
         self.runs += 1
         if self.name in ("cold", "fix-cold"):
-            subprocess.run(["rm", "-rf", str(self.directory / ".kqlint_cache")], check=True)
+            subprocess.run(["rm", "-rf", str(cache_home(self.directory) / "kqlint")], check=True)
         self.put_back_fixed()
         for path, data in self.originals.items():
             mark = self.stamp * 100 + self.runs  # whose stored report would be reused
@@ -175,8 +176,13 @@ def count_edit(data: bytes, run: int) -> bytes | None:
     return data[:count.start(2)] + str(changed).encode() + data[count.end(2):]
 
 
+def cache_home(directory: Path) -> Path:
+    """The ``--cache-dir`` of a corpus: outside it (kqlint refuses a cache inside the project)."""
+    return directory.parent / f"{directory.name}.cache"
+
+
 def cache_bytes(directory: Path) -> int:
-    return sum(p.stat().st_size for p in (directory / ".kqlint_cache").rglob("*") if p.is_file())
+    return sum(p.stat().st_size for p in (cache_home(directory) / "kqlint").rglob("*") if p.is_file())
 
 
 def bench_scenarios(size: int, directory: Path, runs: int, jobs_list: list[int],

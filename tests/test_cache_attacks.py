@@ -105,6 +105,29 @@ def test_a_cache_folder_that_is_a_link_is_refused(tmp_path: Path, capsys: pytest
     assert _tree(precious) == before and (home / "kqlint").is_symlink()
 
 
+def test_a_kqlint_folder_not_made_by_kqlint_is_refused_and_untouched(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder named kqlint/ in the cache home without kqlint's CACHEDIR.TAG (another tool's,
+    or planted): no cache for the run, one stderr line, nothing in it read, changed or removed."""
+    project, home = _project(tmp_path), tmp_path / "home"
+    foreign = home / "kqlint"
+    for name in ("0123456789abcdef", "notes"):
+        (foreign / name).mkdir(parents=True)
+        (foreign / name / "keep.txt").write_text(name)
+    (foreign / "CACHEDIR.TAG").write_text("Signature: 8a477f597d28d172789f06886806bc55\n# another tool's\n")
+    old = time.time() - 3600
+    for child in foreign.iterdir():
+        os.utime(child, (old, old))
+    monkeypatch.chdir(project)
+    before = _tree(home)
+    uncached = _check(capsys, ".", "--no-cache", "--format", "json")
+    status, out, err = _check(capsys, ".", "--cache-dir", str(home), "--format", "json")
+    assert (status, out) == uncached[:2]
+    assert err.count("\n") == 1 and "cache disabled for this run" in err and "not made by kqlint" in err
+    assert main(["cache", "clean", "--cache-dir", str(home)]) == 2
+    assert _tree(home) == before
+
+
 def test_a_link_below_kqlints_folder_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     project, precious = _project(tmp_path), _precious(tmp_path)
@@ -237,3 +260,18 @@ def test_the_server_writes_no_cache_beside_a_buffer_outside_every_folder(tmp_pat
     folders = Folders([str(workspace)])
     folders.of(str(buffer)).lint(str(buffer), CLEAN_JOB.encode())
     assert _tree(outside) == before
+
+
+def test_kqlints_folder_never_appears_without_its_tag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two first runs at once: the one that finds kqlint/ made by the other must find it marked
+    (it refused it while the tag was not yet written), so the folder gets its name complete."""
+    from kqlint.cache import home
+
+    owned = tmp_path / "home" / "kqlint"
+    seen: list[bool] = []
+    real = home.atomic_write
+    monkeypatch.setattr(home, "atomic_write", lambda target, blob: (seen.append(owned.exists()), real(target, blob))[1])
+    home.check_owned(str(owned), None)
+    assert seen == [False, False] and (owned / home.TAG_NAME).read_bytes() == home.TAG
+    assert [path.name for path in owned.parent.iterdir()] == ["kqlint"]  # no temporary folder left
+    home.check_owned(str(owned), None)  # the second run's check: kqlint's, used

@@ -65,7 +65,6 @@ def check_owned(owned: str, root: str | None) -> None:
                            "pass --cache-dir with a folder outside it")
     if not os.path.lexists(owned):
         _make_owned(owned)
-        return
     _real_folder(owned)
     try:
         marked = read_owned(os.path.join(owned, TAG_NAME), len(TAG)) == TAG
@@ -126,14 +125,27 @@ def atomic_write(target: str, blob: bytes) -> None:
 
 
 def _make_owned(owned: str) -> None:
-    os.makedirs(os.path.dirname(owned), exist_ok=True)
+    """Make kqlint's folder whole (its tag and .gitignore in place) under a temporary name, then
+    give it its name: a concurrent run never sees it unmarked (it would refuse it)."""
+    import tempfile
+
+    home = os.path.dirname(owned)
+    os.makedirs(home, exist_ok=True)
+    building = tempfile.mkdtemp(dir=home, prefix=".kqlint-")
+    made = [os.path.join(building, TAG_NAME), os.path.join(building, ".gitignore")]
     try:
-        os.mkdir(owned)
-    except FileExistsError:  # a concurrent run made it: it must still be ours
-        _real_folder(owned)
-        return
-    atomic_write(os.path.join(owned, TAG_NAME), TAG)
-    atomic_write(os.path.join(owned, ".gitignore"), b"# created by kqlint: the cache is never committed\n*\n")
+        atomic_write(made[0], TAG)
+        atomic_write(made[1], b"# created by kqlint: the cache is never committed\n*\n")
+        try:
+            os.rename(building, owned)
+        except OSError:  # a concurrent run named its own first (check_owned checks what is there)
+            pass
+    finally:
+        if os.path.lexists(building):
+            for path in made:
+                if os.path.lexists(path):
+                    os.unlink(path)
+            os.rmdir(building)
 
 
 def remove_owned(owned: str) -> bool:
