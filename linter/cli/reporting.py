@@ -62,7 +62,7 @@ def apply_baseline(report: Any, baseline_file: str | None, write_file: str | Non
     kept, absorbed = baseline.apply(report, accepted)
     from dataclasses import replace
 
-    return replace(kept, baselined=absorbed)
+    return replace(kept, baselined=absorbed, baseline_written=bool(write_file))
 
 
 def write_reports(report: Any, targets: list[tuple[str, str]], *, color: bool, quiet: bool,
