@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import typer
+from kqlint.cli import complete
 from kqlint.cli.app import BUG_HINT, STDOUT, Exit, err
 from kqlint.cli.options import (
     allow_plugins_option,
@@ -31,21 +32,23 @@ def check(
                                                 help="Files and folders to lint (default: .); "
                                                      "- reads one YAML stream from stdin."),
     format: list[str] | None = typer.Option(None, "--format", "-f", metavar="FORMAT",
+                                               autocompletion=complete.report_formats,
                                                help="text (default), concise, json, sarif, github, junit or gitlab; "
                                                     "repeatable, pairs with --output."),
     output_format: str | None = typer.Option(None, "--output-format", metavar="FORMAT",
+                                                autocompletion=complete.output_formats,
                                                 help="full (the text report) or concise (one finding per line), "
                                                      "or any --format; config: output-format."),
     output: list[str] | None = typer.Option(None, "--output", "-o", metavar="FILE",
                                                help="Write the report of the matching --format here (- for stdout); "
                                                     "without --format the file name picks it "
                                                     "(.json, .sarif, .xml, .txt)."),
-    select: list[str] | None = typer.Option(None, "--select", metavar="CODES",
+    select: list[str] | None = typer.Option(None, "--select", metavar="CODES", autocompletion=complete.rule_list,
                                                help="Only these rules: comma-separated codes, slugs "
                                                     "or prefixes (KQ1)."),
-    ignore: list[str] | None = typer.Option(None, "--ignore", metavar="CODES",
+    ignore: list[str] | None = typer.Option(None, "--ignore", metavar="CODES", autocompletion=complete.rule_list,
                                                help="Skip these rules: comma-separated codes, slugs or prefixes."),
-    fail_on: str | None = typer.Option(None, "--fail-on", metavar="SEVERITY",
+    fail_on: str | None = typer.Option(None, "--fail-on", metavar="SEVERITY", autocompletion=complete.fail_on,
                                           help="Lowest severity that exits 1: error, warning (default), "
                                                "info or never."),
     config_file: str | None = config_option(),
