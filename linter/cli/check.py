@@ -57,6 +57,9 @@ def check(
     namespace: str | None = namespace_option(),
     context: list[str] | None = context_option(),
     exclude: list[str] | None = exclude_option("Skip paths matching this glob; repeatable."),
+    force_exclude: bool | None = typer.Option(None, "--force-exclude/--no-force-exclude",
+                                                 help="Skip excluded files named on the command line without a "
+                                                      "warning (pre-commit names them); config: force-exclude."),
     stdin_filename: str | None = typer.Option(None, "--stdin-filename", metavar="PATH",
                                                  help="Report findings read from stdin (-) against this path; Helm "
                                                       "`# Source:` comments name each document's template otherwise."),
@@ -115,6 +118,7 @@ def check(
     config = config.with_overrides(
         select=split(select) or None, ignore=(config.ignore + split(ignore)) or None,
         profile=profile, namespace=namespace, exclude=(config.exclude + tuple(exclude or ())) or None,
+        force_exclude=force_exclude,
         crds=(config.crds + tuple(crd or ())) or None, stdin_filename=stdin_filename,
         follow_external_symlinks=follow_external_symlinks or None)
     check_excludes(config.exclude)
@@ -162,7 +166,7 @@ def check(
         report = _lint(targets_paths, config, tuple(context or ()), not no_inline_suppressions, lint_rules,
                        progress=not quiet, jobs=jobs, cache=cache)
     try:
-        report_stderr_lines(report, targets_paths, quiet)
+        report_stderr_lines(report, targets_paths, quiet, config)
         report = with_text_fixes(report, config, cache, _jobs(jobs), beside=cache.write if cache else None)
     finally:
         if cache is not None:

@@ -32,14 +32,14 @@ def with_text_fixes(report: Any, config: Any, cache: Any = None, jobs: int = 1,
     return replace(report, findings=tuple(findings))
 
 
-def report_stderr_lines(report: Any, paths: list[str], quiet: bool) -> None:
+def report_stderr_lines(report: Any, paths: list[str], quiet: bool, config: Any) -> None:
     """What the run says beside its report: warnings (misspelt directives, nothing to lint),
     then notes (no project root, paths skipped for safety) unless ``--quiet``."""
     from kqlint import preflight
 
     for line in report.warnings:
         err(line)
-    preflight.report_empty(report, paths, err)
+    preflight.report_empty(report, paths, err, config)
     for note in () if quiet else report.notes:
         err(f"kqlint: note: {note}")
 
