@@ -18,7 +18,7 @@ def report_formats(incomplete: str) -> list[str]:
 
 
 def output_formats(incomplete: str) -> list[str]:
-    from kqlint.output import OUTPUT_STYLES
+    from kqlint.cli.output import OUTPUT_STYLES
     from kqlint.reporters import FORMATS
 
     return _starting(dict.fromkeys([*OUTPUT_STYLES, *FORMATS]), incomplete)
@@ -31,7 +31,7 @@ def rules_formats(incomplete: str) -> list[str]:
 
 
 def graph_formats(incomplete: str) -> list[str]:
-    from kqlint.graph_export import FORMATS
+    from kqlint.reporters.graph import FORMATS
 
     return _starting(FORMATS, incomplete)
 
@@ -43,7 +43,7 @@ def fail_on(incomplete: str) -> list[str]:
 
 
 def colors(incomplete: str) -> list[str]:
-    from kqlint.output import COLOR_CHOICES
+    from kqlint.cli.output import COLOR_CHOICES
 
     return _starting(COLOR_CHOICES, incomplete)
 
@@ -53,7 +53,7 @@ def _rule_names() -> list[tuple[str, str]]:
     plugins; never a repository's `plugins:` or custom rules (completion imports nothing the
     repository names)."""
     from kqlint.errors import KqlintError
-    from kqlint.registry import all_rules
+    from kqlint.engine.registry import all_rules
 
     try:
         rules = all_rules()

@@ -66,10 +66,10 @@ from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterator
 from typing import Any
 
-from kqlint.graph import ObjectGraph, from_manifest
+from kqlint.domain.graph import ObjectGraph, from_manifest
+from kqlint.domain.objects import INPUT, ApplyTimeNamespace, K8sObject
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import INPUT, ApplyTimeNamespace, K8sObject
-from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ003", slug="duplicate-object", severity=Severity.ERROR,
                 summary="the same group/kind/namespace/name is defined twice among objects applied together",
@@ -161,7 +161,8 @@ def _finding(obj: K8sObject, first: K8sObject, group: list[K8sObject], ctx: Rule
         at=obj.at_value("metadata", "name"),
         message=(f"{obj.display()} is defined {len(group)} times among objects applied together (first at "
                  f"{where.file}:{where.line}): kubectl applies the copies in turn and the last one silently "
-                 "wins; keep one definition"),
+                 "wins"),
+        remedy="Keep one definition",
         related=related)
 
 

@@ -108,8 +108,9 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterator
 
-from kqlint.graph import ObjectGraph
-from kqlint.kueue import (
+from kqlint.domain import reading
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.kueue import (
     PREEMPT_LOWER,
     SCHEDULING_GROUP,
     PodProfile,
@@ -122,12 +123,15 @@ from kqlint.kueue import (
     is_multi_pod,
     pod_profile,
 )
+from kqlint.domain.objects import INPUT, K8sObject
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Location, Severity
-from kqlint.objects import INPUT, K8sObject
-from kqlint.rule import RuleContext, RuleMeta
 
+# findings cache: reads graph rule: the input PriorityClasses, every managed multi-pod workload and its pods'
+# PriorityClasses
 META = RuleMeta(code="KQ107", slug="pod-preemption-exposure", severity=Severity.WARNING,
-                summary="a preempting PriorityClass ranks above the pods of a Kueue-managed gang", scope="graph")
+                summary="a preempting PriorityClass ranks above the pods of a Kueue-managed gang", scope="graph",
+                reads=reading.ROUTED)
 
 MAX_RELATED = 10
 
@@ -156,12 +160,12 @@ def _finding(pc: K8sObject, value: int, exposed: list[PodProfile], ctx: RuleCont
     names = ", ".join(p.unit.display() for p in exposed[:3])
     if len(exposed) > 3:
         names += f" and {len(exposed) - 3} more"
-    message = (f"PriorityClass {pc.name} (value {value}, preemptionPolicy PreemptLowerPriority) ranks above "
-               f"the pods of {len(exposed)} Kueue-managed multi-pod workload(s) ({names}): any pod of this "
-               f"class may make kube-scheduler evict single gang pods, leaving the rest idle on their GPUs "
-               f"(preemptionPolicy: Never on the gang's own class does not protect it). Give this class "
-               f"preemptionPolicy: Never, or keep its pods off the gangs' nodes")
-    return ctx.finding(at=pc.at("value"), message=message, related=[_related(p) for p in exposed[:MAX_RELATED]])
+    message = (f"PriorityClass {pc.name} ({value}, PreemptLowerPriority) ranks above the pods of "
+               f"{len(exposed)} Kueue-managed gang(s) ({names}): its pods may make kube-scheduler evict single "
+               "gang pods, leaving the rest idle")
+    return ctx.finding(at=pc.at("value"), message=message, related=[_related(p) for p in exposed[:MAX_RELATED]],
+                       remedy=("Give this class preemptionPolicy: Never, or keep its pods off the gangs' nodes "
+                               "(preemptionPolicy: Never on the gangs' own class does not protect them)"))
 
 
 def _related(profile: PodProfile) -> tuple[Location, str]:

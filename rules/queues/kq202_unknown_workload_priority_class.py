@@ -92,27 +92,30 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kueue import resolve_priority_class
+from kqlint.domain import kinds as K
+from kqlint.domain import reading
+from kqlint.domain.kueue import resolve_priority_class
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.refs import WORKLOAD_PRIORITY_REF, Reference, references, unresolved
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.refs import WORKLOAD_PRIORITY_REF, Reference, references, unresolved
-from kqlint.rule import RuleContext, RuleMeta
 
+# findings cache: reads managed_workloads; the label's WorkloadPriorityClass (close names); a PriorityClass of that name
 META = RuleMeta(code="KQ202", slug="unknown-workload-priority-class", severity=Severity.ERROR,
                 summary="a kueue.x-k8s.io/priority-class label names a WorkloadPriorityClass that cannot "
-                        "be resolved")
+                        "be resolved",
+                reads=reading.ROUTING | {K.WORKLOAD_PRIORITY_CLASS, K.PRIORITY_CLASS})
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     for ref in references(obj, ctx.graph, [WORKLOAD_PRIORITY_REF]):
         if ref.target is not None or ref.may_exist(ctx.graph) or ref.site.unit is None:
             continue
-        yield ctx.finding(
-            at=ref.at,
-            message=unresolved(ref, ctx.graph, ref.site.unit.display(),
-                               "Kueue creates no Workload for it (no fallback to the pod priority), so it stays "
-                               "suspended and is never admitted",
-                               f"create WorkloadPriorityClass `{ref.name}` or fix the label", hint=_hint(ref, ctx)))
+        message, remedy = unresolved(ref, ctx.graph, ref.site.unit.display(),
+                                     "Kueue creates no Workload for it, so it stays suspended",
+                                     f"create WorkloadPriorityClass `{ref.name}` or fix the label",
+                                     hint=_hint(ref, ctx))
+        yield ctx.finding(at=ref.at, message=message, remedy=remedy)
 
 
 def _hint(ref: Reference, ctx: RuleContext) -> str:

@@ -84,9 +84,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kqlint.fields import text
-from kqlint.graph import ObjectGraph
-from kqlint.kueue import (
+from kqlint.domain import reading
+from kqlint.domain.fields import text
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.kueue import (
     KUEUE_GROUP,
     POD_TEMPLATE_LABELLED,
     PRIORITY_LABEL,
@@ -94,13 +95,15 @@ from kqlint.kueue import (
     has_default_local_queue,
     object_labels_path,
 )
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.workloads import own_templates
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.workloads import own_templates
 
+# findings cache: reads a LocalQueue `default` in its namespace, the LocalQueues there; own templates
 META = RuleMeta(code="KQ207", slug="queue-name-missing", severity=Severity.WARNING,
-                summary="a workload has a Kueue priority-class label but no queue-name, so Kueue ignores it")
+                summary="a workload has a Kueue priority-class label but no queue-name, so Kueue ignores it",
+                reads=reading.ROUTING)
 
 
 def label_sites(obj: K8sObject, graph: ObjectGraph) -> list[tuple[tuple[Any, ...], str]]:
@@ -128,9 +131,9 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         yield ctx.finding(
             at=obj.at(*path, PRIORITY_LABEL),
             message=(f"{who} carries `{PRIORITY_LABEL}: {obj.get(*path, PRIORITY_LABEL)}` but no "
-                     f"`{QUEUE_LABEL}`, and namespace {obj.namespace} has no LocalQueue named `default`: "
-                     "Kueue ignores it, it starts at once outside the quota and the priority label has no "
-                     f"effect; add `{QUEUE_LABEL}: <LocalQueue>`{_queues_hint(obj, ctx.graph)}"))
+                     f"`{QUEUE_LABEL}`, and its namespace has no `default` LocalQueue: "
+                     "Kueue ignores it and it starts outside the quota"),
+            remedy=f"Add `{QUEUE_LABEL}: <LocalQueue>`{_queues_hint(obj, ctx.graph)}")
 
 
 def _queues_hint(obj: K8sObject, graph: ObjectGraph) -> str:
