@@ -52,8 +52,8 @@ def _rule_names() -> list[tuple[str, str]]:
     """(name, summary) for the codes, then the slugs, of the built-in rules and installed
     plugins; never a repository's `plugins:` or custom rules (completion imports nothing the
     repository names)."""
-    from kqlint.errors import KqlintError
     from kqlint.engine.registry import all_rules
+    from kqlint.errors import KqlintError
 
     try:
         rules = all_rules()

@@ -43,11 +43,6 @@ def check(paths: list[str], config: Config, context: Iterable[str], warn: Callab
                  f"which runs only with --profile {profile} (or `profile: {profile}` in the config)")
 
 
-def report_empty(report: Report, paths: list[str], warn: Callable[[str], None]) -> None:
-    if report.summary.files == 0 and not report.findings:
-        named = " ".join(terminal_safe(p) for p in paths)
-        warn(f"kqlint: warning: nothing to lint: no .yaml, .yml or .json files in {named} "
-             f"(or every one is excluded)")
 def _warn_excluded(paths: list[str], config: Config, warn: Callable[[str], None]) -> None:
     """A path named on the command line that ``exclude`` removes is not linted: say so, naming
     the globs that matched as they were written, unless ``force-exclude`` asks for silence
@@ -72,9 +67,12 @@ def _as_written(glob: str, config: Config) -> str:
     config file's folder); a ``--exclude`` glob is kept as typed."""
     from kqlint.config.validate import anchored
 
-    written = config.origin.data.get("exclude") if config.origin is not None and config.path else None
+    path = config.path
+    if config.origin is None or path is None:
+        return glob
+    written = config.origin.data.get("exclude")
     for entry in written if isinstance(written, list) else ():
-        if isinstance(entry, str) and anchored(entry, config.path) == glob:
+        if isinstance(entry, str) and anchored(entry, path) == glob:
             return entry
     return glob
 
