@@ -58,6 +58,9 @@ FRAMEWORKS: dict[tuple[str, str], str] = {
     ("workload.codeflare.dev", "AppWrapper"): "workload.codeflare.dev/appwrapper",
     ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"): "leaderworkerset.x-k8s.io/leaderworkerset",
 }
+# Frameworks a cluster enables only when its Configuration lists them (rules.md "Kueue-managed"):
+# without evidence, every other integration counts as one of Kueue's default frameworks.
+OPT_IN_FRAMEWORKS = frozenset({POD, "deployment", "statefulset", "leaderworkerset.x-k8s.io/leaderworkerset"})
 # Integrations that turn the pod integration on implicitly, only for their own pods (kueue
 # `ImplicitlyEnabledFrameworkNames`; pod_controller.go `Skip` ignores other pods then).
 IMPLIES_POD = frozenset({"deployment", "statefulset", "leaderworkerset.x-k8s.io/leaderworkerset"})
@@ -95,6 +98,13 @@ class Platform:
         if self.integrations is not None and name in self.integrations:
             return True
         return False if self.integrations_complete else None
+
+    def routes_unlabelled(self, name: str) -> bool:
+        """Whether Kueue's defaults that route a workload without a queue-name label (a
+        LocalQueue named ``default``) reach framework ``name``: only an enabled integration,
+        where an unknown one counts as enabled unless it is opt-in."""
+        enabled = self.integration(name)
+        return enabled if enabled is not None else name not in OPT_IN_FRAMEWORKS
 
     def pod_integration(self) -> str | None:
         """"explicit" (plain pods are queued), "implicit" (only pods of managed Deployments,

@@ -43,6 +43,7 @@ from kqlint.domain.kueue import (
     managed_workloads,
     resolve_priority_class,
     resolve_workload_priority_class,
+    unqueued_priority_labels,
 )
 from kqlint.domain.wording import LOOKED_IN, did_you_mean, template_role
 from kqlint.domain.workloads import (
@@ -192,6 +193,16 @@ def _workload_priority_sites(obj: K8sObject, graph: ObjectGraph) -> Iterator[Sit
                        resolve_workload_priority_class(name, graph), _unit_role(unit) + "priority-class", unit=unit)
 
 
+def _unqueued_priority_sites(obj: K8sObject, graph: ObjectGraph) -> Iterator[Site]:
+    """The ``priority-class`` label of a workload Kueue ignores for want of a queue name (KQ207):
+    still a reference, which the queue name the user adds next will make Kueue read."""
+    for path, _ in unqueued_priority_labels(obj, graph):
+        name = text(obj.get(*path, PRIORITY_LABEL))
+        if name is not None:
+            yield Site(name, (*path, PRIORITY_LABEL), obj, "WorkloadPriorityClass", KUEUE_GROUP, None,
+                       resolve_workload_priority_class(name, graph), "priority-class")
+
+
 def _kueue_field(kind: str, target: str, keys: tuple[str, ...], status: str,
                  obj: K8sObject, graph: ObjectGraph) -> Iterator[Site]:
     """A Kueue object's ``spec.<key>`` naming a cluster-scoped Kueue object."""
@@ -287,6 +298,9 @@ QUEUE_REF = Ref("queue", "Kueue-managed workload", "LocalQueue", QUEUE_LABEL, _q
                 in_label=True, namespaced=True)
 WORKLOAD_PRIORITY_REF = Ref("workload-priority", "Kueue-managed workload", "WorkloadPriorityClass",
                             PRIORITY_LABEL, _workload_priority_sites, in_label=True)
+# Not a `kqlint graph` edge: Kueue does not read the label until the workload has a queue name.
+UNQUEUED_PRIORITY_REF = Ref("workload-priority", "workload without a queue name", "WorkloadPriorityClass",
+                            PRIORITY_LABEL, _unqueued_priority_sites, in_label=True)
 TEMPLATE_PRIORITY_REF = Ref("priority", "pod template", "PriorityClass", "priorityClassName",
                             _template_priority_sites)
 # One row per gang scheduler's pod -> PodGroup key (gang.POD_GROUP_REFERENCES).

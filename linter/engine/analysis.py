@@ -47,7 +47,7 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
     """Run the selected rules over loaded inputs (plus context objects) and build the Report;
     ``scope``: scope_of() these objects, when the caller kept it (KeptContext); ``as_rendered``:
     the ids of objects ``--kustomize`` rendered (their namespaces are kustomize's already)."""
-    from kqlint.domain.kueue.routing import with_routes
+    from kqlint.domain.kueue.routes import with_routes
     from kqlint.project.scope import apply_rendered_namespaces, partitions, scope_of, without_fragments
 
     scope = scope or scope_of(inputs.objects + context_objects, config)

@@ -108,6 +108,7 @@ from kqlint.domain.kueue import (
     PREEMPT_LOWER,
     class_location,
     class_value,
+    defaulted_route,
     describe_template,
     effective_preemption_policy,
     global_default_class,
@@ -135,7 +136,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         message = (f"{describe_template(template, unit)} has no priorityClassName: the global default "
                    f"{default.name} ({class_value(default)}, PreemptLowerPriority) lets kube-scheduler evict "
                    "other gangs' pods")
-        related = [(class_location(default, "globalDefault"), f"global default PriorityClass {default.name}")]
+        related = [(class_location(default, "globalDefault"), f"global default PriorityClass {default.name}"),
+                   *defaulted_route([unit], ctx.graph)]
         yield ctx.finding(at=template.at("priorityClassName"), message=message, related=related,
                           fix=use_class_fix(obj, template, ctx.graph),
                           remedy=("Set priorityClassName to a shared class with preemptionPolicy: Never and "

@@ -179,6 +179,7 @@ from kqlint.domain.kueue import (
     ManagedWorkload,
     PodProfile,
     WorkloadPriority,
+    defaulted_route,
     describe_pod_priority,
     describe_workload_priority,
     pod_profile,
@@ -247,6 +248,7 @@ def _finding(queue: str, at_risk: Ranked, threat: Ranked, ctx: RuleContext) -> I
                f"{b.unit.obj.name}'s pods, against Kueue's order")
     related = [(b_template.at("priorityClassName"),
                 f"{b.unit.display()}: pods at {describe_pod_priority(b_pod)} can preempt "
-                f"(workload priority {describe_workload_priority(b_priority)})")]
+                f"(workload priority {describe_workload_priority(b_priority)})"),
+               *defaulted_route([a.unit, b.unit], ctx.graph)]
     yield ctx.finding(at=low_template.at("priorityClassName"), message=message, related=related,
                       obj=a.unit.obj.ref, remedy=SHARED_CLASS_REMEDY)

@@ -101,13 +101,16 @@ spec:
 ## How to fix
 Give the higher class `preemptionPolicy: Never` (create a new class: the policy cannot be
 changed in place), or keep its pods off the gangs' nodes (separate node pools, taints),
-or raise the gangs' pod priority to at least this value.
+or raise the gangs' pod priority to at least this value. A node agent (a DaemonSet, named
+under `related`) has to preempt to reach every node: give it Kubernetes' built-in class
+`system-node-critical`, made for pods a node cannot run without, instead of `Never`.
 """
 from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterator
 
+from kqlint.domain import kinds as K
 from kqlint.domain import reading
 from kqlint.domain.graph import ObjectGraph
 from kqlint.domain.kueue import (
@@ -116,6 +119,7 @@ from kqlint.domain.kueue import (
     PodProfile,
     all_managed_workloads,
     class_value,
+    defaulted_route,
     describe_pod_priority,
     describe_template,
     effective_preemption_policy,
@@ -124,14 +128,16 @@ from kqlint.domain.kueue import (
     pod_profile,
 )
 from kqlint.domain.objects import INPUT, K8sObject
+from kqlint.domain.workloads import own_templates
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Location, Severity
 
 # findings cache: reads graph rule: the input PriorityClasses, every managed multi-pod workload and its pods'
 # PriorityClasses
+# for the advice, the DaemonSets (node agents) whose templates name a reported class
 META = RuleMeta(code="KQ107", slug="pod-preemption-exposure", severity=Severity.WARNING,
                 summary="a preempting PriorityClass ranks above the pods of a Kueue-managed gang", scope="graph",
-                reads=reading.ROUTED)
+                reads=reading.ROUTED | {K.DAEMONSET})
 
 MAX_RELATED = 10
 
@@ -163,9 +169,30 @@ def _finding(pc: K8sObject, value: int, exposed: list[PodProfile], ctx: RuleCont
     message = (f"PriorityClass {pc.name} ({value}, PreemptLowerPriority) ranks above the pods of "
                f"{len(exposed)} Kueue-managed gang(s) ({names}): its pods may make kube-scheduler evict single "
                "gang pods, leaving the rest idle")
-    return ctx.finding(at=pc.at("value"), message=message, related=[_related(p) for p in exposed[:MAX_RELATED]],
-                       remedy=("Give this class preemptionPolicy: Never, or keep its pods off the gangs' nodes "
-                               "(preemptionPolicy: Never on the gangs' own class does not protect them)"))
+    agents = _node_agents(pc, ctx.graph)
+    shown = exposed[:MAX_RELATED]
+    related = [*map(_related, shown), *defaulted_route([p.unit for p in shown], ctx.graph),
+               *((agent.at("metadata", "name"), f"node agent {agent.display()} runs at this class")
+                 for agent in agents[:MAX_RELATED])]
+    return ctx.finding(at=pc.at("value"), message=message, related=related, remedy=_remedy(pc, agents))
+
+
+def _node_agents(pc: K8sObject, graph: ObjectGraph) -> list[K8sObject]:
+    """DaemonSets (one pod per node: node agents) whose pod template names ``pc``."""
+    return [ds for ds in graph.of_kind("DaemonSet", "apps")
+            if any(t.priority_class_name == pc.name for t in own_templates(ds, graph))]
+
+
+def _remedy(pc: K8sObject, agents: list[K8sObject]) -> str:
+    if not agents:
+        return ("Give this class preemptionPolicy: Never, or keep its pods off the gangs' nodes "
+                "(preemptionPolicy: Never on the gangs' own class does not protect them)")
+    # A node agent must preempt to reach every node, so `Never` is no advice for it; Kubernetes'
+    # own class for pods a node cannot do without is built in (and not judged here).
+    names = ", ".join(agent.display() for agent in agents[:3])
+    return (f"For a node-critical agent ({names}) use Kubernetes' built-in PriorityClass "
+            f"`system-node-critical`, meant for pods a node cannot run without; give {pc.name} "
+            f"preemptionPolicy: Never for its other pods, or keep them off the gangs' nodes")
 
 
 def _related(profile: PodProfile) -> tuple[Location, str]:

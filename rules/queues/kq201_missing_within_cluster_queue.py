@@ -100,6 +100,7 @@ from kqlint.domain.kueue import (
     QUEUE_LABEL,
     ManagedWorkload,
     WorkloadPriority,
+    defaulted_route,
     describe_workload_priority,
     workload_priority,
     workload_priority_classes,
@@ -132,8 +133,10 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         message = (f"ClusterQueue {obj.name} does not set spec.preemption.withinClusterQueue (default Never) "
                    f"while the workloads routed to it carry {len(by_value)} workload priorities ({values}): "
                    "priorities only order the queue and never preempt")
-        related = [_workload_related(unit, prio) for _, (unit, prio) in sorted(by_value.items())]
-        yield ctx.finding(at=_missing_at(obj), message=message, related=related[:MAX_RELATED],
+        shown = [pair for _, pair in sorted(by_value.items())][:MAX_RELATED]
+        related = [*(_workload_related(unit, prio) for unit, prio in shown),
+                   *defaulted_route([unit for unit, _ in shown], ctx.graph)]
+        yield ctx.finding(at=_missing_at(obj), message=message, related=related,
                           fix=lower_priority_fix(obj), remedy=ADVICE)
         return
     classes = workload_priority_classes(ctx.graph)  # this queue's unit and the shared files

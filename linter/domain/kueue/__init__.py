@@ -109,6 +109,8 @@ from kqlint.domain.kueue.routing import (
     all_managed_workloads,
     cluster_queue_name,
     cluster_queue_of,
+    defaulted_route,
+    defaulting_applies,
     has_default_local_queue,
     is_kueue_managed,
     is_multi_pod,
@@ -121,6 +123,7 @@ from kqlint.domain.kueue.routing import (
     queues_of,
     routed_workloads,
     trainjobs_using,
+    unqueued_priority_labels,
     workloads_routed_to,
 )
 from kqlint.domain.wording import describe_pod_priority, describe_template, describe_workload_priority
@@ -177,6 +180,8 @@ __all__ = [
     "global_default_class",
     "global_defaults",
     "group_flavors",
+    "defaulted_route",
+    "defaulting_applies",
     "has_default_local_queue",
     "is_builtin_class",
     "is_global_default",
@@ -204,6 +209,7 @@ __all__ = [
     "resource_groups",
     "routed_workloads",
     "trainjobs_using",
+    "unqueued_priority_labels",
     "within_cluster_queue",
     "workload_priority",
     "workload_priority_classes",

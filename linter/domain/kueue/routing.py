@@ -3,6 +3,7 @@ label where each integration reads it, LocalQueue defaulting, and the LocalQueue
 ClusterQueue route of every managed workload (kueue.md B13)."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -11,11 +12,19 @@ from kqlint.domain.fields import text
 from kqlint.domain.graph import graph_fact, object_fact
 from kqlint.domain.kinds import KUEUE_GROUP, TRAINER_GROUP
 from kqlint.domain.objects import ApplyTimeNamespace, K8sObject
-from kqlint.domain.workloads import RUNTIME_KINDS, PodTemplate, pod_templates, total_pods, training_runtime
+from kqlint.domain.platform import FRAMEWORKS, platform_of
+from kqlint.domain.workloads import (
+    RUNTIME_KINDS,
+    PodTemplate,
+    own_templates,
+    pod_templates,
+    total_pods,
+    training_runtime,
+)
 
 if TYPE_CHECKING:
     from kqlint.domain.graph import ObjectGraph
-    from kqlint.model import Finding, Location, ObjectRef
+    from kqlint.model import Location
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 CLUSTER_QUEUE_FIELD = "clusterQueue"  # a LocalQueue's spec.clusterQueue
@@ -110,8 +119,31 @@ def queue_name(obj: K8sObject) -> str | None:
 
 
 def has_default_local_queue(namespace: str | None, graph: ObjectGraph) -> bool:
-    return namespace is not None and graph.resolve(
-        "LocalQueue", DEFAULT_LOCAL_QUEUE, namespace, KUEUE_GROUP) is not None
+    return default_local_queue(namespace, graph) is not None
+
+
+def default_local_queue(namespace: str | None, graph: ObjectGraph) -> K8sObject | None:
+    """The LocalQueue named ``default`` in ``namespace``, which routes unlabelled workloads."""
+    return None if namespace is None else graph.resolve("LocalQueue", DEFAULT_LOCAL_QUEUE, namespace, KUEUE_GROUP)
+
+
+def framework_of(obj: K8sObject) -> str | None:
+    """The Kueue framework whose integration manages ``obj`` (a CronJob's Jobs: ``batch/job``;
+    a DynamoGraphDeployment's pods: ``pod``)."""
+    key = _integration(obj)
+    if key == CRONJOB:
+        key = K.JOB
+    elif key in POD_TEMPLATE_LABELLED:
+        key = K.POD
+    return FRAMEWORKS.get(key)
+
+
+def defaulting_applies(obj: K8sObject, graph: ObjectGraph) -> bool:
+    """Whether Kueue's defaults for a workload without a queue-name label reach ``obj``: its
+    integration is enabled (rules.md "Kueue-managed"; without evidence, Kueue's default
+    frameworks, which leave out pod, deployment, statefulset and leaderworkerset)."""
+    framework = framework_of(obj)
+    return framework is not None and platform_of(graph).routes_unlabelled(framework)
 
 
 @object_fact
@@ -131,12 +163,37 @@ def managed_workloads(obj: K8sObject, graph: ObjectGraph) -> list[ManagedWorkloa
     return [ManagedWorkload(obj, templates, path, queue, defaulted)]
 
 
+def unqueued_priority_labels(obj: K8sObject, graph: ObjectGraph) -> list[tuple[tuple[Any, ...], str]]:
+    """(labels path, who) of each label mapping where Kueue reads ``obj``'s labels that carries
+    ``priority-class`` but no ``queue-name``, in a namespace without a LocalQueue named
+    ``default`` (KQ207): Kueue ignores the workload. Empty when a pod template carries the queue
+    name (misplaced, KQ208, or read by the pod integration)."""
+    if (obj.group, obj.kind) in POD_TEMPLATE_LABELLED:
+        sites = [(t.meta_path + ("labels",), f"{obj.display()} ({t.role})")
+                 for t in own_templates(obj, graph) if t.meta_path is not None]
+    else:
+        path = object_labels_path(obj)
+        sites = [(path, obj.display())] if path is not None else []
+    sites = [(path, who) for path, who in sites
+             if _has_label(obj.get(*path), PRIORITY_LABEL) and not _has_label(obj.get(*path), QUEUE_LABEL)]
+    if not sites or has_default_local_queue(obj.namespace, graph):
+        return []
+    if (obj.group, obj.kind) not in POD_TEMPLATE_LABELLED \
+            and any(_has_label(t.labels, QUEUE_LABEL) for t in own_templates(obj, graph)):
+        return []
+    return sites
+
+
+def _has_label(labels: Any, key: str) -> bool:
+    return isinstance(labels, dict) and text(labels.get(key)) is not None
+
+
 def _object_local_queue(obj: K8sObject, path: tuple[Any, ...], graph: ObjectGraph) -> tuple[str, bool] | None:
     """(LocalQueue name, defaulted) Kueue uses for a whole object: its ``queue-name`` label at
     ``path``, else ``default`` when that LocalQueue exists (LocalQueueDefaulting); None: not
     managed. Reads labels only (``obj.get``: a cached context object is not decoded)."""
     queue = _queue_label(obj, path)
-    if queue is None and not has_default_local_queue(obj.namespace, graph):
+    if queue is None and not (defaulting_applies(obj, graph) and has_default_local_queue(obj.namespace, graph)):
         return None
     return queue or DEFAULT_LOCAL_QUEUE, queue is None
 
@@ -151,7 +208,7 @@ def _queue_label(obj: K8sObject, path: tuple[Any, ...]) -> str | None:
 
 def _template_units(obj: K8sObject, graph: ObjectGraph) -> list[ManagedWorkload]:
     units = []
-    defaulted = has_default_local_queue(obj.namespace, graph)
+    defaulted = defaulting_applies(obj, graph) and has_default_local_queue(obj.namespace, graph)
     for template in pod_templates(obj, graph):
         if template.generated or template.meta_path is None and not defaulted:
             continue
@@ -169,6 +226,20 @@ def ordered_templates(obj: K8sObject, templates: list[PodTemplate]) -> list[PodT
         return templates
     rank = {role: index for index, role in enumerate(order)}
     return sorted(templates, key=lambda t: rank.get(t.role, len(order)))
+
+
+def defaulted_route(units: Iterable[ManagedWorkload], graph: ObjectGraph) -> list[tuple[Location, str]]:
+    """``related`` entries naming the LocalQueue ``default`` for each of ``units`` that counts as
+    Kueue-managed only because that LocalQueue routes it (no queue-name label), once each."""
+    notes: dict[tuple[str, int], tuple[Location, str]] = {}
+    for unit in units:
+        lq = local_queue(unit, graph) if unit.queue_defaulted else None
+        if lq is not None:
+            at = lq.at("metadata", "name")
+            notes.setdefault((at.file, at.line), (at, (
+                f"LocalQueue {lq.namespace}/{DEFAULT_LOCAL_QUEUE}: {unit.display()} has no `{QUEUE_LABEL}` "
+                "label and counts as Kueue-managed only because Kueue routes it here (LocalQueueDefaulting)")))
+    return list(notes.values())
 
 
 def is_kueue_managed(obj: K8sObject, graph: ObjectGraph) -> bool:
@@ -264,6 +335,8 @@ def _label_route(obj: K8sObject, graph: ObjectGraph) -> str | None:
     """``cluster_queue_of`` the one unit of a whole-object integration, from its labels alone:
     once per queue name and namespace (a namespace chosen at apply time: per folder and unit)."""
     queue = _queue_label(obj, ("metadata", "labels"))
+    if queue is None and not defaulting_applies(obj, graph):
+        return None
     namespace = obj.namespace
     place = graph.apply_place(namespace.file) if isinstance(namespace, ApplyTimeNamespace) else None
     return graph.memo((_label_route, queue, namespace, place), lambda: _route(queue, namespace, graph))
@@ -320,35 +393,3 @@ def is_multi_pod(obj: K8sObject, graph: ObjectGraph) -> bool:
         except ValueError:
             return False
     return total_pods(obj, graph) > 1
-
-
-# ------------------------------------------------------------------ routes shown on findings
-
-def with_routes(findings: list[Finding], graph: ObjectGraph, codes: frozenset[str]) -> list[Finding]:
-    """Findings of the rules ``codes`` (those that declare ``shows_route``) name, under
-    ``related``, the LocalQueue and ClusterQueue the workload's queue resolved to when they sit
-    in another folder."""
-    if not any(f.code in codes for f in findings):
-        return findings
-    by_ref: dict[tuple[str, ObjectRef | None], K8sObject] = {(obj.file, obj.ref): obj for obj in graph.inputs}
-    return [_with_route(f, by_ref.get((f.location.file, f.obj)), graph) if f.code in codes else f
-            for f in findings]
-
-
-def _with_route(finding: Finding, obj: K8sObject | None, graph: ObjectGraph) -> Finding:
-    from dataclasses import replace
-
-    if obj is None:
-        return finding
-    folder = finding.location.file.rpartition("/")[0]
-    shown = {(r.file, r.line) for r in finding.related}
-    added = []
-    for unit in managed_workloads(obj, graph)[:1]:
-        for target, how in ((local_queue(unit, graph), f"`queue-name: {unit.queue}` resolves to"),
-                            (cluster_queue_of(unit, graph), "its LocalQueue points at")):
-            if target is None or target.root is None or target.file.rpartition("/")[0] == folder:
-                continue
-            at = target.location()
-            if (at.file, at.line) not in shown and all(r.file != at.file for r in finding.related):
-                added.append(at.with_message(f"{how} {target.display()} (in another folder)"))
-    return replace(finding, related=finding.related + tuple(added)) if added else finding

@@ -21,10 +21,14 @@ _SEVERITY_STYLES = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Seve
 
 Children = dict[str, list[Node]]
 Attributes = dict[str, list[Edge]]
+Notes = dict[str, str]  # node id -> why it sits where it does (a workload the default LocalQueue routes)
+DEFAULTED = "default LocalQueue"  # the queue edge of a workload without a queue-name label
 
 
-def _label(node: Node, prefix: str = "") -> str:
+def _label(node: Node, prefix: str = "", note: str = "") -> str:
     text = f"{escape(prefix)}[bold]{escape(node.kind)}[/] {escape(node.display().split(' ', 1)[1])}"
+    if note:
+        text += f"  [yellow]({escape(note)})[/]"
     if node.file is not None:
         text += f"  [dim]{escape(node.file)}:{node.line}:{node.column}[/]"
     if node.status in STATUS_NOTES:
@@ -47,15 +51,22 @@ def _findings(tree: Any, graph: Graph, node: Node, shown: set[str]) -> None:
 
 
 def _node(tree: Any, graph: Graph, node: Node, children: Children, attributes: Attributes,
-          path: frozenset[str], shown: set[str], prefix: str = "") -> None:
-    branch = tree.add(_label(node, prefix))
+          path: frozenset[str], shown: set[str], prefix: str = "", notes: Notes | None = None) -> None:
+    notes = {} if notes is None else notes
+    branch = tree.add(_label(node, prefix, notes.get(node.id, "")))
     _findings(branch, graph, node, shown)
     for edge in attributes.get(node.id, []):
         target = graph.nodes[edge.target]
         if edge.target not in path:
             _node(branch, graph, target, {}, attributes, path | {edge.target}, shown, f"{edge.label} → ")
     for child in children.get(node.id, []):
-        _node(branch, graph, child, children, attributes, path | {child.id}, shown)
+        _node(branch, graph, child, children, attributes, path | {child.id}, shown, notes=notes)
+
+
+def _defaulted(graph: Graph) -> Notes:
+    """Workloads Kueue manages only because the LocalQueue named `default` routes them."""
+    return {edge.source: "no queue-name label: Kueue-managed only through LocalQueue `default`"
+            for edge in graph.edges if edge.relation in HIERARCHY and edge.label.endswith(DEFAULTED)}
 
 
 def _sections(graph: Graph) -> tuple[Children, Attributes, list[tuple[str, list[Node]]]]:
@@ -115,7 +126,7 @@ def render(graph: Graph, color: bool = False, width: int = 120, **_: Any) -> str
         if nodes:
             tree = Tree(f"[bold underline]{title}[/]")
             for node in nodes:
-                _node(tree, graph, node, children, attributes, frozenset({node.id}), shown)
+                _node(tree, graph, node, children, attributes, frozenset({node.id}), shown, notes=_defaulted(graph))
             console.print(tree)
     _summary(console, graph)
     return "".join(line.rstrip(" ") + "\n" for line in buffer.getvalue().splitlines())
