@@ -126,6 +126,7 @@ class Report:
     suppressed: tuple[Finding, ...] = ()
     files: tuple[str, ...] = ()  # every input file read, as displayed (JUnit: one test case each)
     baselined: int = 0  # findings absorbed by --baseline (reported in the JSON summary)
+    baseline_written: bool = False  # the baselined findings are the ones --write-baseline just wrote
     warnings: tuple[str, ...] = ()  # one-line notes for stderr (misspelt directives, ...)
     notes: tuple[str, ...] = ()  # one-line notes for stderr: no project root, paths skipped for safety
     platform: tuple[str, ...] = ()  # the platform model, one line per known fact (--statistics)

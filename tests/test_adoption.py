@@ -291,7 +291,32 @@ def test_nothing_to_lint_is_a_warning(tmp_path: Path) -> None:
 
 def test_explicit_path_removed_by_exclude_is_a_warning(repo: Path) -> None:
     code, _, err = cli("check", "job.yaml", "--exclude", "job.yaml", cwd=repo)
-    assert "job.yaml is named on the command line but matches an exclude glob" in err
+    assert "job.yaml is named on the command line but matches the exclude glob job.yaml;" in err
+
+
+def test_the_warning_names_the_config_glob_as_written(repo: Path) -> None:
+    (repo / "vendor").mkdir()
+    shutil.copy(repo / "job.yaml", repo / "vendor" / "job.yaml")
+    (repo / ".kqlint.yaml").write_text('exclude: ["./vendor/**", "*.bak", "vendor"]\n')
+    _, _, err = cli("check", "vendor/job.yaml", cwd=repo / "vendor" / "..")
+    assert "matches the exclude globs ./vendor/**, vendor; it is not linted" in err
+    assert str(repo) not in err  # never the glob kqlint anchored at the config's folder
+
+
+@pytest.mark.parametrize("how", [("--force-exclude",), ("--config", "forced.yaml")])
+def test_force_exclude_skips_named_excluded_files_silently(repo: Path, how: tuple[str, ...]) -> None:
+    (repo / "forced.yaml").write_text('exclude: ["job.yaml"]\nforce-exclude: true\n')
+    (repo / ".kqlint.yaml").write_text('exclude: ["job.yaml"]\n')
+    code, out, err = cli("check", "job.yaml", "-f", "json", *how, cwd=repo)
+    assert (code, err) == (0, "") and json.loads(out)["summary"]["files"] == 0
+    code, _, err = cli("check", "job.yaml", *how, "--no-force-exclude", cwd=repo)  # the flag wins
+    assert "matches the exclude glob job.yaml" in err and "nothing to lint" in err
+
+
+def test_force_exclude_still_warns_when_a_named_path_holds_nothing(repo: Path) -> None:
+    (repo / "empty").mkdir()
+    code, _, err = cli("check", "empty", "--force-exclude", cwd=repo)
+    assert code == 0 and "nothing to lint" in err
 
 
 def test_missing_context_and_invalid_namespace_are_errors(repo: Path) -> None:

@@ -130,3 +130,15 @@ def test_empty_baseline_round_trips(tmp_path: Path) -> None:
     path = tmp_path / "empty.yaml"
     baseline.write(str(path), [])
     assert baseline.load(str(path)) == Counter()
+
+
+def test_summaries_count_what_the_baseline_hid_or_wrote(repo: Path) -> None:
+    _, before = _findings(repo)
+    code, out, _ = cli("check", ".", "--write-baseline", "kqlint-baseline.yaml", cwd=repo)
+    assert code == 0 and out.rstrip().endswith(f", {len(before)} written to the baseline")
+    code, out, _ = cli("check", ".", "--baseline", "kqlint-baseline.yaml", cwd=repo)
+    assert code == 0 and out.rstrip().endswith(f", {len(before)} hidden by the baseline")
+    code, out, _ = cli("check", ".", "-f", "concise", "--baseline", "kqlint-baseline.yaml", cwd=repo)
+    assert code == 0 and out.rstrip().endswith(f" ({len(before)} hidden by the baseline).")
+    code, out, _ = cli("check", ".", "-f", "concise", cwd=repo)  # no baseline: no clause
+    assert "baseline" not in out

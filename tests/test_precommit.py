@@ -105,7 +105,7 @@ def unresolved_priority_rule() -> ModuleRule:
 def test_hook_manifest() -> None:
     clientlib = pytest.importorskip("pre_commit.clientlib")
     [hook] = clientlib.load_manifest(str(ROOT / ".pre-commit-hooks.yaml"))
-    assert (hook["id"], hook["entry"], hook["language"]) == ("kqlint", "kqlint check", "python")
+    assert (hook["id"], hook["entry"], hook["language"]) == ("kqlint", "kqlint check --force-exclude", "python")
     assert hook["types_or"] == ["yaml", "json"]
     # the staged files are the paths (findings only for them); batches run one after another
     assert hook.get("pass_filenames", True) is True and hook["require_serial"] is True
@@ -286,3 +286,13 @@ def test_pre_commit_run_with_hook_args(tmp_path: Path) -> None:
     failing = pre_commit(work, home, "run", "kqlint", "--all-files")  # pre-commit reads `--exclude=x.yaml` itself
     assert failing.returncode == 1, failing.stdout + failing.stderr
     assert "--exclude=x.yaml\n  4:16  error  KQ001 invalid-yaml" in failing.stdout
+
+
+def test_the_hook_skips_staged_files_that_exclude_matches_quietly(staged: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from kqlint.cli import main
+
+    (staged / ".kqlint.yaml").write_text('exclude: ["warn.yaml"]\n')
+    assert main(_hook_argv(["-f", "concise"], ["warn.yaml", "job.yaml"])[1:]) == 0
+    captured = capsys.readouterr()
+    assert "warn.yaml" not in captured.out + captured.err and "Found 0 findings in 1 file." in captured.out

@@ -6,6 +6,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 import typer
+from kqlint.cli import complete
 from kqlint.cli.app import BUG_HINT, STDOUT, Exit, err
 from kqlint.cli.options import (
     allow_plugins_option,
@@ -33,21 +34,23 @@ def check(
                                                 help="Files and folders to lint (default: .); "
                                                      "- reads one YAML stream from stdin."),
     format: list[str] | None = typer.Option(None, "--format", "-f", metavar="FORMAT",
+                                               autocompletion=complete.report_formats,
                                                help="text (default), concise, json, sarif, github, junit or gitlab; "
                                                     "repeatable, pairs with --output."),
     output_format: str | None = typer.Option(None, "--output-format", metavar="FORMAT",
+                                                autocompletion=complete.output_formats,
                                                 help="full (the text report) or concise (one finding per line), "
                                                      "or any --format; config: output-format."),
     output: list[str] | None = typer.Option(None, "--output", "-o", metavar="FILE",
                                                help="Write the report of the matching --format here (- for stdout); "
                                                     "without --format the file name picks it "
                                                     "(.json, .sarif, .xml, .txt)."),
-    select: list[str] | None = typer.Option(None, "--select", metavar="CODES",
+    select: list[str] | None = typer.Option(None, "--select", metavar="CODES", autocompletion=complete.rule_list,
                                                help="Only these rules: comma-separated codes, slugs "
                                                     "or prefixes (KQ1)."),
-    ignore: list[str] | None = typer.Option(None, "--ignore", metavar="CODES",
+    ignore: list[str] | None = typer.Option(None, "--ignore", metavar="CODES", autocompletion=complete.rule_list,
                                                help="Skip these rules: comma-separated codes, slugs or prefixes."),
-    fail_on: str | None = typer.Option(None, "--fail-on", metavar="SEVERITY",
+    fail_on: str | None = typer.Option(None, "--fail-on", metavar="SEVERITY", autocompletion=complete.fail_on,
                                           help="Lowest severity that exits 1: error, warning (default), "
                                                "info or never."),
     config_file: str | None = config_option(),
@@ -56,6 +59,9 @@ def check(
     namespace: str | None = namespace_option(),
     context: list[str] | None = context_option(),
     exclude: list[str] | None = exclude_option("Skip paths matching this glob; repeatable."),
+    force_exclude: bool | None = typer.Option(None, "--force-exclude/--no-force-exclude",
+                                                 help="Skip excluded files named on the command line without a "
+                                                      "warning (pre-commit names them); config: force-exclude."),
     stdin_filename: str | None = typer.Option(None, "--stdin-filename", metavar="PATH",
                                                  help="Report findings read from stdin (-) against this path; Helm "
                                                       "`# Source:` comments name each document's template otherwise."),
@@ -119,6 +125,7 @@ def check(
     config = config.with_overrides(
         select=split(select) or None, ignore=(config.ignore + split(ignore)) or None,
         profile=profile, namespace=namespace, exclude=(config.exclude + tuple(exclude or ())) or None,
+        force_exclude=force_exclude,
         crds=(config.crds + tuple(crd or ())) or None, stdin_filename=stdin_filename,
         follow_external_symlinks=follow_external_symlinks or None)
     check_excludes(config.exclude)
@@ -167,7 +174,7 @@ def check(
         report = guarded_lint(Pipeline(config, lint_rules, cache=cache), targets_paths, tuple(context or ()),
                               not no_inline_suppressions, progress=not quiet, jobs=_jobs(jobs))
     try:
-        report_stderr_lines(report, targets_paths, quiet)
+        report_stderr_lines(report, targets_paths, quiet, config)
         report = with_text_fixes(report, config, cache, _jobs(jobs), beside=cache.write if cache else None)
     finally:
         if cache is not None:

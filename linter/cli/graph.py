@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import typer
+from kqlint.cli import complete
 from kqlint.cli.app import emit, err
 from kqlint.cli.options import (
     allow_plugins_option,
@@ -20,7 +21,7 @@ def graph(
     paths: list[str] | None = typer.Argument(None, metavar="[PATH]...",
                                              help="Files and folders (default: .); - reads stdin."),
     format: str = typer.Option("tree", "--format", "-f", metavar="FORMAT",
-                               help="tree (default), dot, mermaid or json."),
+                               help="tree (default), dot, mermaid or json.", autocompletion=complete.graph_formats),
     output: str | None = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the graph here."),
     with_findings: bool = typer.Option(False, "--with-findings",
                                        help="Lint too, and mark the findings on their objects."),

@@ -60,7 +60,9 @@ def exclude_option(help: str) -> Any:
 
 
 def color_option(help: str = "auto (default), always or never.") -> Any:
-    return typer.Option(None, "--color", metavar="WHEN", help=help)
+    from kqlint.cli.complete import colors
+
+    return typer.Option(None, "--color", metavar="WHEN", help=help, autocompletion=colors)
 
 
 # ------------------------------------------------------------------ values

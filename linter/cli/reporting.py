@@ -37,14 +37,14 @@ def with_text_fixes(report: Report, config: Config, cache: FileCache | None = No
     return replace(report, findings=tuple(findings))
 
 
-def report_stderr_lines(report: Report, paths: list[str], quiet: bool) -> None:
+def report_stderr_lines(report: Report, paths: list[str], quiet: bool, config: Config) -> None:
     """What the run says beside its report: warnings (misspelt directives, nothing to lint),
     then notes (no project root, paths skipped for safety) unless ``--quiet``."""
     from kqlint.cli import preflight
 
     for line in report.warnings:
         err(line)
-    preflight.report_empty(report, paths, err)
+    preflight.report_empty(report, paths, err, config)
     for note in () if quiet else report.notes:
         err(f"kqlint: note: {note}")
 
@@ -67,7 +67,7 @@ def apply_baseline(report: Report, baseline_file: str | None, write_file: str | 
     kept, absorbed = baseline.apply(report, accepted)
     from dataclasses import replace
 
-    return replace(kept, baselined=absorbed)
+    return replace(kept, baselined=absorbed, baseline_written=bool(write_file))
 
 
 def write_reports(report: Report, targets: list[tuple[str, str]], *, color: bool, quiet: bool,

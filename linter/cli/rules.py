@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import typer
+from kqlint.cli import complete
 from kqlint.cli.app import Exit, emit
 from kqlint.cli.options import (
     allow_plugins_option,
@@ -16,7 +17,8 @@ RULES_FORMATS = ("text", "json", "markdown")
 
 
 def rules(
-    format: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help="text, json or markdown."),
+    format: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help="text, json or markdown.",
+                               autocompletion=complete.rules_formats),
     config_file: str | None = config_option("Config file (adds plugin and custom rules)."),
     no_config: bool = no_config_option(),
     color: str | None = color_option(),
@@ -40,7 +42,8 @@ def rules(
 
 
 def explain(
-    rule: str = typer.Argument(..., metavar="RULE", help="A rule code (KQ101) or slug (pod-preemption-enabled)."),
+    rule: str = typer.Argument(..., metavar="RULE", help="A rule code (KQ101) or slug (pod-preemption-enabled).",
+                               autocompletion=complete.rule_name),
     config_file: str | None = config_option("Config file (adds plugin and custom rules)."),
     no_config: bool = no_config_option(),
     color: str | None = color_option(),

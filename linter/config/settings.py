@@ -34,6 +34,7 @@ class Config:
     severity: dict[str, Severity] = field(default_factory=dict)
     namespace: str = "default"
     exclude: tuple[str, ...] = ()
+    force_exclude: bool = False                     # excluded paths named on the command line: no warning
     context: tuple[str, ...] = ()
     units: tuple[str, ...] | None = None            # monorepo units (kqlint.project.scope); None: detected
     crds: tuple[str, ...] = ()                      # extra CRD files/folders for KQ002 (--crd)

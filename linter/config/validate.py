@@ -44,6 +44,7 @@ def config_from_mapping(data: dict[str, Any], path: str, origin: ConfigOrigin | 
         severity={str(name): Severity.parse(value) for name, value in (data.get("severity") or {}).items()},
         namespace=data.get("namespace") or "default",
         exclude=tuple(anchored(glob, path) for glob in data.get("exclude") or ()),
+        force_exclude=bool(data.get("force-exclude")),
         context=context,
         units=tuple(data["units"] or ()) if "units" in data else None,
         crds=tuple(p if os.path.isabs(p) else os.path.normpath(os.path.join(os.path.dirname(path), p))

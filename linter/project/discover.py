@@ -58,6 +58,13 @@ def is_excluded(path: str, excludes: tuple[str, ...]) -> bool:
     return exclude_matcher(tuple(excludes)).matches(display_path(path), os.path.abspath(path))
 
 
+def excluded_by(path: str, excludes: tuple[str, ...]) -> list[str]:
+    """The exclude globs that match ``path``, in the order given."""
+    from kqlint.project.globs import matching
+
+    return matching(tuple(excludes), display_path(path), os.path.abspath(path))
+
+
 def chart_of(path: str, cache: dict[str, str | None]) -> str | None:
     """The Chart.yaml owning ``path`` when it sits under that chart's ``templates/``."""
     return _chart_of_folder(os.path.dirname(os.path.abspath(path)), cache)

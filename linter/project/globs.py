@@ -45,3 +45,13 @@ def _compiled(patterns: list[str]) -> re.Pattern[str] | None:
 @functools.lru_cache(maxsize=8)
 def exclude_matcher(excludes: tuple[str, ...]) -> ExcludeMatcher:
     return ExcludeMatcher(excludes)
+
+
+def matching(excludes: tuple[str, ...], shown: str, absolute: str) -> list[str]:
+    """The globs of ``excludes`` that match the path, each on its own (to name them)."""
+    return [glob for glob, matcher in _one_by_one(excludes) if matcher.matches(shown, absolute)]
+
+
+@functools.lru_cache(maxsize=2)
+def _one_by_one(excludes: tuple[str, ...]) -> tuple[tuple[str, ExcludeMatcher], ...]:
+    return tuple((glob, ExcludeMatcher((glob,))) for glob in excludes)

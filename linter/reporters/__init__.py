@@ -22,6 +22,14 @@ FORMATS = {  # in the order a usage error lists them
 JSON_FORMATS = frozenset({"json", "sarif", "gitlab"})
 
 
+def baseline_clause(report: Report) -> str:
+    """What the summaries say about the baseline: how many findings it hid, or how many
+    ``--write-baseline`` wrote to it ("" without a baseline)."""
+    if report.baseline_written:
+        return f"{report.baselined} written to the baseline"
+    return f"{report.baselined} hidden by the baseline" if report.baselined else ""
+
+
 def render(format_name: str, report: Report, **options: Any) -> str:
     from kqlint.reporters import formats
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from kqlint.model import Finding, Report, Severity
+from kqlint.reporters import baseline_clause
 from kqlint.reporters.remedy import fixable, fixable_footer, with_remedy
 from kqlint.sanitize import terminal_safe
 
@@ -35,8 +36,9 @@ def render(report: Report, quiet: bool = False, unsafe_fixes: bool = False, colo
     lines = [line(f, unsafe_fixes, color) for f in report.findings]
     if not quiet or lines:
         count = len(report.findings)
+        hidden = baseline_clause(report)
         lines.append(f"Found {count} finding{'' if count == 1 else 's'} in {report.summary.files} "
-                     f"file{'' if report.summary.files == 1 else 's'}.")
+                     f"file{'' if report.summary.files == 1 else 's'}{f' ({hidden})' if hidden else ''}.")
         footer = fixable_footer(report.findings, unsafe_fixes)
         if footer:
             lines.append(f"[*] {footer}.")

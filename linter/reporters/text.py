@@ -14,6 +14,7 @@ import textwrap
 from typing import Any
 
 from kqlint.model import Finding, ObjectRef, Report, Severity
+from kqlint.reporters import baseline_clause
 from kqlint.reporters.remedy import fixable, fixable_footer, split_remedy
 from kqlint.reporters.source import SourceLines, token_end
 from kqlint.sanitize import safe_lines, terminal_safe
@@ -134,6 +135,8 @@ def _summary(console: Any, report: Report) -> None:
         line += f", {_plural(s.skipped_documents, 'non-Kubernetes document')} skipped"
     if report.suppressed:
         line += f", {len(report.suppressed)} suppressed"
+    if baseline_clause(report):
+        line += f", {baseline_clause(report)}"
     if report.findings:
         console.print()
     console.print(_esc(line))
