@@ -86,9 +86,13 @@ READS: dict[str, tuple[frozenset[tuple[str, str]], str]] = {
     "KQ209": (_ROUTING | {K.CLUSTER_QUEUE},
               f"{_MANAGED}; cluster_queue_candidates: LocalQueue -> ClusterQueue; pod sets from the object's "
               "templates; the ClusterQueue's resource groups"),
-    "KQ210": (_ROUTING | {K.CLUSTER_QUEUE, K.COHORT},
+    "KQ210": (_ROUTING | {K.CLUSTER_QUEUE, K.COHORT, K.RESOURCE_FLAVOR},
               f"{_MANAGED}; LocalQueue -> ClusterQueue, the other ClusterQueues of its cohort and the Cohort "
-              "objects (cohort_peers, cohort_tree_open)"),
+              "objects (cohort_peers, cohort_tree_open); the ResourceFlavors a pod set can use "
+              "(usable_flavor_names)"),
+    "KQ217": (_ROUTING | {K.CLUSTER_QUEUE, K.RESOURCE_FLAVOR},
+              f"{_MANAGED}; cluster_queue_candidates: LocalQueue -> ClusterQueue; the ClusterQueue's resource "
+              "groups and their ResourceFlavors (group_checks)"),
     "KQ303": (_RUNTIMES | _POD_GROUPS | {K.APPWRAPPER},
               f"own_templates ({_TEMPLATES}); the PodGroups they name (resolved, other units) and those "
               "wrapped in AppWrappers (wrapped_pod_groups)"),
