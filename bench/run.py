@@ -14,7 +14,7 @@ repository as context, as under pre-commit):
   warm-1pct         1 % of the files edited (a comment appended) before each run
   warm-1pct-edit    1 % of the files edited inside an object before each run: a ClusterQueue's first
                     quota raised, else a workload's first label value or container image changed
-                    (values no rule reads of another object: kqlint.cache_masks)
+                    (values no rule reads of another object: kqlint.cache.masks)
   warm-1pct-count   1 % of the files: a workload's first pod count (parallelism, replicas) changed,
                     a value the graph rules read (KQ301, multi-pod gangs): they run again
   precommit-warm    ``kqlint check ONE_FILE``, the repository as context, nothing changed

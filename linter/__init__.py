@@ -7,14 +7,15 @@ from __future__ import annotations
 
 from typing import Any
 
-__version__ = "0.1.0"
+from kqlint.version import __version__
+
 __all__ = ["__version__", "lint", "Finding", "Location", "Severity", "ObjectRef", "Report"]
 
 
 def __getattr__(name: str) -> Any:
     # Lazy: importing kqlint must stay cheap for the CLI start-up path.
     if name == "lint":
-        from kqlint.runner import lint
+        from kqlint.engine.pipeline import lint
 
         return lint
     if name in ("Finding", "Location", "Severity", "ObjectRef", "Report"):

@@ -6,7 +6,7 @@ from enum import IntEnum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from kqlint.fixes import Fix
+    from kqlint.fix.model import Fix
 
 
 class Severity(IntEnum):
@@ -78,8 +78,8 @@ class Finding:
     obj: ObjectRef | None = None
     related: tuple[Location, ...] = ()
     suppression: str | None = None  # justification when suppressed (reported with --report-suppressed)
-    fix: Fix | None = field(default=None, compare=False)  # kqlint.fixes: what --fix would change
-    remedy: str | None = None  # what to do, apart from the message (None: kqlint.reporters.remedy splits it)
+    fix: Fix | None = field(default=None, compare=False)  # kqlint.fix.model: what --fix would change
+    remedy: str | None = None  # how to fix it, apart from the message (the `help:` line; None: no remedy)
 
     @property
     def end_line(self) -> int:

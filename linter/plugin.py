@@ -21,12 +21,12 @@ may change between releases. docs/configuration.md ("Plugins") shows a complete 
 """
 from __future__ import annotations
 
-from kqlint.fixes import Applicability, Edit, Fix
-from kqlint.graph import ObjectGraph
-from kqlint.kinds import GroupKind
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.kinds import GroupKind
+from kqlint.domain.objects import K8sObject
+from kqlint.engine.rule import RuleContext, RuleMeta, Run
+from kqlint.fix.model import Applicability, Edit, Fix
 from kqlint.model import Finding, Location, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta, Run
 
 __all__ = ["RuleMeta", "RuleContext", "Run", "Severity", "K8sObject", "ObjectGraph", "Location",
            "Finding", "Fix", "Edit", "Applicability", "GroupKind"]

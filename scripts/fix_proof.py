@@ -54,8 +54,8 @@ def main() -> int:
     parser.add_argument("--profile", default=None)
     args = parser.parse_args()
     from kqlint.config import Config
-    from kqlint.fix_run import fix_run
-    from kqlint.runner import lint
+    from kqlint.engine.pipeline import lint
+    from kqlint.fix.passes import fix_run
 
     work = Path(args.work)
     if work.exists():

@@ -44,12 +44,13 @@ def _private_cache_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: py
     """Every test gets its own empty cache folder: no test reads another's cache or writes one
     into the repository or its inputs (tests/test_cache.py sets its own)."""
     monkeypatch.setenv("KQLINT_CACHE_DIR", str(tmp_path_factory.mktemp("kqlint-cache")))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))  # the default's home
 
 
 @pytest.fixture
 def examples_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A git-like project (``.git`` marks its root) holding the examples, as the current
-    directory, with its cache at its root (no KQLINT_CACHE_DIR)."""
+    directory, with its cache where it goes by default (no KQLINT_CACHE_DIR: in XDG_CACHE_HOME)."""
     import shutil
 
     project = tmp_path / "project"
@@ -58,3 +59,4 @@ def examples_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("KQLINT_CACHE_DIR", raising=False)
     monkeypatch.chdir(project)
     return project
+

@@ -8,10 +8,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from kqlint import runner as runner_module
 from kqlint.config import Config, load_config
+from kqlint.engine import runner as runner_module
+from kqlint.engine.pipeline import lint
 from kqlint.model import Report
-from kqlint.runner import lint
 
 EXPECT_RE = re.compile(r"#\s*expect:\s*(.+)$")
 RELATED_RE = re.compile(r"#\s*related:\s*(.+)$")
@@ -62,7 +62,7 @@ def lint_case(case: Path, code: str | None, config: Config | None = None) -> Rep
 
 def rule_profile(code: str) -> str | None:
     """The profile a rule belongs to (its fixtures run with that profile active)."""
-    from kqlint.registry import builtin_rules
+    from kqlint.engine.registry import builtin_rules
 
     return next((r.meta.profile for r in builtin_rules() if r.code == code), None)
 
@@ -121,15 +121,15 @@ def guard_cases() -> Iterator[Path]:
 def graph_like(graph: Any, objects: Iterable[Any], elsewhere: dict[Any, Any] | None = None) -> Any:
     """A graph of ``objects`` with ``graph``'s platform model, unit, layout and (unless given)
     objects of other units."""
-    from kqlint.graph import ObjectGraph
+    from kqlint.domain.graph import ObjectGraph, Placement
+    from kqlint.domain.platform import platform_of
 
-    made = ObjectGraph()
+    platform = platform_of(graph)
+    placement = Placement(graph.unit, graph.elsewhere if elsewhere is None else elsewhere, graph.kustomize_dirs,
+                          graph.applied_together, graph.unit_of)
+    made = ObjectGraph((), placement, platform=lambda _: platform)
     made.objects, made._by_kind, made._by_name = [], type(made._by_kind)(list), type(made._by_name)(list)
     made.add(objects)
-    made.platform = graph.platform  # type: ignore[attr-defined]
-    made.unit, made.unit_of, made.applied_together = graph.unit, graph.unit_of, graph.applied_together
-    made.kustomize_dirs = graph.kustomize_dirs
-    made.elsewhere = graph.elsewhere if elsewhere is None else elsewhere
     return made
 
 
@@ -166,8 +166,32 @@ class ReuseGuard:
 
 def lint_everything_guarded(guard: Any, monkeypatch: Any) -> None:
     """Lint the examples and every guard case with ``guard.run_rules`` in place of the runner's."""
-    monkeypatch.setattr(runner_module, "run_rules", guard.run_rules)
+    from kqlint.engine import analysis
+
+    monkeypatch.setattr(analysis, "run_rules", guard.run_rules)
     with chdir(GUARD_ROOT / "examples"):
-        runner_module.lint(["."], Config(), auto_context=False)
+        lint(["."], Config(), auto_context=False)
     for case in guard_cases():
         lint_case(case, None)
+
+
+def cache_folder(project: Path) -> Path:
+    """Where the default cache of ``project`` lives: kqlint/<project> in XDG_CACHE_HOME (every
+    test has its own, tests/conftest.py)."""
+    from kqlint.cache.home import owned_folder, project_folder
+
+    return Path(project_folder(owned_folder(os.environ["XDG_CACHE_HOME"]), str(project)))
+
+
+def declared_reads() -> dict[str, Any]:
+    """Code -> RuleMeta of every built-in rule that declares what it reads (``RuleMeta.reads``)."""
+    from kqlint.engine.registry import builtin_rules
+
+    return {rule.code: rule.meta for rule in builtin_rules() if rule.meta.reads is not None}
+
+
+def pure_codes() -> frozenset[str]:
+    """The built-in rules that declare their findings depend on their object alone."""
+    from kqlint.engine.registry import builtin_rules
+
+    return frozenset(rule.code for rule in builtin_rules() if rule.meta.pure)

@@ -55,7 +55,8 @@ def test_args_never_run_shell_code(runner: Runner, tmp_path: Path) -> None:
 
 def test_unbalanced_quotes_fail_clearly(runner: Runner) -> None:
     results = runner.run({"paths": ".", "args": "--exclude 'charts/**", "sarif-file": ""}, first=step_index("check"))
-    assert results[-1].returncode != 0 and "cannot split the args input" in results[-1].stderr
+    assert results[-1].returncode == 2 and results[-1].stderr.count("cannot split the args input") == 1
+    assert "No closing quotation" in results[-1].stderr and results[-1].stdout == ""  # kqlint never ran
 
 
 def test_a_cached_install_is_reused(runner: Runner) -> None:
@@ -74,3 +75,44 @@ def test_cache_key_follows_the_action_files_and_interpreter(runner: Runner) -> N
     assert first.returncode == 0, first.stderr
     key = dict(line.split("=", 1) for line in runner.files["GITHUB_OUTPUT"].read_text().splitlines())["key"]
     assert key.startswith("kqlint-venv-") and len(key) > len("kqlint-venv-") + 30
+
+
+def _venv_key(runner: Runner) -> str:
+    result = runner.run({"python": sys.executable}, first=step_index("venv"))[0]
+    assert result.returncode == 0, result.stderr
+    return dict(line.split("=", 1) for line in runner.files["GITHUB_OUTPUT"].read_text().splitlines())["key"]
+
+
+def test_cache_key_covers_package_data_such_as_a_profile(tmp_path: Path) -> None:
+    """A changed rules/**/profile.yaml (package data, not code) is a new install, not a stale venv."""
+    action = tmp_path / "action"
+    action.mkdir()
+    for name in ("pyproject.toml", "linter", "rules", "schemas"):
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, action / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy(source, action / name)
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    runner = Runner(tmp_path, action, workspace)
+    before = _venv_key(runner)
+    [profile] = sorted((action / "rules").rglob("profile.yaml"))[:1]
+    profile.write_text(profile.read_text(encoding="utf-8") + "# changed\n", encoding="utf-8")
+    assert _venv_key(runner) != before
+    (action / "linter" / "__pycache__").mkdir(exist_ok=True)
+    (action / "linter" / "__pycache__" / "x.pyc").write_bytes(b"compiled")  # not part of the install
+    assert _venv_key(runner) == _venv_key(runner)
+
+
+def test_the_readme_lists_every_input_and_every_log_format() -> None:
+    from kqlint.reporters import FORMATS
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### GitHub Actions, with SARIF upload", 1)[1].split("\n### ", 1)[0]
+    for name in load_action()["inputs"]:
+        assert f"`{name}`" in section, f"the README's action section does not list the input {name}"
+    for name in FORMATS:
+        assert f"`{name}`" in section, f"the README's action section does not list the format {name}"
+    description = load_action()["inputs"]["format"]["description"]
+    assert all(name in description for name in FORMATS)

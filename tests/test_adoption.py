@@ -96,16 +96,20 @@ def test_full_text_wraps_to_the_terminal_width() -> None:
     from kqlint.model import Finding, Location, Report, Severity, Summary
     from kqlint.reporters import render
 
-    finding = Finding("KQ301", "min-member-mismatch", Severity.ERROR, "word " * 40 + "; set minMember: 4",
-                      Location("nowhere.yaml", 3, 1))
-    text = render("text", Report((finding,), Summary(files=1)), wrap=60)
-    assert max(len(line) for line in text.splitlines()) <= 60
-    assert "      help: Set minMember: 4" in text.splitlines()
-    assert len(render("text", Report((finding,), Summary(files=1))).splitlines()[1]) > 200  # piped: unwrapped
+    related = Location("elsewhere.yaml", 7, 3, message="note " * 30)
+    finding = Finding("KQ301", "min-member-mismatch", Severity.ERROR, "word " * 40, Location("nowhere.yaml", 3, 1),
+                      related=(related,), remedy="Set minMember: 4")
+    lines = render("text", Report((finding,), Summary(files=1)), wrap=60).splitlines()
+    assert max(len(line) for line in lines) <= 60
+    assert "      help: Set minMember: 4" in lines
+    first = next(n for n, line in enumerate(lines) if line.startswith("      related: elsewhere.yaml:7:3  note"))
+    assert lines[first + 1].startswith("        note")  # a related note wraps too, under "related:"
+    piped = render("text", Report((finding,), Summary(files=1))).splitlines()
+    assert len(piped[1]) > 200 and any(len(line) > 150 and "related:" in line for line in piped)  # unwrapped
 
 
 def test_terminal_width_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
-    from kqlint.output import terminal_width
+    from kqlint.cli.output import terminal_width
 
     class Tty(io.StringIO):
         def isatty(self) -> bool:
@@ -294,7 +298,7 @@ def test_missing_context_and_invalid_namespace_are_errors(repo: Path) -> None:
     code, _, err = cli("check", ".", "--context", "no/such/dir", cwd=repo)
     assert code == 2 and "--context path does not exist: no/such/dir" in err
     code, _, err = cli("check", ".", "--namespace", "Team_A", cwd=repo)
-    assert code == 2 and "is not a valid namespace name" in err
+    assert code == 2 and "is not a Kubernetes namespace name" in err
 
 
 def test_select_of_a_profile_rule_without_its_profile_warns(repo: Path) -> None:
@@ -380,7 +384,7 @@ def test_rules_show_the_effective_configuration(repo: Path) -> None:
 
 
 def test_rules_fit_a_narrow_terminal() -> None:
-    from kqlint.explain import rules_table
+    from kqlint.reporters.explain import rules_table
 
     text = rules_table(width=80)
     assert max(len(line) for line in text.splitlines()) <= 80

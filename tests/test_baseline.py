@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from ci_helpers import EXAMPLES, check_golden, cli
-from kqlint import baseline
+from kqlint.engine import baseline
 from kqlint.model import Finding, Location, ObjectRef, Report, Severity
 
 JOB = ObjectRef("batch/v1", "Job", "research", "train")

@@ -1,4 +1,4 @@
-"""The persistent cache (.kqlint_cache): warm output byte-identical to cold and to --no-cache,
+"""The persistent cache (kqlint/ in the cache home): warm output byte-identical to cold and to --no-cache,
 edits/additions/deletions/renames/config changes seen, corrupt or planted entries ignored,
 concurrent runs, a cache that cannot be written, and the key covering the loader's code."""
 from __future__ import annotations
@@ -13,12 +13,14 @@ import zlib
 from pathlib import Path
 
 import pytest
+from helpers import cache_folder
 from kqlint import cache as cache_module
-from kqlint import loader, parallel
+from kqlint import loader
 from kqlint.cache import layout as cache_layout
 from kqlint.cache import store as cache_store
-from kqlint.cache_entry import framed
+from kqlint.cache.codec import framed
 from kqlint.cli import main
+from kqlint.engine import parallel
 
 ROOT = Path(__file__).resolve().parent.parent
 FORMATS = ("text", "json", "sarif", "github", "junit")
@@ -50,7 +52,7 @@ def _assert_same_as_uncached(capsys: pytest.CaptureFixture[str], *args: str) -> 
     uncached = _all_outputs(capsys, *args, "--no-cache")
     assert _all_outputs(capsys, *args) == uncached          # cold, or whatever the cache holds
     assert _all_outputs(capsys, *args) == uncached          # warm: every report from the cache
-    for report in Path(".kqlint_cache").glob("*/report-*"):
+    for report in cache_folder(Path.cwd()).glob("*/report-*"):
         report.unlink()
     assert _all_outputs(capsys, *args) == uncached          # warm parse cache, rules run again
 
@@ -66,7 +68,9 @@ def test_warm_output_is_byte_identical(repo: Path, capsys: pytest.CaptureFixture
     monkeypatch.setattr(parallel, "MIN_ITEMS_PER_JOB", 1)  # the examples are small: really fork
     args = (*SHAPES[shape], "--jobs", jobs)
     _assert_same_as_uncached(capsys, *args)
-    assert (repo / ".kqlint_cache" / ".gitignore").read_text().strip().endswith("*")
+    assert (cache_folder(repo).parent / ".gitignore").read_text().strip().endswith("*")
+    tag = (cache_folder(repo).parent / "CACHEDIR.TAG").read_bytes()
+    assert tag.startswith(b"Signature: 8a477f597d28d172789f06886806bc55")
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
@@ -113,7 +117,7 @@ def test_stat_fast_path_reads_nothing_and_still_sees_rewrites(repo: Path, capsys
     ctime (nanoseconds), so it is hashed again."""
     monkeypatch.setattr(cache_store, "RACY_NS", -10**12)  # trust even files written just now
     _run(capsys, ".")
-    for report in repo.glob(".kqlint_cache/*/report-*"):
+    for report in cache_folder(repo).glob("*/report-*"):
         report.unlink()
     reads: list[str] = []
     real = loader.read_bytes
@@ -135,12 +139,12 @@ def test_stat_fast_path_reads_nothing_and_still_sees_rewrites(repo: Path, capsys
 
 def test_deleted_files_are_pruned_and_the_cache_stays_small(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _run(capsys, ".")
-    index = json.loads(next(repo.glob(".kqlint_cache/*/index.json")).read_text())
+    index = json.loads(next(cache_folder(repo).glob("*/index.json")).read_text())
     assert STAGED in index["files"]
     assert all(not os.path.isabs(path) and ".." not in path for path in index["files"])
     (repo / STAGED).unlink()
     _run(capsys, ".")
-    index = json.loads(next(repo.glob(".kqlint_cache/*/index.json")).read_text())
+    index = json.loads(next(cache_folder(repo).glob("*/index.json")).read_text())
     assert STAGED not in index["files"]
     assert len(index["entries"]) == len({record[4] for record in index["files"].values()})
 
@@ -150,7 +154,7 @@ def test_files_outside_the_project_and_stdin_are_not_cached(repo: Path, tmp_path
     outside = tmp_path / "outside.yaml"
     outside.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: outside\n")
     _run(capsys, str(outside))
-    for index in repo.glob(".kqlint_cache/*/index.json"):
+    for index in cache_folder(repo).glob("*/index.json"):
         assert "outside" not in index.read_text()
 
 
@@ -159,7 +163,7 @@ def test_files_outside_the_project_and_stdin_are_not_cached(repo: Path, tmp_path
 def test_damaged_cache_is_ignored_and_rebuilt(repo: Path, capsys: pytest.CaptureFixture[str], damage: str) -> None:
     expected = _run(capsys, ".", "--no-cache", "--format", "json")
     _run(capsys, ".", "--format", "json")
-    folder = next(repo.glob(".kqlint_cache/*/"))
+    folder = next(cache_folder(repo).glob("*/"))
     for report in folder.glob("report-*"):
         report.unlink()
     pack = next(folder.glob("pack-*"))
@@ -189,7 +193,7 @@ def test_damaged_cache_is_ignored_and_rebuilt(repo: Path, capsys: pytest.Capture
 def test_planted_entry_cannot_run_code(repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     expected = _run(capsys, ".", "--no-cache", "--format", "json")
     _run(capsys, ".", "--format", "json")
-    folder = next(repo.glob(".kqlint_cache/*/"))
+    folder = next(cache_folder(repo).glob("*/"))
     for report in folder.glob("report-*"):
         report.unlink()
     marker = tmp_path / "pwned"
@@ -248,9 +252,9 @@ def test_concurrent_runs(repo: Path) -> None:
 
 def test_cache_clean(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _run(capsys, ".")
-    assert (repo / ".kqlint_cache").is_dir()
+    assert (cache_folder(repo)).is_dir()
     assert main(["cache", "clean"]) == 0
-    assert not (repo / ".kqlint_cache").exists()
+    assert not (cache_folder(repo)).exists()
     assert "removed" in capsys.readouterr().out
     assert main(["cache", "clean"]) == 0
 
@@ -259,8 +263,11 @@ def test_cache_clean_refuses_a_folder_that_is_not_a_cache(tmp_path: Path, capsys
     precious = tmp_path / "precious"
     precious.mkdir()
     (precious / "keep.yaml").write_text("a: 1\n")
+    assert main(["cache", "clean", "--cache-dir", str(precious)]) == 0  # no kqlint/ in it: nothing to remove
+    (precious / "kqlint").mkdir()  # a folder of that name kqlint did not make (no CACHEDIR.TAG)
+    (precious / "kqlint" / "keep.yaml").write_text("a: 1\n")
     assert main(["cache", "clean", "--cache-dir", str(precious)]) == 2
-    assert (precious / "keep.yaml").exists()
+    assert (precious / "keep.yaml").exists() and (precious / "kqlint" / "keep.yaml").exists()
 
 
 def test_cache_dir_option_and_environment(repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
@@ -269,8 +276,9 @@ def test_cache_dir_option_and_environment(repo: Path, tmp_path: Path, capsys: py
     monkeypatch.setenv("KQLINT_CACHE_DIR", str(tmp_path / "by-env"))
     _run(capsys, ".")
     _run(capsys, ".", "--no-cache")
-    assert list((tmp_path / "by-option").glob("*/pack-*")) and list((tmp_path / "by-env").glob("*/pack-*"))
-    assert not (repo / ".kqlint_cache").exists()
+    assert list((tmp_path / "by-option").glob("kqlint/*/*/pack-*"))
+    assert list((tmp_path / "by-env").glob("kqlint/*/*/pack-*"))
+    assert not (cache_folder(repo)).exists()
 
 
 def test_key_changes_with_the_loader_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -293,7 +301,7 @@ def test_writes_wait_for_write_only_when_asked(repo: Path) -> None:
     Python API and --fix write before lint() returns."""
     from kqlint.cache import FileCache
 
-    cache = FileCache(str(repo / ".kqlint_cache"))
+    cache = FileCache(str(cache_folder(repo)))
     done: list[str] = []
     cache.write_later(lambda: done.append("now"))
     assert done == ["now"]
@@ -309,7 +317,7 @@ def test_check_writes_the_cache_beside_the_fix_workers(repo: Path, capsys: pytes
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """The cache's writes run in the main process while a worker resolves the fixes' text
     (the examples have fixes in more than two files), and a warm run then reuses them."""
-    from kqlint.fix_apply import plan
+    from kqlint.fix import plan
 
     monkeypatch.setattr(plan, "FILES_PER_JOB", 1)
     monkeypatch.setattr(parallel, "MIN_ITEMS_PER_JOB", 1)
@@ -319,29 +327,29 @@ def test_check_writes_the_cache_beside_the_fix_workers(repo: Path, capsys: pytes
     def watched(function: object, items: object, jobs: int, *args: object, before: object = None,
                 **kwargs: object) -> object:
         if getattr(before, "__name__", "") == "write":  # the cache's: beside the fixes' workers
-            written.append(not any(repo.glob(".kqlint_cache/*/index.json")))
+            written.append(not any(cache_folder(repo).glob("*/index.json")))
         return real(function, items, jobs, *args, before=before, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(parallel, "map_chunks", watched)
     expected = _run(capsys, ".", "--no-cache", "--format", "json", "--jobs", "2")
     assert _run(capsys, ".", "--format", "json", "--jobs", "2") == expected
     assert written == [True], "the index was written before the fixes' workers started"
-    assert any(repo.glob(".kqlint_cache/*/index.json"))
+    assert any(cache_folder(repo).glob("*/index.json"))
     assert _run(capsys, ".", "--format", "json", "--jobs", "2") == expected
 
 
 def test_context_objects_are_lazy_until_read(repo: Path) -> None:
     from kqlint.cache import FileCache
-    from kqlint.cache_entry import CachedSource, LazyObject, objects_of
+    from kqlint.cache.entries import CachedSource, LazyObject, objects_of
     from kqlint.loader import load_file
 
-    cache = FileCache(str(repo / ".kqlint_cache"))
+    cache = FileCache(str(cache_folder(repo)))
     source = load_file(STAGED, STAGED)
-    from kqlint.cache_entry import encode_entry
+    from kqlint.cache.entries import encode_entry
 
     cache.add(cache.digest(STAGED), encode_entry(source, Path(STAGED).read_bytes()))
     cache.flush()
-    warm = FileCache(str(repo / ".kqlint_cache"))
+    warm = FileCache(str(cache_folder(repo)))
     cached = warm.lookup(STAGED, STAGED, lazy=True)
     assert isinstance(cached, CachedSource)
     lazy, _, _ = objects_of(cached, "default", "context")
@@ -355,7 +363,7 @@ def test_context_objects_are_lazy_until_read(repo: Path) -> None:
 def test_a_changed_byte_anywhere_in_an_entry_is_caught(repo: Path) -> None:
     """The header is inflated alone, which checks nothing: checksums of the stream and of
     the header catch a flipped bit (a changed label value would unpickle as well as the right one)."""
-    from kqlint.cache_entry import decode_entry, encode_entry
+    from kqlint.cache.entries import decode_entry, encode_entry
     from kqlint.loader import load_file
 
     blob = encode_entry(load_file(STAGED, STAGED), Path(STAGED).read_bytes())
@@ -377,8 +385,8 @@ def test_a_cold_run_stores_every_file_it_parses(repo: Path, capsys: pytest.Captu
 
     monkeypatch.setattr(parallel, "MIN_ITEMS_PER_JOB", 1)
     _run(capsys, ".", "--jobs", jobs)
-    warm = FileCache(str(repo / ".kqlint_cache"))
-    from kqlint.discover import discover
+    warm = FileCache(str(cache_folder(repo)))
+    from kqlint.project.discover import discover
 
     files = discover(["."]).files  # the manifests (Helm charts are rendered, not cached)
     assert len(files) > 20 and all(isinstance(warm.lookup(f, f, lazy=True), SourceFile) for f in files)
@@ -390,7 +398,7 @@ def test_an_entry_that_cannot_be_read_back_is_parsed_and_not_stored(repo: Path, 
     there, not the run (nor a wrong result); nothing unreadable is stored."""
     import itertools
 
-    from kqlint import cache_run
+    from kqlint.cache import run as cache_run
 
     uncached = _run(capsys, ".", "--no-cache", "--format", "json")
     calls: list[str] = []
@@ -399,22 +407,22 @@ def test_an_entry_that_cannot_be_read_back_is_parsed_and_not_stored(repo: Path, 
         patch.setattr(cache_store.FileCache, "source_of", lambda *args: calls.append(args[2]) or 1 / 0)
         assert _run(capsys, ".", "--format", "json") == uncached
     assert len(calls) > 20
-    assert not list(repo.glob(".kqlint_cache/*/pack-*"))  # no entry stored
+    assert not list(cache_folder(repo).glob("*/pack-*"))  # no entry stored
     assert _run(capsys, ".", "--format", "json") == uncached
 
 
 def test_lazy_objects_answer_identity_labels_and_annotations_unread_and_become_plain(repo: Path) -> None:
     from kqlint.cache import FileCache
-    from kqlint.cache_entry import FilledObject, LazyObject, encode_entry, objects_of
+    from kqlint.cache.entries import FilledObject, LazyObject, encode_entry, objects_of
     from kqlint.loader import load_file
 
     path = "tenants/research/training/allreduce-bench.yaml"
     source = load_file(path, path)
     eager, _, _ = objects_of(source, "default", "input")
-    cache = FileCache(str(repo / ".kqlint_cache"))
+    cache = FileCache(str(cache_folder(repo)))
     cache.add(cache.digest(path), encode_entry(source, Path(path).read_bytes()))
     cache.flush()
-    lazy, _, _ = objects_of(FileCache(str(repo / ".kqlint_cache")).lookup(path, path, lazy=True), "default", "input")
+    lazy, _, _ = objects_of(FileCache(str(cache_folder(repo))).lookup(path, path, lazy=True), "default", "input")
     assert [(o.labels, o.annotations, o.get("metadata", "annotations")) for o in lazy] == \
         [(o.labels, o.annotations, o.get("metadata", "annotations")) for o in eager]
     assert all(type(o) is LazyObject and o._body is not None for o in lazy)  # nothing decoded yet
@@ -426,15 +434,15 @@ def test_lazy_objects_locate_identity_fields_and_read_queue_routes_unread(repo: 
     """Positions of identity fields (KQ005 reports at apiVersion) and a LocalQueue's
     ClusterQueue, a ClusterQueue's cohort, come from the entry's head; other fields decode."""
     from kqlint.cache import FileCache
-    from kqlint.cache_entry import LazyObject, encode_entry, objects_of
+    from kqlint.cache.entries import LazyObject, encode_entry, objects_of
     from kqlint.loader import load_file
 
     paths = ["tenants/nlp/queues/local-queues.yaml", "platform/kueue/cluster-queues.yaml"]
-    cache = FileCache(str(repo / ".kqlint_cache"))
+    cache = FileCache(str(cache_folder(repo)))
     for path in paths:
         cache.add(cache.digest(path), encode_entry(load_file(path, path), Path(path).read_bytes()))
     cache.flush()
-    warm = FileCache(str(repo / ".kqlint_cache"))
+    warm = FileCache(str(cache_folder(repo)))
     kept = [[("metadata", "namespace"), ("spec", "clusterQueue")], [("spec", "cohortName")]]  # written there
     for path, own in zip(paths, kept, strict=True):
         eager, _, _ = objects_of(load_file(path, path), "default", "input")
@@ -452,7 +460,8 @@ def test_a_warm_run_decodes_no_input_whose_rules_are_all_reused(repo: Path, caps
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """Inputs served from the cache are decoded only when something reads them: with only pure
     rules selected (their findings reused), editing one file decodes no other file."""
-    from kqlint import cache_entry, cache_results
+    from kqlint.cache import entries as cache_entry
+    from kqlint.cache import findings as cache_results
 
     monkeypatch.setattr(cache_results, "MIN_INPUT_FILES", 1)
     args = (".", "--select", "KQ002,KQ004,KQ403", "--format", "json")
@@ -472,7 +481,7 @@ def test_a_file_changed_during_the_run_keeps_its_report_out_of_the_cache(
     from kqlint.cache import FileCache
 
     _run(capsys, ".")
-    cache = FileCache(str(repo / ".kqlint_cache"))
+    cache = FileCache(str(cache_folder(repo)))
     before = cache.digest(STAGED)
     (repo / STAGED).write_text((repo / STAGED).read_text() + "# changed meanwhile\n")
     miss = cache.lookup(STAGED, STAGED, lazy=False)
@@ -483,36 +492,38 @@ def test_a_file_changed_during_the_run_keeps_its_report_out_of_the_cache(
 
 def _objects_with_graph(paths: list[str]) -> tuple[list[object], object]:
     from kqlint.config import Config
-    from kqlint.objects import INPUT
-    from kqlint.runner import build_graph, load_paths
+    from kqlint.domain.objects import INPUT
+    from kqlint.engine.analysis import build_graph
+    from kqlint.engine.inputs import load_paths
 
     loaded, _ = load_paths(paths, Config(), INPUT)
     return loaded.objects, build_graph(loaded, [], Config())
 
 
 def test_pure_rules_read_nothing_but_their_object() -> None:
-    """The guard of PURE_RULES: on every example and rule fixture, a pure rule finds the same
+    """The guard of ``RuleMeta.pure``: on every example and rule fixture, a pure rule finds the same
     on an object with the whole graph around it as with a graph of that object alone (which
     has no platform model: reading it fails)."""
-    from kqlint.cache_results import PURE_RULES
+    from helpers import pure_codes
     from kqlint.config import Config
-    from kqlint.graph import ObjectGraph
-    from kqlint.registry import RuleSet, builtin_rules
-    from kqlint.runner import _context, _scope, prepare_rules
+    from kqlint.domain.graph import ObjectGraph
+    from kqlint.engine.registry import RuleSet, builtin_rules
+    from kqlint.engine.runner import _scope, prepare_rules, rule_context
 
     paths = [str(ROOT / "examples")] + [str(p) for p in sorted((ROOT / "tests/fixtures/rules").iterdir())]
     objects, graph = _objects_with_graph(paths)
     config = Config()
     errors: list[str] = []
-    rules, states = prepare_rules(RuleSet(r for r in builtin_rules() if r.code in PURE_RULES), config, errors)
-    assert not errors and {rule.code for rule in rules} == set(PURE_RULES)
+    pure = pure_codes()
+    rules, states = prepare_rules(RuleSet(r for r in builtin_rules() if r.code in pure), config, errors)
+    assert not errors and {rule.code for rule in rules} == set(pure) and len(pure) >= 12
     checked = 0
     for rule in rules:
         scope = _scope(rule)
         for obj in objects:
             if scope is not None and (obj.group, obj.kind) not in scope[0] and obj.kind not in scope[1]:
                 continue
-            found = [list(rule.check(obj, _context(rule, context_graph, config, states)) or ())
+            found = [list(rule.check(obj, rule_context(rule, context_graph, config, states)) or ())
                      for context_graph in (graph, ObjectGraph([obj]))]
             assert found[0] == found[1], (rule.code, obj)
             checked += bool(found[0])
@@ -520,7 +531,7 @@ def test_pure_rules_read_nothing_but_their_object() -> None:
 
 
 def _count_checks(monkeypatch: pytest.MonkeyPatch, code: str) -> list[str]:
-    from kqlint.registry import builtin_rules
+    from kqlint.engine.registry import builtin_rules
 
     module = next(rule.module for rule in builtin_rules() if rule.code == code)
     calls: list[str] = []
@@ -546,7 +557,7 @@ def test_pure_findings_of_unchanged_files_are_reused(repo: Path, capsys: pytest.
     pure, graph_reading = _count_checks(monkeypatch, "KQ002"), _count_checks(monkeypatch, "KQ005")
     assert _run(capsys, ".", "--format", "text") == expected[0]
     assert set(pure) == {STAGED} and len(set(graph_reading)) > 1
-    for report in repo.glob(".kqlint_cache/*/report-*"):
+    for report in cache_folder(repo).glob("*/report-*"):
         report.unlink()
     pure.clear()
     assert _all_outputs(capsys, ".") == expected and pure == []
@@ -601,11 +612,11 @@ def test_damaged_or_planted_results_are_ignored(repo: Path, tmp_path: Path, caps
                                                 damage: str) -> None:
     import zlib
 
-    from kqlint import cache_results
+    from kqlint.cache import stored
 
     expected = _all_outputs(capsys, ".", "--no-cache")
     _run(capsys, ".")
-    folder = next(repo.glob(".kqlint_cache/*/"))
+    folder = next(cache_folder(repo).glob("*/"))
     for report in folder.glob("report-*"):
         report.unlink()
     table = next(folder.glob("results-*"))
@@ -620,7 +631,7 @@ def test_damaged_or_planted_results_are_ignored(repo: Path, tmp_path: Path, caps
     elif damage == "truncated":
         table.write_bytes(table.read_bytes()[: table.stat().st_size // 2])
     else:
-        table.write_bytes(cache_results._MAGIC + zlib.compress(pickle.dumps((cache_results.FORMAT, Evil()))))
+        table.write_bytes(stored.MAGIC + zlib.compress(pickle.dumps((stored.FORMAT, Evil()))))
     assert _all_outputs(capsys, ".") == expected
     assert not marker.exists()
 
@@ -635,9 +646,9 @@ def test_reports_with_apply_time_namespaces_are_reused(repo: Path, capsys: pytes
     expected = _run(capsys, ".", "--no-cache", "--format", "json")
     assert '"namespace": "default"' in expected[1]
     assert _run(capsys, ".", "--format", "json") == expected
-    from kqlint import runner
+    from kqlint.engine import pipeline
 
-    monkeypatch.setattr(runner, "analyze", lambda *a, **k: pytest.fail("the stored report was not reused"))
+    monkeypatch.setattr(pipeline, "analyze", lambda *a, **k: pytest.fail("the stored report was not reused"))
     assert _run(capsys, ".", "--format", "json") == expected
 
 
@@ -655,7 +666,8 @@ def test_placeholder_verdicts_are_kept_and_checked_again_only_when_needed(
         repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, damage: str | None) -> None:
     """A warm run takes each file's envsubst verdict from the cache (without decoding the file);
     an edited file, a damaged table or another --crd set is checked again."""
-    from kqlint import cache_placeholders, placeholders
+    from kqlint.cache import placeholders as cache_placeholders
+    from kqlint.schema import placeholders
 
     for name in ("bad-envsubst", "bad-sed-token", "good-placeholders-in-strings"):
         shutil.copytree(ROOT / "tests/fixtures/rules/KQ006" / name, repo / "tenants" / name)
@@ -666,11 +678,11 @@ def test_placeholder_verdicts_are_kept_and_checked_again_only_when_needed(
     real = placeholders.unrendered_placeholders
     monkeypatch.setattr(placeholders, "unrendered_placeholders",
                         lambda source, objects, crds: (checked.append(source.path), real(source, objects, crds))[1])
-    [table] = repo.glob(".kqlint_cache/*/placeholders-*")
+    [table] = cache_folder(repo).glob("*/placeholders-*")
     if damage is not None:
         wrong = cache_placeholders._MAGIC + zlib.compress(pickle.dumps({"k": ("not", "a", "verdict")}))
         table.write_bytes(b"garbage" if damage == "garbage" else wrong)
-    for report in repo.glob(".kqlint_cache/*/report-*"):
+    for report in cache_folder(repo).glob("*/report-*"):
         report.unlink()
     assert _run(capsys, ".", "--format", "json") == uncached
     assert (checked == []) if damage is None else bool(checked)  # damaged: nothing trusted
@@ -685,8 +697,8 @@ def test_placeholder_verdicts_are_kept_and_checked_again_only_when_needed(
 def test_a_cold_run_checks_each_placeholder_file_once(repo: Path, capsys: pytest.CaptureFixture[str],
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """In an empty cache the file is hashed where it is parsed; its envsubst verdict, worked out
-    there too, is recorded under that digest and not worked out again (kqlint.cache_run)."""
-    from kqlint import placeholders
+    there too, is recorded under that digest and not worked out again (kqlint.cache.run)."""
+    from kqlint.schema import placeholders
 
     for name in ("bad-envsubst", "bad-sed-token", "good-placeholders-in-strings"):
         shutil.copytree(ROOT / "tests/fixtures/rules/KQ006" / name, repo / "tenants" / name)
@@ -703,8 +715,8 @@ def test_folders_of_other_versions_are_pruned_on_a_run(repo: Path, capsys: pytes
     """Another kqlint version's folder goes once unused for a while (not after a day), so the
     cache stays bounded across upgrades; one in use by a concurrent run stays."""
     expected = _run(capsys, ".", "--format", "json")
-    current = next(repo.glob(".kqlint_cache/*/"))
-    old, busy = repo / ".kqlint_cache" / "0123456789abcdef", repo / ".kqlint_cache" / "fedcba9876543210"
+    current = next(cache_folder(repo).glob("*/"))
+    old, busy = cache_folder(repo) / "0123456789abcdef", cache_folder(repo) / "fedcba9876543210"
     for folder in (old, busy):
         shutil.copytree(current, folder)
     stale = os.stat(old).st_mtime - cache_module.STALE_SETTINGS_S - 10
@@ -718,7 +730,7 @@ def test_a_pruned_folder_is_recreated_by_the_run_using_it(repo: Path, capsys: py
     from kqlint.cache import FileCache
 
     _run(capsys, ".")
-    cache = FileCache(str(repo / ".kqlint_cache"))
+    cache = FileCache(str(cache_folder(repo)))
     shutil.rmtree(cache.folder)  # another version's run pruned it meanwhile
     assert cache._write(os.path.join(cache.folder, "probe"), b"x") and cache.writable
 
@@ -728,10 +740,10 @@ def test_stored_findings_keep_fields_and_classes_added_later() -> None:
     Applicability, Finding fields added later) comes back equal; foreign classes do not."""
     import io
 
-    from kqlint.cache_entry import ModelUnpickler
-    from kqlint.fixes import Edit, Fix
+    from kqlint.cache.entries import ModelUnpickler
+    from kqlint.domain.objects import ApplyTimeNamespace
+    from kqlint.fix.model import Edit, Fix
     from kqlint.model import Finding, Location, ObjectRef, Severity
-    from kqlint.objects import ApplyTimeNamespace
 
     ref = ObjectRef("v1", "Pod", ApplyTimeNamespace("default", "a.yaml"), "p")
     finding = Finding("KQ002", "schema-violation", Severity.ERROR, "m", Location("a.yaml", 3, 5, ("spec", 0), ref), ref)
@@ -750,9 +762,9 @@ def test_a_pre_commit_run_neither_reads_nor_writes_stored_findings(repo: Path,
     """A few staged files are checked faster than the table of stored findings is read and
     rewritten: pre-commit keeps its latency."""
     _run(capsys, STAGED)
-    assert list(repo.glob(".kqlint_cache/*/pack-*")) and not list(repo.glob(".kqlint_cache/*/results-*"))
+    assert list(cache_folder(repo).glob("*/pack-*")) and not list(cache_folder(repo).glob("*/results-*"))
     _run(capsys, ".")
-    assert list(repo.glob(".kqlint_cache/*/results-*"))
+    assert list(cache_folder(repo).glob("*/results-*"))
 
 
 def test_key_hashes_every_module_encoding_runs() -> None:
@@ -765,7 +777,7 @@ def test_key_hashes_every_module_encoding_runs() -> None:
         "import sys\n"
         "from kqlint import loader\n"
         "from kqlint.cache import keys\n"
-        "from kqlint.cache_entry import encode\n"
+        "from kqlint.cache.entries import encode\n"
         "raw = open(sys.argv[1], 'rb').read()\n"
         "encode(loader.parse_bytes('a.yaml', raw), raw)\n"
         "hashed = {m.__name__ for m in loader.SOURCE_MODULES} | set(keys.ENCODING_MODULES) | set(keys._CACHE_MODULES)\n"

@@ -1,4 +1,4 @@
-"""Per-document digests from text (kqlint.cache_digests) and the document ends the loader keeps
+"""Per-document digests from text (kqlint.cache.digests) and the document ends the loader keeps
 for them (SourceFile.document_ends)."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from conftest import shared_dir
-from kqlint.cache_digests import document_digests
+from kqlint.cache.digests import document_digests
 from kqlint.loader import parse_bytes
 from kqlint.loader.decode import to_utf8
 
@@ -144,7 +144,7 @@ def test_line_breaks_the_parser_counts_otherwise_digest_the_whole_file() -> None
 
 
 def test_a_utf16_file_is_digested_as_the_text_the_parser_read() -> None:
-    from kqlint.cache_entry import encode
+    from kqlint.cache.entries import encode
 
     def digests(text: bytes) -> tuple[str, ...]:
         raw = b"\xff\xfe" + text.decode().encode("utf-16-le")
@@ -158,7 +158,7 @@ def test_a_utf16_file_is_digested_as_the_text_the_parser_read() -> None:
 
 def test_an_anchored_masked_value_is_not_blanked() -> None:
     """An anchored value can be read through an alias where nothing is masked: it stays."""
-    from kqlint.cache_entry import encode
+    from kqlint.cache.entries import encode
 
     job = b"""\
 apiVersion: batch/v1

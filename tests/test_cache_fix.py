@@ -7,8 +7,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from kqlint import runner
+from helpers import cache_folder
 from kqlint.cli import main
+from kqlint.engine.pipeline import Pipeline
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -61,7 +62,7 @@ def test_each_step_reports_and_writes_what_it_does_without_the_cache(
     for number, step in enumerate(SEQUENCES[sequence], 1):
         expected = _step(uncached, step, capsys, monkeypatch, "--no-cache")
         assert _step(cached, step, capsys, monkeypatch) == expected, f"step {number}: check . {step}"
-    assert any(cached.glob(".kqlint_cache/*/index.json")) and not (uncached / ".kqlint_cache").exists()
+    assert any(cache_folder(cached).glob("*/index.json")) and not (cache_folder(uncached)).exists()
 
 
 def test_unsafe_diff_then_fix_counts_each_fix_once(projects: tuple[Path, Path], capsys: pytest.CaptureFixture[str],
@@ -81,8 +82,8 @@ def test_a_fix_run_stores_the_report_of_what_it_wrote(projects: tuple[Path, Path
     cached, _ = projects
     _step(cached, "--fix --unsafe-fixes", capsys, monkeypatch)
     lints: list[object] = []
-    real = runner._lint_loaded
-    monkeypatch.setattr(runner, "_lint_loaded", lambda *args, **kwargs: lints.append(args) or real(*args, **kwargs))
+    real = Pipeline._lint_files
+    monkeypatch.setattr(Pipeline, "_lint_files", lambda *args, **kwargs: lints.append(args) or real(*args, **kwargs))
     reused = _step(cached, "", capsys, monkeypatch)
     assert lints == []
     assert reused == _step(cached, "", capsys, monkeypatch, "--no-cache")

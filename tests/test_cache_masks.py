@@ -1,6 +1,6 @@
-"""The guard of kqlint.cache_masks: no rule whose findings the cache reuses (cache_reads.READS)
+"""The guard of kqlint.cache.masks: no rule whose findings the cache reuses (``RuleMeta.reads``)
 reads the masked values of another object (plain label values, container images, ClusterQueue
-quotas), except KQ210, which reads the quotas of the ClusterQueues cache_reads.quota_scope
+quotas), except KQ210, which reads the quotas of the ClusterQueues kqlint.domain.kueue.quota.quota_scope
 names. On every example and rule fixture case, each such rule finds the same (same findings,
 positions, messages, fixes) with every other object's masked values changed, twice over."""
 from __future__ import annotations
@@ -10,14 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import ReuseGuard, graph_like, lint_case, lint_everything_guarded
-from kqlint import runner
-from kqlint.cache_masks import QUOTA_FIELDS, mask_paths
-from kqlint.cache_reads import READS, SCOPED_READS
+from helpers import ReuseGuard, declared_reads, graph_like, lint_case, lint_everything_guarded
+from kqlint.cache.masks import QUOTA_FIELDS, mask_paths
 from kqlint.config import Config
-from kqlint.graph import ObjectGraph, from_manifest
+from kqlint.domain.graph import ObjectGraph, from_manifest
+from kqlint.domain.objects import dig
+from kqlint.engine import analysis, runner
 from kqlint.loader import parse_bytes
-from kqlint.objects import dig
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "rules"
@@ -52,11 +51,17 @@ def perturbed(graph: ObjectGraph, perturbation: dict[str, Any], keep: Any = None
     return graph_like(graph, objects)  # type: ignore[no-any-return]
 
 
-class Guard(ReuseGuard):
-    """Every reused rule judged with and without perturbed values."""
+READS = declared_reads()
 
-    def __init__(self) -> None:
+
+class Guard(ReuseGuard):
+    """Every reused rule judged with and without perturbed values; ``scoped``: the scoped reads
+    the guard believes (default: what the rules declare)."""
+
+    def __init__(self, scoped: dict[str, Any] | None = None) -> None:
         super().__init__(READS)
+        self.scoped = scoped if scoped is not None else {code: meta.scoped_reads for code, meta in READS.items()
+                                                         if meta.scoped_reads is not None}
 
     def judge(self, rules: list[Any], graph: ObjectGraph, config: Config, states: Any) -> None:
         reused = [rule for rule in rules if rule.code in READS]
@@ -68,7 +73,7 @@ class Guard(ReuseGuard):
                      perturbation: dict[str, Any]) -> None:
         changed = perturbed(graph, perturbation) if rules else graph
         for rule in rules:
-            self.same(rule.code, "the graph", *(list(rule.check_graph(g, runner._context(rule, g, config, states)))
+            self.same(rule.code, "the graph", *(list(rule.check_graph(g, runner.rule_context(rule, g, config, states)))
                                                 for g in (graph, changed)))
 
     def _object_rules(self, rules: list[Any], graph: ObjectGraph, config: Config, states: Any,
@@ -78,14 +83,15 @@ class Guard(ReuseGuard):
             changed = perturbed(graph, perturbation, keep=obj) if applying else graph
             for rule in applying:
                 other = changed
-                if rule.code in SCOPED_READS:
-                    scoped_kind, scope, _ = SCOPED_READS[rule.code]
+                if rule.code in self.scoped:
+                    scoped_kind, scope = self.scoped[rule.code]
                     by_kind = {name: [o for o in graph.objects if o.kind == name]
                                for name in ("LocalQueue", scoped_kind)}
                     other = perturbed(graph, perturbation, keep=obj,
                                       keep_quotas=frozenset(id(o) for o in scope(obj, by_kind)))
                 self.same(rule.code, f"{obj.file}: {obj.display()}",
-                          *(list(rule.check(obj, runner._context(rule, g, config, states))) for g in (graph, other)))
+                          *(list(rule.check(obj, runner.rule_context(rule, g, config, states)))
+                            for g in (graph, other)))
 
 
 def test_no_reused_rule_reads_masked_values_of_other_objects(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -97,9 +103,8 @@ def test_no_reused_rule_reads_masked_values_of_other_objects(monkeypatch: pytest
 
 def test_the_guard_sees_a_rule_that_reads_quotas(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without its scoped reads, KQ210 would read masked quotas: the guard must see that."""
-    monkeypatch.setitem(SCOPED_READS, "KQ210", ("ClusterQueue", lambda obj, by_kind: [], "none"))
-    guard = Guard()
-    monkeypatch.setattr(runner, "run_rules", guard.run_rules)
+    guard = Guard(scoped={"KQ210": ("ClusterQueue", lambda obj, by_kind: [])})
+    monkeypatch.setattr(analysis, "run_rules", guard.run_rules)
     for case in sorted((FIXTURES / "KQ210").iterdir()):
         if case.name.startswith("bad"):
             lint_case(case, None)
@@ -108,11 +113,11 @@ def test_the_guard_sees_a_rule_that_reads_quotas(monkeypatch: pytest.MonkeyPatch
 
 def test_the_guard_sees_a_rule_that_reads_a_masked_label(monkeypatch: pytest.MonkeyPatch) -> None:
     """Kueue's queue-name masked (it must not be): the rules routing workloads read it."""
-    from kqlint import cache_masks
+    from kqlint.cache import masks as cache_masks
 
     monkeypatch.setattr(cache_masks, "MASKED_LABEL_PREFIXES", (*cache_masks.MASKED_LABEL_PREFIXES, "kueue.x-k8s.io/"))
     guard = Guard()
-    monkeypatch.setattr(runner, "run_rules", guard.run_rules)
+    monkeypatch.setattr(analysis, "run_rules", guard.run_rules)
     lint_case(FIXTURES / "KQ105" / "bad-three-workloads", None)
     assert any(code == "KQ105" for code, *_ in guard.mismatches)
 
@@ -153,7 +158,7 @@ spec:
 
 
 def test_masked_values_are_the_plain_labels_images_and_quotas() -> None:
-    from kqlint.objects import INPUT, objects_from_file
+    from kqlint.domain.objects import INPUT, objects_from_file
 
     objects = objects_from_file(parse_bytes("a.yaml", DOCUMENT), "default", INPUT)[0]
     assert [mask_paths(obj) for obj in objects] == [
@@ -164,7 +169,7 @@ def test_masked_values_are_the_plain_labels_images_and_quotas() -> None:
 
 
 def test_entry_digests_see_every_change_projections_only_unmasked_ones() -> None:
-    from kqlint.cache_entry import decode_entry, encode
+    from kqlint.cache.entries import decode_entry, encode
 
     def digests(text: bytes) -> tuple[tuple[str, ...], tuple[str, ...]]:
         _, _, full, projections, _ = encode(parse_bytes("a.yaml", text), text)

@@ -1,6 +1,6 @@
 """What a cache entry keeps with each object besides its identity, so that the graph rules
 read a cached object without decoding its body: its pod templates
-(kqlint.workloads.template_facts), a Kubeflow job's runPolicy and a PodGroup's minMember
+(kqlint.domain.workloads.template_facts), a Kubeflow job's runPolicy and a PodGroup's minMember
 (IDENTITY_SPEC). Every answer equals what the decoded object gives (template fields, pod
 counts, priorityClassName, pod metadata; gang sizes and the class under runPolicy, a Job's
 annotations), on every example, rule fixture and corpus manifest."""
@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 from conftest import shared_dir
-from kqlint.cache_entry import decode_entry, encode_entry
-from kqlint.graph import ObjectGraph
-from kqlint.kueue.priority import RUN_POLICY_CLASS
+from kqlint.cache.entries import decode_entry, encode_entry
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.kueue.priority import RUN_POLICY_CLASS
+from kqlint.domain.objects import INPUT, objects_from_file
+from kqlint.domain.workloads import batch_min_member_sites, pod_templates
+from kqlint.domain.workloads.gang import KUBEFLOW_MIN_AVAILABLE_PATH
 from kqlint.loader import parse_bytes
-from kqlint.objects import INPUT, objects_from_file
-from kqlint.workloads import batch_min_member_sites, pod_templates
-from kqlint.workloads.gang import KUBEFLOW_MIN_AVAILABLE_PATH
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -82,7 +82,7 @@ def test_cached_templates_equal_the_decoded_ones_on_the_corpus() -> None:
 def test_a_cached_job_is_routed_and_ranked_without_decoding() -> None:
     """Kueue's routing and ranking read a cached workload's labels and templates' classes from
     the entry: its body stays undecoded until a finding needs a position."""
-    from kqlint.kueue import managed_workloads, pod_profile, workload_priority
+    from kqlint.domain.kueue import managed_workloads, pod_profile, workload_priority
 
     raw = b"""\
 apiVersion: batch/v1
@@ -121,7 +121,7 @@ spec:
 @pytest.mark.parametrize("kind", ["TrainJob", "AppWrapper"])
 def test_templates_from_elsewhere_are_not_kept(kind: str) -> None:
     """A TrainJob's templates are its runtime's, an AppWrapper's may be inferred: read from the graph."""
-    from kqlint.workloads import template_facts
+    from kqlint.domain.workloads import template_facts
 
     group = "trainer.kubeflow.org/v1alpha1" if kind == "TrainJob" else "workload.codeflare.dev/v1beta2"
     raw = f"apiVersion: {group}\nkind: {kind}\nmetadata: {{name: a}}\nspec: {{}}\n".encode()

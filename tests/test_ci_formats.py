@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 from ci_helpers import EXAMPLES, check_golden, cli, parse_junit, validate_sarif
-from kqlint.explain import explain_text
+from kqlint.engine.registry import load_rules
 from kqlint.model import Finding, Location, ObjectRef, Report, Severity, Summary
-from kqlint.registry import load_rules
 from kqlint.reporters import render
+from kqlint.reporters.explain import explain_text
 from kqlint.reporters.sarif import sarif_log
 from kqlint.reporters.source import token_end
 
@@ -284,7 +284,7 @@ def test_github_escaping_of_properties_and_data(in_tmp_cwd: Path, monkeypatch: p
     code, out, _ = cli("check", ".", "--select", "KQ001", cwd=in_tmp_cwd)
     assert code == 1
     [line] = out.splitlines()
-    assert line.startswith("::error file=a%2Cb%3Ac%25d/bad.yaml,line=2,col=1,title=KQ001::")
+    assert line.startswith("::error file=a%2Cb%3Ac%25d/bad.yaml,line=1,col=5,title=KQ001::")  # the end of the last line
 
 
 def test_repeated_format_output_pairs_in_one_run(in_tmp_cwd: Path) -> None:
@@ -306,7 +306,7 @@ def test_machine_formats_import_their_machinery_lazily(in_tmp_cwd: Path) -> None
     (in_tmp_cwd / "bad.yaml").write_text("a: [\n")
     probe = ("import sys\nfrom kqlint.cli import main\ncode = main(sys.argv[1:])\n"
              "heavy = sorted(m for m in ('jsonschema', 'xml.etree.ElementTree', 'kqlint.reporters.sarif',"
-             " 'kqlint.graph_export', 'kqlint.baseline', 'rich.progress') if m in sys.modules)\n"
+             " 'kqlint.reporters.graph', 'kqlint.engine.baseline', 'rich.progress') if m in sys.modules)\n"
              "print(code, heavy, file=sys.stderr)\n")
     def heavy(*args: str) -> str:
         result = subprocess.run([sys.executable, "-c", probe, *args], cwd=in_tmp_cwd, capture_output=True,
@@ -315,4 +315,4 @@ def test_machine_formats_import_their_machinery_lazily(in_tmp_cwd: Path) -> None
         return result.stderr.strip().splitlines()[-1]
     assert heavy("check", ".", "-f", "json") == "1 []"
     assert heavy("check", ".", "-f", "junit") == "1 ['xml.etree.ElementTree']"
-    assert heavy("check", ".", "-f", "sarif") == "1 ['kqlint.baseline', 'kqlint.reporters.sarif']"
+    assert heavy("check", ".", "-f", "sarif") == "1 ['kqlint.engine.baseline', 'kqlint.reporters.sarif']"

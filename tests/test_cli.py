@@ -139,8 +139,8 @@ def test_bad_config_exits_2(capsys: pytest.CaptureFixture[str], in_tmp_cwd: Path
 # ------------------------------------------------------------------ internal errors (exit 3)
 
 def _crashing_rule() -> Any:
+    from kqlint.engine.rule import ModuleRule, RuleMeta
     from kqlint.model import Severity
-    from kqlint.rule import ModuleRule, RuleMeta
 
     def check(obj: Any, ctx: Any) -> Any:
         raise ZeroDivisionError("boom")
@@ -151,10 +151,10 @@ def _crashing_rule() -> Any:
 
 def test_crash_in_a_rule_exits_3_naming_the_file(capsys: pytest.CaptureFixture[str], in_tmp_cwd: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    import kqlint.registry
+    import kqlint.engine.registry
 
     (in_tmp_cwd / "ok.yaml").write_text(CONFIGMAP)
-    monkeypatch.setattr(kqlint.registry, "load_rules", lambda config=None: [_crashing_rule()])
+    monkeypatch.setattr(kqlint.engine.registry, "load_rules", lambda config=None: [_crashing_rule()])
     code, _, err = run(capsys, "check", "ok.yaml")
     assert code == 3
     err = "".join(line for line in err.splitlines(keepends=True) if "no project root" not in line)
@@ -195,9 +195,9 @@ def test_crash_in_a_reporter_exits_3(capsys: pytest.CaptureFixture[str], tree: P
 
 def test_crash_anywhere_else_names_the_paths(capsys: pytest.CaptureFixture[str], tree: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    import kqlint.runner
+    import kqlint.engine.analysis
 
-    monkeypatch.setattr(kqlint.runner, "ObjectGraph", None)  # graph construction fails
+    monkeypatch.setattr(kqlint.engine.analysis, "ObjectGraph", None)  # graph construction fails
     code, _, err = run(capsys, "check", "bad", "ok.yaml")
     assert code == 3
     assert err.startswith("kqlint: internal error while processing bad, ok.yaml: TypeError")
@@ -232,7 +232,7 @@ def test_crash_in_a_real_process_prints_no_traceback(tree: Path) -> None:
 
 
 def test_the_command_flushes_its_report_then_exits_without_freeing(tree: Path) -> None:
-    """``python -m kqlint`` (the console script's entry) ends with os._exit (kqlint.lifetime):
+    """``python -m kqlint`` (the console script's entry) ends with os._exit (kqlint.engine.lifetime):
     the whole report is still written and the exit status kept."""
     for _ in range(200):  # a report longer than any pipe buffer
         (tree / f"broken-{_}.yaml").write_text(BROKEN)
@@ -308,7 +308,7 @@ def test_github_actions_env_selects_github_format(capsys: pytest.CaptureFixture[
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     _, out, _ = run(capsys, "check", "--select", "KQ001")
-    assert out.startswith("::error file=bad/broken.yaml,line=5,col=1,title=KQ001::")
+    assert out.startswith("::error file=bad/broken.yaml,line=4,col=16,title=KQ001::")  # the end of the last line
     _, out, _ = run(capsys, "check", "--select", "KQ001", "--format", "text")
     assert out.startswith("bad/broken.yaml\n")
     monkeypatch.setenv("GITHUB_ACTIONS", "false")

@@ -18,11 +18,12 @@ from kqlint.config import (
     load_config,
     options_schema,
 )
+from kqlint.engine.analysis import _with_severity
+from kqlint.engine.registry import all_rules
+from kqlint.engine.rule import ModuleRule, Rule, RuleMeta
+from kqlint.engine.runner import select_rules
 from kqlint.errors import ConfigError
 from kqlint.model import Finding, Location, Severity
-from kqlint.registry import all_rules
-from kqlint.rule import ModuleRule, Rule, RuleMeta
-from kqlint.runner import _with_severity, select_rules
 
 CONFIG_FIXTURES = Path(__file__).parent / "fixtures" / "config"
 INVALID = sorted((CONFIG_FIXTURES / "invalid").glob("*.yaml"))
@@ -361,7 +362,7 @@ def test_severity_override_by_code_and_slug() -> None:
 
 
 def test_severity_override_end_to_end(in_tmp_cwd: Path) -> None:
-    from kqlint.runner import lint
+    from kqlint.engine.pipeline import lint
 
     write(in_tmp_cwd / ".kqlint.yaml", "severity: {invalid-yaml: info}\n")
     write(in_tmp_cwd / "broken.yaml", "a: [1\n")
@@ -371,7 +372,7 @@ def test_severity_override_end_to_end(in_tmp_cwd: Path) -> None:
 
 
 def test_select_and_ignore_end_to_end(in_tmp_cwd: Path) -> None:
-    from kqlint.runner import lint
+    from kqlint.engine.pipeline import lint
 
     write(in_tmp_cwd / "broken.yaml", "a: [1\n")
     assert [f.code for f in lint(["broken.yaml"], Config(select=("KQ0",))).findings] == ["KQ001"]
@@ -425,11 +426,11 @@ def test_docs_list_every_builtin_rule_option() -> None:
 def test_profile_objects_registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
 
-    from kqlint import profiles
-    from kqlint.graph import ObjectGraph
+    from kqlint.config import profiles
+    from kqlint.domain.graph import ObjectGraph
 
     (tmp_path / "kqtest_profile_full.py").write_text(
-        "from kqlint.graph import declared_object\n"
+        "from kqlint.domain.graph import declared_object\n"
         "def declared_objects(graph, config):\n"
         "    return [declared_object('WorkloadPriorityClass', {'name': 'high', 'value': 1000},\n"
         "                            'profile', '<profile test>', config.namespace)]\n", encoding="utf-8")

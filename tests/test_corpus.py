@@ -20,9 +20,11 @@ import pytest
 from conftest import ROOT, shared_dir
 from helpers import chdir
 from kqlint.config import Config
+from kqlint.domain.objects import CONTEXT, INPUT
+from kqlint.engine.analysis import analyze
+from kqlint.engine.inputs import load_paths
+from kqlint.engine.pipeline import prepare
 from kqlint.loader import parse_bytes
-from kqlint.objects import CONTEXT, INPUT
-from kqlint.runner import analyze, load_paths, prepare
 
 EXPECTED = ROOT / "tests" / "corpus_expected.yaml"
 # Sample folders upstream applies on their own, declared as units (README "What is applied

@@ -9,10 +9,10 @@ import pytest
 from helpers import chdir
 from kqlint.cli import main
 from kqlint.config import Config, load_config
-from kqlint.custom import compile_expression, custom_rule, custom_rules, field_path, truthy
+from kqlint.engine.custom import compile_expression, custom_rule, custom_rules, field_path, truthy
+from kqlint.engine.pipeline import lint
 from kqlint.errors import ConfigError
 from kqlint.model import Report, Severity
-from kqlint.runner import lint
 
 GPU_RULE = {
     "code": "X001", "slug": "gpu-jobs-need-team-label", "severity": "warning",
@@ -241,7 +241,7 @@ def test_custom_rules_build_rule_objects() -> None:
     assert (rule.code, rule.slug, rule.meta.severity) == ("X001", "gpu-jobs-need-team-label", Severity.WARNING)
     assert rule.meta.kinds == frozenset({"Job", "PyTorchJob"}) and rule.meta.scope == "object"
     assert rule.meta.summary == GPU_RULE["message"]
-    assert rule.origin == "kqlint.custom" and rule.options_type is None
+    assert rule.origin == "kqlint.engine.custom" and rule.options_type is None
     assert "## What it catches" in rule.doc
 
 
@@ -269,7 +269,7 @@ def test_clash_with_a_builtin_slug_is_an_error(tmp_path: Path) -> None:
 
 def test_expressions_compile_once(monkeypatch: pytest.MonkeyPatch) -> None:
     import jmespath
-    from kqlint import custom
+    from kqlint.engine import custom
 
     custom._compiled.cache_clear()
     calls: list[str] = []
@@ -277,10 +277,10 @@ def test_expressions_compile_once(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(jmespath, "compile", lambda text: calls.append(text) or original(text))
     rule = custom_rule(GPU_RULE)
     assert len(calls) == 2 and custom_rule(GPU_RULE) is rule
-    from kqlint.graph import ObjectGraph
+    from kqlint.domain.graph import ObjectGraph
+    from kqlint.domain.objects import objects_from_file
+    from kqlint.engine.rule import RuleContext
     from kqlint.loader import parse_bytes
-    from kqlint.objects import objects_from_file
-    from kqlint.rule import RuleContext
 
     objects, _, _ = objects_from_file(parse_bytes("m.yaml", MANIFESTS.encode()), "default")
     ctx = RuleContext(rule, ObjectGraph(objects), None)
@@ -291,7 +291,7 @@ def test_expressions_compile_once(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_config_file_compiles_its_custom_rules_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Config validation compiles the expressions; the run reuses those rules."""
     import jmespath
-    from kqlint import custom
+    from kqlint.engine import custom
 
     custom._compiled.cache_clear()
     calls: list[str] = []

@@ -7,7 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
-from kqlint.discover import STDIN, chart_of, discover, display_path, repository_root
+from kqlint.project.discover import STDIN, chart_of, discover, display_path
+from kqlint.project.root import repository_root
 from unprivileged import python
 
 
@@ -107,7 +108,7 @@ def test_symlink_loops_do_not_hang(in_tmp_cwd: Path) -> None:
 def test_unreadable_folder_is_a_problem_not_a_crash(in_tmp_cwd: Path) -> None:
     touch(in_tmp_cwd, "locked/a.yaml", "ok.yaml")
     (in_tmp_cwd / "locked").chmod(0)
-    code = ("import json\nfrom kqlint.discover import discover, display_path\nfound = discover(['.'])\n"
+    code = ("import json\nfrom kqlint.project.discover import discover, display_path\nfound = discover(['.'])\n"
             "print(json.dumps([[display_path(p) for p in found.files], [display_path(p) for p, _ in found.problems]]))")
     try:  # in a child process, which the folder mode binds even under root (tests/unprivileged.py)
         result = python(["-c", code], in_tmp_cwd)

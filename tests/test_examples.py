@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from helpers import EXPECT_RE, MARK_RE, RELATED_RE, chdir
 from kqlint.cli import main
-from kqlint.registry import all_rules
+from kqlint.engine.registry import all_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 from kqlint.cli import main
-from kqlint.explain import (
+from kqlint.engine.registry import builtin_rules, load_rules
+from kqlint.engine.rule import DOC_HEADINGS
+from kqlint.reporters.explain import (
     README_END,
     README_START,
     README_UPDATE_COMMAND,
@@ -22,8 +24,6 @@ from kqlint.explain import (
     rules_markdown,
     rules_table,
 )
-from kqlint.registry import builtin_rules, load_rules
-from kqlint.rule import DOC_HEADINGS
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -123,7 +123,7 @@ def test_readme_table_update_round_trip(tmp_path: Path) -> None:
         readme_with_rules_table("no markers", rules_markdown())
     target = tmp_path / "README.md"
     target.write_text(stale)
-    subprocess.run([sys.executable, "-m", "kqlint.explain", str(target)], check=True, capture_output=True,
+    subprocess.run([sys.executable, "-m", "kqlint.reporters.explain", str(target)], check=True, capture_output=True,
                    timeout=60)
     assert target.read_text() == updated
 
@@ -131,8 +131,8 @@ def test_readme_table_update_round_trip(tmp_path: Path) -> None:
 def _quick_start_commands() -> list[str]:
     readme = README.read_text(encoding="utf-8")
     section = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
-    [block] = re.findall(r"```sh\n(.*?)```", section, flags=re.S)
-    return [line for line in block.splitlines() if line.strip()]
+    blocks = re.findall(r"```sh\n(.*?)```", section, flags=re.S)
+    return [line for block in blocks for line in block.splitlines() if line.strip()]
 
 
 def test_readme_quick_start_is_two_commands() -> None:
@@ -141,6 +141,20 @@ def test_readme_quick_start_is_two_commands() -> None:
         "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/ruff check "
         "&& .venv/bin/python scripts/typecheck.py && .venv/bin/pytest",
     ]
+
+
+def test_quick_start_names_the_python_version_and_who_the_test_command_is_for() -> None:
+    from kqlint import __version__
+
+    readme = README.read_text(encoding="utf-8")
+    section = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    first, second = (section.index(command) for command in _quick_start_commands())
+    assert "Python 3.10 or later" in section[:first]  # beside the first command
+    assert "For contributors" in section[first:second] and "not needed to use kqlint" in section[first:second]
+    assert "on 2 cores" in section[second:]
+    requires = re.search(r'requires-python = ">=(\d+\.\d+)"', (ROOT / "pyproject.toml").read_text())
+    assert requires is not None and f"Python {requires.group(1)} or later" in section
+    assert f'version = "{__version__}"' not in (ROOT / "pyproject.toml").read_text()  # one place: kqlint.__version__
 
 
 def test_ci_runs_the_readme_test_command() -> None:

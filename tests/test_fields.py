@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import pytest
-from kqlint.fields import above_one, count, indexed_mappings, integer, integer_or_digits, mappings, text, text_or
-from kqlint.wording import dotted
+from kqlint.domain.fields import above_one, count, indexed_mappings, integer, integer_or_digits, mappings, text, text_or
+from kqlint.spelling import dotted
 
 
 @pytest.mark.parametrize(("value", "expected"), [("a", "a"), ("", None), (3, None), (None, None)])

@@ -1,15 +1,15 @@
-"""Path edits (kqlint.fixes) written as exact text edits (kqlint.fix_apply): every byte outside
+"""Path edits (kqlint.fix.model) written as exact text edits (kqlint.fix): every byte outside
 the edits is kept, the result parses to exactly the intended data, overlaps wait."""
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
-from kqlint.fix_apply import fix_file, plain_ok, scalar_text
-from kqlint.fixes import Edit, Fix
+from kqlint.domain.objects import objects_from_file
+from kqlint.fix import fix_file, plain_ok, scalar_text
+from kqlint.fix.model import Edit, Fix
 from kqlint.loader import parse_bytes
 from kqlint.model import Finding, Severity
-from kqlint.objects import objects_from_file
 
 JOB = """\
 # leading comment

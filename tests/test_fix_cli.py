@@ -12,7 +12,7 @@ import pytest
 from ci_helpers import validate_sarif
 from helpers import validate_json_report
 from kqlint.cli import main
-from kqlint.fix_run import write_atomically
+from kqlint.fix.passes import write_atomically
 
 SAFE = """\
 # a comment that stays
@@ -84,6 +84,16 @@ def test_diff_writes_nothing_and_exits_1(repo: Path, capsys: pytest.CaptureFixtu
     assert "would fix 1 finding(s) (KQ403: 1)" in err
     (repo / "job.yaml").write_text(SAFE_FIXED)
     assert run(capsys, ".", "--diff")[:2] == (0, "")
+
+
+def test_diff_escapes_file_names(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    hostile = "x\x1b[2J\n+++ forged.yaml\n::error file=a::pwned\u202e.yaml"
+    (repo / "job.yaml").rename(repo / hostile)
+    code, out, _ = run(capsys, ".", "--diff", "--select", "KQ403")
+    header = "x\\x1b[2J\\n+++ forged.yaml\\n::error file=a::pwned\\u202e.yaml"
+    assert code == 1 and out.startswith(f"--- a/{header}\n+++ b/{header}\n@@ -13,4 +13,4 @@\n")
+    assert "\x1b" not in out and "\u202e" not in out
+    assert not [line for line in out.splitlines() if line.startswith(("::", "+++ forged"))]
 
 
 def test_fix_writes_safe_fixes_then_reports_the_rest(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:

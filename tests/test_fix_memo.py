@@ -1,5 +1,5 @@
 """Fixes resolved to text ranges for reports: over several processes with the same result as
-one, and kept in the cache (kqlint.fix_apply.memo) so that a warm run resolves only the files
+one, and kept in the cache (kqlint.cache.fixes) so that a warm run resolves only the files
 whose content or findings changed, with the same output as --no-cache."""
 from __future__ import annotations
 
@@ -9,12 +9,14 @@ import zlib
 from pathlib import Path
 
 import pytest
-from kqlint import fix_apply, parallel
+from helpers import cache_folder
+from kqlint import fix as fix_apply
+from kqlint.cache.fixes import _MAGIC
 from kqlint.cli import main
-from kqlint.fix_apply import plan
-from kqlint.fix_apply.memo import _MAGIC
-from kqlint.fix_run import readable_input
-from kqlint.runner import lint
+from kqlint.engine import parallel
+from kqlint.engine.pipeline import lint
+from kqlint.fix import plan
+from kqlint.fix.passes import readable_input
 
 FIXED_FILES = {"platform/kueue/cluster-queues.yaml", "tenants/research/training/allreduce-bench.yaml",
                "tenants/research/training/ddp-ablation.yaml"}  # the examples' files with a fix
@@ -51,7 +53,7 @@ def test_a_warm_run_resolves_only_the_files_that_changed(repo: Path, capsys: pyt
     uncached = _json(capsys, "--no-cache")
     assert sum(1 for *_, fix in _fixes(uncached) if fix) == 3
     assert _json(capsys) == uncached  # cold: resolves and stores
-    for report in repo.glob(".kqlint_cache/*/report-*"):
+    for report in cache_folder(repo).glob("*/report-*"):
         report.unlink()  # the rules run again: only the fixes table can spare the resolution
     resolved = _resolved_files(monkeypatch)
     assert _json(capsys) == uncached
@@ -69,13 +71,13 @@ def test_a_damaged_or_planted_fixes_table_is_ignored(repo: Path, tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch, damage: str) -> None:
     uncached = _json(capsys, "--no-cache")
     _json(capsys)
-    [table] = repo.glob(".kqlint_cache/*/fixes-*")
+    [table] = cache_folder(repo).glob("*/fixes-*")
     marker = tmp_path / "planted-ran"
     blob = {"garbage": b"\x00garbage", "truncated": table.read_bytes()[:30],
             "planted": _MAGIC + zlib.compress(pickle.dumps(_Planted(str(marker)))),
             "wrong-shape": _MAGIC + zlib.compress(pickle.dumps({"k": ["not a fix"]}))}[damage]
     table.write_bytes(blob)
-    for report in repo.glob(".kqlint_cache/*/report-*"):
+    for report in cache_folder(repo).glob("*/report-*"):
         report.unlink()
     resolved = _resolved_files(monkeypatch)
     assert _json(capsys) == uncached

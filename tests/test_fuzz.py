@@ -19,8 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from kqlint.config import Config
-from kqlint.registry import RuleSet, load_rules
-from kqlint.runner import lint
+from kqlint.engine.pipeline import lint
+from kqlint.engine.registry import RuleSet, load_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_CORPUS = ROOT.parent / "shared" / "corpus"

@@ -167,8 +167,8 @@ def test_graph_cli_errors_and_output(tmp_path: Path) -> None:
 
 def test_graph_and_check_pick_formats_from_their_maps(tmp_path: Path) -> None:
     """One mechanism for both commands: --format is one of the package's FORMATS names."""
-    from kqlint.graph_export import FORMATS as GRAPH_FORMATS
     from kqlint.reporters import FORMATS as REPORT_FORMATS
+    from kqlint.reporters.graph import FORMATS as GRAPH_FORMATS
 
     assert set(SUFFIX) == set(GRAPH_FORMATS)  # every graph format is pinned by golden files
     for command, names in (("graph", GRAPH_FORMATS), ("check", REPORT_FORMATS)):

@@ -14,8 +14,8 @@ import pytest
 from helpers import chdir
 from kqlint.cli import main
 from kqlint.config import Config
+from kqlint.engine.pipeline import lint
 from kqlint.loader import FAST_PATH
-from kqlint.runner import lint
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGMAP = b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n"

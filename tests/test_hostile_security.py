@@ -489,7 +489,7 @@ class _Recorded(io.BytesIO):
 def test_a_read_to_the_end_probes_for_it_without_a_megabyte(size: int) -> None:
     """A file read to its size needs only a small read to see its end (a 1 MiB one per file
     was served with mmap and munmap); a stream that keeps giving reads on in full chunks."""
-    from kqlint.bounded import CHUNK, EOF_PROBE, read_stream
+    from kqlint.project.bounded import CHUNK, EOF_PROBE, read_stream
 
     stream = _Recorded(b"x" * size)
     assert read_stream(stream, 16 << 20, first=size + 1) == b"x" * size

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 from conftest import SHARED, shared_dir
+from kqlint.domain.objects import objects_from_file
 from kqlint.loader import load_file
-from kqlint.objects import objects_from_file
 from kubectl_oracle import as_json, decode_files, kubectl, without_probe
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")

@@ -1,14 +1,14 @@
-"""Unit tests for kqlint.kueue: the Kueue / PriorityClass facts rules rely on
+"""Unit tests for kqlint.domain.kueue: the Kueue / PriorityClass facts rules rely on
 (shared/reference/kueue.md A1-A3, B8, B12, B13)."""
 from __future__ import annotations
 
 import time
 
 import pytest
-from kqlint import kueue
-from kqlint.graph import ObjectGraph, declared_object
+from kqlint.domain import kueue
+from kqlint.domain.graph import ObjectGraph, declared_object
+from kqlint.domain.objects import EXTERNAL, INPUT, K8sObject, objects_from_file
 from kqlint.loader import parse_bytes
-from kqlint.objects import EXTERNAL, INPUT, K8sObject, objects_from_file
 
 
 def objects(text: str, file: str = "test.yaml") -> list[K8sObject]:

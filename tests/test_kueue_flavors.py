@@ -7,9 +7,16 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kqlint.kueue.flavors import AFFINITY, NODE_SELECTOR, TOLERATIONS, check_flavor, expression_matches, tolerates
+from kqlint.domain.kueue.flavors import (
+    AFFINITY,
+    NODE_SELECTOR,
+    TOLERATIONS,
+    check_flavor,
+    expression_matches,
+    tolerates,
+)
+from kqlint.domain.objects import INPUT, K8sObject, objects_from_file
 from kqlint.loader import parse_bytes
-from kqlint.objects import INPUT, K8sObject, objects_from_file
 
 FLAVOR = """\
 apiVersion: kueue.x-k8s.io/v1beta2

@@ -75,7 +75,7 @@ def test_the_namespaces_are_those_kubectl_kustomize_renders(tmp_path: Path) -> N
     if shutil.which("kubectl") is None:
         pytest.skip("kubectl is not installed: it is the oracle of what a kustomization renders")
     from kqlint.config import Config
-    from kqlint.scope.units import Scope
+    from kqlint.project.scope.units import Scope
 
     root = project(tmp_path)
     with chdir(root):

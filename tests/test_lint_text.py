@@ -1,4 +1,4 @@
-"""The engine hook of the language server: runner.lint_text lints an unsaved buffer's text
+"""The engine hook of the language server: Pipeline.lint_text lints an unsaved buffer's text
 against a context loaded once, and reports what lint([path]) reports once the text is saved."""
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 from kqlint.config import Config, load_config
-from kqlint.inputs import Loaded, context_paths, load_context
-from kqlint.runner import KeptContext, lint, lint_text, prepare
+from kqlint.engine.inputs import Loaded, context_paths, load_context
+from kqlint.engine.pipeline import KeptContext, Pipeline, lint
 
 PROJECT = Path(__file__).parent / "fixtures" / "server" / "project"
 
@@ -29,11 +29,11 @@ def _seen(findings: tuple[object, ...]) -> list[tuple[object, ...]]:
 
 def test_unsaved_text_reports_what_lint_reports_once_saved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root, config, kept = _setup(tmp_path, monkeypatch)
-    prepared, selected = prepare(config)
+    pipeline = Pipeline(config)
     job = root / "job.yaml"
     edited = job.read_text(encoding="utf-8").replace("nvidia.com/gpu: 2", "nvidia.com/gpu: 1")
-    before = _seen(lint_text(str(job), job.read_text(encoding="utf-8").encode(), prepared, selected, kept).findings)
-    unsaved = _seen(lint_text(str(job), edited.encode(), prepared, selected, kept).findings)
+    before = _seen(pipeline.lint_text(str(job), job.read_text(encoding="utf-8").encode(), kept).findings)
+    unsaved = _seen(pipeline.lint_text(str(job), edited.encode(), kept).findings)
     assert before == _seen(lint(["job.yaml"], config).findings)
     assert job.read_text(encoding="utf-8") != edited  # nothing written
     job.write_text(edited, encoding="utf-8")
@@ -47,9 +47,8 @@ def test_oversized_text_is_kq001_as_the_saved_file_would_be(tmp_path: Path, monk
     from dataclasses import replace
 
     small = replace(config, max_file_size=64)
-    prepared, selected = prepare(small)
     job = root / "job.yaml"
-    [finding] = lint_text(str(job), b"# " + b"x" * 100 + b"\n", prepared, selected, kept).findings
+    [finding] = Pipeline(small).lint_text(str(job), b"# " + b"x" * 100 + b"\n", kept).findings
     job.write_bytes(b"# " + b"x" * 100 + b"\n")
     [saved] = lint(["job.yaml"], small).findings
     assert (finding.code, finding.location.line, finding.location.column, finding.message) == (

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from conftest import shared_dir
 from kqlint.config import Config
+from kqlint.domain.objects import objects_from_file
+from kqlint.engine.pipeline import lint
 from kqlint.loader import Map, Seq, iter_paths, load_file, parse_bytes, position, unpack
 from kqlint.model import Location, Report
-from kqlint.objects import objects_from_file
-from kqlint.runner import lint
 from unprivileged import python
 
 LOADER = Path(__file__).parent / "fixtures" / "loader"
@@ -118,7 +118,8 @@ def test_helm_chart_is_one_kq006_at_chart_yaml(loader_tree: Path) -> None:
     assert findings(report) == [("chart/Chart.yaml", 1, 1, "KQ006")]
     [finding] = report.findings
     assert "2 unrendered template file(s)" in finding.message
-    assert "helm template chart | kqlint check -" in finding.message
+    assert "so nothing in them is linted" in finding.message
+    assert finding.remedy == "Lint the rendered output instead: `helm template chart | kqlint check -`"
     assert report.summary.files == 2  # Chart.yaml, values.yaml
     assert findings(direct) == [("chart/Chart.yaml", 1, 1, "KQ006")]  # as pre-commit passes them
 
@@ -126,7 +127,7 @@ def test_helm_chart_is_one_kq006_at_chart_yaml(loader_tree: Path) -> None:
 def test_stray_template_is_kq006_at_the_first_template_expression(loader_tree: Path) -> None:
     report = lint_here(["stray-template.yaml"])
     assert findings(report) == [("stray-template.yaml", 6, 5, "KQ006")]
-    assert "helm template" in report.findings[0].message
+    assert "helm template" in (report.findings[0].remedy or "")
     assert report.summary.objects == 0
 
 
@@ -170,7 +171,7 @@ def test_every_bad_file_is_one_kq001_and_the_rest_is_linted(in_tmp_cwd: Path) ->
         ("d-oversized.yaml", 1, 1, "KQ001"),
         ("e-tab.yaml", 4, 1, "KQ001"),
         ("f-utf16-broken.yaml", 1, 1, "KQ001"),
-        ("g-unclosed-quote.json", 3, 1, "KQ001"),
+        ("g-unclosed-quote.json", 2, 27, "KQ001"),  # at the end of the last line, the line kubectl names
     ]
     messages = {f.location.file: f.message for f in report.findings}
     assert "binary" in messages["b-binary.yaml"] and "UTF-8" in messages["c-latin1.yaml"]
@@ -519,7 +520,6 @@ def test_go_template_read_as_a_flow_mapping_is_kq006_only_in_manifests() -> None
 @pytest.mark.parametrize("name,data,says", [
     ("job.yaml", CONFIGMAP + b"extra: {a: 1, a: 2, b: 1, b: 2}\n",
      "1 more repeated key(s) in this mapping): `kubectl apply` rejects"),
-    ("kustomization.yaml", b"namePrefix: a-\nnamePrefix: b-\n", "kustomize reads a kustomization with the last value"),
     ("values-prod.yaml", b"replicas: 1\nreplicas: 2\n", "Helm reads values files with the last value"),
 ])
 def test_duplicate_keys_name_the_consuming_tool(name: str, data: bytes, says: str) -> None:
@@ -529,6 +529,16 @@ def test_duplicate_keys_name_the_consuming_tool(name: str, data: bytes, says: st
 
 def test_duplicate_keys_in_other_documents_are_not_findings() -> None:
     assert parse_bytes(".github/ci.yaml", b"on: push\non: pull_request\n").problems == []
+
+
+@pytest.mark.parametrize("name,data", [
+    ("kustomization.yaml", b"namePrefix: a-\nnamePrefix: b-\n"),
+    ("kustomization-prod.yaml", b"apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
+                                b"namespace: a\nnamespace: b\n"),
+])
+def test_duplicate_keys_in_a_kustomization_are_not_kq001(name: str, data: bytes) -> None:
+    """rules.md KQ001: a kustomization is not an object; kustomize reads it (the last value wins)."""
+    assert parse_bytes(name, data).problems == []
 
 
 def test_the_cache_key_covers_every_loader_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,6 +1,9 @@
-"""The built wheel (cli.md "Install and first run"): everything under the `kqlint`
-namespace (no generic top-level `linter`, `rules`, `schemas`), schemas shipped as package
-data, one console script; installed into a fresh virtualenv it runs."""
+"""The release artifacts (cli.md "Install and first run"), built as a release is: `python -m
+build` makes the sdist and, from it, the wheel; `twine check` accepts both (the metadata and
+README PyPI would render). The wheel holds everything under the `kqlint` namespace (no
+generic top-level `linter`, `rules`, `schemas`), schemas shipped as package data, one console
+script; installed into a fresh virtualenv it runs, and lints the README's quick-start folder
+`examples/`. The version comes from one place, `kqlint.__version__`."""
 from __future__ import annotations
 
 import json
@@ -45,15 +48,29 @@ def _run(*args: str | Path, cwd: Path, timeout: int = 900) -> subprocess.Complet
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Build from a copy of the tree: building in place would leave build/ behind."""
+def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``python -m build`` on a copy of the tree (building in place would leave build/ behind):
+    the sdist, then the wheel built from the unpacked sdist, so a file the sdist misses fails here."""
     base = tmp_path_factory.mktemp("packaging")
     source = base / "src"
     shutil.copytree(ROOT, source, ignore=IGNORED)
-    result = _run(sys.executable, "-m", "pip", "wheel", ".", "--no-deps", "-w", base / "dist", cwd=source)
+    result = _run(sys.executable, "-m", "build", "--outdir", base / "dist", cwd=source, timeout=1500)
     assert result.returncode == 0, result.stdout + result.stderr
-    [built] = sorted((base / "dist").glob("kqlint-*.whl"))
+    return base / "dist"
+
+
+@pytest.fixture(scope="module")
+def wheel(dist: Path) -> Path:
+    [built] = sorted(dist.glob("kqlint-*.whl"))
     return built
+
+
+def test_build_makes_an_sdist_and_a_wheel_that_twine_accepts(dist: Path) -> None:
+    artifacts = sorted(p.name for p in dist.iterdir())
+    assert artifacts == [f"kqlint-{__version__}-py3-none-any.whl", f"kqlint-{__version__}.tar.gz"], artifacts
+    result = _run(sys.executable, "-m", "twine", "check", "--strict", *sorted(dist.iterdir()), cwd=dist)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count("PASSED") == 2, result.stdout
 
 
 def test_wheel_layout(wheel: Path) -> None:
@@ -108,8 +125,12 @@ def test_wheel_installs_and_runs_in_a_fresh_venv(wheel: Path, tmp_path: Path) ->
     assert str(venv) in location and str(ROOT) not in location
     assert title.startswith("kqlint JSON report")
 
+    examples = _run(kqlint, "check", ROOT / "examples", "--no-cache", "--format", "json", cwd=tmp_path)
+    assert examples.returncode == 1, examples.stderr  # the quick start's planted mistakes
+    assert validate_json_report(examples.stdout)["findings"] and examples.stderr == ""
+
     rules = json.loads(_run(kqlint, "rules", "--format", "json", cwd=tmp_path).stdout)
-    from kqlint.registry import builtin_rules
+    from kqlint.engine.registry import builtin_rules
 
     assert [r["code"] for r in rules] == [r.code for r in builtin_rules()]
     assert _run(kqlint, "explain", "KQ205", cwd=tmp_path).stdout.startswith("KQ205 unknown-priority-class")

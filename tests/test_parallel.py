@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 from helpers import chdir
-from kqlint import parallel
 from kqlint.cli import main
+from kqlint.engine import parallel
 from kqlint.loader import parse_bytes
 
 ROOT = Path(__file__).resolve().parent.parent

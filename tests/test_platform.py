@@ -1,4 +1,4 @@
-"""The platform model (linter/platform.py): where each fact comes from, and how rules word
+"""The platform model (linter/domain/platform.py): where each fact comes from, and how rules word
 their findings for the platform they are told about."""
 from __future__ import annotations
 
@@ -9,10 +9,9 @@ import pytest
 from ci_helpers import cli
 from helpers import chdir
 from kqlint.config import Config, config_from_mapping
+from kqlint.domain.platform import parse_version, platform_of
+from kqlint.engine.pipeline import Pipeline, lint
 from kqlint.errors import ConfigError
-from kqlint.graph_export.run import load
-from kqlint.platform import parse_version, platform_of
-from kqlint.runner import lint
 
 KUEUE_CONFIG = """\
 apiVersion: v1
@@ -89,16 +88,22 @@ def _model(tmp_path: Path, files: dict[str, str], config: Config | None = None):
     for name, text in files.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     with chdir(tmp_path):
-        graph, _ = load(["."], config or Config())
+        graph, _ = Pipeline(config or Config()).graph(["."])
     return platform_of(graph)
 
 
 def _messages(tmp_path: Path, code: str, files: dict[str, str], config: Config | None = None) -> list[str]:
+    return [message for message, _ in _told(tmp_path, code, files, config)]
+
+
+def _told(tmp_path: Path, code: str, files: dict[str, str],
+          config: Config | None = None) -> list[tuple[str, str | None]]:
+    """Each finding's message and remedy."""
     for name, text in files.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     with chdir(tmp_path):
         report = lint(["."], (config or Config()).with_overrides(select=(code,)), auto_context=False)
-    return [f.message for f in report.findings]
+    return [(f.message, f.remedy) for f in report.findings]
 
 
 # ------------------------------------------------------------------ sources and precedence
@@ -167,14 +172,14 @@ def test_config_platform_section_is_validated(platform: dict, message: str) -> N
 def test_kq208_says_which_outcome_the_platform_has(tmp_path: Path) -> None:
     files = {"job.yaml": JOB_TEMPLATE_LABELS}
     unknown, = _messages(tmp_path, "KQ208", files)
-    assert "where the `pod` integration is on" in unknown and "otherwise the labels are ignored" in unknown
+    assert "with the `pod` integration on" in unknown and "otherwise it runs at once outside the quota" in unknown
     pod_on = Config(platform={"kueue": {"integrations": ["batch/job", "pod"]}})
     explicit, = _messages(tmp_path, "KQ208", files, pod_on)
-    assert "the `pod` integration queues each of its pods alone as a plain pod" in explicit
-    assert "ignored" not in explicit
+    assert "the `pod` integration queues each pod alone (no all-or-nothing admission)" in explicit
+    assert "outside the quota" not in explicit
     pod_off = Config(platform={"kueue": {"integrations": ["batch/job"]}})
     off, = _messages(tmp_path, "KQ208", files, pod_off)
-    assert "the `pod` integration is not enabled: the labels are ignored" in off
+    assert "the `pod` integration is not enabled: it runs at once outside the quota" in off
 
 
 def test_kq208_deployment_template_labels_depend_on_the_pod_integration(tmp_path: Path) -> None:
@@ -182,7 +187,7 @@ def test_kq208_deployment_template_labels_depend_on_the_pod_integration(tmp_path
     assert _messages(tmp_path, "KQ208", files) == []  # unknown: silent
     assert _messages(tmp_path, "KQ208", files, Config(platform={"kueue": {"integrations": ["pod"]}})) == []
     implicit, = _messages(tmp_path, "KQ208", files, Config(platform={"kueue": {"integrations": ["deployment"]}}))
-    assert "only implicitly enabled" in implicit
+    assert "the `pod` integration, only implicitly on, skips pods of an unmanaged owner" in implicit
     assert _messages(tmp_path, "KQ208", files, Config(profile="kakaocloud")) == []  # documented placement
 
 
@@ -225,11 +230,11 @@ def test_kq401_configured_resource_wins_over_inferred_and_profile_nics(tmp_path:
     """rules.KQ401.resource names this cluster's NIC: pods requesting nvidia.com/mlnxnics (and the
     profile's nvidia.com/mlnxnics) neither silence the rule nor make the message suggest another."""
     configured = Config(rules={"KQ401": {"resource": "rdma/ib"}}, profile=profile)
-    message, = _messages(tmp_path, "KQ401", {"jobset.yaml": NIC_JOBSET, "probe.yaml": NIC_PROBE}, configured)
-    assert "no container of the pod asks for rdma/ib" in message
-    assert message.endswith("The pod asks for nvidia.com/mlnxnics instead, which is not the NIC the "
-                            "configuration names (rdma/ib is this cluster's NIC resource: configuration "
-                            "`rules.KQ401.resource`)")
+    (message, remedy), = _told(tmp_path, "KQ401", {"jobset.yaml": NIC_JOBSET, "probe.yaml": NIC_PROBE}, configured)
+    assert "no container asks for rdma/ib" in message
+    assert remedy is not None and remedy.endswith(
+        "(rdma/ib is this cluster's NIC resource: configuration `rules.KQ401.resource`). The pod asks for "
+        "nvidia.com/mlnxnics instead, which is not the NIC the configuration names")
     assert _messages(tmp_path, "KQ401", {}, Config(profile=profile)) == []  # the default NIC is asked for
 
 
@@ -244,8 +249,8 @@ def test_kai_installed_by_configuration_resolves_its_classes_everywhere(tmp_path
 def test_kq005_advice_names_the_version_that_serves_v1beta2(tmp_path: Path) -> None:
     lq = ("apiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\nmetadata: {name: q, namespace: ml}\n"
           "spec: {clusterQueue: cq}\n")
-    message, = _messages(tmp_path, "KQ005", {"lq.yaml": lq})
-    assert "which Kueue serves from 0.15" in message
+    (message, remedy), = _told(tmp_path, "KQ005", {"lq.yaml": lq})
+    assert "deprecated since Kueue 0.16" in message and remedy is not None and "which Kueue serves from 0.15" in remedy
     assert _messages(tmp_path, "KQ005", {"lq.yaml": lq}, Config(platform={"kueue": {"version": "0.13"}})) == []
 
 

@@ -108,7 +108,7 @@ def test_the_example_plugin_options_come_from_config(project: Path, capsys: pyte
 
 def test_yielded_findings_are_reported_and_built_ones_are_not(project: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
-    """The contract (kqlint.rule): findings are what a rule yields. A Finding made without
+    """The contract (kqlint.engine.rule): findings are what a rule yields. A Finding made without
     ctx.finding is reported; one ctx.finding built and the rule did not yield is not."""
     (project / ".kqlint.yaml").write_text("plugins: [acme_yielded, acme_built]\nselect: [ACME01]\n",
                                           encoding="utf-8")
@@ -120,7 +120,10 @@ def test_yielded_findings_are_reported_and_built_ones_are_not(project: Path,
 
 def test_the_plugin_api_is_the_engine_s_own_types() -> None:
     import kqlint.plugin as api
-    from kqlint import fixes, kinds, model, objects, rule
+    from kqlint import model
+    from kqlint.domain import kinds, objects
+    from kqlint.engine import rule
+    from kqlint.fix import model as fixes
 
     assert (api.RuleMeta, api.RuleContext, api.Run) == (rule.RuleMeta, rule.RuleContext, rule.Run)
     assert (api.Finding, api.Location, api.Severity) == (model.Finding, model.Location, model.Severity)

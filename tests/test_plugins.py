@@ -15,9 +15,9 @@ import pytest
 from helpers import chdir
 from kqlint.cli import main
 from kqlint.config import Config, load_config
+from kqlint.engine.pipeline import lint
+from kqlint.engine.registry import ENTRY_POINT_GROUP, all_rules, plugin_rules
 from kqlint.errors import ConfigError, RegistryError
-from kqlint.registry import ENTRY_POINT_GROUP, all_rules, plugin_rules
-from kqlint.runner import lint
 
 NAME_RULE = '''
 """
@@ -27,7 +27,7 @@ ConfigMaps with a forbidden name (a test plugin).
 from dataclasses import dataclass
 
 from kqlint.model import Severity
-from kqlint.rule import RuleMeta
+from kqlint.engine.rule import RuleMeta
 
 META = RuleMeta(code="P001", slug="forbidden-configmap-name", severity=Severity.WARNING,
                 summary="a ConfigMap has a forbidden name", kinds=frozenset({"ConfigMap"}))
@@ -45,7 +45,7 @@ def check(obj, ctx):
 
 CRASH_RULE = '''
 from kqlint.model import Severity
-from kqlint.rule import RuleMeta
+from kqlint.engine.rule import RuleMeta
 
 META = RuleMeta(code="P002", slug="always-crashes", severity=Severity.ERROR, summary="a buggy rule")
 

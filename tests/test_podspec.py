@@ -8,12 +8,12 @@ from __future__ import annotations
 import textwrap
 from fractions import Fraction
 
-from kqlint.graph import ObjectGraph
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.objects import objects_from_file
+from kqlint.domain.podspec import combine, containers, effective_resources, pod_requests
+from kqlint.domain.quantity import Requests
+from kqlint.domain.workloads import pod_templates
 from kqlint.loader import parse_bytes
-from kqlint.objects import objects_from_file
-from kqlint.podspec import combine, containers, effective_resources, pod_requests
-from kqlint.quantity import Requests
-from kqlint.workloads import pod_templates
 
 GI, MI = 2 ** 30, 2 ** 20
 

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 from kqlint.config import Config
+from kqlint.domain.workloads import pod_templates
+from kqlint.engine.pipeline import lint
+from kqlint.engine.rule import ModuleRule, RuleMeta
 from kqlint.model import Severity
-from kqlint.rule import ModuleRule, RuleMeta
-from kqlint.runner import lint
-from kqlint.workloads import pod_templates
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -255,7 +255,7 @@ def test_a_staged_file_named_like_an_option_is_a_path(staged: Path, args: list[s
 
     assert main(_hook_argv([*args, "-f", "concise"], ["job.yaml", "--exclude=x.yaml"])[1:]) == 1
     out = capsys.readouterr().out
-    assert out.startswith("--exclude=x.yaml:5:1: error KQ001 [invalid-yaml] ")
+    assert out.startswith("--exclude=x.yaml:4:16: error KQ001 [invalid-yaml] ")
     assert "warn.yaml" not in out  # not an --exclude option: nothing else linted
 
 
@@ -285,4 +285,4 @@ def test_pre_commit_run_with_hook_args(tmp_path: Path) -> None:
     assert "Passed" in warned.stdout
     failing = pre_commit(work, home, "run", "kqlint", "--all-files")  # pre-commit reads `--exclude=x.yaml` itself
     assert failing.returncode == 1, failing.stdout + failing.stderr
-    assert "--exclude=x.yaml\n  5:1  error  KQ001 invalid-yaml" in failing.stdout
+    assert "--exclude=x.yaml\n  4:16  error  KQ001 invalid-yaml" in failing.stdout

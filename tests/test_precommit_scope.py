@@ -1,5 +1,5 @@
 """Pre-commit shape: graph rules read only the workloads their findings on the inputs need
-(kqlint.kueue.workloads_routed_to, lazily built indexes), and cached context objects answer
+(kqlint.domain.kueue.workloads_routed_to, lazily built indexes), and cached context objects answer
 identity, labels and platform evidence without decoding their bodies. Each case has a graph
 finding on an input that depends on context objects only: the restricted run must report
 exactly what a full run reports for that file, and what ``--no-cache`` reports."""
@@ -127,9 +127,16 @@ def test_restricted_run_reports_what_the_full_run_reports(project: Path, capsys:
 
 def test_workloads_routed_to_matches_the_whole_index(project: Path) -> None:
     from kqlint.config import Config
-    from kqlint.kueue import all_managed_workloads, cluster_queue_of, queues_of, routed_workloads, workloads_routed_to
-    from kqlint.objects import CONTEXT, INPUT
-    from kqlint.runner import build_graph, load_paths
+    from kqlint.domain.kueue import (
+        all_managed_workloads,
+        cluster_queue_of,
+        queues_of,
+        routed_workloads,
+        workloads_routed_to,
+    )
+    from kqlint.domain.objects import CONTEXT, INPUT
+    from kqlint.engine.analysis import build_graph
+    from kqlint.engine.inputs import load_paths
 
     inputs, _ = load_paths(["jobs/prod-train.yaml"], Config(), INPUT)
     context, _ = load_paths(["platform", "jobs"], Config(), CONTEXT,
@@ -152,7 +159,7 @@ def test_workloads_routed_to_matches_the_whole_index(project: Path) -> None:
 
 def test_cached_context_of_other_queues_is_not_decoded(project: Path, capsys: pytest.CaptureFixture[str],
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    from kqlint import cache_entry
+    from kqlint.cache import entries as cache_entry
 
     _json(capsys, ".")
     filled: list[str] = []

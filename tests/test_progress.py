@@ -1,4 +1,4 @@
-"""The progress bar (linter/progress.py): on stderr, only when stderr is a terminal and the
+"""The progress bar (linter/cli/progress.py): on stderr, only when stderr is a terminal and the
 run reads more than THRESHOLD files; never on stdout, never in a pipe or with --quiet."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from kqlint.progress import THRESHOLD, LoadProgress
+from kqlint.cli.progress import THRESHOLD, LoadProgress
 
 CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{i}\n  namespace: default\ndata:\n  k: v\n"
 

@@ -11,8 +11,8 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
-from kqlint.podspec import asks_for, asks_for_some
-from kqlint.quantity import add, exact_sum, format_amount, parse_quantity, requirement_requests
+from kqlint.domain.podspec import asks_for, asks_for_some
+from kqlint.domain.quantity import add, exact_sum, format_amount, parse_quantity, requirement_requests
 
 KI, MI, GI, TI, PI, EI = (2 ** (10 * n) for n in range(1, 7))
 

@@ -150,6 +150,38 @@ def test_pip_install_from_a_git_url_pinned_to_a_commit(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("tool", ["pipx", "uv"])
+def test_tool_install_from_a_git_url_pinned_to_a_commit(tmp_path: Path, tool: str) -> None:
+    """The README's `pipx install` / `uv tool install` line, pointed at a local clone: kqlint
+    lands in the tool's own virtualenv and its command lints the quick-start folder."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed: a git+ URL needs it")
+    pytest.importorskip(tool.replace("-", "_"))  # the test extra installs both
+    prefix = {"pipx": "pipx install ", "uv": "uv tool install "}[tool]
+    line = next(line for line in README.splitlines() if line.startswith(prefix + '"git+https://'))
+    source, sha = _snapshot(tmp_path / "kqlint-src")
+    url = re.search(r'"(git\+https://[^"]+)"', line).group(1)  # type: ignore[union-attr]
+    local = url.replace("https://github.com/kqlint/kqlint", f"file://{source}").replace("<commit-sha>", sha)
+    bin_dir = tmp_path / "bin"
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    env.update(PIPX_HOME=str(tmp_path / "pipx"), PIPX_BIN_DIR=str(bin_dir), PIPX_DEFAULT_PYTHON=sys.executable,
+               UV_TOOL_DIR=str(tmp_path / "uv"), UV_TOOL_BIN_DIR=str(bin_dir), UV_PYTHON=sys.executable,
+               UV_PYTHON_DOWNLOADS="never", UV_CACHE_DIR=str(tmp_path / "uv-cache"), NO_COLOR="1")
+    command = [sys.executable, "-m", *prefix.split(), local]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1500,
+                          stdin=subprocess.DEVNULL, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    checked = subprocess.run([str(bin_dir / "kqlint"), "check", str(ROOT / "examples"), "--no-cache"], env=env,
+                             capture_output=True, text=True, timeout=300, check=False)
+    assert checked.returncode == 1 and "KQ301" in checked.stdout, checked.stdout + checked.stderr
+
+
+@pytest.mark.slow
 def test_readme_pre_commit_config_runs_with_a_real_rev(tmp_path: Path) -> None:
     import os
     import shutil
@@ -175,3 +207,45 @@ def test_readme_pre_commit_config_runs_with_a_real_rev(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=1500, stdin=subprocess.DEVNULL, check=False)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "KQ001 invalid-yaml" in done.stdout and done.stdout.count("finding") == 1  # one run, one summary
+
+
+# ------------------------------------------------------------------ editor snippets (issue 30 item 9)
+# Neovim's and Emacs's run verbatim (tests/test_server_neovim.py, tests/test_server_emacs.py);
+# VS Code's cannot run here, so what it names is checked against the server.
+
+def _editor_section() -> str:
+    return README.split("## Editor integration", 1)[1].split("\n## ", 1)[0]
+
+
+def test_vscode_settings_name_the_server_command_and_its_fix_all_action() -> None:
+    from kqlint.server.protocol import FIX_ALL
+
+    [body] = [body for lang, body in BLOCK.findall(_editor_section()) if lang == "json"]
+    settings = json.loads(body)
+    assert [settings["glspc.server.command"], *settings["glspc.server.commandArguments"]] == ["kqlint", "server"]
+    assert set(settings["editor.codeActionsOnSave"]) == {FIX_ALL}
+    code, help_text, _ = cli("server", "--help", cwd=ROOT)
+    assert code == 0 and "language server" in help_text.lower()
+
+
+def test_every_editor_snippet_starts_kqlint_server() -> None:
+    blocks = BLOCK.findall(_editor_section())
+    assert sorted(lang for lang, _ in blocks) == ["elisp", "json", "lua"]
+    for lang, body in blocks:
+        if lang == "json":
+            continue  # the VS Code settings: the test above
+        assert re.search(r'"kqlint",?\s*"server"', body), f"the {lang} snippet does not start `kqlint server`"
+
+
+def test_the_python_api_snippet_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    section = README.split("## Python API", 1)[1].split("\n## ", 1)[0]
+    [body] = [body for lang, body in BLOCK.findall(section) if lang == "python"]
+    shutil.copytree(ROOT / "examples", tmp_path / "manifests")
+    monkeypatch.chdir(tmp_path)
+    exec(compile(body, "README.md (Python API)", "exec"), {})  # the README's own snippet, nothing else
+    out = capsys.readouterr().out
+    assert "KQ301 min-member-mismatch error" in out and "    help: Set minMember: 4" in out
+    assert out.splitlines()[-1].split()[0].isdigit()  # summary.files and the error count

@@ -1,11 +1,11 @@
-"""kqlint.refs: one table of references drives resolution, the unknown-reference rules and the
+"""kqlint.domain.refs: one table of references drives resolution, the unknown-reference rules and the
 edges of `kqlint graph`."""
 from __future__ import annotations
 
-from kqlint import refs
-from kqlint.graph import ObjectGraph
+from kqlint.domain import refs
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.objects import INPUT, K8sObject, objects_from_file
 from kqlint.loader import parse_bytes
-from kqlint.objects import INPUT, K8sObject, objects_from_file
 
 MANIFESTS = """\
 apiVersion: batch/v1
@@ -77,9 +77,9 @@ def test_a_reference_knows_where_it_is_written_and_how_messages_quote_it() -> No
     assert priority.written == "`kueue.x-k8s.io/priority-class: hi`"
     flavor = by_relation(graph, "ClusterQueue")["flavor"][0]
     assert flavor.written == "flavor `default`"
-    message = refs.unresolved(flavor, graph, "ClusterQueue cq", "nothing is admitted", "fix it")
-    assert message == ("ClusterQueue cq: flavor `default` names no ResourceFlavor in the inputs, --context, "
-                       "config `external` or the profile: nothing is admitted; fix it")
+    message, remedy = refs.unresolved(flavor, graph, "ClusterQueue cq", "nothing is admitted", "fix it")
+    assert message == "ClusterQueue cq: flavor `default` names no known ResourceFlavor: nothing is admitted"
+    assert remedy == "Fix it (looked in the inputs, --context, config `external` or the profile)"
 
 
 def test_the_table_has_one_pod_group_row_per_gang_scheduler() -> None:

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from helpers import chdir, validate_json_report
 from kqlint.config import Config
+from kqlint.engine.pipeline import lint
 from kqlint.model import Finding, Location, ObjectRef, Report, Severity, Summary
 from kqlint.reporters import FORMATS, render
 from kqlint.reporters.github import escape_data, escape_property
-from kqlint.runner import lint
 
 GOLDEN = Path(__file__).parent / "fixtures" / "golden"
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -29,10 +29,10 @@ def sample_report() -> Report:
                 Location("manifests/broken.yaml", 3, 7)),
         Finding("KQ101", "pod-preemption-enabled", Severity.ERROR,
                 "PyTorchJob training/prod: Worker template uses PriorityClass high (preemptionPolicy "
-                "PreemptLowerPriority): set preemptionPolicy: Never",
+                "PreemptLowerPriority)",
                 Location("manifests/train, v2.yaml", 12, 9, ("spec",), JOB), JOB,
                 (Location("platform/priority.yaml", 4, 3, (), PC, "the PriorityClass, value 1000"),
-                 Location("manifests/train, v2.yaml", 30, 9, (), JOB))),
+                 Location("manifests/train, v2.yaml", 30, 9, (), JOB)), remedy="Set preemptionPolicy: Never"),
         Finding("KQ106", "non-uniform-pod-priority", Severity.INFO,
                 "100% of the [gang] uses 2 values:\nline two\r\nand a: colon, comma",
                 Location("manifests/train, v2.yaml", 12, 9, (), JOB), JOB),
@@ -182,7 +182,7 @@ def test_text_quiet_and_statistics() -> None:
 RENDER_EXAMPLES = """
 import json
 from kqlint.reporters import FORMATS, render
-from kqlint.runner import lint
+from kqlint.engine.pipeline import lint
 
 report = lint(["examples"])
 print(json.dumps({fmt: render(fmt, report) for fmt in sorted(FORMATS)}))

@@ -1,4 +1,4 @@
-"""The rule catalogue agrees with itself: the registry (linter/registry.py), the rule module
+"""The rule catalogue agrees with itself: the registry (linter/engine/registry.py), the rule module
 files under rules/, the fixture folders under tests/fixtures/rules/, each rule's
 `kqlint explain` docstring, and the public contract in ../shared/spec/rules.md.
 
@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 from conftest import shared_dir
 from kqlint.config import Config
-from kqlint.explain import explain_text
-from kqlint.kinds import GroupKind
+from kqlint.domain.kinds import GroupKind
+from kqlint.engine.pipeline import lint
+from kqlint.engine.registry import builtin_rules
+from kqlint.engine.rule import DOC_HEADINGS, ModuleRule
 from kqlint.model import Severity
-from kqlint.registry import builtin_rules
-from kqlint.rule import DOC_HEADINGS, ModuleRule
+from kqlint.reporters.explain import explain_text
 from kqlint.rules import BUILTIN
-from kqlint.runner import lint
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES_DIR = ROOT / "rules"

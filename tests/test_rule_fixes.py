@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kqlint.fixes import Applicability, Fix
-from kqlint.graph import ObjectGraph
-from kqlint.kueue import managed_templates
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.kueue import managed_templates
+from kqlint.domain.objects import INPUT, K8sObject, objects_from_file
+from kqlint.domain.workloads import own_templates, replica_specs
+from kqlint.fix.model import Applicability, Fix
 from kqlint.loader import parse_bytes
-from kqlint.objects import INPUT, K8sObject, objects_from_file
 from kqlint.rules.engine import kq002_schema_violation as kq002
 from kqlint.rules.engine import kq005_deprecated_api as kq005
 from kqlint.rules.gang.kq307_kubeflow_replicas_unset import explicit_replicas_fix
@@ -21,7 +22,6 @@ from kqlint.rules.priority._shared_class import use_class_fix
 from kqlint.rules.queues import kq201_missing_within_cluster_queue as kq201
 from kqlint.rules.queues import kq208_kueue_label_misplaced as kq208
 from kqlint.schema import catalog
-from kqlint.workloads import own_templates, replica_specs
 
 
 def load(text: str, file: str = "test.yaml") -> tuple[list[K8sObject], ObjectGraph]:

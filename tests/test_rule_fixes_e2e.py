@@ -18,9 +18,9 @@ import pytest
 from helpers import EXPECT_RE, chdir, lint_case, rule_profile
 from kqlint.cli import main
 from kqlint.config import Config, load_config
+from kqlint.engine.pipeline import lint
+from kqlint.engine.registry import builtin_rules
 from kqlint.model import Finding, Report
-from kqlint.registry import builtin_rules
-from kqlint.runner import lint
 
 RULE_FIXTURES = Path(__file__).parent / "fixtures" / "rules"
 FIXES = Path(__file__).parent / "fixtures" / "fixes"

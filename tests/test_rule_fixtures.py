@@ -54,7 +54,7 @@ def test_every_rule_folder_has_bad_and_good_cases() -> None:
 
 # rules.md "A more specific rule wins": (specific, general) pairs where the general rule must
 # report nothing the specific one owns. KQ503 stays off a TrainJob's own queue label like KQ502.
-SPECIFIC_WINS = [("KQ501", "KQ502"), ("KQ501", "KQ503"), ("KQ305", "KQ304")]
+SPECIFIC_WINS = [("KQ501", "KQ502"), ("KQ501", "KQ503"), ("KQ305", "KQ304"), ("KQ308", "KQ304")]
 OWNED = [(specific, general, case) for specific, general in SPECIFIC_WINS
          for case in sorted((RULE_FIXTURES / specific).iterdir()) if case.name.startswith("bad")]
 

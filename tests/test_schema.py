@@ -17,11 +17,11 @@ from conftest import ROOT, shared_dir
 from helpers import chdir, lint_case
 from kqlint.cli import main
 from kqlint.config import Config
+from kqlint.engine.pipeline import lint
+from kqlint.engine.registry import builtin_rules, rule_from_module
+from kqlint.engine.rule import RuleMeta
 from kqlint.errors import CrdError, UsageError
-from kqlint.model import Severity
-from kqlint.registry import builtin_rules, rule_from_module
-from kqlint.rule import RuleMeta
-from kqlint.runner import lint
+from kqlint.model import Finding, Severity
 from kqlint.schema import NOT_IN_ENUM, UNKNOWN_FIELD, WRONG_TYPE, SchemaCatalog, Validator, catalog, dotted
 from kqlint.schema.crd import convert, crd_versions, to_schema
 
@@ -127,23 +127,28 @@ def test_odd_input_never_crashes(data: Any) -> None:
     Validator(SCHEMA).validate(data)
 
 
+def _told(finding: Finding) -> str:
+    """What a finding tells (message and remedy), lower-cased: a hint may open the remedy."""
+    return f"{finding.message} {finding.remedy or ''}".lower()
+
+
 def test_fixture_hints_are_in_the_messages() -> None:
     """Every `# hint: TEXT # expect: KQ002:col` marker: the finding on that line says TEXT."""
     messages: dict[tuple[str, int], str] = {}
     files = sorted(p.name for p in FIXTURES.glob("bad*.yaml"))
     with chdir(FIXTURES):
         report = lint(files, Config(select=("KQ002",)))
-    messages.update({(f.location.file, f.location.line): f.message for f in report.findings})
+    messages.update({(f.location.file, f.location.line): _told(f) for f in report.findings})
     for case in sorted(p for p in FIXTURES.iterdir() if p.is_dir() and p.name.startswith("bad")):
         report = lint_case(case, "KQ002")
-        messages.update({(f"{case.name}/{f.location.file}", f.location.line): f.message for f in report.findings})
+        messages.update({(f"{case.name}/{f.location.file}", f.location.line): _told(f) for f in report.findings})
     checked = 0
     for file in sorted(FIXTURES.rglob("bad*/**/*.yaml")) + sorted(FIXTURES.glob("bad*.yaml")):
         shown = file.relative_to(FIXTURES).as_posix()
         for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
             match = HINT_RE.search(line)
             if match:
-                assert match.group(1) in messages[(shown, number)], (shown, number)
+                assert match.group(1).lower() in messages[(shown, number)], (shown, number)
                 checked += 1
     assert checked >= 30
 
@@ -182,7 +187,7 @@ def test_positions_key_for_fields_and_collections_value_for_scalars(tmp_path: Pa
     enum = report.findings[1]
     assert enum.severity == Severity.ERROR and enum.obj is not None and enum.obj.name == "team-a"
     assert enum.location.path == ("spec", "preemption", "withinClusterQueue")
-    assert "ClusterQueue team-a" in enum.message and "values are case-sensitive: `LowerPriority`" in enum.message
+    assert "ClusterQueue team-a" in enum.message and enum.remedy == "Values are case-sensitive: `LowerPriority`"
 
 
 def test_list_items_are_located(tmp_path: Path) -> None:
@@ -230,7 +235,7 @@ def test_catalog_is_built_once_and_compiles_only_kinds_in_use(tmp_path: Path) ->
 
 
 def test_lint_does_not_import_jsonschema() -> None:
-    code = ("import sys; from kqlint.runner import lint; from kqlint.config import Config; "
+    code = ("import sys; from kqlint.engine.pipeline import lint; from kqlint.config import Config; "
             f"r = lint([{str(FIXTURES / 'bad-priorityclass.yaml')!r}], Config(select=('KQ002',))); "
             "assert len(r.findings) == 4, r.findings; print('jsonschema' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -292,8 +297,8 @@ def test_crd_flag_validates_a_kind_the_project_does_not_ship(in_tmp_cwd: Path,
     findings = json.loads(out)["findings"]
     assert code == 1
     assert [(f["line"], f["column"]) for f in findings] == [(5, 3), (6, 9)]
-    assert "did you mean `size`?" in findings[0]["message"] and "schema from crds/widget.yaml" in findings[0]["message"]
-    assert "values are case-sensitive: `Fast`" in findings[1]["message"]
+    assert findings[0]["remedy"] == "Did you mean `size`?" and "schema from crds/widget.yaml" in findings[0]["message"]
+    assert findings[1]["remedy"] == "Values are case-sensitive: `Fast`"
 
 
 def test_crd_from_config_file_relative_to_it(in_tmp_cwd: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -399,7 +404,8 @@ def test_index_lists_every_schema_file_with_its_source() -> None:
 
 
 KEYWORDS = {"type", "enum", "properties", "additionalProperties", "items", "$ref",
-            "x-kubernetes-preserve-unknown-fields"}
+            "x-kubernetes-preserve-unknown-fields",
+            "default", "x-kubernetes-validations"}  # read by KQ002's CEL pass; JSON Schema validation ignores both
 TYPES = {"object", "array", "string", "integer", "number", "boolean"}
 
 
@@ -420,7 +426,8 @@ def _check_node(node: Any, defs: dict[str, Any]) -> None:
 
 def test_schemas_use_only_the_supported_subset_and_are_small() -> None:
     """KQ002 implements type/enum/properties/additionalProperties/items/local $ref: the shipped
-    files must use nothing else (descriptions and validation keywords are stripped)."""
+    files must use nothing else (descriptions and validation keywords are stripped), apart from
+    the markers the CEL pass reads (a default, CEL rules: annotations to JSON Schema)."""
     total = 0
     for path in sorted(KINDS.glob("*.json")):
         total += path.stat().st_size
@@ -459,8 +466,8 @@ def _strip(node: Any) -> Any:
 
 
 def _objects(paths: list[Path]) -> Iterator[Any]:
+    from kqlint.domain.objects import objects_from_file
     from kqlint.loader import load_file
-    from kqlint.objects import objects_from_file
 
     for path in paths:
         yield from objects_from_file(load_file(str(path), path.name), "default")[0]

@@ -17,12 +17,14 @@ import pytest
 from helpers import chdir
 from kqlint.cli import main
 from kqlint.config import Config, discover_config
-from kqlint.discover import project_root
-from kqlint.runner import lint
-from kqlint.scope import NO_ROOT_NOTE
-from kqlint.scope.units import _glob_unit
+from kqlint.engine.pipeline import lint
+from kqlint.model import Severity
+from kqlint.project.root import project_root
+from kqlint.project.scope import NO_ROOT_NOTE
+from kqlint.project.scope.units import _glob_unit
 
 SCOPE = Path(__file__).parent / "fixtures" / "scope"
+RULES = Path(__file__).parent / "fixtures" / "rules"
 QUEUES = Config(select=("KQ2",))
 
 
@@ -90,7 +92,8 @@ def test_kq210_judges_a_cluster_queue_and_cohort_from_the_context(tmp_path: Path
     root = project(tmp_path, "platform-tenants")
     with chdir(root):
         [finding] = lint(["tenants/ml/jobs/pretrain.yaml"], Config(select=("KQ210",))).findings
-    assert "16 the rest of cohort gpu-pool can lend" in finding.message
+    assert "(flavor h100)" in finding.message  # the capacity, and where it comes from in the related notes:
+    assert any("16 the rest of cohort gpu-pool can lend" in r.message for r in finding.related)
     assert finding.related[0].file == "platform/queues.yaml"
     route = finding.related[-1]  # the reference crossed folders: where it resolved
     assert (route.file, route.line) == ("tenants/ml/queues/local-queues.yaml", 1)
@@ -169,7 +172,9 @@ def test_patch_files_are_fragments_not_objects(tmp_path: Path) -> None:
         assert lint(["train-priority.yaml"], everything, auto_context=False).findings == ()
 
 
-def test_a_patch_listed_by_an_overlay_in_another_folder_is_a_fragment(tmp_path: Path) -> None:
+def test_a_patch_listed_from_another_folder_is_not_a_fragment(tmp_path: Path) -> None:
+    """kustomize loads a patch only in or below its kustomization's folder: one listed from
+    elsewhere (or a link leading out of the folder) never silences the file (issue 28)."""
     root = project(tmp_path, "kustomize-patches")
     shared = root / "patches"
     shared.mkdir()
@@ -177,24 +182,47 @@ def test_a_patch_listed_by_an_overlay_in_another_folder_is_a_fragment(tmp_path: 
     kustomization = root / "overlays" / "prod" / "kustomization.yaml"
     (root / "overlays" / "prod" / "train-parallelism.yaml").unlink()  # no object left beside the overlay
     text = kustomization.read_text().replace("- train-priority.yaml", "- ../../patches/train-priority.yaml")
-    text = text.replace("- path: train-parallelism.yaml\n", "")
-    kustomization.write_text(text.split("kind: Kustomization\n", 1)[1])  # no apiVersion/kind: not an object
+    kustomization.write_text(text.replace("- path: train-parallelism.yaml\n", ""))
     if shutil.which("kubectl") is not None:
-        done = subprocess.run(["kubectl", "kustomize", "--load-restrictor", "LoadRestrictionsNone",
-                               str(root / "overlays" / "prod")], capture_output=True, text=True, timeout=120)
-        assert done.returncode == 0 and "no-such-class-in-a-patch" in done.stdout, done.stderr
+        done = subprocess.run(["kubectl", "kustomize", str(root / "overlays" / "prod")],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode != 0 and "is not in or below" in done.stderr, done.stderr
     with chdir(root):
-        report = lint(["patches/train-priority.yaml"], Config(select=("KQ",)))
-    assert report.findings == () and report.summary.skipped_documents == 1
+        named = lint(["patches/train-priority.yaml"], Config(select=("KQ205",)))
+        folder = lint(["."], Config(select=("KQ205",)))
+    assert [f.code for f in named.findings] == ["KQ205"] and named.summary.skipped_documents == 0
+    assert [f.location.file for f in folder.findings] == ["patches/train-priority.yaml"]
+    (root / "overlays" / "prod" / "linked-priority.yaml").symlink_to(shared / "train-priority.yaml")
+    kustomization.write_text(text.replace("../../patches/train-priority.yaml", "linked-priority.yaml"))
+    with chdir(root):
+        named = lint(["patches/train-priority.yaml"], Config(select=("KQ205",)))
+    assert [f.code for f in named.findings] == ["KQ205"]
 
 
 def test_a_file_that_is_not_listed_as_a_patch_is_still_linted(tmp_path: Path) -> None:
     root = project(tmp_path, "kustomize-patches")
-    (root / "overlays" / "prod" / "stray-job.yaml").write_text(
-        (root / "overlays" / "prod" / "train-priority.yaml").read_text())
+    whole = (root / "base" / "train.yaml").read_text().replace(
+        "      restartPolicy: Never\n", "      restartPolicy: Never\n      priorityClassName: no-such-class\n")
+    (root / "overlays" / "prod" / "stray-job.yaml").write_text(whole)
     with chdir(root):
         report = lint(["overlays/prod/stray-job.yaml"], Config(select=("KQ205",)))
     assert {f.code for f in report.findings} == {"KQ205"}
+
+
+def test_an_incomplete_document_under_a_kustomization_is_a_fragment(tmp_path: Path) -> None:
+    """rules.md: a document missing fields the API requires (a Job without containers), with a
+    kustomization in its folder or above, is a patch named wrongly; the same document where no
+    kustomization sits above is an object (the API server refuses it: reported)."""
+    root = project(tmp_path, "kustomize-patches")
+    patch = (root / "overlays" / "prod" / "train-priority.yaml").read_text()
+    (root / "overlays" / "prod" / "stray-job.yaml").write_text(patch)
+    (root / "loose").mkdir()
+    (root / "loose" / "stray-job.yaml").write_text(patch)
+    with chdir(root):
+        under = lint(["overlays/prod/stray-job.yaml"], Config(select=("KQ205",)))
+        loose = lint(["loose/stray-job.yaml"], Config(select=("KQ205",)))
+    assert under.findings == () and under.summary.skipped_documents == 1
+    assert [f.code for f in loose.findings] == ["KQ205"]
 
 
 # ------------------------------------------------------------------ units
@@ -281,7 +309,7 @@ HOSTILE = textwrap.dedent("""\
     resource.setrlimit(resource.RLIMIT_AS, (1536 * 1024 * 1024, 1536 * 1024 * 1024))
     from kqlint.config import Config
     from kqlint.reporters import render
-    from kqlint.runner import lint
+    from kqlint.engine.pipeline import lint
     start = time.perf_counter()
     report = lint(["copies.yaml"], Config(select=("KQ003",)), auto_context=False)
     elapsed = time.perf_counter() - start
@@ -311,8 +339,8 @@ def test_a_folder_linted_as_input_is_not_walked_again_as_context(tmp_path: Path,
     its files are walked once, and the report is the same as with the context named apart."""
     import shutil
 
-    from kqlint import inputs
-    from kqlint.runner import lint
+    from kqlint.engine import inputs
+    from kqlint.engine.pipeline import lint
 
     shutil.copytree(Path(__file__).resolve().parent.parent / "examples", tmp_path / "project")
     (tmp_path / "project" / ".git").mkdir()
@@ -327,3 +355,24 @@ def test_a_folder_linted_as_input_is_not_walked_again_as_context(tmp_path: Path,
     whole = lint(["."])
     assert len(walks) == 1
     assert whole.findings and whole == lint(["."], auto_context=False)
+
+
+def test_duplicate_keys_in_a_patch_are_a_warning_that_kustomize_keeps_the_first(tmp_path: Path) -> None:
+    """rules.md KQ001: in a patch fragment kustomize keeps the first value silently (a warning
+    that says so); the same document applied as an object is an error (kubectl refuses it)."""
+    case = RULES / "KQ001" / "bad-duplicate-key-in-patch"
+    shutil.copytree(case, tmp_path / "case")
+    (tmp_path / "case" / ".git").mkdir()
+    with chdir(tmp_path / "case"):
+        [patch] = lint(["."], Config(select=("KQ001",))).findings
+        Path("loose").mkdir()  # no kustomization in the folder or above: an object, applied
+        shutil.copy(Path("overlay") / "env.yaml", Path("loose") / "env.yaml")
+        [applied] = lint(["loose/env.yaml"], Config(select=("KQ001",))).findings
+    assert patch.severity is Severity.WARNING and patch.location.file == "overlay/env.yaml"
+    assert "kustomize applies this patch with the first value and silently drops the later one" in patch.message
+    assert patch.remedy and len(patch.message) <= 240
+    assert applied.severity is Severity.ERROR and "`kubectl apply` rejects duplicate fields" in applied.message
+    if shutil.which("kubectl") is not None:
+        rendered = subprocess.run(["kubectl", "kustomize", str(case / "overlay")], capture_output=True, text=True,
+                                  timeout=120)
+        assert rendered.returncode == 0 and "LOG_LEVEL" in rendered.stdout and "CACHE_DIR" not in rendered.stdout

@@ -56,7 +56,11 @@ def expected_diagnostics(root: Path, name: str) -> list[dict[str, Any]]:
     def text_of(file: str) -> str:
         return (root / file).read_text(encoding="utf-8")
 
-    return [{"code": f["code"], "severity": SEVERITIES[f["severity"]], "message": f["message"],
+    def told(f: dict[str, Any]) -> str:  # the message, then the remedy as its own sentence
+        return f"{f['message']}. {f['remedy']}" if f.get("remedy") else str(f["message"])
+
+    return [{"code": f["code"], "severity": SEVERITIES[f["severity"]], "message": told(f),
+             "page": f"https://github.com/kqlint/kqlint/blob/main/docs/rules/{f['code']}.md",
              "start": lsp_position(text_of(f["file"]), f["line"], f["column"]),
              "related": [{"uri": (root / r["file"]).resolve().as_uri(), "message": r["message"],
                           "start": lsp_position(text_of(r["file"]), r["line"], r["column"])}
@@ -66,6 +70,7 @@ def expected_diagnostics(root: Path, name: str) -> list[dict[str, Any]]:
 
 def shown(diagnostics: Any) -> list[dict[str, Any]]:
     return [{"code": d.code, "severity": d.severity.value, "message": d.message,
+             "page": d.code_description.href if d.code_description else None,
              "start": {"line": d.range.start.line, "character": d.range.start.character},
              "related": [{"uri": r.location.uri, "message": r.message,
                           "start": {"line": r.location.range.start.line,
@@ -455,19 +460,31 @@ def check(obj, ctx):
 '''
 
 
-@pytest.mark.asyncio
-async def test_shutdown_then_exit_ends_the_process_with_status_0(tmp_path: Path) -> None:
-    root = copy_project(tmp_path)
+async def started(root: Path) -> LanguageClient:
+    """A server process, initialized with ``root`` and no capabilities (no session helper:
+    the test ends it)."""
     client = await ClientServerConfig(server_command=SERVER).start()
     assert isinstance(client, LanguageClient)
     await client.initialize_session(types.InitializeParams(capabilities=types.ClientCapabilities(),
                                                            root_uri=uri(root)))
-    await open_file(client, root / "job.yaml")
-    await client.shutdown_session()
+    return client
+
+
+async def exit_status(client: LanguageClient) -> int:
     process = client._server
     assert process is not None
-    assert await asyncio.wait_for(process.wait(), TIMEOUT) == 0
+    status = await asyncio.wait_for(process.wait(), TIMEOUT)
     await client.stop()
+    return status
+
+
+@pytest.mark.asyncio
+async def test_shutdown_then_exit_ends_the_process_with_status_0(tmp_path: Path) -> None:
+    root = copy_project(tmp_path)
+    client = await started(root)
+    await open_file(client, root / "job.yaml")
+    await client.shutdown_session()
+    assert await exit_status(client) == 0
 
 
 def test_server_without_pygls_is_a_one_line_hint_and_exit_2() -> None:
@@ -533,3 +550,90 @@ def test_a_crash_outside_the_rules_is_one_log_message_and_the_next_lint_works(
     server.lint_uri(uri(job))
     assert len(logged) == 1
     assert [d.code for d in published[-1].diagnostics] == ["KQ203", "KQ102", "KQ403"]
+
+
+# ------------------------------------------------------------------ issue 28: the protocol held
+
+def _in_process(monkeypatch: pytest.MonkeyPatch, documents: dict[str, _Document]) -> tuple[Any, list[str], list[Any]]:
+    """A KqlintServer without a client: its buffers, log lines and published diagnostics."""
+    from kqlint.server import protocol
+
+    server = protocol.KqlintServer(use_cache=False)
+    logged: list[str] = []
+    published: list[types.PublishDiagnosticsParams] = []
+    monkeypatch.setattr(protocol.KqlintServer, "workspace", property(lambda self: _Workspace(documents)))
+    monkeypatch.setattr(server, "window_log_message", lambda params: logged.append(params.message))
+    monkeypatch.setattr(server, "text_document_publish_diagnostics", published.append)
+    return server, logged, published
+
+
+def test_a_new_buffer_not_saved_yet_is_linted_as_its_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = copy_project(tmp_path)
+    monkeypatch.chdir(root)
+    text = (root / "job.yaml").read_text(encoding="utf-8").replace("name: train", "name: train-new")
+    new = root / "jobs" / "new.yaml"  # neither the file nor its folder exists yet
+    server, logged, published = _in_process(monkeypatch, {uri(new): _Document(text)})
+    server.start([str(root)])
+    server.lint_uri(uri(new))
+    assert logged == []
+    unsaved = [(d.code, d.message, d.range.start) for d in published[-1].diagnostics]
+    new.parent.mkdir()
+    new.write_text(text, encoding="utf-8")
+    server.lint_uri(uri(new))
+    assert unsaved and unsaved == [(d.code, d.message, d.range.start) for d in published[-1].diagnostics]
+
+
+def test_a_workspace_root_that_is_a_symlink_loop_is_one_clear_message(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    buffer = (loop / "job.yaml").as_uri()  # not resolvable: no .resolve()
+    server, logged, published = _in_process(monkeypatch, {buffer: _Document((PROJECT / "job.yaml").read_text())})
+    server.start([str(loop)])
+    server.lint_uri(buffer)
+    assert len(logged) == 1 and "a symlink loop" in logged[0] and "bug" not in logged[0]
+    assert published and published[-1].diagnostics  # the buffer is still linted, as its text
+
+
+@pytest.mark.asyncio
+async def test_a_storm_of_watched_file_events_is_one_relint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kqlint.server import protocol
+
+    root = copy_project(tmp_path)
+    server, _, _ = _in_process(monkeypatch, {})
+    server.start([str(root)])
+    relints: list[int] = []
+    monkeypatch.setattr(server, "relint_open", lambda: relints.append(1))
+    await asyncio.gather(*(protocol.files_changed(server, [uri(root / f"generated-{i}.yaml")]) for i in range(2000)))
+    assert relints == [1]
+    await protocol.files_changed(server, [uri(root / "job.yaml")])  # a later change: relinted again
+    assert relints == [1, 1]
+
+
+@pytest.mark.asyncio
+async def test_exit_without_shutdown_ends_with_status_1(tmp_path: Path) -> None:
+    root = copy_project(tmp_path)
+    client = await started(root)
+    client.exit(None)
+    assert await exit_status(client) == 1
+
+
+@pytest.mark.asyncio
+async def test_a_request_after_shutdown_is_answered_invalid_request(tmp_path: Path) -> None:
+    from pygls.exceptions import JsonRpcInvalidRequest
+
+    root = copy_project(tmp_path)
+    client = await started(root)
+    await client.shutdown_async(None)
+    with pytest.raises(JsonRpcInvalidRequest):
+        await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(
+            types.TextDocumentIdentifier(uri(root / "job.yaml")), types.Position(0, 0))), TIMEOUT)
+    client.exit(None)
+    assert await exit_status(client) == 0
+
+
+def test_a_huge_content_length_is_refused_without_allocating_it() -> None:
+    header = b"Content-Length: 1000000000000\r\n\r\n"
+    done = subprocess.run(SERVER, input=header + b"{}", capture_output=True, timeout=TIMEOUT, check=False)
+    assert done.returncode == 1 and b"exceeds the limit" in done.stderr and b"Traceback" not in done.stderr
+    assert b"MemoryError" not in done.stderr

@@ -25,8 +25,8 @@ def test_yaml_only_line_breaks_shift_kqlint_lines_but_not_lsp_lines() -> None:
     text = "a: \"x\u2028y\"\nb: [c\n"
     source = parse_bytes("t.yaml", text.encode("utf-8"))
     [problem] = source.problems
-    assert (problem.line, problem.column) == (4, 1)  # the YAML parser counts U+2028 as a line break
-    assert LineIndex(text).lsp(problem.line, problem.column) == (2, 0)  # an LSP client does not
+    assert (problem.line, problem.column) == (3, 6)  # the YAML parser counts U+2028 as a line break
+    assert LineIndex(text).lsp(problem.line, problem.column) == (1, 5)  # an LSP client does not
     assert LineIndex(text).lsp(3, 4) == (1, 3)  # `c`
 
 

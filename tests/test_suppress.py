@@ -15,10 +15,11 @@ import pytest
 from helpers import chdir, found, markers
 from kqlint.cli import main
 from kqlint.config import load_config
+from kqlint.domain.objects import INPUT
+from kqlint.engine.inputs import load_paths
+from kqlint.engine.pipeline import lint
+from kqlint.engine.suppress import SuppressionIndex, apply, comment_start, directives, parse_names
 from kqlint.model import Report
-from kqlint.objects import INPUT
-from kqlint.runner import lint, load_paths
-from kqlint.suppress import SuppressionIndex, apply, comment_start, directives, parse_names
 
 SUPPRESS = Path(__file__).parent / "fixtures" / "config" / "suppress"
 SUPPRESSED_RE = re.compile(r"#\s*suppressed:\s*(.+)$")

@@ -1,14 +1,13 @@
-"""linter/workloads/: template paths, roles, pod counts and positions for every workload kind
+"""linter/domain/workloads/: template paths, roles, pod counts and positions for every workload kind
 (shared/reference/workloads.md)."""
 from __future__ import annotations
 
 import textwrap
 from pathlib import Path
 
-from kqlint.graph import ObjectGraph
-from kqlint.loader import parse_bytes
-from kqlint.objects import K8sObject, objects_from_file
-from kqlint.workloads import (
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.objects import K8sObject, objects_from_file
+from kqlint.domain.workloads import (
     KUBEFLOW_MIN_AVAILABLE_PATH,
     PodTemplate,
     gang_family,
@@ -24,6 +23,7 @@ from kqlint.workloads import (
     total_pods,
     training_runtime,
 )
+from kqlint.loader import parse_bytes
 
 
 def load(text: str) -> tuple[list[K8sObject], ObjectGraph]:
@@ -669,7 +669,7 @@ def test_corpus_never_crashes() -> None:
 
 # ------------------------------------------------------------------ helpers for the gang rules
 def test_effective_scheduler_name() -> None:
-    from kqlint.workloads import effective_scheduler_name
+    from kqlint.domain.workloads import effective_scheduler_name
 
     assert [effective_scheduler_name(t) for t in pod_templates(one(VCJOB))] == ["volcano"] * 3
     vcjob = one(VCJOB.replace("  minAvailable: 3\n", "  minAvailable: 3\n  schedulerName: vc\n"))
@@ -680,7 +680,7 @@ def test_effective_scheduler_name() -> None:
 
 
 def test_operator_pod_group_names_and_owner_annotations() -> None:
-    from kqlint.workloads import operator_pod_group_names, pod_owner_annotations
+    from kqlint.domain.workloads import operator_pod_group_names, pod_owner_annotations
 
     assert operator_pod_group_names(one(PYTORCH)) == frozenset({"pt"})
     assert operator_pod_group_names(one(VCJOB)) == frozenset({"vj"})
@@ -692,7 +692,7 @@ def test_operator_pod_group_names_and_owner_annotations() -> None:
 
 
 def test_batch_min_member_sites() -> None:
-    from kqlint.workloads import batch_min_member_sites
+    from kqlint.domain.workloads import batch_min_member_sites
 
     job = one(JOB.replace("metadata: {name: j}", "metadata: {name: j, annotations: "
                                                   "{kai.scheduler/batch-min-member: '5'}}"))
@@ -709,7 +709,7 @@ def test_batch_min_member_sites() -> None:
 
 
 def test_gang_markers() -> None:
-    from kqlint.workloads import gang_markers
+    from kqlint.domain.workloads import gang_markers
 
     obj = one(POD.replace("metadata:\n  name: p\n", "metadata:\n  name: p\n  labels: {kai.scheduler/queue: q}\n"))
     markers = gang_markers(obj)
@@ -725,7 +725,7 @@ def test_gang_markers() -> None:
 
 
 def test_volcano_tasks() -> None:
-    from kqlint.workloads import volcano_tasks
+    from kqlint.domain.workloads import volcano_tasks
 
     assert [i for i, _ in volcano_tasks(one(VCJOB))] == [0, 1, 2]
     assert volcano_tasks(one(JOB)) == []

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 from conftest import shared_dir
+from kqlint.domain.objects import objects_from_file
 from kqlint.loader import parse_bytes
-from kqlint.objects import objects_from_file
 
 
 def _cases() -> list[Path]:

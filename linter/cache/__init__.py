@@ -1,22 +1,26 @@
-"""A persistent cache of parsed files (``.kqlint_cache/`` in the project root).
+"""Everything kqlint keeps on disk between runs.
+
+A persistent cache of parsed files, in kqlint's own folder outside the work tree
+(kqlint.cache.home: ``~/.cache/kqlint/<project>/`` by default).
 
 What is cached, per file *content*: the loaded documents with their positions, the
 file-level problems (KQ001/KQ006 found while reading that file alone), the ``# kqlint:``
 comment lines and, per object, its identity, its ``metadata.labels`` and the extended
-resources its pods request (kqlint.cache_entry: a context object answers these, Kueue
+resources its pods request (kqlint.cache.entries: a context object answers these, Kueue
 routing and platform evidence, without its body being decoded). Nothing that depends
 on another file, on the configuration or on where the file was found: display paths and
 findings are rebuilt every run, so a warm run gives the same report as a cold one. The
 reports of the last few complete runs are kept too, keyed by everything they read
-(kqlint.cache_run).
+(kqlint.cache.run).
 
-Layout::
+Layout (``kqlint/`` in the cache home; kqlint deletes nothing outside it)::
 
-    .kqlint_cache/.gitignore             "*" (never committed)
-    .kqlint_cache/<settings>/index.json  files: relative path -> [mtime_ns, size, inode, ctime_ns, hash]
-                                         entries: hash -> [pack, offset, length]
-    .kqlint_cache/<settings>/pack-<id>   the entries one run parsed, concatenated
-    .kqlint_cache/<settings>/report-<key> the report of one complete run
+    kqlint/CACHEDIR.TAG                      marks the folder as kqlint's (checked before any use)
+    kqlint/.gitignore                        "*" (never committed)
+    kqlint/<project>/<settings>/index.json   files: relative path -> [mtime_ns, size, inode, ctime_ns, hash]
+                                             entries: hash -> [pack, offset, length]
+    kqlint/<project>/<settings>/pack-<id>    the entries one run parsed, concatenated
+    kqlint/<project>/<settings>/report-<key> the report of one complete run
 
 ``<settings>`` hashes everything that changes how a file is read: the cache format,
 kqlint's version, the Python and ruamel.yaml versions, the parser (C or pure Python), the
@@ -39,16 +43,18 @@ that only builds plain data, Map, Seq and arrays, so a planted cache file cannot
 cache that cannot be written (read-only, full disk) is switched off for the run with one
 line on stderr. Size: packs whose entries are more than half garbage are compacted.
 
-Modules: :mod:`~kqlint.cache.keys` (settings key, content hash, default folder),
+Modules: :mod:`~kqlint.cache.home` (where the cache lives, ownership, bounded reads),
+:mod:`~kqlint.cache.keys` (settings key, content hash),
 :mod:`~kqlint.cache.index` (index and packs), :mod:`~kqlint.cache.layout` (atomic writes,
 pruning, ``kqlint cache clean``), :mod:`~kqlint.cache.store` (:class:`FileCache`, one run's
 lookups and writes).
 """
 from __future__ import annotations
 
-from kqlint.cache.keys import CACHE_FORMAT, DIR_NAME, ENV_VAR, content_hash, default_cache_dir, settings_key
-from kqlint.cache.layout import STALE_SETTINGS_S, clean, keep_newest
+from kqlint.cache.home import ENV_VAR, CacheRefused, cache_home, owned_folder, remove_owned
+from kqlint.cache.keys import CACHE_FORMAT, content_hash, settings_key
+from kqlint.cache.layout import STALE_SETTINGS_S, keep_newest
 from kqlint.cache.store import FileCache, Miss, open_cache
 
-__all__ = ["CACHE_FORMAT", "DIR_NAME", "ENV_VAR", "STALE_SETTINGS_S", "FileCache", "Miss", "clean", "content_hash",
-           "default_cache_dir", "keep_newest", "open_cache", "settings_key"]
+__all__ = ["CACHE_FORMAT", "ENV_VAR", "STALE_SETTINGS_S", "CacheRefused", "FileCache", "Miss", "cache_home",
+           "content_hash", "keep_newest", "open_cache", "owned_folder", "remove_owned", "settings_key"]

@@ -6,6 +6,7 @@ import json
 import os
 from typing import Any
 
+from kqlint.cache.home import read_owned
 from kqlint.cache.keys import CACHE_FORMAT
 
 INDEX = "index.json"
@@ -16,8 +17,7 @@ Records = dict[str, list[Any]]
 def read_index(folder: str) -> tuple[Records, Records]:
     """(files, entries) of the folder's index; both empty when it is missing, corrupt or foreign."""
     try:
-        with open(os.path.join(folder, INDEX), "rb") as handle:
-            data = json.loads(handle.read())
+        data = json.loads(read_owned(os.path.join(folder, INDEX)))
         if data.get("format") != CACHE_FORMAT:
             return {}, {}
         files = {k: v for k, v in data["files"].items()

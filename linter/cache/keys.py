@@ -1,5 +1,5 @@
 """What names a cache folder and an entry: the settings key (everything that changes what a
-file loads to), the content hash of a file, and where the cache lives by default."""
+file loads to) and the content hash of a file."""
 from __future__ import annotations
 
 import hashlib
@@ -7,21 +7,23 @@ import os
 import sys
 from typing import Any
 
-CACHE_FORMAT = 4            # bump when the layout or the entry encoding changes
-DIR_NAME = ".kqlint_cache"
-ENV_VAR = "KQLINT_CACHE_DIR"
+CACHE_FORMAT = 5            # bump when the layout or the entry encoding changes
 _HASH_BYTES = 16
 _CACHE_MODULES = ("kqlint.cache", "kqlint.cache.keys", "kqlint.cache.layout", "kqlint.cache.index",
-                  "kqlint.cache.store")
+                  "kqlint.cache.store", "kqlint.cache.home", "kqlint.version")
 # Besides the loader (kqlint.loader.SOURCE_MODULES): every module whose code decides what an
 # entry stores (objects, skeletons, requested resources, masked values, digests); checked by
 # tests/test_cache.py against what encoding a file imports.
-ENCODING_MODULES = ("kqlint.objects", "kqlint.cache_entry", "kqlint.cache_masks", "kqlint.cache_digests",
-                    "kqlint.platform", "kqlint.podspec", "kqlint.fields", "kqlint.quantity", "kqlint.kinds",
-                    "kqlint.workloads", "kqlint.workloads.extract", "kqlint.workloads.gang",
-                    "kqlint.workloads.shapes", "kqlint.workloads.templates", "kqlint.workloads.trainer",
-                    "kqlint.kueue", "kqlint.kueue.podsets", "kqlint.kueue.priority", "kqlint.kueue.quota",
-                    "kqlint.kueue.routing", "kqlint.graph", "kqlint.model", "kqlint.wording")
+ENCODING_MODULES = ("kqlint.domain", "kqlint.engine", "kqlint.domain.objects", "kqlint.cache.entries",
+                    "kqlint.cache.codec",
+                    "kqlint.cache.masks", "kqlint.cache.digests",
+                    "kqlint.domain.platform", "kqlint.domain.podspec", "kqlint.domain.fields",
+                    "kqlint.domain.quantity", "kqlint.domain.kinds", "kqlint.domain.workloads",
+                    "kqlint.domain.workloads.extract", "kqlint.domain.workloads.gang",
+                    "kqlint.domain.workloads.shapes", "kqlint.domain.workloads.templates",
+                    "kqlint.domain.workloads.trainer", "kqlint.domain.kueue", "kqlint.domain.kueue.podsets",
+                    "kqlint.domain.kueue.priority", "kqlint.domain.kueue.quota", "kqlint.domain.kueue.routing",
+                    "kqlint.domain.graph", "kqlint.model", "kqlint.domain.wording", "kqlint.spelling")
 
 
 def _source_bytes(module: Any) -> bytes:
@@ -50,7 +52,8 @@ def _file_bytes(path: Any) -> bytes:
 def settings_key(max_file_size: int) -> str:
     """Everything that changes what a file loads to, hashed (16 hex digits)."""
     import ruamel.yaml
-    from kqlint import __version__, loader
+    from kqlint import loader
+    from kqlint.version import __version__
 
     digest = hashlib.blake2b(digest_size=8)
     for part in (str(CACHE_FORMAT), __version__, sys.version.split()[0], ruamel.yaml.__version__,
@@ -69,15 +72,51 @@ def content_hash(data: bytes) -> str:
 
 
 def project_root(start: str | None = None) -> str:
-    """The project root (discover's root finder), else the current directory."""
-    from kqlint.discover import project_root as find_project_root
+    """The project root (discover's root finder), else the current directory: what the
+    cache's paths are relative to."""
+    from kqlint.project.root import project_root as find_project_root
 
     cwd = os.path.abspath(start or os.getcwd())
     return find_project_root(cwd) or cwd
 
 
-def default_cache_dir() -> str:
-    override = os.environ.get(ENV_VAR)
-    if override:
-        return os.path.abspath(override)
-    return os.path.join(project_root(), DIR_NAME)
+def code_fingerprint() -> str:
+    """kqlint's own code and schemas, by name, size and mtime: a changed rule is a new key."""
+    digest = hashlib.blake2b(digest_size=16)
+    roots = [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]  # kqlint's own folder
+    try:
+        import kqlint.rules
+        import kqlint.schemas
+
+        roots += [os.path.dirname(kqlint.rules.__file__), os.path.dirname(kqlint.schemas.__file__)]
+    except ImportError:  # pragma: no cover - a broken install: no report cache then
+        return ""
+    for root in roots:
+        for folder, dirs, names in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for name in sorted(names):
+                if name.endswith((".py", ".json", ".yaml")):
+                    st = os.stat(os.path.join(folder, name))
+                    digest.update(f"{folder}/{name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def crd_digest(crds: tuple[str, ...]) -> str | None:
+    """The content of every ``--crd`` file (KQ002 validates against them), or None if unreadable."""
+    if not crds:
+        return ""
+    from kqlint.project.discover import discover
+
+    digest = hashlib.blake2b(digest_size=16)
+    for given in crds:
+        found = discover([given])
+        if found.missing:
+            return None
+        for path in found.files:
+            try:
+                with open(path, "rb") as handle:
+                    digest.update(os.path.abspath(path).encode("utf-8", "surrogateescape") + b"\x00"
+                                  + hashlib.blake2b(handle.read(), digest_size=16).digest())
+            except OSError:
+                return None
+    return digest.hexdigest()

@@ -1,37 +1,25 @@
-"""The cache folder on disk: atomic writes, the ``.gitignore`` that keeps it out of git, and
-pruning (packs nothing refers to, folders of other settings, old run reports)."""
+"""A project's cache folder on disk: atomic writes and pruning (packs nothing refers to,
+folders of other settings, old run reports), all inside kqlint's own folder (kqlint.cache.home)."""
 from __future__ import annotations
 
 import os
-import tempfile
+import re
+import stat
 import time
+
+from kqlint.cache.home import atomic_write as atomic_write  # re-exported: the writes of every cache module
+from kqlint.cache.home import check_below
 
 GARBAGE_AGE_NS = 60 * 1_000_000_000  # unreferenced packs younger than this may be a concurrent run's
 STALE_SETTINGS_S = 120      # other settings folders (kqlint versions) unused this long are removed
+_SETTINGS_NAME = re.compile(r"[0-9a-f]{16,64}")  # a settings key (kqlint.cache.keys): nothing else is removed
 
 
-def atomic_write(target: str, blob: bytes) -> None:
-    handle, temporary = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".tmp-")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(blob)
-        os.replace(temporary, target)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
-
-
-def ensure_folder(directory: str, folder: str) -> None:
-    """``folder`` (one settings folder of the cache ``directory``) exists, and the cache is ignored by git."""
-    if os.path.isdir(folder):
-        return
-    os.makedirs(folder, exist_ok=True)
-    ignore = os.path.join(directory, ".gitignore")
-    if not os.path.exists(ignore):
-        atomic_write(ignore, b"# created by kqlint: the cache is never committed\n*\n")
+def ensure_folder(folder: str) -> None:
+    """``folder`` (a settings folder inside kqlint's own) exists as a real folder."""
+    if not os.path.isdir(folder):
+        os.makedirs(folder, exist_ok=True)
+    check_below(os.path.dirname(os.path.dirname(folder)), folder)
 
 
 def prune_packs(folder: str, packs: set[str], horizon_ns: int) -> None:
@@ -57,7 +45,7 @@ def prune_other_settings(directory: str, folder: str) -> None:
     horizon = time.time() - STALE_SETTINGS_S
     for name in names:
         path = os.path.join(directory, name)
-        if path == folder or name.startswith(".") or not os.path.isdir(path):
+        if path == folder or not _SETTINGS_NAME.fullmatch(name) or not _real_folder(path):
             continue
         if max(_mtime(os.path.join(path, ".used")), _mtime(os.path.join(path, "index.json")),
                _mtime(path)) > horizon:
@@ -79,14 +67,11 @@ def keep_newest(folder: str, prefix: str, count: int) -> None:
             pass
 
 
-def clean(directory: str) -> bool:
-    """Remove a cache folder (``kqlint cache clean``); refuses folders that are not a cache."""
-    if not os.path.isdir(directory):
+def _real_folder(path: str) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
         return False
-    if not os.path.isfile(os.path.join(directory, ".gitignore")):
-        raise OSError(f"{directory} does not look like a kqlint cache (no .gitignore); not removed")
-    _remove_tree(directory)
-    return True
 
 
 def _mtime(path: str) -> float:

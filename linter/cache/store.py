@@ -13,9 +13,18 @@ from typing import Any
 
 from kqlint import loader
 from kqlint.cache import layout
+from kqlint.cache.entries import Entry, decode_entry
+from kqlint.cache.home import (
+    CacheRefused,
+    cache_home,
+    check_below,
+    check_owned,
+    owned_folder,
+    project_folder,
+    read_owned,
+)
 from kqlint.cache.index import INDEX, Records, encode_index, entry_bytes, pack_entries, read_index, sparse_packs
-from kqlint.cache.keys import content_hash, default_cache_dir, project_root, settings_key
-from kqlint.cache_entry import Entry, decode_entry
+from kqlint.cache.keys import content_hash, project_root, settings_key
 from kqlint.loader import SourceFile
 
 RACY_NS = 2_000_000_000     # files changed this close to the run's start are hashed every time
@@ -35,18 +44,19 @@ class Miss:
 
 @dataclass
 class FileCache:
-    directory: str                      # .kqlint_cache
+    directory: str                      # this project's folder inside kqlint's own (kqlint.cache.home)
     max_file_size: int = loader.MAX_FILE_SIZE
     warn: Callable[[str], None] = field(default=lambda line: _stderr(line))
     root: str = field(default_factory=project_root)
 
     def __post_init__(self) -> None:
         self.folder = os.path.join(self.directory, settings_key(self.max_file_size))
+        check_below(os.path.dirname(self.directory), self.folder)  # no link anywhere below kqlint's folder
         self.started_ns = time.time_ns()
         self.writable = True
         self.files, self.entries = read_index(self.folder)
-        try:
-            os.utime(os.path.join(self.folder, ".used"))  # in use from now: see layout.prune_other_settings
+        try:  # in use from now: see layout.prune_other_settings
+            os.utime(os.path.join(self.folder, ".used"), follow_symlinks=os.utime not in os.supports_follow_symlinks)
         except OSError:
             pass
         self.seen: dict[str, list[Any]] = {}
@@ -77,7 +87,7 @@ class FileCache:
 
     def discover(self, paths: list[str], excludes: tuple[str, ...]) -> Any:
         """discover.discover, once per run for the same arguments (the run key needs it too)."""
-        from kqlint.discover import discover
+        from kqlint.project.discover import discover
 
         key = (tuple(paths), tuple(excludes))
         if key not in self._discoveries:
@@ -244,8 +254,7 @@ class FileCache:
     def _pack(self, name: str) -> bytes | None:
         if name not in self._packs:
             try:
-                with open(os.path.join(self.folder, name), "rb") as handle:
-                    self._packs[name] = handle.read()
+                self._packs[name] = read_owned(os.path.join(self.folder, name))
             except OSError:
                 self._packs[name] = None
         return self._packs[name]
@@ -315,7 +324,7 @@ class FileCache:
         """The folder's ``.used`` file's mtime: when a run last used it (see layout.prune_other_settings)."""
         marker = os.path.join(self.folder, ".used")
         try:
-            os.utime(marker)
+            os.utime(marker, follow_symlinks=os.utime not in os.supports_follow_symlinks)
         except OSError:
             self._write(marker, b"")
 
@@ -331,13 +340,17 @@ class FileCache:
         if not self.writable:
             return False
         try:
-            layout.ensure_folder(self.directory, self.folder)
+            layout.ensure_folder(self.folder)
             try:
                 layout.atomic_write(target, blob)
             except FileNotFoundError:  # the folder was pruned meanwhile by another version's run
-                layout.ensure_folder(self.directory, self.folder)
+                layout.ensure_folder(self.folder)
                 layout.atomic_write(target, blob)
             return True
+        except CacheRefused as exc:
+            self.writable = False
+            self.warn(f"kqlint: cache disabled for this run: {exc}")
+            return False
         except OSError as exc:
             self.writable = False
             self.warn(f"kqlint: cache disabled for this run: cannot write {_shown(self.directory)}: "
@@ -350,7 +363,7 @@ def _stamp(st: os.stat_result) -> tuple[int, ...]:
 
 
 def _shown(path: str) -> str:
-    from kqlint.discover import display_path
+    from kqlint.project.discover import display_path
 
     return display_path(path)
 
@@ -363,10 +376,20 @@ def _stderr(line: str) -> None:
         pass
 
 
-def open_cache(directory: str | None, max_file_size: int) -> FileCache | None:
-    """The cache of this run (``directory`` or the default), or None when it cannot be used."""
+def open_cache(home: str | None, max_file_size: int) -> FileCache | None:
+    """The cache of this run, in kqlint's own folder inside ``home`` (``--cache-dir``; default:
+    kqlint.cache.home.cache_home), or None when it cannot be used (one line on stderr)."""
+    from kqlint.project.root import project_root as repository_or_config_root
+
+    owned = owned_folder(cache_home(home))
+    root = project_root()
     try:
-        return FileCache(os.path.abspath(directory) if directory else default_cache_dir(), max_file_size)
+        check_owned(owned, repository_or_config_root(root))
+        folder = project_folder(owned, root)
+        check_below(owned, folder)
+        return FileCache(folder, max_file_size, root=root)
+    except CacheRefused as exc:
+        _stderr(f"kqlint: cache disabled for this run: {exc}")
     except Exception as exc:
         _stderr(f"kqlint: cache disabled for this run: {type(exc).__name__}: {exc}")
-        return None
+    return None

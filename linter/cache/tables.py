@@ -6,15 +6,18 @@ from __future__ import annotations
 import io
 import pickle
 import zlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kqlint.cache.store import FileCache
 
 
 def load_table(path: str, magic: bytes) -> Any:
-    from kqlint.cache_entry import ModelUnpickler
+    from kqlint.cache.codec import ModelUnpickler
+    from kqlint.cache.home import read_owned
 
     try:
-        with open(path, "rb") as handle:
-            blob = handle.read()
+        blob = read_owned(path)
         if not blob.startswith(magic):
             return None
         return ModelUnpickler(io.BytesIO(zlib.decompress(blob[len(magic):]))).load()
@@ -22,7 +25,7 @@ def load_table(path: str, magic: bytes) -> Any:
         return None
 
 
-def save_table(cache: Any, path: str, magic: bytes, value: Any, prefix: str, keep: int) -> None:
+def save_table(cache: FileCache, path: str, magic: bytes, value: Any, prefix: str, keep: int) -> None:
     """Write ``value`` (if the cache can be written), keeping the ``keep`` newest tables named ``prefix…``."""
     if not cache.writable:
         return

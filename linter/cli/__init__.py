@@ -1,4 +1,6 @@
-"""The ``kqlint`` command (typer).
+"""The `kqlint` command: options, one module per command, the one error boundary.
+
+The ``kqlint`` command (typer).
 
 - :mod:`~kqlint.cli.app`: the typer app, :class:`~kqlint.cli.app.Exit`, stderr and report output
 - :mod:`~kqlint.cli.boundary`: :func:`main`, the only error boundary (exit 0/1/2/3/130)

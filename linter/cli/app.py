@@ -44,7 +44,7 @@ def _root(version: bool = typer.Option(False, "--version", "-V", callback=_versi
 
 def emit(text: str, target: str | None) -> None:
     """stdout (None or ``-``) or a file, through the one safe writer (OutputError: exit 2)."""
-    from kqlint.writer import write_file, write_stdout
+    from kqlint.project.writer import write_file, write_stdout
 
     if target is None or target == STDOUT:
         write_stdout(text)

@@ -20,7 +20,7 @@ def main(argv: list[str] | None = None) -> int:
     from kqlint.cli.argv import with_files_as_paths
 
     args = with_files_as_paths(list(sys.argv[1:] if argv is None else argv))  # a file named `--x.yaml`
-    from kqlint.interrupts import install
+    from kqlint.engine.interrupts import install
 
     restore_signals, unraisable = install(), sys.unraisablehook
     sys.unraisablehook = _ignore_unraisable
@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _handle(exc: BaseException) -> int:
     from kqlint.errors import InternalError, UserError
-    from kqlint.writer import OutputError
+    from kqlint.project.writer import OutputError
 
     if isinstance(exc, Exit):
         if exc.message:
@@ -50,10 +50,10 @@ def _handle(exc: BaseException) -> int:
     if isinstance(exc, (UserError, OutputError)):
         err(f"kqlint: {exc}")
         return 2
-    from kqlint.interrupts import Terminated
+    from kqlint.engine.interrupts import Terminated
 
     if isinstance(exc, (KeyboardInterrupt, Terminated)):
-        from kqlint.interrupts import exit_code_and_message
+        from kqlint.engine.interrupts import exit_code_and_message
 
         code, message = exit_code_and_message(exc)
         err(message)
@@ -99,8 +99,8 @@ def _system_exit_code(code: Any) -> int:
 
 def entry() -> None:
     """The ``kqlint`` command: ``main`` with what runs load kept until the process exits
-    without freeing it (kqlint.lifetime)."""
-    from kqlint import lifetime
+    without freeing it (kqlint.engine.lifetime)."""
+    from kqlint.engine import lifetime
 
     lifetime.keep_until_exit()
     status = main()

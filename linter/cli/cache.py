@@ -1,24 +1,23 @@
 """``kqlint cache``: commands on the cache of parsed files (kqlint.cache)."""
 from __future__ import annotations
 
-import os
-
 import typer
 from kqlint.cli.app import Exit
 
-cache_app = typer.Typer(help="The cache of parsed files (.kqlint_cache in the project root).", no_args_is_help=True)
+cache_app = typer.Typer(help="The cache of parsed files (kqlint/ in ~/.cache, or in --cache-dir).",
+                        no_args_is_help=True)
 
 
 @cache_app.command("clean")
 def cache_clean(cache_dir: str | None = typer.Option(
         None, "--cache-dir", metavar="DIR", envvar="KQLINT_CACHE_DIR",
-        help="Cache folder (default: .kqlint_cache in the project root).")) -> None:
-    """Remove the cache folder."""
-    from kqlint.cache import clean, default_cache_dir
+        help="The folder kqlint's cache folder is in (default: $XDG_CACHE_HOME, else ~/.cache).")) -> None:
+    """Remove kqlint's cache folder (kqlint/ in the cache folder), and nothing else."""
+    from kqlint.cache import CacheRefused, cache_home, owned_folder, remove_owned
 
-    directory = os.path.abspath(cache_dir) if cache_dir else default_cache_dir()
+    owned = owned_folder(cache_home(cache_dir))
     try:
-        removed = clean(directory)
-    except OSError as exc:
+        removed = remove_owned(owned)
+    except (CacheRefused, OSError) as exc:
         raise Exit(2, f"kqlint: {exc}") from None
-    typer.echo(f"kqlint: {'removed' if removed else 'no cache at'} {directory}")
+    typer.echo(f"kqlint: {'removed' if removed else 'no cache at'} {owned}")

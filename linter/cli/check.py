@@ -3,8 +3,7 @@ then the report: :mod:`kqlint.cli.reporting`) and the exit status."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from kqlint.cli.app import BUG_HINT, STDOUT, Exit, err
@@ -25,9 +24,12 @@ from kqlint.cli.options import (
     use_color,
 )
 
+if TYPE_CHECKING:
+    from kqlint.config import Config
+
 
 def check(
-    paths: list[str] | None = typer.Argument(None, metavar="PATH",
+    paths: list[str] | None = typer.Argument(None, metavar="[PATH]...",
                                                 help="Files and folders to lint (default: .); "
                                                      "- reads one YAML stream from stdin."),
     format: list[str] | None = typer.Option(None, "--format", "-f", metavar="FORMAT",
@@ -60,6 +62,9 @@ def check(
     kustomize: list[str] | None = typer.Option(None, "--kustomize", metavar="DIR",
                                                   help="Lint this kustomization as `kubectl kustomize DIR` renders it, "
                                                        "findings mapped back to source files; repeatable."),
+    allow_remote_bases: bool = typer.Option(False, "--allow-remote-bases",
+                                            help="With --kustomize: let kubectl fetch the remote bases and "
+                                                 "resources (git, HTTPS) a kustomization names; refused otherwise."),
     crd: list[str] | None = typer.Option(None, "--crd", metavar="PATH",
                                             help="CRD file or folder whose schemas KQ002 validates against "
                                                  "(the versions your cluster runs); repeatable."),
@@ -89,8 +94,8 @@ def check(
         help="Also read files (and config context:/crds: paths) that resolve outside the repository."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the cache of parsed files."),
     cache_dir: str | None = typer.Option(None, "--cache-dir", metavar="DIR", envvar="KQLINT_CACHE_DIR",
-                                            help="Cache folder (default: .kqlint_cache in the project root; "
-                                                 "also KQLINT_CACHE_DIR)."),
+                                            help="The folder kqlint keeps its own cache folder (kqlint/) in "
+                                                 "(default: $XDG_CACHE_HOME, else ~/.cache; also KQLINT_CACHE_DIR)."),
     fix: bool = typer.Option(False, "--fix", help="Apply safe fixes to the input files, then report what is left."),
     unsafe_fixes: bool = typer.Option(False, "--unsafe-fixes",
                                       help="Also apply unsafe fixes (they change what a workload does)."),
@@ -99,9 +104,11 @@ def check(
     fix_only: bool = typer.Option(False, "--fix-only", help="Apply fixes and report nothing else."),
 ) -> None:
     """Lint files and folders (default: the current directory)."""
+    from kqlint.cli.progress import guarded_lint
     from kqlint.cli.reporting import apply_baseline, report_stderr_lines, with_text_fixes, write_reports
-    from kqlint.registry import load_rules
-    from kqlint.runner import exit_status
+    from kqlint.engine.pipeline import Pipeline
+    from kqlint.engine.registry import load_rules
+    from kqlint.engine.runner import exit_status
 
     config = load_config(config_file, no_config, allow_plugins)
     fail = fail_on_level(fail_on, config)
@@ -117,7 +124,7 @@ def check(
     check_excludes(config.exclude)
     lint_rules = rules  # `rules` stay as registered: reports describe their defaults
     if report_unused_suppressions:
-        from kqlint.registry import enable
+        from kqlint.engine.registry import enable
 
         lint_rules, config = enable(rules, config, "KQ000")
     targets_paths = list(paths or ["."])
@@ -126,7 +133,7 @@ def check(
     if jobs is not None and jobs < 1:
         raise Exit(2, "kqlint: --jobs must be 1 or more")
     _warn_if_slow_parser()
-    from kqlint import preflight
+    from kqlint.cli import preflight
 
     try:
         preflight.check(targets_paths, config, tuple(context or ()), err, rules)
@@ -138,26 +145,27 @@ def check(
         if STDOUT in targets_paths and len(targets_paths) > 1:  # the stream's fixes are not a file's
             raise Exit(2, "kqlint: --fix, --diff and --fix-only take `-` alone (the fixed stream goes to stdout); "
                           "fix the stream and the files in separate runs")
-        from kqlint.fix_cli import FixRequest, run_fixes
+        from kqlint.cli.fix import FixRequest, run_fixes
 
         cache = _open_cache(no_cache, cache_dir, config, targets_paths)
-        request = FixRequest(targets_paths, config, tuple(context or ()), not no_inline_suppressions, lint_rules,
-                             unsafe_fixes, diff, fix_only, quiet, jobs, cache)
-        report, code = run_fixes(request, _lint, err)
-        if code is not None:
-            raise typer.Exit(code)
+        request = FixRequest(targets_paths, Pipeline(config, lint_rules, cache=cache), tuple(context or ()),
+                             not no_inline_suppressions, unsafe_fixes, diff, fix_only, quiet, _jobs(jobs))
+        fixed, code = run_fixes(request, err)
+        if code is not None or fixed is None:
+            raise typer.Exit(code or 0)
+        report = fixed
     elif kustomize:
-        from kqlint.kustomize import lint_overlays
-
         cache = None
-        report = lint_overlays(list(kustomize), config, tuple(context or ()), not no_inline_suppressions,
-                               lint_rules, paths=list(paths or []))
+        report = Pipeline(config, lint_rules).lint_rendered(list(kustomize), list(paths or []),
+                                                            context=tuple(context or ()),
+                                                            inline=not no_inline_suppressions,
+                                                            allow_remote=allow_remote_bases)
     else:
         cache = _open_cache(no_cache, cache_dir, config, targets_paths)
         if cache is not None:
             cache.writes_later = True  # written while the fixes' text is worked out (below)
-        report = _lint(targets_paths, config, tuple(context or ()), not no_inline_suppressions, lint_rules,
-                       progress=not quiet, jobs=jobs, cache=cache)
+        report = guarded_lint(Pipeline(config, lint_rules, cache=cache), targets_paths, tuple(context or ()),
+                              not no_inline_suppressions, progress=not quiet, jobs=_jobs(jobs))
     try:
         report_stderr_lines(report, targets_paths, quiet)
         report = with_text_fixes(report, config, cache, _jobs(jobs), beside=cache.write if cache else None)
@@ -182,7 +190,7 @@ def _warn_if_slow_parser() -> None:
              "back to pure Python, about 10x slower: pip install 'ruamel.yaml[oldlibyaml]'")
 
 
-def _open_cache(no_cache: bool, cache_dir: str | None, config: Any, paths: list[str]) -> Any:
+def _open_cache(no_cache: bool, cache_dir: str | None, config: Config, paths: list[str]) -> Any:
     if no_cache or paths == [STDOUT]:
         return None
     from kqlint.cache import open_cache
@@ -191,22 +199,6 @@ def _open_cache(no_cache: bool, cache_dir: str | None, config: Any, paths: list[
 
 
 def _jobs(jobs: int | None) -> int:
-    from kqlint.parallel import default_jobs
+    from kqlint.engine.parallel import default_jobs
 
     return jobs or default_jobs()
-
-
-def _lint(paths: list[str], config: Any, context: tuple[str, ...], inline: bool, rules: Sequence[Any],
-          progress: bool = False, jobs: int | None = None, cache: Any = None) -> Any:
-    from kqlint.errors import InternalError, KqlintError
-    from kqlint.progress import LoadProgress
-    from kqlint.runner import lint
-
-    try:
-        with LoadProgress() as bar:  # shown only on a terminal, for runs of many files
-            return lint(paths, config, context=context, inline_suppressions=inline, rules=rules,
-                        progress=bar if progress else None, jobs=_jobs(jobs), cache=cache)
-    except (KqlintError, Exit):
-        raise
-    except Exception as exc:
-        raise InternalError(", ".join(paths), exc) from exc

@@ -17,7 +17,7 @@ from kqlint.cli.options import (
 
 
 def graph(
-    paths: list[str] | None = typer.Argument(None, metavar="PATH",
+    paths: list[str] | None = typer.Argument(None, metavar="[PATH]...",
                                              help="Files and folders (default: .); - reads stdin."),
     format: str = typer.Option("tree", "--format", "-f", metavar="FORMAT",
                                help="tree (default), dot, mermaid or json."),
@@ -35,19 +35,23 @@ def graph(
     """Show the resolved object graph: workloads -> LocalQueue -> ClusterQueue -> ResourceFlavors
     and cohort, their WorkloadPriorityClasses and PriorityClasses, PodGroups and TrainJob
     runtimes. Unresolved references are marked as such."""
-    from kqlint.formats import choose
-    from kqlint.graph_export import FORMATS
-    from kqlint.graph_export.run import command
+    from kqlint.engine.pipeline import Pipeline
+    from kqlint.reporters.formats import choose
+    from kqlint.reporters.graph import FORMATS, JSON_FORMATS, render
+    from kqlint.reporters.graph.build import build
 
     choose(format, FORMATS)
     config = load_config(config_file, False, allow_plugins).with_overrides(
         profile=profile, namespace=namespace, exclude=(tuple(exclude or ())) or None)
     check_excludes(config.exclude)
-    from kqlint.containment import contain_config
-
-    config, notes = contain_config(config)  # config context:/crds: outside the repository
-    for note in notes:
+    pipeline = Pipeline(config)  # config context:/crds: outside the repository are dropped, with a note
+    for note in pipeline.notes:
         err(f"kqlint: note: {note}")
-    targets = list(paths or ["."])
     color = output is None and format == "tree" and use_color(no_color)
-    emit(command(targets, config, tuple(context or ()), format, with_findings, color), output)
+    graph, report = pipeline.graph(list(paths or ["."]), context=tuple(context or ()), with_findings=with_findings)
+    text = render(format, build(graph, report.findings if report else ()), color=color)
+    if not color and format not in JSON_FORMATS:  # object names are the repository's: no control character
+        from kqlint.sanitize import safe_lines
+
+        text = safe_lines(text)
+    emit(text, output)

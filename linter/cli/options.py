@@ -3,10 +3,13 @@ values into settings (a bad value is usage error: exit 2)."""
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from kqlint.cli.app import Exit
+
+if TYPE_CHECKING:
+    from kqlint.config import Config
 
 FAIL_ON = ("error", "warning", "info", "never")
 
@@ -32,8 +35,19 @@ def profile_option() -> Any:
 
 
 def namespace_option() -> Any:
-    return typer.Option(None, "--namespace", metavar="NS",
+    return typer.Option(None, "--namespace", metavar="NS", callback=_namespace_name,
                         help="Namespace for namespaced objects that set none (default: default).")
+
+
+def _namespace_name(value: str | None) -> str | None:
+    """A Kubernetes namespace name (an RFC 1123 label, as config `namespace` must be); an
+    empty or malformed one is a usage error (exit 2), not a silent "no namespace"."""
+    import re
+
+    if value is not None and not (len(value) <= 63 and re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", value)):
+        raise typer.BadParameter(f"{value!r} is not a Kubernetes namespace name (lower-case letters, digits and "
+                                 "'-', at most 63 characters)")
+    return value
 
 
 def context_option() -> Any:
@@ -54,8 +68,8 @@ def color_option(help: str = "auto (default), always or never.") -> Any:
 def load_config(config_file: str | None, no_config: bool = False, allow_plugins: bool = False) -> Any:
     from kqlint.config import Config, discover_config
     from kqlint.config import load_config as load
+    from kqlint.config.trust import PluginsNotAllowed, require_plugin_opt_in
     from kqlint.errors import ConfigError, InternalError
-    from kqlint.trust import PluginsNotAllowed, require_plugin_opt_in
 
     if no_config:
         if config_file:
@@ -82,8 +96,8 @@ def split(values: list[str] | None) -> tuple[str, ...]:
 
 
 def use_color(no_color: bool, choice: str | None = None) -> bool:
-    from kqlint.output import OutputError
-    from kqlint.output import use_color as decide
+    from kqlint.cli.output import OutputError
+    from kqlint.cli.output import use_color as decide
 
     try:
         return decide(choice, no_color)
@@ -92,8 +106,8 @@ def use_color(no_color: bool, choice: str | None = None) -> bool:
 
 
 def report_targets(formats: list[str], outputs: list[str], default_style: str | None = None) -> list[tuple[str, str]]:
-    """Pair ``--format``/``--output`` by position (kqlint.output decides the rest)."""
-    from kqlint.output import OutputError, targets
+    """Pair ``--format``/``--output`` by position (kqlint.cli.output decides the rest)."""
+    from kqlint.cli.output import OutputError, targets
 
     try:
         return targets(formats, outputs, default_style)
@@ -101,7 +115,7 @@ def report_targets(formats: list[str], outputs: list[str], default_style: str | 
         raise Exit(2, f"kqlint: {exc}") from None
 
 
-def fail_on_level(value: str | None, config: Any) -> Any:
+def fail_on_level(value: str | None, config: Config) -> Any:
     from kqlint.config import parse_fail_on
 
     if value is None:
@@ -112,7 +126,7 @@ def fail_on_level(value: str | None, config: Any) -> Any:
 
 
 def check_excludes(excludes: tuple[str, ...]) -> None:
-    from kqlint.globs import MAX_EXCLUDES
+    from kqlint.project.globs import MAX_EXCLUDES
 
     if len(excludes) > MAX_EXCLUDES:
         raise Exit(2, f"kqlint: {len(excludes)} exclude globs (config `exclude` and --exclude); "

@@ -9,7 +9,7 @@ from kqlint.cli.options import config_option, load_config, namespace_option, no_
 def query(
     expression: str | None = typer.Argument(None, metavar="EXPR",
                                                help="A JMESPath expression, as in a custom rule's when/assert."),
-    paths: list[str] | None = typer.Argument(None, metavar="PATH", help="Files and folders (default: .)."),
+    paths: list[str] | None = typer.Argument(None, metavar="[PATH]...", help="Files and folders (default: .)."),
     rule: str | None = typer.Option(None, "--rule", metavar="CODE",
                                        help="Evaluate this configured custom rule (match, when, assert) instead; "
                                             "then every argument is a PATH."),
@@ -20,8 +20,8 @@ def query(
 ) -> None:
     """Show what a JMESPath expression (or a custom rule) returns for each object of the
     files: to write custom rules and find out why one never fires."""
-    from kqlint.query import QueryError, explain_rule
-    from kqlint.query import query as run_query
+    from kqlint.engine.query import QueryError, explain_rule
+    from kqlint.engine.query import query as run_query
 
     config = load_config(config_file, no_config).with_overrides(namespace=namespace)
     targets = ([expression] if expression and rule else []) + list(paths or [])

@@ -3,12 +3,17 @@ lines beside the report on stderr, the baseline, and the reports written to thei
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kqlint.cli.app import STDOUT, Exit, emit, err
 
+if TYPE_CHECKING:
+    from kqlint.cache import FileCache
+    from kqlint.config import Config
+    from kqlint.model import Report
 
-def with_text_fixes(report: Any, config: Any, cache: Any = None, jobs: int = 1,
+
+def with_text_fixes(report: Report, config: Config, cache: FileCache | None = None, jobs: int = 1,
                     beside: Callable[[], None] | None = None) -> Any:
     """Each fix as the text it changes (JSON, SARIF, the ``[*]`` marks); fixes that cannot be
     written safely are dropped. Files resolved by an earlier run are taken from ``cache``.
@@ -17,12 +22,12 @@ def with_text_fixes(report: Any, config: Any, cache: Any = None, jobs: int = 1,
         return report
     from dataclasses import replace
 
-    from kqlint.fix_apply import resolve
-    from kqlint.fix_run import readable_input
+    from kqlint.fix import resolve
+    from kqlint.fix.passes import readable_input
 
     memo = None
     if cache is not None:
-        from kqlint.fix_apply.memo import ResolvedFixes
+        from kqlint.cache.fixes import ResolvedFixes
 
         memo = ResolvedFixes(cache, frozenset(stream.file for stream in report.streams))
     findings = resolve(report.findings, readable_input(report.files, report.streams), config.namespace or "default",
@@ -32,10 +37,10 @@ def with_text_fixes(report: Any, config: Any, cache: Any = None, jobs: int = 1,
     return replace(report, findings=tuple(findings))
 
 
-def report_stderr_lines(report: Any, paths: list[str], quiet: bool) -> None:
+def report_stderr_lines(report: Report, paths: list[str], quiet: bool) -> None:
     """What the run says beside its report: warnings (misspelt directives, nothing to lint),
     then notes (no project root, paths skipped for safety) unless ``--quiet``."""
-    from kqlint import preflight
+    from kqlint.cli import preflight
 
     for line in report.warnings:
         err(line)
@@ -44,11 +49,11 @@ def report_stderr_lines(report: Any, paths: list[str], quiet: bool) -> None:
         err(f"kqlint: note: {note}")
 
 
-def apply_baseline(report: Any, baseline_file: str | None, write_file: str | None, quiet: bool) -> Any:
+def apply_baseline(report: Report, baseline_file: str | None, write_file: str | None, quiet: bool) -> Any:
     """``--write-baseline``: accept every current finding; ``--baseline``: drop accepted ones."""
     if not baseline_file and not write_file:
         return report
-    from kqlint import baseline
+    from kqlint.engine import baseline
     from kqlint.errors import BaselineError
 
     try:
@@ -65,17 +70,17 @@ def apply_baseline(report: Any, baseline_file: str | None, write_file: str | Non
     return replace(kept, baselined=absorbed)
 
 
-def write_reports(report: Any, targets: list[tuple[str, str]], *, color: bool, quiet: bool,
+def write_reports(report: Report, targets: list[tuple[str, str]], *, color: bool, quiet: bool,
                    statistics: bool, **options: Any) -> None:
-    from kqlint.output import terminal_width
+    from kqlint.cli.output import terminal_width
     from kqlint.reporters import render
 
     for name, target in targets:
-        on_terminal = target == STDOUT and name == "text"
-        width = terminal_width() if on_terminal else None
-        try:
-            text = render(name, report, color=on_terminal and color, quiet=quiet, statistics=statistics,
-                          wrap=width, **options)
+        to_stdout = target == STDOUT
+        width = terminal_width() if to_stdout and name == "text" else None
+        try:  # colour (the --color decision) for the human formats on stdout, never in a file
+            text = render(name, report, color=to_stdout and name in ("text", "concise") and color, quiet=quiet,
+                          statistics=statistics, wrap=width, **options)
         except Exception as exc:
             from kqlint.errors import InternalError
 

@@ -24,8 +24,8 @@ def rules(
 ) -> None:
     """List every rule: code, slug, default severity, enabled by default, summary. When a
     configuration is in effect, severity and enabled show its values (defaults in parentheses)."""
-    from kqlint.explain import rules_json, rules_markdown, rules_table
-    from kqlint.output import terminal_width
+    from kqlint.cli.output import terminal_width
+    from kqlint.reporters.explain import rules_json, rules_markdown, rules_table
 
     if format not in RULES_FORMATS:
         raise Exit(2, f"kqlint: unknown --format {format!r} (choose from {', '.join(RULES_FORMATS)})")
@@ -48,8 +48,8 @@ def explain(
 ) -> None:
     """Show a rule's full documentation: what, why, bad and good examples, fix, suppression.
     Rendered on a terminal; plain Markdown when piped."""
-    from kqlint.explain import explain_text, render_markdown, suggest
-    from kqlint.output import terminal_width
+    from kqlint.cli.output import terminal_width
+    from kqlint.reporters.explain import explain_text, render_markdown, suggest
     from kqlint.sanitize import safe_lines, terminal_safe
 
     config = load_config(config_file, no_config, allow_plugins)

@@ -19,4 +19,4 @@ def server(
         if (exc.name or "").split(".")[0] not in ("pygls", "lsprotocol", "cattrs", "attrs"):
             raise
         raise Exit(2, INSTALL_HINT) from None
-    serve(allow_plugins, not no_cache)
+    raise typer.Exit(serve(allow_plugins, not no_cache))

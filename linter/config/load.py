@@ -7,9 +7,10 @@ import re
 import sys
 from typing import Any
 
-from kqlint.config.settings import DEFAULT_MAX_FILE_SIZE, Config, ConfigOrigin
-from kqlint.config.validate import config_from_mapping
+from kqlint.config.settings import Config, ConfigOrigin
+from kqlint.config.validate import config_from_mapping, yaml_locator
 from kqlint.errors import ConfigError
+from kqlint.project.bounded import DEFAULT_MAX_FILE_SIZE
 
 _TOML_ERROR_RE = re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)\s*$")
 
@@ -23,8 +24,8 @@ def load_config(path: str | None) -> Config:
 
 
 def _read(path: str) -> tuple[dict[str, Any], ConfigOrigin]:
-    from kqlint.discover import display_path
-    from kqlint.writer import remember_read
+    from kqlint.project.discover import display_path
+    from kqlint.project.writer import remember_read
 
     shown = display_path(path)
     remember_read([path])  # never overwritten by a report
@@ -42,7 +43,7 @@ def _read(path: str) -> tuple[dict[str, Any], ConfigOrigin]:
     data = documents[0] if documents else {}
     if not isinstance(data, dict):
         raise ConfigError(f"{shown}:1:1: the configuration must be a mapping of settings")
-    return data, ConfigOrigin(shown, data)
+    return data, ConfigOrigin(shown, data, yaml_locator(data))
 
 
 def _read_toml_section(path: str, shown: str) -> tuple[dict[str, Any], ConfigOrigin]:
@@ -50,7 +51,7 @@ def _read_toml_section(path: str, shown: str) -> tuple[dict[str, Any], ConfigOri
         import tomllib
     else:
         import tomli as tomllib
-    from kqlint.bounded import ReadRefused, read_file
+    from kqlint.project.bounded import ReadRefused, read_file
 
     try:
         raw = read_file(path, DEFAULT_MAX_FILE_SIZE)
@@ -74,7 +75,7 @@ def _read_toml_section(path: str, shown: str) -> tuple[dict[str, Any], ConfigOri
     section = tool.get("kqlint", {}) if isinstance(tool, dict) else {}
     if not isinstance(section, dict):
         raise ConfigError(f"{shown}:1:1: [tool.kqlint] must be a table")
-    return section, ConfigOrigin(shown, section, text)
+    return section, ConfigOrigin(shown, section, lambda path, value: toml_position(text, path))
 
 
 def toml_position(text: str, path: tuple[Any, ...]) -> tuple[int, int]:

@@ -16,16 +16,16 @@ from kqlint.config.schema_errors import validate_schema
 from kqlint.config.settings import Config
 from kqlint.config.validate import check_profile
 from kqlint.errors import ConfigError
-from kqlint.wording import suggest
+from kqlint.spelling import suggest
 
 if TYPE_CHECKING:
-    from kqlint.registry import RuleSet
-    from kqlint.rule import Rule
+    from kqlint.engine.registry import RuleSet
+    from kqlint.engine.rule import Rule
 
 def check_rule_names(config: Config, rules: Iterable[Rule]) -> Config:
     """Check every rule name and option in ``config`` against ``rules``; return the config
     with ``severity`` and ``rules`` keyed by rule code (slugs resolved)."""
-    from kqlint.registry import RuleSet
+    from kqlint.engine.registry import RuleSet
 
     rules = RuleSet.of(rules)
     from_file = _from_file(config, ("profile",), config.profile)

@@ -9,7 +9,7 @@ from typing import Any
 
 from kqlint.config.settings import ConfigOrigin
 from kqlint.errors import ConfigError
-from kqlint.wording import TYPE_WORDS, dotted, suggest
+from kqlint.spelling import TYPE_WORDS, dotted, suggest
 
 # a config file spells a boolean true/false; null is a value there too
 _TYPE_WORDS = {**TYPE_WORDS, "boolean": "true or false", "null": "null"}
@@ -69,7 +69,7 @@ def _explain(error: Any) -> tuple[tuple[Any, ...], bool, str]:
         choices = [s.get("type", "value") for s in error.validator_value if isinstance(s, dict)]
         return path, True, f"must be {_describe_types(choices)}, not {_type_name(error.instance)}"
     if validator == "enum":
-        choices = [str(c) for c in error.validator_value]
+        choices = [str(c) for c in error.validator_value if c is not None]  # null: the key may be left empty
         hint = suggest(str(error.instance), choices)
         return path, True, (f"{_show(error.instance)} is not one of {', '.join(choices)}"
                             f"{hint if 'did you mean' in hint else ''}")

@@ -4,19 +4,31 @@ the profile exists, custom rules compile, ``context`` paths exist)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 from kqlint.config.schema_errors import config_schema, label, validate_schema
-from kqlint.config.settings import DEFAULT_MAX_FILE_SIZE, Config, ConfigOrigin, parse_fail_on
+from kqlint.config.settings import Config, ConfigOrigin, parse_fail_on
 from kqlint.errors import ConfigError
 from kqlint.model import Severity
+from kqlint.project.bounded import DEFAULT_MAX_FILE_SIZE
 
 MAX_CONFIG_INT = 2 ** 63  # no setting needs more; huge ints also break str() (4,300 digits)
 
 
+def yaml_locator(data: Any) -> Callable[[tuple[Any, ...], bool], tuple[int, int]]:
+    """Where a key path of ``data`` (a mapping the loader read, carrying positions) is written."""
+    def locate(path: tuple[Any, ...], value: bool) -> tuple[int, int]:
+        from kqlint.loader import position
+
+        line, column, _ = position(data, path, value)
+        return line, column
+    return locate
+
+
 def config_from_mapping(data: dict[str, Any], path: str, origin: ConfigOrigin | None = None) -> Config:
     """Validate ``data`` (the settings of the config file ``path``) and build the Config."""
-    origin = origin or ConfigOrigin(path, data)
+    origin = origin or ConfigOrigin(path, data, yaml_locator(data))
     _check_numbers(data, origin)
     validate_schema(data, config_schema(), origin)
     check_profile(data.get("profile"), origin)
@@ -93,7 +105,7 @@ def _context_paths(entries: list[str], config_path: str, origin: ConfigOrigin) -
 
 def check_profile(name: Any, origin: ConfigOrigin | None) -> None:
     """``origin`` is None when the name came from ``--profile``."""
-    from kqlint.profiles import PROFILES
+    from kqlint.config.profiles import PROFILES
 
     if name is None or name in PROFILES:
         return
@@ -104,8 +116,8 @@ def check_profile(name: Any, origin: ConfigOrigin | None) -> None:
 
 
 def _check_custom_rules(entries: list[dict[str, Any]], origin: ConfigOrigin) -> None:
-    """Unique codes and slugs, and every rule compiles (kqlint.custom keeps the compiled rules)."""
-    from kqlint.custom import CustomRuleError, custom_rules
+    """Unique codes and slugs, and every rule compiles (kqlint.engine.custom keeps the compiled rules)."""
+    from kqlint.engine.custom import CustomRuleError, custom_rules
 
     seen: dict[str, int] = {}
     for index, entry in enumerate(entries):

@@ -1,4 +1,6 @@
-"""The only place a file is read and parsed (engine finding KQ001).
+"""Bytes to documents with positions, YAML as kubectl reads it (engine finding KQ001).
+
+The only place a file is read and parsed (engine finding KQ001).
 
 The stages, one module each:
 
@@ -12,13 +14,14 @@ The stages, one module each:
 - ``positions``: node path -> line, column and end, decoded only when a finding or fix needs it.
 
 Position-keeping costs at or below PyYAML's C ``load_all`` (shared/reference/performance.md).
-The ``# kqlint:`` comments are collected here, in one pass over the bytes, for kqlint.suppress.
+The ``# kqlint:`` comments are collected here, in one pass over the bytes, for kqlint.engine.suppress.
 """
 from __future__ import annotations
 
 import sys
 from types import ModuleType
 
+from kqlint.loader.comments import comment_lines
 from kqlint.loader.compose import FAST_PATH as FAST_PATH
 from kqlint.loader.compose import too_deep
 from kqlint.loader.decode import to_utf8
@@ -31,6 +34,7 @@ from kqlint.loader.nodes import Seq as Seq
 from kqlint.loader.nodes import end_of as end_of
 from kqlint.loader.nodes import positions_of as positions_of
 from kqlint.loader.nodes import unpack as unpack
+from kqlint.loader.placeholders import may_hold_placeholders
 from kqlint.loader.positions import iter_paths as iter_paths
 from kqlint.loader.positions import locate as locate
 from kqlint.loader.positions import node_end as node_end
@@ -43,17 +47,27 @@ from kqlint.loader.source import LoadProblem as LoadProblem
 from kqlint.loader.source import SourceFile as SourceFile
 from kqlint.loader.source import is_k8s_object as is_k8s_object
 from kqlint.loader.walker import exact_spans as exact_spans
-from kqlint.placeholders import may_hold_placeholders
-from kqlint.suppress import comment_lines
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 
 def _modules() -> tuple[ModuleType, ...]:
-    from kqlint import goyaml, objectmeta, placeholders, suppress
-    from kqlint.loader import compose, decode, documents, duplicates, nodes, positions, source, walker
+    from kqlint.loader import (
+        comments,
+        compose,
+        decode,
+        documents,
+        duplicates,
+        goyaml,
+        nodes,
+        objectmeta,
+        placeholders,
+        positions,
+        source,
+        walker,
+    )
 
     return (sys.modules[__name__], compose, decode, documents, duplicates, nodes, positions, source, walker,
-            goyaml, objectmeta, placeholders, suppress)
+            goyaml, objectmeta, placeholders, comments)
 
 
 # Every module whose code decides what a file loads to: the cache key hashes their source.
@@ -62,7 +76,7 @@ SOURCE_MODULES = _modules()
 
 def read_bytes(path: str, max_size: int = MAX_FILE_SIZE) -> tuple[bytes | None, str | None]:
     """Read a regular file without blocking on FIFOs or reading oversized files whole."""
-    from kqlint.bounded import ReadRefused, read_file
+    from kqlint.project.bounded import ReadRefused, read_file
 
     try:
         return read_file(path, max_size), None
@@ -120,7 +134,7 @@ def load_file(path: str, display: str, max_size: int = MAX_FILE_SIZE, consumer: 
 
 
 def load_stdin(display: str = "<stdin>", max_size: int = MAX_FILE_SIZE) -> SourceFile:
-    from kqlint.bounded import ReadRefused, read_stream
+    from kqlint.project.bounded import ReadRefused, read_stream
 
     try:
         raw = read_stream(sys.stdin.buffer, max_size)

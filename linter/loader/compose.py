@@ -9,7 +9,7 @@ from __future__ import annotations
 import operator
 from typing import Any
 
-from kqlint.goyaml import may_not_be_string
+from kqlint.loader.goyaml import may_not_be_string
 from kqlint.loader.source import MAX_DEPTH, MAX_FILE_SIZE
 from ruamel.yaml.composer import Composer
 from ruamel.yaml.error import YAMLError
@@ -44,7 +44,7 @@ T_STR, T_PLAIN, T_MAP, T_SEQ = (_shared_tag(name) for name in (STR, PLAIN, MAP, 
 
 class FastResolver(VersionedResolver):
     """Quoted scalars and plain ones that cannot be anything else are strings; the rest is
-    resolved by the walker as go-yaml v2 does (kqlint.goyaml). No path resolvers."""
+    resolved by the walker as go-yaml v2 does (kqlint.loader.goyaml). No path resolvers."""
 
     _cache: dict[str, Tag] = {}  # shared by every file of the run: plain scalars repeat a lot
 

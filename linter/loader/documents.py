@@ -10,6 +10,7 @@ from kqlint.loader.compose import C_PARSER_QUIRKS, MAX_FALLBACK_SIZE, PureCompos
 from kqlint.loader.decode import offset_position
 from kqlint.loader.duplicates import DuplicateReport
 from kqlint.loader.nodes import unpack
+from kqlint.loader.objectmeta import metadata_problem
 from kqlint.loader.positions import position
 from kqlint.loader.source import (
     MAX_DEPTH,
@@ -18,9 +19,9 @@ from kqlint.loader.source import (
     LoadProblem,
     SourceFile,
     is_k8s_object,
+    is_kustomization,
 )
 from kqlint.loader.walker import AliasBomb, Walker, packed_start
-from kqlint.objectmeta import metadata_problem
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.nodes import MappingNode, ScalarNode
 
@@ -95,6 +96,7 @@ def _compose_documents(source: SourceFile, data: bytes, composer_class: Any, con
             if walker.template_at is not None and template_at is None and _manifest_like(document):
                 template_at = walker.template_at
             kubernetes = is_k8s_object(document)
+            object_keys = kubernetes and not is_kustomization(document)  # duplicates worded for kubectl
             if walker.refusal is not None and kubernetes:
                 line, col = unpack(walker.refusal[0])
                 source.problems.append(LoadProblem(
@@ -103,7 +105,7 @@ def _compose_documents(source: SourceFile, data: bytes, composer_class: Any, con
                 document = None
             elif kubernetes:
                 document = _decodable_metadata(source, document)
-            duplicates.add(walker.duplicates, kubernetes, source.problems)
+            duplicates.add(walker.duplicates, object_keys, source.problems)
             source.documents.append(document)
     finally:
         parser.dispose()
@@ -153,7 +155,8 @@ def _decodable_metadata(source: SourceFile, document: Any) -> Any:
     line, column, _ = position(document, found[0], value=True)
     source.problems.append(LoadProblem(
         source.path, line, column,
-        f"kubectl cannot decode this object: {found[1]}; it never reaches the cluster"))
+        f"kubectl cannot decode this object: {found[1]}; it never reaches the cluster",
+        remedy="Write the type named (quote a number or boolean meant as a string)"))
     return None
 
 
@@ -185,24 +188,40 @@ def _check_document_splitting(source: SourceFile, data: bytes) -> None:
     what = found[1]
     source.problems.append(LoadProblem(
         source.path, line, column,
-        f"kubectl refuses this file: it splits documents at `---` lines and cannot read {what}; "
-        "keep `---` lines bare (a comment may follow) and remove `%` directives"))
+        f"kubectl refuses this file: it splits documents at `---` lines and cannot read {what}",
+        remedy="Keep `---` lines bare (a comment may follow) and remove `%` directives"))
 
 
 def _record_template(source: SourceFile, line: int, column: int) -> None:
     source.problems[:] = [p for p in source.problems if p.code != "KQ001"]
     source.problems.append(LoadProblem(
         source.path, line, column,
-        "unrendered template (contains `{{ }}`): skipped; render it first, e.g. "
-        "`helm template … | kqlint check -`", code="KQ006"))
+        "unrendered template (contains `{{ }}`): file skipped, so nothing in it is linted",
+        code="KQ006", remedy="Render it first and lint the output, e.g. `helm template … | kqlint check -`"))
     source.documents.clear()
     source.document_ends.clear()
+
+
+_YAML_BREAK = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
+
+
+def _within(data: bytes, line: int, column: int) -> tuple[int, int]:
+    """An error at the end of the stream (the line after the last one) is shown at the end of
+    the last line, the line kubectl names (go-yaml's parser errors at the end of a stream).
+    Lines are counted as the YAML parser counts them (NEL, LS and PS break lines too)."""
+    lines = _YAML_BREAK.split(data.decode("utf-8", "replace"))
+    if lines and lines[-1] == "":
+        lines.pop()  # the stream ends with a line break
+    if not lines or line <= len(lines):
+        return line, column
+    return len(lines), len(lines[-1]) + 1
 
 
 def record_parse_error(source: SourceFile, data: bytes, exc: MarkedYAMLError) -> None:
     mark = exc.problem_mark or exc.context_mark
     line = (mark.line + 1) if mark is not None else 1
     column = (mark.column + 1) if mark is not None else 1
+    line, column = _within(data, line, column)
     problem = exc.problem or exc.context or "invalid YAML"
     template = _TEMPLATE_RE.search(data)
     if template:

@@ -31,27 +31,33 @@ class DuplicateReport:
                 continue
             self.reported += 1
             others = f"; {repeated - 1} more repeated key(s) in this mapping" if repeated > 1 else ""
+            found_at = (f"duplicate key `{_excerpt(key)}` (first at line {unpack(first)[0]}, "
+                        f"again at line {line}{others})")
             problems.append(LoadProblem(
-                self.path, line, column,
-                f"duplicate key `{_excerpt(key)}` (first at line {unpack(first)[0]}, again at line "
-                f"{line}{others}): {consequence}; remove one"))
+                self.path, line, column, f"{found_at}: {consequence}", remedy="Remove one of them",
+                as_fragment=f"{found_at}: {_PATCH_CONSEQUENCE}" if kubernetes else None))
 
     def finish(self, problems: list[LoadProblem]) -> None:
         if self.more and self.more_at is not None:
-            problems.append(LoadProblem(
-                self.path, *self.more_at,
-                f"{self.more} more mapping(s) with duplicate keys in this file (not listed one by one)"))
+            message = f"{self.more} more mapping(s) with duplicate keys in this file (not listed one by one)"
+            problems.append(LoadProblem(self.path, *self.more_at, message, as_fragment=message))
 
 
 MAX_DUPLICATE_FINDINGS = 20
 _DUPLICATE_CONSEQUENCES = {
     "kubernetes": ("`kubectl apply` rejects duplicate fields (strict field validation, its default) "
                    "and kustomize refuses the file; with validation off the API server keeps only the last value"),
-    "kustomize": "kustomize reads a kustomization with the last value and silently ignores the earlier one",
+    "kustomize": None,  # kustomize reads a kustomization with the last value: not KQ001 (rules.md)
     "helm": "Helm reads values files with the last value and silently ignores the earlier one",
     "kqlint": "kqlint would read only the last value",
     None: None,
 }
+
+
+# kustomize's strategic merge reads a patch with the first value of a repeated key
+# (kubectl kustomize v5.5: `replicas: 3` then `replicas: 5` renders 3)
+_PATCH_CONSEQUENCE = ("kustomize applies this patch with the first value and silently drops the later one, "
+                      "whatever their tags")
 
 
 def _duplicate_consumer(path: str) -> str | None:

@@ -1,5 +1,5 @@
 """One composed document -> :class:`Map` / :class:`Seq` / scalars with packed positions, every
-value read as Kubernetes reads it (go-yaml v2, kqlint.goyaml).
+value read as Kubernetes reads it (go-yaml v2, kqlint.loader.goyaml).
 
 Reading a node's end from the parser costs time, so a run keeps it only for quoted and block
 scalars: a plain scalar ends ``len(text)`` after its start (kqlint.loader.positions.node_end;
@@ -14,8 +14,8 @@ from contextlib import contextmanager
 from sys import intern as _intern
 from typing import Any
 
-from kqlint.goyaml import MERGE_KEY, DecodeError, json_key, json_number_problem, resolve_plain, resolve_tagged
 from kqlint.loader.compose import T_PLAIN, T_STR
+from kqlint.loader.goyaml import MERGE_KEY, DecodeError, json_key, json_number_problem, resolve_plain, resolve_tagged
 from kqlint.loader.nodes import COL_BITS, START_BITS, Map, Seq, unpack, with_end
 from kqlint.loader.source import MAX_DEPTH, MAX_EXPANDED_BYTES, MAX_EXPANDED_NODES
 from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode

@@ -1,5 +1,7 @@
-"""Report writers, looked up by format name the way ``kqlint graph`` looks up its formats
-(kqlint.formats). Each module has ``render(report, **kw) -> str``."""
+"""A finished report, graph or rule as text, one module per format.
+
+Report writers, looked up by format name the way ``kqlint graph`` looks up its formats
+(kqlint.reporters.formats). Each module has ``render(report, **kw) -> str``."""
 from __future__ import annotations
 
 from typing import Any
@@ -21,6 +23,6 @@ JSON_FORMATS = frozenset({"json", "sarif", "gitlab"})
 
 
 def render(format_name: str, report: Report, **options: Any) -> str:
-    from kqlint import formats
+    from kqlint.reporters import formats
 
     return formats.render(FORMATS, JSON_FORMATS, format_name, report, **options)

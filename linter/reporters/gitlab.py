@@ -1,7 +1,7 @@
 """``--format gitlab``: a GitLab Code Quality report (``artifacts:reports:codequality``), the
 JSON array the merge-request widget and the diff annotations read.
 
-- ``check_name`` is ``CODE slug``; ``description`` the message; ``location.path`` the file
+- ``check_name`` is ``CODE slug``; ``description`` the message and the remedy; ``location.path`` the file
   relative to the project root (the repository root, wherever kqlint ran) with
   ``lines.begin`` and ``positions.begin`` (line and column).
 - ``fingerprint``: the same stable key SARIF's ``partialFingerprints`` use (rule code +
@@ -24,7 +24,7 @@ SEVERITIES = {Severity.ERROR: "major", Severity.WARNING: "minor", Severity.INFO:
 
 
 def fingerprints(findings: list[Finding]) -> list[tuple[Finding, str]]:
-    from kqlint.baseline import occurrences
+    from kqlint.engine.baseline import occurrences
 
     result = []
     for finding, key, ordinal in occurrences(findings):
@@ -35,11 +35,13 @@ def fingerprints(findings: list[Finding]) -> list[tuple[Finding, str]]:
 
 def issue(finding: Finding, fingerprint: str, path: str) -> dict[str, Any]:
     """``path``: the finding's file from the project root (kqlint.reporters.paths)."""
+    from kqlint.reporters.remedy import with_remedy
+
     loc = finding.location
     return {
         "type": "issue",
         "check_name": f"{finding.code} {finding.slug}",
-        "description": finding.message,
+        "description": with_remedy(finding),
         "categories": ["Bug Risk"],
         "severity": SEVERITIES[finding.severity],
         "fingerprint": fingerprint,

@@ -3,7 +3,7 @@
 One test case per linted file (``classname="kqlint"``, ``name`` and ``file`` the path). A
 file with findings at or above ``--fail-on`` fails: its ``<failure>`` has the first
 finding's code as ``type``, ``file:line:col code message`` as ``message``, and every
-finding (position, severity, code, slug, message, related locations) in its text.
+finding (position, severity, code, slug, message, remedy, related locations) in its text.
 Findings below ``--fail-on`` are listed in ``<system-out>`` and the case passes, as the
 exit status does. Internal errors become one ``<error>`` test case. Times are ``0``
 and there is no timestamp: identical input gives identical bytes.
@@ -52,6 +52,8 @@ def _line(finding: Finding) -> str:
     loc = finding.location
     text = (f"{loc.file}:{loc.line}:{loc.column}: {finding.severity.label} {finding.code} "
             f"{finding.slug}: {finding.message}")
+    if finding.remedy:
+        text += f"\n    help: {finding.remedy}"
     for related in finding.related:
         note = f": {related.message}" if related.message else ""
         text += f"\n    related: {related.file}:{related.line}:{related.column}{note}"

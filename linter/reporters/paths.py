@@ -12,7 +12,7 @@ from kqlint.model import Report
 def repository_paths(report: Report) -> Callable[[str], str]:
     """A function from a displayed path to its path under the project root (posix); a path
     outside it, or an input that is no file (``<stdin>``), stays as displayed."""
-    from kqlint.containment import relative_below
+    from kqlint.project.containment import relative_below
     from kqlint.reporters.sarif import is_pseudo, source_root
 
     root = source_root(report.files)

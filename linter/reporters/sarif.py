@@ -29,11 +29,14 @@ import json
 import os
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from kqlint import __version__
 from kqlint.model import Finding, Location, Report, Severity
+
+if TYPE_CHECKING:
+    from kqlint.engine.rule import Rule
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = "https://github.com/kqlint/kqlint"
@@ -73,7 +76,7 @@ def sarif_log(report: Report, rules: Iterable[Any] | None = None,
 
 def _rules(rules: Iterable[Any] | None) -> list[Any]:
     if rules is None:
-        from kqlint.registry import load_rules
+        from kqlint.engine.registry import load_rules
 
         rules = load_rules()
     return sorted({rule.code: rule for rule in rules}.values(), key=lambda r: r.code)
@@ -90,9 +93,9 @@ def _descriptors(rules: list[Any], findings: list[Finding]) -> list[dict[str, An
     return sorted(descriptors, key=lambda d: d["id"])
 
 
-def rule_help(rule: Any) -> str:
+def rule_help(rule: Rule) -> str:
     """The ``kqlint explain`` text of ``rule`` (tests hold it equal to explain_text)."""
-    from kqlint.explain import rule_text
+    from kqlint.reporters.explain import rule_text
 
     return rule_text(rule)
 
@@ -103,17 +106,21 @@ def _section(doc: str, heading: str) -> str | None:
     return text or None
 
 
-def _descriptor(rule: Any) -> dict[str, Any]:
+def _descriptor(rule: Rule) -> dict[str, Any]:
     meta = rule.meta
     full = _section(rule.doc or "", "What it catches") or meta.summary
     text = rule_help(rule)
     tags = [FAMILIES.get(meta.code[2:3], "custom") if meta.code.startswith("KQ") else "custom"]
     if meta.profile:
         tags.append(f"profile:{meta.profile}")
+    from kqlint.reporters.explain import doc_url
+
+    url = doc_url(rule)
     return {
         "id": meta.code, "name": meta.slug,
         "shortDescription": {"text": meta.summary}, "fullDescription": {"text": full},
         "help": {"text": text, "markdown": text},
+        **({"helpUri": url} if url else {}),  # docs/rules/KQNNN.md; plugins and custom rules have none
         "defaultConfiguration": {"level": LEVELS[meta.severity],
                                  "enabled": bool(meta.enabled and meta.profile is None)},
         "properties": {"tags": tags},
@@ -123,7 +130,7 @@ def _descriptor(rule: Any) -> dict[str, Any]:
 # ------------------------------------------------------------------ results
 
 def _ordinals(findings: list[Finding]) -> list[tuple[Finding, str]]:
-    from kqlint.baseline import occurrences
+    from kqlint.engine.baseline import occurrences
 
     result = []
     for finding, key, ordinal in occurrences(findings):
@@ -225,15 +232,18 @@ def _invocation(report: Report) -> dict[str, Any]:
 def source_root(files: Iterable[str]) -> str:
     """The folder ``SRCROOT`` stands for: the project root of the linted files, else the
     directory kqlint ran in."""
-    from kqlint.discover import inputs_folder, project_root
+    from kqlint.project.discover import inputs_folder
+    from kqlint.project.root import project_root
 
     named = [file for file in files if not is_pseudo(file)]
-    return project_root(inputs_folder(named)) or os.getcwd()
+    from kqlint.project.workdir import working_folder
+
+    return project_root(inputs_folder(named)) or working_folder()
 
 
 def artifact_uri(file: str, root: str) -> tuple[str, bool]:
     """(uri, relative to ``root``?) for a file path as reports display it."""
-    from kqlint.containment import relative_below
+    from kqlint.project.containment import relative_below
 
     relative = relative_below(file, root)
     if relative is not None:

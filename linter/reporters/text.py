@@ -23,6 +23,7 @@ _ORDER = (Severity.ERROR, Severity.WARNING, Severity.INFO)
 
 
 _INDENT = "      "
+_RELATED_INDENT = _INDENT + "  "  # a related note's continuation lines, under "related:"
 _MAX_FRAME = 160
 
 
@@ -58,17 +59,17 @@ def _esc(text: str) -> str:
     return escape(safe_lines(text))  # kqlint's own line breaks stay; everything else escaped
 
 
-def _wrapped(text: str, first_indent: int, wrap: int | None) -> str:
+def _wrapped(text: str, first_indent: int, wrap: int | None, continuation: str = _INDENT) -> str:
     """``text`` (already one paragraph per line) wrapped to ``wrap`` columns, continuation
-    lines indented under the finding; unchanged when ``wrap`` is None."""
+    lines indented by ``continuation`` (under the finding); unchanged when ``wrap`` is None."""
     lines = text.splitlines() or [""]
     if wrap is None:
-        return ("\n" + _INDENT).join(lines)
+        return ("\n" + continuation).join(lines)
     out: list[str] = []
     for number, paragraph in enumerate(lines):
-        indent = first_indent if number == 0 else len(_INDENT)
+        indent = first_indent if number == 0 else len(continuation)
         parts = textwrap.wrap(paragraph, width=max(20, wrap - 1), initial_indent=" " * indent,
-                              subsequent_indent=_INDENT, break_on_hyphens=False) or [" " * indent]
+                              subsequent_indent=continuation, break_on_hyphens=False) or [" " * indent]
         parts[0] = parts[0][indent:]
         out.append("\n".join(parts))
     return ("\n" + _INDENT).join(out)
@@ -87,8 +88,11 @@ def _finding(console: Any, f: Finding, sources: SourceLines, wrap: int | None, u
         help_text = _wrapped(remedy, len(_INDENT) + len("help: "), wrap)
         console.print(f"{_INDENT}[bold cyan]help:[/] {_esc(help_text)}")
     for related in f.related:
-        note = f"  {_esc(related.message)}" if related.message else ""
-        console.print(f"{_INDENT}[dim]related: {_esc(related.file)}:{related.line}:{related.column}[/]{note}")
+        where = f"related: {related.file}:{related.line}:{related.column}"
+        note = ""
+        if related.message:  # wrapped like the message, continuation lines under the note's start
+            note = "  " + _esc(_wrapped(related.message, len(_INDENT) + len(where) + 2, wrap, _RELATED_INDENT))
+        console.print(f"{_INDENT}[dim]{_esc(where)}[/]{note}")
 
 
 def _frame(console: Any, sources: SourceLines, file: str, line: int, column: int, obj: ObjectRef | None) -> None:

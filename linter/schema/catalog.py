@@ -10,6 +10,7 @@ from functools import lru_cache
 from typing import Any
 
 from kqlint.errors import CrdError
+from kqlint.schema.cel import CelSchema
 from kqlint.schema.crd import crd_versions, is_crd, to_schema
 from kqlint.schema.validator import Validator
 
@@ -22,6 +23,7 @@ class SchemaCatalog:
         self._shipped = _shipped_index()
         self._user: dict[tuple[str, str], tuple[dict[str, Any], str]] = dict(user or {})
         self._validators: dict[tuple[str, str], Validator | None] = {}
+        self._cel: dict[tuple[str, str], CelSchema | None] = {}
 
     def knows(self, api_version: str, kind: str) -> bool:
         return (api_version, kind) in self._user or (api_version, kind) in self._shipped
@@ -32,6 +34,22 @@ class SchemaCatalog:
             document = self._document(key)
             self._validators[key] = Validator(document) if document is not None else None
         return self._validators[key]
+
+    def cel(self, api_version: str, kind: str) -> CelSchema | None:
+        """The kind's CEL rules (None: it has none), read from the same schema as the validator."""
+        key = (api_version, kind)
+        if key not in self._cel:
+            validator = self.validator(api_version, kind)
+            found = CelSchema(validator.document, validator.resolve, self.crd_name(api_version, kind)) \
+                if validator is not None else None
+            self._cel[key] = found if found is not None and found.rules else None
+        return self._cel[key]
+
+    def crd_name(self, api_version: str, kind: str) -> str:
+        """The CRD a kind's rules come from, for messages: the --crd file, or the upstream CRD."""
+        if (api_version, kind) in self._user:
+            return f"the {api_version} {kind} CRD in {self._user[(api_version, kind)][1]}"
+        return f"the {api_version} {kind} CRD"
 
     def source(self, api_version: str, kind: str) -> str:
         """Where the schema comes from, for messages: a ``--crd`` file or the shipped schema."""
@@ -89,7 +107,7 @@ def _catalog(signature: Signature) -> SchemaCatalog:
 
 def _crd_signature(crd_paths: tuple[str, ...]) -> Signature:
     """Per ``--crd`` path: its files with mtime and size (a changed file is read again)."""
-    from kqlint.discover import discover
+    from kqlint.project.discover import discover
 
     groups = []
     for given in crd_paths:
@@ -106,9 +124,9 @@ def _crd_signature(crd_paths: tuple[str, ...]) -> Signature:
 def load_crds(files: list[str], given: str) -> dict[tuple[str, str], tuple[dict[str, Any], str]]:
     """(apiVersion, kind) -> (schema, file) for every served version of every CRD in ``files``
     (found under the ``--crd`` path ``given``)."""
-    from kqlint.discover import display_path
     from kqlint.loader import load_file
-    from kqlint.writer import remember_read
+    from kqlint.project.discover import display_path
+    from kqlint.project.writer import remember_read
 
     remember_read(files)  # never overwritten by a report
     schemas: dict[tuple[str, str], tuple[dict[str, Any], str]] = {}

@@ -13,9 +13,13 @@ What the API server does and the JSON Schema says (see ``schemas/README.md``):
   accepts it (the hand-written core schemas allow numbers).
 - ``metadata`` is modelled loosely (ObjectMeta is not part of a CRD schema), ``status`` is
   not validated (controllers write it), ``null`` means "unset" everywhere.
-- Only structure, types and enums are kept: descriptions, patterns, formats, bounds,
-  ``required`` and CEL rules are dropped (KQ002 reports typos and invalid values, not
-  policy; partial manifests such as kustomize patches stay valid).
+- Only structure, types and enums are validated: descriptions, patterns, formats, bounds and
+  ``required`` are dropped (KQ002 reports typos and invalid values, not policy; partial
+  manifests such as kustomize patches stay valid).
+- CEL rules (``x-kubernetes-validations``) and ``default`` values are kept as they are: JSON
+  Schema validation ignores both keywords (an unknown keyword, an annotation), and KQ002's
+  CEL pass (``kqlint.schema.cel``) reads them: the API server applies the defaults, then
+  evaluates the rules, on create.
 - Core Kubernetes enums the CRD generator does not emit (a pod's ``restartPolicy``,
   ``imagePullPolicy`` ...) are added where a pod spec or container is embedded: the
   operator's pods would be rejected with those values.
@@ -43,6 +47,8 @@ POD_SPEC_ENUMS = {
 CONTAINER_ENUMS = {"imagePullPolicy": ["Always", "Never", "IfNotPresent"]}
 PORT_ENUMS = {"protocol": ["TCP", "UDP", "SCTP"]}
 _KEPT_TYPES = frozenset({"object", "array", "string", "integer", "number", "boolean"})
+CEL_RULES = "x-kubernetes-validations"
+_RULE_FIELDS = ("rule", "message", "messageExpression", "fieldPath", "reason", "optionalOldSelf")
 
 
 def is_crd(document: Any) -> bool:
@@ -94,8 +100,24 @@ def convert(node: Any, name: str | None = None) -> dict[str, Any]:
     """One structural-schema node, converted (see the module docstring)."""
     if not isinstance(node, dict):
         return {}
-    if node.get("x-kubernetes-int-or-string"):
-        return dict(INT_OR_STRING)
+    out = dict(INT_OR_STRING) if node.get("x-kubernetes-int-or-string") else _convert_structure(node, name)
+    _keep_cel_markers(node, out)
+    return out
+
+
+def _keep_cel_markers(node: dict[str, Any], out: dict[str, Any]) -> None:
+    """The node's ``default`` and its CEL rules (the fields the API server reads), unchanged."""
+    if "default" in node:
+        out["default"] = node["default"]
+    rules = node.get(CEL_RULES)
+    if isinstance(rules, list):
+        kept = [{k: rule[k] for k in _RULE_FIELDS if k in rule}
+                for rule in rules if isinstance(rule, dict) and isinstance(rule.get("rule"), str)]
+        if kept:
+            out[CEL_RULES] = kept
+
+
+def _convert_structure(node: dict[str, Any], name: str | None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if node.get("type") in _KEPT_TYPES:
         out["type"] = node["type"]

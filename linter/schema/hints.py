@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from kqlint.wording import TYPE_WORDS, closest
+from kqlint.spelling import TYPE_WORDS, closest
 
 
 def enum_hint(value: Any, choices: tuple[Any, ...]) -> str:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from kqlint.fields import is_integer
+from kqlint.domain.fields import is_integer
 from kqlint.schema.compile import NOT_IN_ENUM, UNKNOWN_FIELD, WRONG_TYPE, Compiler, Problem, Violation
 from kqlint.schema.hints import enum_hint, type_hint
-from kqlint.wording import closest, dotted
+from kqlint.spelling import closest, dotted
 
 
 class Validator:
@@ -23,6 +23,10 @@ class Validator:
             return []
         problems = self._check(data) or []
         return [self._violation(p) for p in problems]
+
+    def resolve(self, node: Any) -> dict[str, Any]:
+        """A schema node of this document, following a local ``$ref``."""
+        return self._compiler.resolve(node)
 
     def schema_at(self, path: tuple[Any, ...]) -> dict[str, Any] | None:
         """The schema node for the field (or item) at ``path``; None when the schema has none."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
-from kqlint.fix_apply.text import BOM, BREAKS
+from kqlint.fix.text import BOM, BREAKS
 
 _LSP_BREAKS = re.compile(r"\r\n|\r|\n")
 UTF16, UTF8, UTF32 = "utf-16", "utf-8", "utf-32"

@@ -11,12 +11,12 @@ import os
 import sys
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import unquote, urlparse
 
 from kqlint import __version__
 from kqlint.model import Finding, Report, Severity
 from kqlint.server.positions import UTF8, UTF16, UTF32, LineIndex
-from kqlint.server.workspace import ConfigProblem, Folders, Workspace
+from kqlint.server.transport import BoundedInput, LspProtocol, path_of, uri_of
+from kqlint.server.workspace import ConfigProblem, Folders, Workspace, unreadable_root
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
@@ -41,8 +41,11 @@ class Linted:
 
 class KqlintServer(LanguageServer):
     def __init__(self, allow_plugins: bool = False, use_cache: bool = True) -> None:
-        super().__init__("kqlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__("kqlint", __version__, protocol_cls=LspProtocol,
+                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
         self.allow_plugins = allow_plugins
+        self.shut_down = False  # `shutdown` was received: `exit` then ends with status 0 (else 1)
+        self.relint_waiting = False  # a relint of the open buffers waits for changes still arriving
         self.use_cache = use_cache
         self.folders: Folders | None = None
         self.linted: dict[str, Linted] = {}
@@ -52,6 +55,13 @@ class KqlintServer(LanguageServer):
 
     def start(self, roots: list[str]) -> None:
         self.folders = Folders(roots, self.allow_plugins, self.use_cache)
+        for root in roots:
+            self.check_root(root)
+
+    def check_root(self, root: str) -> None:
+        problem = unreadable_root(root)
+        if problem is not None:
+            self.log(problem, types.MessageType.Warning)
 
     def workspace_of(self, uri: str) -> Workspace | None:
         path = path_of(uri)
@@ -95,7 +105,8 @@ class KqlintServer(LanguageServer):
             self.log(f"kqlint: {line}; {BUG_HINT}")
         linted = Linted(version, raw, LineIndex(text, self.encoding()))
         others: dict[str, LineIndex] = {}  # related files' saved text, indexed once per lint
-        linted.shown = [(diagnostic(f, linted.index, others, workspace.root), f) for f in own_findings(report, path)]
+        linted.shown = [(diagnostic(f, linted.index, others, workspace.root), f)
+                        for f in own_findings(report, path, workspace.root)]
         self.linted[uri] = linted
         return [shown for shown, _ in linted.shown]
 
@@ -141,7 +152,7 @@ class KqlintServer(LanguageServer):
     def _fixed(self, uri: str, linted: Linted) -> list[Finding]:
         """The findings shown, each fix with its text edits of the buffer (once per lint)."""
         if linted.fixes is None:
-            from kqlint.fix_apply import resolve
+            from kqlint.fix import resolve
 
             workspace = self.workspace_of(uri)
             settings = workspace.settings() if workspace is not None else None
@@ -166,10 +177,13 @@ class KqlintServer(LanguageServer):
 
 # ------------------------------------------------------------ findings as LSP values
 
-def own_findings(report: Report, path: str) -> list[Finding]:
-    from kqlint.discover import display_path
+def own_findings(report: Report, path: str, root: str) -> list[Finding]:
+    """The findings of ``report`` (paths shown from the folder ``root``) in the file ``path``."""
+    from kqlint.project.discover import display_path
+    from kqlint.project.workdir import working_in
 
-    shown = display_path(path)
+    with working_in(root):
+        shown = display_path(path)
     return [f for f in report.findings if f.location.file == shown]
 
 
@@ -180,10 +194,14 @@ def diagnostic(finding: Finding, index: LineIndex, others: dict[str, LineIndex],
     related = [types.DiagnosticRelatedInformation(
         types.Location(uri_of(os.path.join(root, r.file)), _related_range(
             r.file, r.line, r.column, finding, index, others, root)), r.message) for r in finding.related]
+    from kqlint.reporters.explain import code_doc_url
+    from kqlint.reporters.remedy import with_remedy
+
+    url = code_doc_url(finding.code)
     return types.Diagnostic(
         _range(index, location.line, location.column, location.end_line, location.end_column),
-        finding.message, severity=SEVERITIES[finding.severity], code=finding.code, source=SOURCE,
-        related_information=related or None)
+        with_remedy(finding), severity=SEVERITIES[finding.severity], code=finding.code, source=SOURCE,
+        code_description=types.CodeDescription(url) if url else None, related_information=related or None)
 
 
 def _range(index: LineIndex, line: int, column: int, end_line: int = 0, end_column: int = 0) -> types.Range:
@@ -247,17 +265,6 @@ def _covers(shown: types.Diagnostic, offset: int, index: LineIndex) -> bool:
     return start <= offset <= max(end, line_end if end == start else end)
 
 
-def path_of(uri: str) -> str | None:
-    parsed = urlparse(uri)
-    return os.path.abspath(unquote(parsed.path)) if parsed.scheme == "file" else None
-
-
-def uri_of(path: str) -> str:
-    from pathlib import Path
-
-    return Path(os.path.abspath(path)).as_uri()
-
-
 # ------------------------------------------------------------ the server
 
 def build(allow_plugins: bool = False, use_cache: bool = True) -> KqlintServer:
@@ -284,12 +291,16 @@ def build(allow_plugins: bool = False, use_cache: bool = True) -> KqlintServer:
         await lint_newest(ls, params.text_document.uri, params.text_document.version)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
-    def did_save(ls: KqlintServer, params: types.DidSaveTextDocumentParams) -> None:
-        files_changed(ls, [params.text_document.uri])
+    async def did_save(ls: KqlintServer, params: types.DidSaveTextDocumentParams) -> None:
+        await files_changed(ls, [params.text_document.uri])
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    def did_change_watched(ls: KqlintServer, params: types.DidChangeWatchedFilesParams) -> None:
-        files_changed(ls, [change.uri for change in params.changes])
+    async def did_change_watched(ls: KqlintServer, params: types.DidChangeWatchedFilesParams) -> None:
+        await files_changed(ls, [change.uri for change in params.changes])
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: KqlintServer, params: None) -> None:
+        ls.shut_down = True
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def did_change_folders(ls: KqlintServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
@@ -303,6 +314,7 @@ def build(allow_plugins: bool = False, use_cache: bool = True) -> KqlintServer:
             root = path_of(folder.uri)
             if root is not None:
                 ls.folders.add(root)
+                ls.check_root(root)
         ls.relint_open()  # a buffer may now belong to another folder, or to none
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
@@ -354,17 +366,25 @@ def watch_files(ls: KqlintServer) -> None:
         [types.Registration("kqlint-watched-files", types.WORKSPACE_DID_CHANGE_WATCHED_FILES, options)]))
 
 
-def files_changed(ls: KqlintServer, uris: list[str]) -> None:
+async def files_changed(ls: KqlintServer, uris: list[str]) -> None:
     """Saved, created or deleted files: the context (or configuration) is read again, and
-    every open buffer linted against it."""
+    every open buffer linted against it, once for all the changes already sent (a storm of
+    watched-file events, a branch switch, is one relint, not one per event)."""
     if ls.folders is None:
         return
     ls.folders.files_changed([p for p in (path_of(uri) for uri in uris) if p is not None])
-    ls.relint_open()
+    if not ls.relint_waiting:  # else the relint already waiting sees this change too
+        ls.relint_waiting = True
+        await asyncio.sleep(SETTLE)
+        ls.relint_waiting = False
+        ls.relint_open()
 
 
-def serve(allow_plugins: bool = False, use_cache: bool = True) -> None:
-    """Serve on stdin/stdout; whatever kqlint would print goes to stderr (stdout is the protocol's)."""
+def serve(allow_plugins: bool = False, use_cache: bool = True) -> int:
+    """Serve on stdin/stdout; whatever kqlint would print goes to stderr (stdout is the protocol's).
+    The exit status: 0 after ``shutdown``, else 1 (LSP; pygls swallows its own SystemExit)."""
     channel = sys.stdout.buffer
     sys.stdout = sys.stderr
-    build(allow_plugins, use_cache).start_io(sys.stdin.buffer, channel)
+    server = build(allow_plugins, use_cache)
+    server.start_io(BoundedInput(sys.stdin.buffer), channel)  # type: ignore[arg-type]
+    return 0 if server.shut_down else 1

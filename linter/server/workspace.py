@@ -1,20 +1,27 @@
 """What the language server lints with, without any LSP: the configuration of the workspace
 folder (loaded as ``kqlint check`` loads it from there), the rules it selects and the context
 of each project root (its other manifests, read once through the cache and kept in memory),
-against which an editor's unsaved buffer is linted (kqlint.runner.lint_text).
+against which an editor's unsaved buffer is linted (kqlint.engine.pipeline.Pipeline.lint_text).
 
 The context is loaded again after a file other than the buffer is saved, created or deleted
 (:meth:`Workspace.files_changed`), and the configuration after a configuration file changes.
 An editor may open several folders at once (:class:`Folders`): each is a Workspace of its own."""
 from __future__ import annotations
 
+import errno
 import os
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
-from kqlint.containment import inside
 from kqlint.model import Report
+from kqlint.project.containment import inside
+
+if TYPE_CHECKING:
+    from kqlint.cache import FileCache
+    from kqlint.config import Config
+    from kqlint.engine.pipeline import KeptContext, Pipeline
+    from kqlint.engine.registry import RuleSet
 
 CONFIG_FILES = frozenset({".kqlint.yaml", ".kqlint.yml", "pyproject.toml"})
 _POSITIONED = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+): (?P<message>.*)$", re.S)
@@ -32,21 +39,24 @@ class ConfigProblem:
 
 @dataclass(frozen=True)
 class Settings:
-    config: Any  # kqlint.config.Config, contained and checked (runner.prepare)
-    selected: Any  # kqlint.registry.RuleSet
-    rules: Any  # every rule loaded (explain texts)
+    pipeline: Pipeline  # the folder's configuration, contained and checked, and the rules it selects
+    rules: RuleSet  # every rule loaded (explain texts)
+
+    @property
+    def config(self) -> Config:
+        return self.pipeline.config
 
 
 class Workspace:
-    """One workspace folder. Paths are absolute; the process runs in ``root`` (as ``kqlint
-    check`` run there), so reports show paths relative to it."""
+    """One workspace folder. Paths are absolute; lints run as ``kqlint check`` run in ``root``
+    (the pipeline's working folder), so reports show paths relative to it."""
 
     def __init__(self, root: str, allow_plugins: bool = False, use_cache: bool = True) -> None:
         self.root = os.path.abspath(root)
         self.allow_plugins = allow_plugins
         self.use_cache = use_cache
         self._settings: Settings | ConfigProblem | None = None
-        self._contexts: dict[tuple[str, ...], Any] = {}  # context paths -> kqlint.runner.KeptContext
+        self._contexts: dict[tuple[str, ...], KeptContext] = {}  # context paths -> what they load
 
     def settings(self) -> Settings | ConfigProblem:
         if self._settings is None:
@@ -63,64 +73,51 @@ class Workspace:
     def _load_settings(self) -> Settings | ConfigProblem:
         from kqlint.config import Config
         from kqlint.config import load_config as load
-        from kqlint.containment import contain_config
+        from kqlint.config.trust import PluginsNotAllowed, require_plugin_opt_in
+        from kqlint.engine.pipeline import Pipeline
+        from kqlint.engine.registry import load_rules
         from kqlint.errors import UserError
-        from kqlint.registry import load_rules
-        from kqlint.runner import prepare
-        from kqlint.trust import PluginsNotAllowed, require_plugin_opt_in
+        from kqlint.project.workdir import working_in
 
         path = self.config_file()
         try:
-            config = load(path) if path else Config()
+            with working_in(self.root):
+                config = load(path) if path else Config()
             require_plugin_opt_in(config, self.allow_plugins)
             rules = load_rules(config)
-            config, _ = contain_config(config)
-            config, selected = prepare(config, rules)
+            pipeline = Pipeline(config, rules, workdir=self.root)
         except (UserError, PluginsNotAllowed) as exc:
             return self._problem(str(exc), path)
-        return Settings(config, selected, rules)
+        return Settings(pipeline, rules)
 
     def _problem(self, text: str, path: str | None) -> ConfigProblem:
         """The refusal as a position in the configuration file (its ``file:line:col:`` prefix)."""
         match = _POSITIONED.match(text)
-        if match and path and os.path.abspath(match["file"]) == path:
+        if match and path and os.path.normpath(os.path.join(self.root, match["file"])) == path:  # shown from root
             return ConfigProblem(path, int(match["line"]), int(match["column"]), match["message"])
         return ConfigProblem(path or os.path.join(self.root, ".kqlint.yaml"), 1, 1, text)
 
     def lint(self, path: str, raw: bytes) -> Report:
         """``kqlint check path`` with ``raw`` as its content (ConfigProblem: call settings() first)."""
-        from kqlint.runner import lint_text
-
         settings = self.settings()
         assert isinstance(settings, Settings)
-        os.chdir(self.root)  # one process, several folders: paths are shown as `check` there shows them
-        return lint_text(path, raw, settings.config, settings.selected, self._context(path, settings))
+        return settings.pipeline.lint_text(path, raw, self._context(path, settings.pipeline))
 
-    def _context(self, path: str, settings: Settings) -> Any:
-        from kqlint.inputs import context_paths
+    def _context(self, path: str, pipeline: Pipeline) -> KeptContext:
+        named = pipeline.context_of(path)
+        if named not in self._contexts:
+            cache = self._cache(pipeline.config)
+            self._contexts[named] = pipeline.keep_context(named, cache)
+            if cache is not None:
+                cache.flush()
+        return self._contexts[named]
 
-        named, _ = context_paths([path], (), settings.config)
-        key = tuple(named)
-        if key not in self._contexts:
-            self._contexts[key] = self._load_context(list(named), settings)
-        return self._contexts[key]
-
-    def _load_context(self, named: list[str], settings: Settings) -> Any:
-        from kqlint.inputs import Loaded, load_context
-        from kqlint.runner import KeptContext
-
-        cache = self._cache(settings)
-        loaded = load_context(named, settings.config, Loaded(), cache=cache)
-        if cache is not None:
-            cache.flush()
-        return KeptContext(loaded)
-
-    def _cache(self, settings: Settings) -> Any:
+    def _cache(self, config: Config) -> FileCache | None:
         if not self.use_cache:
             return None
         from kqlint.cache import open_cache
 
-        return open_cache(None, settings.config.max_file_size)
+        return open_cache(None, config.max_file_size)
 
     def files_changed(self, paths: list[str]) -> None:
         """Files saved, created or deleted: a configuration file of this folder reloads
@@ -139,13 +136,27 @@ class Workspace:
 
     def explain(self, code: str) -> str | None:
         """``kqlint explain CODE``'s text for the rule ``code`` (None: no such rule loaded)."""
-        from kqlint.explain import rule_text
-        from kqlint.registry import load_rules
+        from kqlint.engine.registry import load_rules
+        from kqlint.reporters.explain import rule_text
 
         settings = self.settings()
         rules = settings.rules if isinstance(settings, Settings) else load_rules(None)
         rule = rules.find(code)
         return rule_text(rule) if rule is not None else None
+
+
+def unreadable_root(root: str) -> str | None:
+    """Why a workspace folder cannot be read (a symlink loop, gone), as one clear line: its
+    buffers are then linted alone, as their text, without the folder's other files; None: readable."""
+    try:
+        os.stat(root)
+    except OSError as exc:
+        from kqlint.sanitize import terminal_safe
+
+        reason = "a symlink loop" if exc.errno == errno.ELOOP else (exc.strerror or type(exc).__name__)
+        return (f"kqlint: the workspace folder {terminal_safe(root)} cannot be read ({reason}); its files are "
+                "linted alone, without the folder's other manifests as context")
+    return None
 
 
 class Folders:

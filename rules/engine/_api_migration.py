@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from kqlint.fixes import Edit
-from kqlint.objects import K8sObject
+from kqlint.domain.objects import K8sObject
+from kqlint.fix.model import Edit
 
 V1BETA2 = "kueue.x-k8s.io/v1beta2"
 MAY_STOP_SEARCH = "MayStopSearch"

@@ -73,11 +73,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from kqlint.engine.rule import Rule, RuleContext, RuleMeta, Run, SuppressionAudit
+from kqlint.engine.suppress import ALL, IGNORE_ANNOTATION, Suppression
 from kqlint.model import Finding, Location, ObjectRef, Severity
-from kqlint.rule import Rule, RuleContext, RuleMeta, Run, SuppressionAudit
-from kqlint.suppress import ALL, IGNORE_ANNOTATION, Suppression
+
+if TYPE_CHECKING:
+    from kqlint.domain.objects import K8sObject
 
 META = RuleMeta(code="KQ000", slug="unused-suppression", severity=Severity.INFO,
                 summary="a suppression silenced nothing (with --report-unused-suppressions)",
@@ -105,7 +108,8 @@ def check_suppressions(audit: SuppressionAudit, ctx: RuleContext) -> Iterator[Fi
         if _names_kq000(item) or not _judged(item, ran, known):
             continue
         location, obj = _where(item, audit.objects)
-        yield ctx.finding(location, _message(item, obj, known, location))
+        message, remedy = _message(item, obj, known, location)
+        yield ctx.finding(location, message, remedy=remedy)
 
 
 # ------------------------------------------------------------------ judging
@@ -176,15 +180,16 @@ def _directive(item: Suppression, location: Location, known: set[str]) -> str:
     return f"`# kqlint: {directive}{'' if ALL in item.names else f'[{names}]'}`"
 
 
-def _message(item: Suppression, obj: Any, known: set[str], location: Location) -> str:
+def _message(item: Suppression, obj: K8sObject | None, known: set[str], location: Location) -> tuple[str, str]:
+    """What is wrong with the suppression, and the remedy."""
     what = _directive(item, location, known)
     unknown = [_spelling(p, known) for p in _parts(item) if not _is_known(p, known)]
     if unknown:
-        return (f"{what} names no known rule ({', '.join(unknown)}), so it can never silence a "
-                f"finding; correct the code or slug (`kqlint rules` lists them) or remove it")
+        return (f"{what} names no known rule ({', '.join(unknown)}), so it can never silence a finding",
+                "Correct the code or slug (`kqlint rules` lists them) or remove it")
     rules = "finding" if ALL in item.names else \
         " or ".join(_spelling(p, known) for p in _parts(item)) + " finding"
     scope = {"annotation": f"{obj.display() if obj is not None else 'the object'} has no {rules}",
              "comment": f"there is no {rules} on this line or the line below it",
              "file-comment": f"there is no {rules} in this file"}[item.kind]
-    return f"{what} silenced nothing: {scope}; remove it (it would hide a future finding unnoticed)"
+    return f"{what} silenced nothing: {scope}", "Remove it (it would hide a future finding unnoticed)"

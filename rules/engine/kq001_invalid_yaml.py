@@ -12,9 +12,13 @@ are not Kubernetes objects (CloudFormation, kustomizations) are skipped whatever
 ## Why it breaks on a cluster
 `kubectl apply` refuses the whole file, so none of its objects reach the cluster. A duplicate
 key in an object is rejected by `kubectl apply`'s strict field validation (its default) and by
-kustomize; with validation off the API server silently keeps only the last value. In a
-`kustomization.yaml` or a Helm `values*.yaml` the last value silently wins. kqlint cannot lint
-what it cannot read, so every other rule is blind to this file.
+kustomize; with validation off the API server silently keeps only the last value. In a Helm
+`values*.yaml` the last value silently wins. A kustomization file is not an object: kustomize
+reads it with the last value, and kqlint does not report it. In a kustomize patch fragment
+(a file a kustomization lists under `patches`), kustomize applies the patch with the
+**first** value and silently drops the later one, whatever their tags: reported as a
+warning, since the value you meant may never reach the cluster. kqlint cannot lint what it
+cannot read, so every other rule is blind to this file.
 
 ## Bad
 ```yaml
@@ -46,8 +50,8 @@ docs/yaml-compatibility.md.
 """
 from collections.abc import Iterator
 
+from kqlint.engine.rule import RuleContext, RuleMeta, Sources
 from kqlint.model import Finding, Location, Severity
-from kqlint.rule import RuleContext, RuleMeta, Sources
 
 META = RuleMeta(code="KQ001", slug="invalid-yaml", severity=Severity.ERROR,
                 summary="a file cannot be read or parsed", scope="engine")
@@ -55,9 +59,14 @@ META = RuleMeta(code="KQ001", slug="invalid-yaml", severity=Severity.ERROR,
 
 def check_sources(sources: Sources, ctx: RuleContext) -> Iterator[Finding]:
     """What the loader could not read or parse, and folders discovery could not read."""
-    from kqlint.discover import display_path
+    from kqlint.project.discover import display_path
 
     for problem in sources.problems(META.code):
-        yield ctx.finding(Location(problem.file, problem.line, problem.column), problem.message)
+        at = Location(problem.file, problem.line, problem.column)
+        if problem.as_fragment is not None and problem.file in sources.fragments:
+            yield ctx.finding(at, problem.as_fragment, severity=Severity.WARNING,
+                              remedy="Remove one of the keys; keep the value the patch should apply")
+        else:
+            yield ctx.finding(at, problem.message, remedy=problem.remedy)
     for path, message in sources.unreadable:
         yield ctx.finding(Location(display_path(path), 1, 1), message)

@@ -12,6 +12,16 @@ The schemas come from the upstream CRDs (`kueue.x-k8s.io/v1beta1` and `v1beta2` 
 has no schema for are skipped; parts marked `x-kubernetes-preserve-unknown-fields` accept
 any field.
 
+It also evaluates the CRD's CEL rules (`x-kubernetes-validations`) as the API server does on
+create, once the object matches the schema: on the object with the schema's `default`s
+applied (an unset `reclaimWithinCohort` is `Never`), on every list item and map value the
+rule sits on. A rule that evaluates to false, or that fails on the data (`no such key`), is
+reported with the CRD's own message (or `messageExpression`) and reason, at the field the
+rule sits on (a list's key for its items, the object for a rule at the root) or at its
+`fieldPath`. Rules that read `oldSelf` (updates only) and rules on `status` are not
+evaluated, nor are rules reading `metadata.name` of an object that has only `generateName`.
+A rule kqlint's evaluator cannot compile or run is named once on stderr and never reported.
+
 ## Why it breaks on a cluster
 `kubectl apply` validates fields strictly by default: the whole object is rejected, and with
 validation turned off (`--validate=false`, older clients, some GitOps tools) an unknown field
@@ -61,14 +71,15 @@ preemptionPolicy: Never
 ```
 
 ## How to fix
-Rename the field or value as suggested (names and values are case-sensitive), move a field
-that sits at the wrong level, unquote numbers and booleans, quote strings YAML would read as
-booleans (`"true"`, `"on"`). When the field exists in a newer API version than the one the
-object declares (or the reverse), change `apiVersion` or use that version's spelling. If
-your cluster runs a different version of the operator, pass its CRDs with `--crd PATH`.
-`kqlint check --fix` renames a key or replaces an enum value (safe) when exactly one valid
-spelling is closest (a case difference, or one or two typos in a longer word) and, for a key,
-the right key is not already there.
+For a CEL rule, change the object so that the rule holds (the finding quotes it; remember
+the defaults the schema fills in). Otherwise rename the field or value as suggested (names
+and values are case-sensitive), move a field that sits at the wrong level, unquote numbers
+and booleans, quote strings YAML would read as booleans (`"true"`, `"on"`). When the field
+exists in a newer API version than the one the object declares (or the reverse), change
+`apiVersion` or use that version's spelling. If your cluster runs a different version of the
+operator, pass its CRDs with `--crd PATH`. `kqlint check --fix` renames a key or replaces an
+enum value (safe) when exactly one valid spelling is closest (a case difference, or one or
+two typos in a longer word) and, for a key, the right key is not already there.
 """
 from __future__ import annotations
 
@@ -76,10 +87,11 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from kqlint.fixes import Edit, Fix
+from kqlint.domain.objects import K8sObject
+from kqlint.engine.rule import RuleContext, RuleMeta, Run
+from kqlint.fix.model import Edit, Fix
 from kqlint.model import Finding, Location, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta, Run
+from kqlint.rules.engine._cel_findings import cel_findings
 from kqlint.schema import (
     NOT_IN_ENUM,
     UNKNOWN_FIELD,
@@ -90,12 +102,14 @@ from kqlint.schema import (
     describe_type,
     dotted,
 )
-from kqlint.wording import closest_spelling
+from kqlint.spelling import closest_spelling
 
+# findings cache: pure, validates obj.data against its kind's schema: kqlint's shipped schemas or the --crd files
 META = RuleMeta(code="KQ002", slug="schema-violation", severity=Severity.ERROR,
                 summary="an object violates its kind's schema: unknown field, wrong type, or value "
-                        "outside an enum; suggests the closest valid name or value",
-                kinds=None, scope="object", fix="safe")
+                        "outside an enum (suggests the closest valid name or value), or a CEL rule of its CRD",
+                kinds=None, scope="object", fix="safe",
+                pure=True)
 MAX_SHOWN_CHOICES = 8
 
 
@@ -109,9 +123,16 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     validator = schemas.validator(obj.api_version, obj.kind)
     if validator is None:
         return
-    for violation in validator.validate(obj.data):
-        yield ctx.finding(at=_position(obj, violation), message=_message(obj, violation, schemas),
+    violations = validator.validate(obj.data)
+    for violation in violations:
+        message, remedy = _message(obj, violation, schemas)
+        yield ctx.finding(at=_position(obj, violation), message=message, remedy=remedy,
                           fix=spelling_fix(obj, violation))
+    rules = schemas.cel(obj.api_version, obj.kind)
+    if rules is not None and not violations and isinstance(obj.data, dict):
+        # CEL only on an object of the right shape: rules read fields by their real names and
+        # types, so on a misspelt or mistyped field they would repeat the finding above.
+        yield from cel_findings(obj, ctx, rules)
 
 
 def _position(obj: K8sObject, violation: Violation) -> Location:
@@ -121,7 +142,8 @@ def _position(obj: K8sObject, violation: Violation) -> Location:
     return obj.at_value(*violation.path)
 
 
-def _message(obj: K8sObject, violation: Violation, schemas: SchemaCatalog) -> str:
+def _message(obj: K8sObject, violation: Violation, schemas: SchemaCatalog) -> tuple[str, str]:
+    """What the API server does with the object, and the remedy."""
     where = f"{obj.display()}: `{dotted(violation.path)}`"
     source = schemas.source(obj.api_version, obj.kind)
     origin = "" if source == "kqlint's schema" else f" (schema from {source})"
@@ -133,21 +155,26 @@ def _message(obj: K8sObject, violation: Violation, schemas: SchemaCatalog) -> st
         if other:
             fix += f" (`{_plain(violation.value)}` is valid in {other}, not in {obj.api_version})"
         return (f"{obj.display()}: `{dotted(violation.path)}: {_plain(violation.value)}` is not a valid "
-                f"value{origin} ({_choices(violation.expected)}): the API server rejects the object; {fix}")
+                f"value{origin} ({_choices(violation.expected)}): the API server rejects the object"), _sentence(fix)
     shown = "" if isinstance(violation.value, (dict, list)) else f" ({_shown(violation.value)})"
     return (f"{where} must be {describe_expected(violation.expected)}, not "
             f"{describe_type(violation.value)}{shown}{origin}: the API server "
-            f"rejects the object; {violation.hint or 'fix the value'}")
+            "rejects the object"), _sentence(violation.hint or "write a value of that type")
 
 
-def _unknown_field(obj: K8sObject, violation: Violation, schemas: SchemaCatalog, origin: str) -> str:
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _unknown_field(obj: K8sObject, violation: Violation, schemas: SchemaCatalog,
+                   origin: str) -> tuple[str, str]:
     fix = violation.hint or "remove it or check its spelling and indentation"
     other = _other_version(obj, violation.path, schemas)
     if other:
         fix += f" (`{dotted(violation.path)}` exists in {other}; this object is {obj.api_version})"
     return (f"{obj.display()}: unknown field `{dotted(violation.path)}` in {obj.api_version} "
-            f"{obj.kind}{origin}: `kubectl apply` rejects the object (strict field validation), "
-            f"and with validation off the field is dropped and never takes effect; {fix}")
+            f"{obj.kind}{origin}: `kubectl apply` rejects the object, or without strict validation "
+            "drops the field"), _sentence(fix)
 
 
 def _other_version(obj: K8sObject, path: tuple[Any, ...], schemas: SchemaCatalog,

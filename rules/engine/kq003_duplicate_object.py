@@ -7,10 +7,14 @@ locations. Copies collide:
 - in the same file (always applied together);
 - in different files of one unit that config `units:` declares (a unit is applied as a
   whole), when their fields differ; copies without `metadata.namespace` only within one
-  folder, since the namespace is chosen when each is applied.
+  folder, since the namespace is chosen when each is applied;
+- in different files of one folder that define different workloads (the docs apply them one
+  after another), when a shared object they each carry (RBAC, a ServiceAccount, a ConfigMap)
+  differs and is cluster-scoped or names its namespace: the later copy silently drops what
+  the other workload needs.
 
 Not duplicates: objects that set only `generateName`; copies in different files outside a
-declared unit (alternative copies of a sample, variants such as `agg.yaml` and
+declared unit that define the same workloads (alternative copies of a sample, variants such as `agg.yaml` and
 `agg-logging.yaml` that are applied one at a time); copies under kustomize folders (bases and
 overlays; kustomize itself rejects two resources with one id); kustomize patch files, which
 are fragments, not objects. The project's other manifests count as copies too, so a file
@@ -66,10 +70,11 @@ from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterator
 from typing import Any
 
-from kqlint.graph import ObjectGraph, from_manifest
+from kqlint.domain.graph import ObjectGraph, from_manifest
+from kqlint.domain.objects import INPUT, ApplyTimeNamespace, K8sObject
+from kqlint.domain.workloads.extract import TEMPLATE_KINDS
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import INPUT, ApplyTimeNamespace, K8sObject
-from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ003", slug="duplicate-object", severity=Severity.ERROR,
                 summary="the same group/kind/namespace/name is defined twice among objects applied together",
@@ -111,10 +116,43 @@ def _report(group: list[K8sObject], graph: ObjectGraph, ctx: RuleContext) -> Ite
     first = group[0]
     many_files = len({o.file for o in group}) > 1
     seen: Counter[Hashable] = Counter()
-    for obj in group:
-        if obj is not first and obj.source == INPUT and _collides(obj, seen, graph, many_files):
+    for index, obj in enumerate(group):
+        if obj is not first and obj.source == INPUT and (
+                _collides(obj, seen, graph, many_files) or _shared_copy_differs(obj, group[:index], graph)):
             yield _finding(obj, first, group, ctx)
         _remember(obj, seen, graph, many_files)
+
+
+def _shared_copy_differs(obj: K8sObject, earlier: list[K8sObject], graph: ObjectGraph) -> bool:
+    """A copy of a shared object (RBAC, a ServiceAccount, a ConfigMap) whose content differs from
+    an earlier copy in another file of its folder, where the two files define different
+    workloads: they are applied one after another, not instead of each other, so the later copy
+    replaces the one the other workload needs. Files that define the same workload are
+    alternatives (a sample and its variant) and stay silent."""
+    if (obj.group, obj.kind) in TEMPLATE_KINDS or isinstance(obj.namespace, ApplyTimeNamespace):
+        return False  # a namespace chosen at apply time may keep the copies apart
+    folder, unit = _folder(obj.file), graph.applied_together(obj.file)
+    mine = _workloads_by_file(graph).get(obj.file, frozenset())
+    content = _content(obj)
+    for other in earlier:
+        if other.file == obj.file or _folder(other.file) != folder or graph.applied_together(other.file) != unit \
+                or isinstance(other.namespace, ApplyTimeNamespace):
+            continue
+        theirs = _workloads_by_file(graph).get(other.file, frozenset())
+        if mine and theirs and not mine & theirs and _content(other) != content:
+            return True
+    return False
+
+
+def _workloads_by_file(graph: ObjectGraph) -> dict[str, frozenset[tuple[str, str, str]]]:
+    """File -> the (group, kind, name) of the workloads (objects with pod templates) it defines."""
+    def build() -> dict[str, frozenset[tuple[str, str, str]]]:
+        found: dict[str, set[tuple[str, str, str]]] = defaultdict(set)
+        for obj in graph.objects:
+            if from_manifest(obj) and (obj.group, obj.kind) in TEMPLATE_KINDS:
+                found[obj.file].add((obj.group, obj.kind, obj.name))
+        return {file: frozenset(names) for file, names in found.items()}
+    return graph.memo(_workloads_by_file, build)
 
 
 def _keys(obj: K8sObject, graph: ObjectGraph, many_files: bool) -> tuple[Any, ...]:
@@ -161,7 +199,8 @@ def _finding(obj: K8sObject, first: K8sObject, group: list[K8sObject], ctx: Rule
         at=obj.at_value("metadata", "name"),
         message=(f"{obj.display()} is defined {len(group)} times among objects applied together (first at "
                  f"{where.file}:{where.line}): kubectl applies the copies in turn and the last one silently "
-                 "wins; keep one definition"),
+                 "wins"),
+        remedy="Keep one definition",
         related=related)
 
 

@@ -2,16 +2,32 @@
 ## What it catches
 Objects the API server or Kueue's webhook refuses at apply time for a reason a JSON Schema
 cannot express (kueue.md B8, B9, B13):
-- a ClusterQueue flavor whose `resources` do not match `coveredResources` in count and order;
+- a ClusterQueue flavor whose `resources` do not follow the order of `coveredResources`;
 - a resource or a flavor named in two resource groups of one ClusterQueue;
-- `borrowingLimit` or `lendingLimit` on a ClusterQueue without a cohort;
+- `lendingLimit` on a ClusterQueue without a cohort;
 - `lendingLimit` above `nominalQuota`;
-- `reclaimWithinCohort: Never` (also when unset: that is its default) with
-  `borrowWithinCohort.policy` other than `Never`;
 - a pod-group member (a Pod, or a pod template) with only one of the label
   `kueue.x-k8s.io/pod-group-name` and the annotation `kueue.x-k8s.io/pod-group-total-count`,
   or a total count that is not a positive number.
-The message quotes the rule the server applies.
+- a LeaderWorkerSet the LWS webhook refuses: a name that is not a DNS-1035 label, `replicas`
+  outside 0–1000000, `size` below 1, `replicas × size` above 2147483647, `maxUnavailable` or
+  `maxSurge` negative, not a percentage or above 100% (or both 0 while replicas are not), a
+  `subGroupSize` below 1, larger than `size`, or dividing neither `size` nor `size - 1`
+  (`size - 1` with `LeaderExcluded`), the subgroup-exclusive-topology annotation without a
+  subgroup policy.
+- a JobSet the JobSet webhook refuses: child Job names (`<jobset>-<replicatedJob>-<index>`) or,
+  for an Indexed job with `completions`, pod names that are not DNS-1035 labels of at most 63
+  characters; `dependsOn` on the first replicatedJob or naming no earlier one; `replicas ×
+  parallelism` above 2147483647; a `groupName` that is not a DNS-1035 label; a success policy
+  naming no replicatedJob.
+- a KAI PodGroup with two subgroups of one name, a subgroup `parent` naming no subgroup, parents
+  forming a cycle, or `minMember` with `minSubGroup`; a KAI Queue without `spec.resources`.
+- a Volcano Job with no task, an unknown plugin, an `mpi` plugin without its master task,
+  two tasks of one name, a task name that is not a DNS-1123 label, or a job or pod name
+  (`<job>-<task>-<position>`) longer than 63 characters.
+The message quotes the rule the server applies. The rules the ClusterQueue CRD states in CEL
+(as many `resources` as `coveredResources`, `borrowingLimit` without a cohort,
+`reclaimWithinCohort: Never` with `borrowWithinCohort`) are KQ002's.
 
 ## Why it breaks on a cluster
 `kubectl apply` fails with the server's message, so the queue or pod never exists: every
@@ -67,26 +83,32 @@ metadata:
 ## How to fix
 List each flavor's `resources` in exactly the order of `coveredResources`; name each
 resource and flavor in one resource group only; set `cohortName` (v1beta1: `cohort`) before
-using borrowing or lending limits; keep `lendingLimit <= nominalQuota`; set
-`reclaimWithinCohort` to `LowerPriority` or `Any` before allowing `borrowWithinCohort`;
-give every pod-group member both the group-name label and the total-count annotation.
+using a lending limit; keep `lendingLimit <= nominalQuota`; give every pod-group member both
+the group-name label and the total-count annotation.
 """
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
 
-from kqlint.kinds import KUEUE_GROUP, POD
-from kqlint.kueue import POD_GROUP_NAME, POD_GROUP_TOTAL
-from kqlint.kueue.quota import group_flavors, resource_groups
+from kqlint.domain.kinds import JOBSET, KAI_GROUP, KUEUE_GROUP, LWS, POD, VOLCANO_JOB
+from kqlint.domain.kueue import POD_GROUP_NAME, POD_GROUP_TOTAL
+from kqlint.domain.kueue.quota import group_flavors, resource_groups
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.quantity import parse_quantity
+from kqlint.domain.workloads import pod_templates
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.quantity import parse_quantity
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.workloads import pod_templates
+from kqlint.rules.engine._webhook_jobset import jobset_findings
+from kqlint.rules.engine._webhook_kai import kai_findings
+from kqlint.rules.engine._webhook_lws import lws_findings
+from kqlint.rules.engine._webhook_volcano import volcano_job_findings
 
+# findings cache: pure, the object's own fields and the pod templates it owns (a TrainJob's runtime templates belong
+# to the runtime and are skipped)
 META = RuleMeta(code="KQ004", slug="api-rejects", severity=Severity.ERROR,
-                summary="the API server or Kueue's webhook would refuse the object at apply time")
+                summary="the API server or Kueue's webhook would refuse the object at apply time",
+                pure=True)
 
 GROUP_NAME_LABEL = POD_GROUP_NAME
 TOTAL_COUNT_ANNOTATION = POD_GROUP_TOTAL
@@ -96,7 +118,14 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     if obj.kind == "ClusterQueue" and obj.group == KUEUE_GROUP:
         yield from _resource_groups(obj, ctx)
         yield from _limits(obj, ctx)
-        yield from _preemption(obj, ctx)
+    if LWS.of(obj):
+        yield from lws_findings(obj, ctx)
+    if JOBSET.of(obj):
+        yield from jobset_findings(obj, ctx)
+    if obj.group == KAI_GROUP:
+        yield from kai_findings(obj, ctx)
+    if VOLCANO_JOB.of(obj):
+        yield from volcano_job_findings(obj, ctx)
     yield from _pod_groups(obj, ctx)
 
 
@@ -124,7 +153,8 @@ def _duplicate(obj: K8sObject, ctx: RuleContext, seen: dict[str, int], name: Any
             at=obj.at_value("spec", "resourceGroups", group, *rest),
             message=(f"{obj.display()}: {what} `{name}` is already named in resourceGroups[{seen[name]}]; "
                      f"Kueue rejects the ClusterQueue (`Duplicate value`): a {what} may appear in one "
-                     "resource group only; merge the groups or remove it from one"),
+                     "resource group only"),
+            remedy="Merge the groups or remove it from one",
             related=[(obj.at("spec", "resourceGroups", seen[name]), "the first resource group naming it")])
     seen.setdefault(name, group)
 
@@ -135,13 +165,7 @@ def _flavor_matches_covered(obj: K8sObject, ctx: RuleContext, g: int, f: int, fl
     if not isinstance(resources, list):
         return
     base = ("spec", "resourceGroups", g, "flavors", f)
-    if len(resources) != len(covered):
-        yield ctx.finding(
-            at=obj.at(*base, "resources"),
-            message=(f"{obj.display()}: flavor `{flavor.get('name')}` lists {len(resources)} resources but "
-                     f"coveredResources has {len(covered)}; the API server rejects it (`flavors must have the "
-                     "same number of resources as the coveredResources`); list one entry per covered resource"),
-            related=[(obj.at("spec", "resourceGroups", g, "coveredResources"), "coveredResources")])
+    if len(resources) != len(covered):  # the CRD's CEL rule on the resource group: KQ002
         return
     for i, (resource, expected) in enumerate(zip(resources, covered, strict=True)):
         name = resource.get("name") if isinstance(resource, dict) else None
@@ -150,7 +174,8 @@ def _flavor_matches_covered(obj: K8sObject, ctx: RuleContext, g: int, f: int, fl
                 at=obj.at_value(*base, "resources", i, "name"),
                 message=(f"{obj.display()}: flavor `{flavor.get('name')}` resources[{i}] is `{name}` but "
                          f"coveredResources[{i}] is `{expected}`; Kueue's webhook rejects it (`must match the "
-                         "name in coveredResources`): list resources in the order of coveredResources"),
+                         "name in coveredResources`)"),
+                remedy="List resources in the order of coveredResources",
                 related=[(obj.at_value("spec", "resourceGroups", g, "coveredResources", i), "coveredResources entry")])
             return
 
@@ -174,36 +199,21 @@ def _limits(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
 def _resource_limits(obj: K8sObject, ctx: RuleContext, path: tuple[Any, ...],
                      resource: dict[str, Any]) -> Iterator[Finding]:
     name = resource.get("name")
-    if not _cohort(obj):
-        for limit in ("borrowingLimit", "lendingLimit"):
-            if resource.get(limit) is not None:
-                yield ctx.finding(
-                    at=obj.at(*path, limit),
-                    message=(f"{obj.display()}: {limit} on `{name}` without a cohort; the API server rejects "
-                             f"it (`{limit} must be nil when cohort is empty`): set spec.cohortName or "
-                             f"remove {limit}"))
+    if not _cohort(obj) and resource.get("lendingLimit") is not None:  # borrowingLimit: the CRD's CEL rule, KQ002
+        yield ctx.finding(
+            at=obj.at(*path, "lendingLimit"),
+            message=(f"{obj.display()}: lendingLimit on `{name}` without a cohort; the API server rejects "
+                     "it (`lendingLimit must be nil when cohort is empty`)"),
+            remedy="Set spec.cohortName or remove lendingLimit")
     lending, nominal = parse_quantity(resource.get("lendingLimit")), parse_quantity(resource.get("nominalQuota"))
     if lending is not None and nominal is not None and lending > nominal:
         yield ctx.finding(
             at=obj.at_value(*path, "lendingLimit"),
             message=(f"{obj.display()}: lendingLimit {resource.get('lendingLimit')} of `{name}` is above its "
                      f"nominalQuota {resource.get('nominalQuota')}; Kueue rejects it (`must be less than or "
-                     "equal to the nominalQuota`): lower lendingLimit"),
+                     "equal to the nominalQuota`)"),
+            remedy="Lower lendingLimit to at most nominalQuota",
             related=[(obj.at_value(*path, "nominalQuota"), "nominalQuota")])
-
-
-# ------------------------------------------------------------------ preemption
-
-def _preemption(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    policy = obj.get("spec", "preemption", "borrowWithinCohort", "policy")
-    reclaim = obj.get("spec", "preemption", "reclaimWithinCohort") or "Never"
-    if reclaim == "Never" and isinstance(policy, str) and policy != "Never":
-        yield ctx.finding(
-            at=obj.at_value("spec", "preemption", "borrowWithinCohort", "policy"),
-            message=(f"{obj.display()}: borrowWithinCohort.policy {policy} with reclaimWithinCohort Never"
-                     f"{' (its default)' if not obj.has('spec', 'preemption', 'reclaimWithinCohort') else ''}; "
-                     "the API server rejects it (`reclaimWithinCohort=Never and borrowWithinCohort.Policy!=Never`): "
-                     "set reclaimWithinCohort to LowerPriority or Any, or borrowWithinCohort.policy to Never"))
 
 
 # ------------------------------------------------------------------ pod groups
@@ -225,14 +235,15 @@ def _pod_group_member(obj: K8sObject, ctx: RuleContext, meta: tuple[Any, ...], l
         missing = "annotation " + TOTAL_COUNT_ANNOTATION if has_name else "label " + GROUP_NAME_LABEL
         yield ctx.finding(
             at=obj.at(*meta, *present),
-            message=(f"{obj.display()}: pod-group member without the {missing}; Kueue's webhook rejects the "
-                     f"pod (`both the '{TOTAL_COUNT_ANNOTATION}' annotation and the '{GROUP_NAME_LABEL}' label "
-                     "should be set`): add it"))
+            message=(f"{obj.display()}: pod-group member without the {missing}: Kueue's webhook rejects the "
+                     "pod, which needs both the label and the annotation"),
+            remedy=f"Add the {missing}")
     elif has_count and not _positive(annotations.get(TOTAL_COUNT_ANNOTATION)):
         yield ctx.finding(
             at=obj.at_value(*meta, "annotations", TOTAL_COUNT_ANNOTATION),
             message=(f"{obj.display()}: {TOTAL_COUNT_ANNOTATION} must be a number greater than 0; Kueue rejects "
-                     "the pod: set it to the number of pods in the group"))
+                     "the pod"),
+            remedy="Set it to the number of pods in the group")
 
 
 def _positive(value: Any) -> bool:

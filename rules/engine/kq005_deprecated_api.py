@@ -76,12 +76,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.fixes import Fix
-from kqlint.kinds import KUEUE_GROUP
+from kqlint.domain.kinds import KUEUE_GROUP
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.platform import platform_of
+from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.fix.model import Fix
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.platform import platform_of
-from kqlint.rule import RuleContext, RuleMeta
 from kqlint.rules.engine._api_migration import (
     fungibility_alias,
     kueue_v1alpha1,
@@ -123,8 +123,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         yield ctx.finding(
             at=obj.at_value("apiVersion"), severity=Severity.ERROR,
             message=(f"{obj.display()}: apiVersion {obj.api_version} is no longer served (removed in "
-                     f"Kubernetes {removed[0]}): kubectl apply fails with 'no matches for kind'; "
-                     f"use apiVersion: {removed[1]}{'' if removed_core_api(obj) else APPS_BY_HAND}"),
+                     f"Kubernetes {removed[0]}): kubectl apply fails with 'no matches for kind'"),
+            remedy=f"Use apiVersion: {removed[1]}{'' if removed_core_api(obj) else APPS_BY_HAND}",
             fix=removed_api_fix(obj))
     if obj.group == KUEUE_GROUP:
         yield from _kueue_version(obj, ctx)
@@ -139,24 +139,27 @@ def _kueue_version(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     if obj.version == "v1alpha1":
         yield from _v1alpha1(obj, ctx, served_v1beta2)
     elif obj.version == "v1beta1" and served_v1beta2 is not False:
-        yield ctx.finding(at=obj.at_value("apiVersion"), message=_v1beta1_message(obj), fix=v1beta2_fix(obj))
+        yield ctx.finding(at=obj.at_value("apiVersion"), fix=v1beta2_fix(obj),
+                          message=(f"{obj.display()}: kueue.x-k8s.io/v1beta1 is deprecated since Kueue 0.16 "
+                                   "(v1beta2 is the storage version) and will stop being served"),
+                          remedy=_v1beta1_remedy(obj))
     elif obj.version == "v1beta2" and served_v1beta2 is False:
         yield ctx.finding(
             at=obj.at_value("apiVersion"), severity=Severity.ERROR,
             message=(f"{obj.display()}: kueue.x-k8s.io/v1beta2 is served only from Kueue 0.15, and the "
-                     f"platform's Kueue is {_version(ctx)}: the object cannot be applied; use apiVersion: "
-                     f"kueue.x-k8s.io/v1beta1 or upgrade Kueue"))
+                     f"platform's Kueue is {_version(ctx)}: the object cannot be applied"),
+            remedy="Use apiVersion: kueue.x-k8s.io/v1beta1 or upgrade Kueue")
 
 
-def _v1beta1_message(obj: K8sObject) -> str:
+def _v1beta1_remedy(obj: K8sObject) -> str:
     renames = [text for path, text in V1BETA2_SPELLING.items() if obj.kind == "ClusterQueue" and obj.has(*path)]
     extra = f"; in v1beta2 spell {', '.join(renames)}" if renames else ""
     move = "move to apiVersion: kueue.x-k8s.io/v1beta2, which Kueue serves from 0.15"
     migration = kueue_v1beta2(obj)
     if migration is not None and not migration.mechanical:  # no fix: the remedy starts with the manual steps
         move, extra = f"{', and '.join(migration.manual)} by hand, then {move}", ""
-    return (f"{obj.display()}: kueue.x-k8s.io/v1beta1 is deprecated since Kueue 0.16 (v1beta2 is "
-            f"the storage version) and will stop being served; {move}{extra}")
+    remedy = move + extra
+    return remedy[:1].upper() + remedy[1:]
 
 
 def _v1alpha1(obj: K8sObject, ctx: RuleContext, served_v1beta2: bool | None) -> Iterator[Finding]:
@@ -169,8 +172,8 @@ def _v1alpha1(obj: K8sObject, ctx: RuleContext, served_v1beta2: bool | None) -> 
     yield ctx.finding(
         at=obj.at_value("apiVersion"), severity=Severity.ERROR,
         message=(f"{obj.display()}: {obj.api_version} is no longer served by Kueue (Cohort moved to "
-                 f"v1beta1 in 0.13, Topology in 0.14): the object cannot be applied; use "
-                 f"apiVersion: {target}{parent}"),
+                 f"v1beta1 in 0.13, Topology in 0.14): the object cannot be applied"),
+        remedy=f"Use apiVersion: {target}{parent}",
         fix=v1alpha1_fix(obj, target))
 
 
@@ -190,8 +193,8 @@ def _fungibility(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             at=obj.at_value("spec", "flavorFungibility", field),
             severity=Severity.INFO if served else Severity.ERROR,
             message=(f"{obj.display()}: flavorFungibility.{field}: {value} "
-                     + ("is a deprecated v1beta1 alias" if served else f"is not accepted by {obj.api_version}")
-                     + "; use MayStopSearch (same behaviour)"),
+                     + ("is a deprecated v1beta1 alias" if served else f"is not accepted by {obj.api_version}")),
+            remedy="Use MayStopSearch (same behaviour)",
             fix=fungibility_fix(obj, field, platform_of(ctx.graph).kueue_at_least(*V1BETA2_SINCE)))
 
 

@@ -38,23 +38,24 @@ Exclude chart folders with `--exclude` if you lint the rendered output elsewhere
 import os
 from collections.abc import Iterator
 
+from kqlint.engine.rule import RuleContext, RuleMeta, Sources
 from kqlint.model import Finding, Location, Severity
-from kqlint.rule import RuleContext, RuleMeta, Sources
 
 META = RuleMeta(code="KQ006", slug="unrendered-template", severity=Severity.INFO,
                 summary="an unrendered template file or chart is skipped", scope="engine")
 
 
 def check_sources(sources: Sources, ctx: RuleContext) -> Iterator[Finding]:
-    """Files skipped as envsubst/sed templates (kqlint.placeholders), and Helm charts whose
+    """Files skipped as envsubst/sed templates (kqlint.loader.placeholders), and Helm charts whose
     templates/ folder discovery skipped."""
-    from kqlint.discover import display_path
+    from kqlint.project.discover import display_path
 
     for problem in sources.problems(META.code):
-        yield ctx.finding(Location(problem.file, problem.line, problem.column), problem.message)
+        yield ctx.finding(Location(problem.file, problem.line, problem.column), problem.message,
+                          remedy=problem.remedy)
     for chart, templates in sorted(sources.charts.items()):
         chart_dir = display_path(os.path.dirname(chart))
         message = (f"Helm chart {chart_dir}: {len(templates)} unrendered template file(s) under "
-                   f"templates/ skipped; lint the rendered output instead: "
-                   f"`helm template {chart_dir} | kqlint check -`")
-        yield ctx.finding(Location(display_path(chart), 1, 1), message)
+                   "templates/ skipped, so nothing in them is linted")
+        yield ctx.finding(Location(display_path(chart), 1, 1), message,
+                          remedy=f"Lint the rendered output instead: `helm template {chart_dir} | kqlint check -`")

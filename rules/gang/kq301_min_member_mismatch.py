@@ -97,14 +97,12 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
-from kqlint.fields import integer_or_digits
-from kqlint.fixes import Edit, Fix
-from kqlint.graph import ObjectGraph
-from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.wording import role_suffix
-from kqlint.workloads import (
+from kqlint.domain import reading
+from kqlint.domain.fields import integer_or_digits
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.wording import role_suffix
+from kqlint.domain.workloads import (
     KUBEFLOW_MIN_AVAILABLE_PATH,
     POD_GROUP_MIN_MEMBER_PATH,
     SCHEDULER_TITLES,
@@ -123,10 +121,16 @@ from kqlint.workloads import (
     volcano_tasks,
     wrapped_objects,
 )
+from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.fix.model import Edit, Fix
+from kqlint.model import Finding, Severity
 
+# findings cache: reads graph rule: the PodGroups (also wrapped in AppWrappers) and every workload's templates that
+# join one
 META = RuleMeta(code="KQ301", slug="min-member-mismatch", severity=Severity.ERROR,
                 summary="a gang's declared minimum differs from the pods that join it",
-                scope="graph", fix="unsafe")
+                scope="graph", fix="unsafe",
+                reads=reading.TEMPLATES | reading.POD_GROUPS)
 
 _REJECTED = "Volcano's admission webhook rejects the Job, and the gang could never fill anyway"
 Members = dict[tuple[str, str | None, str], list[tuple[PodTemplate, PodGroupRef]]]
@@ -169,16 +173,15 @@ def _compare(ctx: RuleContext, at: Any, what: str, declared: int, pods: int, det
              never: str = "the gang can never be scheduled", as_text: bool = False,
              fixable: bool = True) -> Iterator[Finding]:
     # unsafe: the gang then waits for (or starts with) a different number of pods
-    change = Fix.unsafe(fix[0].upper() + fix[1:], Edit.replace(at.path, str(pods) if as_text else pods)) \
-        if fixable else None
+    remedy = fix[0].upper() + fix[1:]
+    change = Fix.unsafe(remedy, Edit.replace(at.path, str(pods) if as_text else pods)) if fixable else None
     if declared > pods:
-        yield ctx.finding(at, f"{what} {declared} > {pods} pods{detail}: {never}; {fix}",
-                          related=related or [], fix=change)
+        yield ctx.finding(at, f"{what} {declared} > {pods} pods{detail}: {never}",
+                          related=related or [], fix=change, remedy=remedy)
     elif declared < pods:
-        yield ctx.finding(at, f"{what} {declared} < {pods} pods{detail}: the gang starts as soon as "
-                              f"{declared} of them fit, so started pods hold their GPUs/CPUs while the "
-                              f"rest wait Pending; {fix}",
-                          related=related or [], severity=Severity.WARNING, fix=change)
+        yield ctx.finding(at, f"{what} {declared} < {pods} pods{detail}: the gang starts once {declared} "
+                              "fit, and started pods hold their GPUs/CPUs while the rest wait Pending",
+                          related=related or [], severity=Severity.WARNING, fix=change, remedy=remedy)
 
 
 def _pod_group(group: K8sObject, joined: list[tuple[PodTemplate, PodGroupRef]],

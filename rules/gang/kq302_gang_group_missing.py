@@ -77,11 +77,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from kqlint.kinds import APPWRAPPER, CRONJOB, DEPLOYMENT, JOB, POD, REPLICASET, STATEFULSET
-from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.workloads import (
+from kqlint.domain.kinds import APPWRAPPER, CRONJOB, DEPLOYMENT, JOB, POD, REPLICASET, STATEFULSET
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.workloads import (
     COSCHEDULING_POD_GROUP_LABEL,
     COSCHEDULING_SCHEDULER_NAMES,
     KAI_BATCH_MIN_MEMBER_ANNOTATION,
@@ -100,10 +98,14 @@ from kqlint.workloads import (
     total_pods,
     wrapped_objects,
 )
+from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.model import Finding, Severity
 
+# findings cache: pure, the workload's own templates and pod count (graph-free extractors for its kinds), options
 META = RuleMeta(code="KQ302", slug="gang-group-missing", severity=Severity.ERROR,
                 summary="a multi-pod workload goes to a gang scheduler without joining a gang",
-                kinds=frozenset({JOB, CRONJOB, DEPLOYMENT, STATEFULSET, REPLICASET, POD, APPWRAPPER}))
+                kinds=frozenset({JOB, CRONJOB, DEPLOYMENT, STATEFULSET, REPLICASET, POD, APPWRAPPER}),
+                pure=True)
 
 
 @dataclass(frozen=True)
@@ -150,9 +152,10 @@ def _coscheduling(obj: K8sObject, tpl: PodTemplate, pods: int, ctx: RuleContext)
         tpl.at_meta("labels", COSCHEDULING_POD_GROUP_LABEL),
         f"{obj.display()}: {pods} pods go to the coscheduling scheduler ({tpl.scheduler_name}) without "
         f"the label {COSCHEDULING_POD_GROUP_LABEL}: coscheduling gangs only pods that name their PodGroup, "
-        f"so these are scheduled one by one; label the pod template with {COSCHEDULING_POD_GROUP_LABEL}: "
-        f"<scheduling.x-k8s.io PodGroup with minMember {pods}>",
-        related=[(tpl.at("schedulerName"), f"schedulerName: {tpl.scheduler_name}")])
+        "so these are scheduled one by one",
+        related=[(tpl.at("schedulerName"), f"schedulerName: {tpl.scheduler_name}")],
+        remedy=(f"Label the pod template with {COSCHEDULING_POD_GROUP_LABEL}: "
+                f"<scheduling.x-k8s.io PodGroup with minMember {pods}>"))
 
 
 def _volcano(obj: K8sObject, tpl: PodTemplate, pods: int, ctx: RuleContext) -> Iterator[Finding]:
@@ -161,16 +164,15 @@ def _volcano(obj: K8sObject, tpl: PodTemplate, pods: int, ctx: RuleContext) -> I
     legacy = ""
     related = []
     if VOLCANO_LEGACY_GROUP_ANNOTATION in tpl.annotations:
-        legacy = (f" (its {VOLCANO_LEGACY_GROUP_ANNOTATION} annotation is not read by the Volcano "
-                  f"scheduler; use {VOLCANO_GROUP_ANNOTATION})")
+        legacy = f" ({VOLCANO_LEGACY_GROUP_ANNOTATION} is not read)"
         related = [(tpl.at_meta("annotations", VOLCANO_LEGACY_GROUP_ANNOTATION), "ignored by the scheduler")]
     yield ctx.finding(
         tpl.at_meta("annotations", VOLCANO_GROUP_ANNOTATION),
         f"{obj.display()}: {pods} pods go to Volcano ({tpl.scheduler_name}) without a gang{legacy}: "
-        f"Volcano gives each pod an automatic PodGroup of minMember 1, so pods start one by one; "
-        f"annotate the pod template with {VOLCANO_GROUP_ANNOTATION}: <PodGroup with minMember {pods}> "
-        f"or the {obj.kind} with {VOLCANO_MIN_MEMBER_ANNOTATION}: \"{pods}\"",
-        related=[(tpl.at("schedulerName"), f"schedulerName: {tpl.scheduler_name}"), *related])
+        "Volcano gives each pod its own PodGroup (minMember 1), so pods start one by one",
+        related=[(tpl.at("schedulerName"), f"schedulerName: {tpl.scheduler_name}"), *related],
+        remedy=(f"Annotate the pod template with {VOLCANO_GROUP_ANNOTATION}: <PodGroup with minMember {pods}> "
+                f"or the {obj.kind} with {VOLCANO_MIN_MEMBER_ANNOTATION}: \"{pods}\""))
 
 
 def _kai(obj: K8sObject, tpl: PodTemplate, pods: int, ctx: RuleContext) -> Iterator[Finding]:
@@ -186,8 +188,8 @@ def _kai(obj: K8sObject, tpl: PodTemplate, pods: int, ctx: RuleContext) -> Itera
             obj.at(*owner_at, KAI_BATCH_MIN_MEMBER_ANNOTATION),
             f"{obj.display()}: a Job of {pods} pods goes to KAI ({tpl.scheduler_name}) without "
             f"{KAI_BATCH_MIN_MEMBER_ANNOTATION}: KAI's PodGroup for a Job has minMember 1, so the "
-            f"pods start one by one; annotate the Job with {KAI_BATCH_MIN_MEMBER_ANNOTATION}: \"{pods}\"",
-            related=sent)
+            "pods start one by one",
+            related=sent, remedy=f"Annotate the Job with {KAI_BATCH_MIN_MEMBER_ANNOTATION}: \"{pods}\"")
     elif (obj.group, obj.kind) in KAI_PER_POD_KINDS:
         missing = (tpl.at_meta("annotations", KAI_POD_GROUP_ANNOTATION) if skip
                    else obj.at(*owner_at, KAI_SKIP_PODGROUPER_ANNOTATION))
@@ -195,6 +197,7 @@ def _kai(obj: K8sObject, tpl: PodTemplate, pods: int, ctx: RuleContext) -> Itera
             missing,
             f"{obj.display()}: {pods} replicas go to KAI ({tpl.scheduler_name}), whose pod grouper "
             f"gives a {obj.kind} minMember 1 ({_KAI_SHAPE[obj.kind]}), so they are never scheduled "
-            f"together; set {KAI_SKIP_PODGROUPER_ANNOTATION}: \"true\" on the {obj.kind} and "
-            f"{KAI_POD_GROUP_ANNOTATION} on the pod template (naming your own PodGroup), or use a "
-            f"LeaderWorkerSet", related=sent)
+            "together", related=sent,
+            remedy=(f"Set {KAI_SKIP_PODGROUPER_ANNOTATION}: \"true\" on the {obj.kind} and "
+                    f"{KAI_POD_GROUP_ANNOTATION} on the pod template (naming your own PodGroup), or use a "
+                    "LeaderWorkerSet"))

@@ -81,14 +81,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.domain import kinds as K
+from kqlint.domain import reading
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.refs import OPERATOR, POD_GROUP_REFS, references
+from kqlint.domain.workloads import SCHEDULER_TITLES, is_workload
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Location, Severity
-from kqlint.objects import K8sObject
-from kqlint.refs import OPERATOR, POD_GROUP_REFS, references
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.workloads import SCHEDULER_TITLES, is_workload
 
+# findings cache: reads own_templates; the PodGroups they name and those wrapped in AppWrappers
 META = RuleMeta(code="KQ303", slug="unknown-pod-group", severity=Severity.ERROR,
-                summary="a group annotation or label names a PodGroup that cannot be resolved")
+                summary="a group annotation or label names a PodGroup that cannot be resolved",
+                reads=reading.RUNTIMES | reading.POD_GROUPS | {K.APPWRAPPER})
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
@@ -107,5 +111,6 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             at,
             f"{site.template.describe()}: {pod_group.key}: {pod_group.name} names a "
             f"{SCHEDULER_TITLES[pod_group.family]} PodGroup ({pod_group.group}) that does not exist in namespace "
-            f"{obj.namespace}: its pods stay Pending waiting for it; create PodGroup {obj.namespace}/{pod_group.name}, "
-            f"fix the name, or declare it under `external:` if it exists on the cluster")
+            f"{obj.namespace}: its pods stay Pending waiting for it",
+            remedy=(f"Create PodGroup {obj.namespace}/{pod_group.name}, fix the name, or declare it under "
+                    "`external:` if it exists on the cluster"))

@@ -74,14 +74,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from kqlint.kinds import LLMISVC
-from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.workloads import (
+from kqlint.domain import reading
+from kqlint.domain.kinds import LLMISVC
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.workloads import (
+    COSCHEDULING_SCHEDULER_NAMES,
     KAI_SCHEDULER_NAMES,
     VOLCANO_SCHEDULER_NAMES,
-    GangMarker,
     PodTemplate,
     effective_scheduler_name,
     gang_markers,
@@ -89,9 +88,14 @@ from kqlint.workloads import (
     is_kubeflow_job,
     own_templates,
 )
+from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.model import Finding, Severity
+from kqlint.rules.gang._scheduler_names import is_typo, known_scheduler_names
 
+# findings cache: reads gang_markers: the object's own markers and its templates'
 META = RuleMeta(code="KQ304", slug="mixed-gang-schedulers", severity=Severity.ERROR,
-                summary="one workload's pods go to different schedulers or carry Volcano and KAI markers")
+                summary="one workload's pods go to different schedulers or carry Volcano and KAI markers",
+                reads=reading.RUNTIMES)
 
 
 @dataclass(frozen=True)
@@ -115,7 +119,10 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
 
 def _mixed_names(obj: K8sObject, ctx: RuleContext) -> Finding | None:
     templates = own_templates(obj)
-    known = [(t, name) for t in templates if (name := effective_scheduler_name(t)) is not None]
+    names = known_scheduler_names(ctx.graph, (*ctx.options.volcano_scheduler_names, *ctx.options.kai_scheduler_names,
+                                              *COSCHEDULING_SCHEDULER_NAMES))
+    known = [(t, name) for t in templates  # a typo of a known name is KQ308's
+             if (name := effective_scheduler_name(t)) is not None and not is_typo(name, names)]
     first, first_name = known[0] if known else (None, "")
     for tpl, name in known[1:]:
         if name != first_name and first is not None:
@@ -124,8 +131,7 @@ def _mixed_names(obj: K8sObject, ctx: RuleContext) -> Finding | None:
         unset = [t for t in templates if effective_scheduler_name(t) is None]
         if unset:
             return _report(obj, unset[0], "no schedulerName", first, first_name,
-                           " (training-operator fills an empty schedulerName only with its own gang "
-                           "scheduler, never KAI)", ctx)
+                           " (training-operator never fills in KAI)", ctx)
     return None
 
 
@@ -134,9 +140,9 @@ def _report(obj: K8sObject, tpl: PodTemplate, name: str, first: PodTemplate, fir
     return ctx.finding(
         tpl.at("schedulerName"),
         f"{obj.display()}: template {tpl.role} goes to {name} but template {first.role} to "
-        f"{first_name}{why}: a gang is formed by one scheduler, so these pods never join the others' "
-        f"gang and the workload waits or starts partially; use schedulerName: {first_name} in every template",
-        related=[(first.at("schedulerName"), f"template {first.role}: {first_name}")])
+        f"{first_name}{why}: one scheduler forms a gang, so the workload waits or starts partially",
+        related=[(first.at("schedulerName"), f"template {first.role}: {first_name}")],
+        remedy=f"Use schedulerName: {first_name} in every template")
 
 
 def _mixed_markers(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
@@ -152,12 +158,10 @@ def _mixed_markers(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     at = next((m for m in others if m.in_object), None) or next(m for m in markers if m.in_object)
     yield ctx.finding(
         at.at,
-        f"{obj.display()}: carries {_NAMES[primary]} markers ({_list(markers, primary)}) and "
-        f"{_NAMES[others[0].family]} markers ({_list(markers, others[0].family)}): its pods go to one "
-        f"scheduler and the other's queue, group and minimum settings are silently ignored; keep one "
-        f"scheduler's schedulerName, labels and annotations",
-        related=[(m.at, m.what) for m in markers if m is not at][:6])
+        f"{obj.display()}: carries both {_NAMES[primary]} and {_NAMES[others[0].family]} markers ({at.what} "
+        "among them): one scheduler gets the pods and silently ignores the other's queue, group and "
+        "minimum settings",
+        related=[(m.at, m.what) for m in markers if m is not at][:6],
+        remedy="Keep one scheduler's schedulerName, labels and annotations")
 
 
-def _list(markers: list[GangMarker], family: str) -> str:
-    return ", ".join(dict.fromkeys(m.what for m in markers if m.family == family))

@@ -67,16 +67,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.fields import text
-from kqlint.kinds import LLMISVC
+from kqlint.domain.fields import text
+from kqlint.domain.kinds import LLMISVC
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.workloads import own_templates
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.workloads import own_templates
 
+# findings cache: pure, an LLMInferenceService's own pod specs
 META = RuleMeta(code="KQ305", slug="incomplete-scheduler-name", severity=Severity.ERROR,
                 summary="a multi-node LLMInferenceService sets schedulerName in only some pod specs",
-                kinds=frozenset({LLMISVC}))
+                kinds=frozenset({LLMISVC}),
+                pure=True)
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
@@ -86,16 +88,17 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     named = [t for t in present if _has_name(t.spec.get("schedulerName"))]
     if not named or len(named) == len(present):
         return
-    names = ", ".join(f"spec.{t.role}: {t.scheduler_name}" for t in named)
+    more = f" (and {len(named) - 1} more)" if len(named) > 1 else ""
+    names = f"spec.{named[0].role} sets {named[0].scheduler_name}{more}"
     for tpl in present:
         if tpl not in named:
             yield ctx.finding(
                 tpl.at("schedulerName"),
                 f"{obj.display()}: spec.{tpl.role} has no schedulerName while {names}: KServe does not "
-                f"carry a schedulerName from one pod spec to another, so these pods go to "
-                f"default-scheduler and the leader/worker gang never fills; set schedulerName: "
-                f"{named[0].scheduler_name} here too",
-                related=[(t.at("schedulerName"), f"spec.{t.role} sets it") for t in named])
+                "copy schedulerName between pod specs, so these pods go to default-scheduler and the gang "
+                "never fills",
+                related=[(t.at("schedulerName"), f"spec.{t.role} sets it") for t in named],
+                remedy=f"Set schedulerName: {named[0].scheduler_name} here too")
 
 
 def _has_name(value: object) -> bool:

@@ -80,16 +80,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kinds import LLMISVC
+from kqlint.domain.kinds import LLMISVC
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.podspec import PROBE_HANDLERS, Container, containers, handlerless_probes
+from kqlint.domain.workloads import PodTemplate, own_templates
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Location, Severity
-from kqlint.objects import K8sObject
-from kqlint.podspec import PROBE_HANDLERS, Container, containers, handlerless_probes, probe_fields
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.workloads import PodTemplate, own_templates
 
+# findings cache: pure, the probes of an LLMInferenceService's own overlay pod specs
 META = RuleMeta(code="KQ306", slug="partial-probe-override", severity=Severity.ERROR,
                 summary="an LLMInferenceService overlay sets a probe without a handler",
-                kinds=frozenset({LLMISVC}))
+                kinds=frozenset({LLMISVC}),
+                pure=True)
 
 # The overlays KServe merges onto its presets, each with the worker that makes its pods a gang.
 OVERLAYS: dict[tuple[str, ...], tuple[str, ...]] = {
@@ -117,32 +119,22 @@ def _finding(obj: K8sObject, template: PodTemplate, bad: list[tuple[Container, s
              ctx: RuleContext) -> Finding:
     (first, key), rest = bad[0], bad[1:]
     overlay = ".".join(template.spec_path)
-    message = (f"{obj.display()}: {overlay} container `{first.name}` {key} "
-               f"has no handler ({HANDLERS}; {probe_fields(first.data[key])}){_more(rest)}. "
-               f"KServe strategic-merges {overlay} onto its preset LLMInferenceServiceConfig by "
-               f"container name; where the preset's container has no {key}, the merged probe has "
-               f"no handler and the API server rejects the pod (`must specify a handler type`)"
-               f"{_consequence(obj, template)}. Write the whole probe with its handler, e.g. "
-               f"`httpGet: {{path: /health, port: 8000}}`, or remove it")
+    message = (f"{obj.display()}: {overlay} container `{first.name}` {key} has no handler: merged onto a "
+               f"preset container without one, the API server rejects the pod{_consequence(obj, template)}")
     related = [(_at(template, c, k), f"{overlay} container `{c.name}` {k} has no handler either")
                for c, k in rest]
-    return ctx.finding(at=_at(template, first, key), message=message, related=related)
+    return ctx.finding(at=_at(template, first, key), message=message, related=related,
+                       remedy=(f"Write the whole probe with its handler ({HANDLERS}), e.g. "
+                               "`httpGet: {path: /health, port: 8000}`, or remove it (KServe strategic-merges "
+                               f"{overlay} onto its preset LLMInferenceServiceConfig by container name)"))
 
 
 def _at(template: PodTemplate, container: Container, key: str) -> Location:
     return template.at(*container.path, key)
 
 
-def _more(rest: list[tuple[Container, str]]) -> str:
-    if not rest:
-        return ""
-    listed = ", ".join(f"`{c.name}` {k}" for c, k in rest)
-    return f" (also without a handler: {listed})"
-
-
 def _consequence(obj: K8sObject, template: PodTemplate) -> str:
     worker = OVERLAYS[tuple(template.spec_path)]
     if isinstance(obj.get(*worker), dict):
-        return (f"; {'.'.join(worker)} makes these pods one LeaderWorkerSet group, so the group "
-                "(gang) never fills and the leader waits in Pending too")
+        return "; the LeaderWorkerSet group never fills"
     return "; the Deployment never gets a running pod"

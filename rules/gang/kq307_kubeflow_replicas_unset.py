@@ -66,21 +66,23 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from kqlint.fixes import Edit, Fix
-from kqlint.kinds import KUBEFLOW_JOBS
-from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.workloads import (
+from kqlint.domain.kinds import KUBEFLOW_JOBS
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.workloads import (
     KAI_SCHEDULER_NAMES,
     ReplicaSpec,
     own_templates,
     replica_specs,
 )
+from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.fix.model import Edit, Fix
+from kqlint.model import Finding, Severity
 
+# findings cache: pure, a Kubeflow job's own replica specs and templates, options
 META = RuleMeta(code="KQ307", slug="kubeflow-replicas-unset", severity=Severity.WARNING,
                 summary="a Kubeflow job sent to KAI has a replica spec without replicas",
-                kinds=frozenset(KUBEFLOW_JOBS), fix="safe")
+                kinds=frozenset(KUBEFLOW_JOBS), fix="safe",
+                pure=True)
 
 
 @dataclass(frozen=True)
@@ -100,8 +102,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             obj.at(*spec.path, "replicas"),
             f"{obj.display()}: replica spec {spec.role} has {state} and the job goes to KAI "
             f"({kai[0].scheduler_name}): KAI's pod grouper refuses a Kubeflow job whose replica specs "
-            f"do not all set replicas above 0, so none of its pods is scheduled; set "
-            f"{spec.role}.replicas explicitly",
+            "do not all set replicas above 0, so none of its pods is scheduled",
+            remedy=f"Set {spec.role}.replicas explicitly",
             related=[(kai[0].at("schedulerName"), f"template {kai[0].role} goes to KAI")],
             fix=explicit_replicas_fix(obj, spec))
 

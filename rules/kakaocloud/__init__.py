@@ -7,11 +7,12 @@ from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from kqlint.kinds import NAMESPACE, GroupKind
+from kqlint.domain.kinds import NAMESPACE, GroupKind
 
 if TYPE_CHECKING:
-    from kqlint.graph import ObjectGraph
-    from kqlint.objects import K8sObject
+    from kqlint.config import Config
+    from kqlint.domain.graph import ObjectGraph
+    from kqlint.domain.objects import K8sObject
 
 PROFILE = "kakaocloud"
 CUSTOM_WPC = GroupKind("kakaocloud.io", "CustomWorkloadPriorityClass")
@@ -32,9 +33,9 @@ def tenant_namespaces(graph: ObjectGraph) -> list[str]:
     return sorted(names)
 
 
-def declared_objects(graph: ObjectGraph, config: Any) -> list[K8sObject]:
-    from kqlint.graph import PROFILE as TIER
-    from kqlint.graph import declared_object
+def declared_objects(graph: ObjectGraph, config: Config) -> list[K8sObject]:
+    from kqlint.domain.graph import PROFILE as TIER
+    from kqlint.domain.graph import declared_object
 
     data = profile_data()
     file = f"<profile {PROFILE}>"

@@ -4,14 +4,17 @@ pod templates', a TrainJob's runtime patches'), so a rule can look for a label o
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kqlint.kinds import TRAINJOB
-from kqlint.objects import K8sObject
-from kqlint.workloads import pod_templates, runtime_patch_metadata
+from kqlint.domain.kinds import TRAINJOB
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.workloads import pod_templates, runtime_patch_metadata
+
+if TYPE_CHECKING:
+    from kqlint.domain.graph import ObjectGraph
 
 
-def metadata_blocks(obj: K8sObject, graph: Any) -> Iterator[tuple[tuple[Any, ...], dict[str, Any]]]:
+def metadata_blocks(obj: K8sObject, graph: ObjectGraph) -> Iterator[tuple[tuple[Any, ...], dict[str, Any]]]:
     """(path to a metadata mapping, the mapping) for the object and each template it writes
     (for a TrainJob: the metadata its ``spec.runtimePatches`` put on the runtime's JobSet, Jobs
     and pods; the runtime's own templates are the runtime's)."""
@@ -23,7 +26,7 @@ def metadata_blocks(obj: K8sObject, graph: Any) -> Iterator[tuple[tuple[Any, ...
         yield from runtime_patch_metadata(obj)
 
 
-def markers(obj: K8sObject, graph: Any, section: str, key: str) -> Iterator[tuple[tuple[Any, ...], Any]]:
+def markers(obj: K8sObject, graph: ObjectGraph, section: str, key: str) -> Iterator[tuple[tuple[Any, ...], Any]]:
     """(path to ``section``/``key``, value) wherever ``key`` is set in ``labels``/``annotations``."""
     for path, metadata in metadata_blocks(obj, graph):
         values = metadata.get(section)

@@ -56,15 +56,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kinds import TRAINJOB
+from kqlint.domain.kinds import TRAINJOB
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.workloads import KAI_QUEUE_LABEL, VOLCANO_QUEUE_ANNOTATION
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.workloads import KAI_QUEUE_LABEL, VOLCANO_QUEUE_ANNOTATION
 
+# findings cache: pure, a TrainJob's own labels and annotations (kakaocloud profile)
 META = RuleMeta(code="KQ501", slug="trainjob-scheduler-queue", severity=Severity.ERROR,
                 summary="a TrainJob carries a Volcano or KAI queue label/annotation (creation is rejected)",
-                kinds=frozenset({TRAINJOB}), profile="kakaocloud")
+                kinds=frozenset({TRAINJOB}), profile="kakaocloud",
+                pure=True)
 
 QUEUE_KEYS = (VOLCANO_QUEUE_ANNOTATION, KAI_QUEUE_LABEL)
 
@@ -77,5 +79,5 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
                 yield ctx.finding(
                     at=obj.at("metadata", section, key),
                     message=(f"TrainJob {obj.namespace}/{obj.name}: `{key}` is not allowed on TrainJobs on this "
-                             "platform (Kueue owns their quota and preemption): creation is rejected; remove it "
-                             "and route the job with kueue.x-k8s.io/queue-name only"))
+                             "platform (Kueue owns their quota and preemption): creation is rejected"),
+                    remedy="Remove it and route the job with kueue.x-k8s.io/queue-name only")

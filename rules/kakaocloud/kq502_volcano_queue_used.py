@@ -42,11 +42,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.workloads import KUBERAY_VOLCANO_QUEUE_LABEL, VOLCANO_PODGROUP, VOLCANO_QUEUE_ANNOTATION
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
 from kqlint.rules.kakaocloud._markers import markers, reported_by_kq501
-from kqlint.workloads import KUBERAY_VOLCANO_QUEUE_LABEL, VOLCANO_PODGROUP, VOLCANO_QUEUE_ANNOTATION
 
 META = RuleMeta(code="KQ502", slug="volcano-queue-used", severity=Severity.ERROR,
                 summary="a Volcano queue annotation anywhere, or a Volcano PodGroup with spec.queue",
@@ -70,5 +70,5 @@ def _finding(obj: K8sObject, ctx: RuleContext, at: object, what: str) -> Finding
     return ctx.finding(
         at=at,  # type: ignore[arg-type]
         message=(f"{obj.display()}: {what} selects a Volcano queue, but this platform runs Volcano without "
-                 "tenant queues (Kueue holds the quota): the pods are never scheduled; remove it and route "
-                 "through kueue.x-k8s.io/queue-name"))
+                 "tenant queues (Kueue holds the quota): the pods are never scheduled"),
+        remedy="Remove it and route through kueue.x-k8s.io/queue-name")

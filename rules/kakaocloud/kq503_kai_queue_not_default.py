@@ -77,12 +77,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kqlint.fixes import Edit, Fix
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.workloads import KAI_QUEUE_LABEL
+from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.fix.model import Edit, Fix
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
 from kqlint.rules.kakaocloud._markers import markers, reported_by_kq501
-from kqlint.workloads import KAI_QUEUE_LABEL
 
 META = RuleMeta(code="KQ503", slug="kai-queue-not-default", severity=Severity.ERROR,
                 summary="a kai.scheduler/queue label other than default-queue", profile="kakaocloud", fix="safe")
@@ -96,7 +96,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             yield ctx.finding(
                 at=obj.at_value(*path),
                 message=(f"{obj.display()}: {KEY}: {value} names a KAI queue that does not exist on this "
-                         f"platform (only `{DEFAULT}`): the pods are never scheduled; set it to {DEFAULT}"),
+                         f"platform (only `{DEFAULT}`): the pods are never scheduled"),
+                remedy=f"Set it to {DEFAULT}",
                 fix=default_queue_fix(path))
 
 

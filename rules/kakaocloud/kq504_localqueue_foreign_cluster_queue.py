@@ -36,14 +36,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kinds import LOCAL_QUEUE
+from kqlint.domain.kinds import LOCAL_QUEUE
+from kqlint.domain.objects import K8sObject
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
 
+# findings cache: pure, a LocalQueue's own clusterQueue against its namespace (kakaocloud profile)
 META = RuleMeta(code="KQ504", slug="localqueue-foreign-cluster-queue", severity=Severity.ERROR,
                 summary="a LocalQueue's spec.clusterQueue differs from its own namespace",
-                kinds=frozenset({LOCAL_QUEUE}), profile="kakaocloud")
+                kinds=frozenset({LOCAL_QUEUE}), profile="kakaocloud",
+                pure=True)
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
@@ -52,6 +54,6 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         yield ctx.finding(
             at=obj.at_value("spec", "clusterQueue"),
             message=(f"{obj.display()}: spec.clusterQueue `{target}` is not the tenant's own ClusterQueue "
-                     f"`{obj.namespace}`; on this platform a ClusterQueue admits only its own namespace, so "
-                     "nothing behind this LocalQueue is ever admitted: recreate it with "
-                     f"clusterQueue: {obj.namespace}"))
+                     f"`{obj.namespace}`: on this platform a ClusterQueue admits only its own namespace, so "
+                     "nothing behind this LocalQueue is ever admitted"),
+            remedy=f"Recreate it with clusterQueue: {obj.namespace} (the field is immutable)")

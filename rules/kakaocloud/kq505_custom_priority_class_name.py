@@ -42,10 +42,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kinds import KUEUE_GROUP
+from kqlint.domain.kinds import KUEUE_GROUP
+from kqlint.domain.objects import K8sObject
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
 from kqlint.rules.kakaocloud import CUSTOM_WPC
 
 META = RuleMeta(code="KQ505", slug="custom-priority-class-name", severity=Severity.ERROR,
@@ -60,9 +60,9 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     if not obj.name.startswith(prefix) or obj.name == prefix:
         yield ctx.finding(
             at=obj.at_value("metadata", "name"),
-            message=(f"{obj.display()}: the name must be `{prefix}<suffix>`; the platform creates no "
-                     f"WorkloadPriorityClass for it and workloads using it are never admitted: rename it "
-                     f"to {prefix}{obj.name}"))
+            message=(f"{obj.display()}: the name must be `{prefix}<suffix>`: the platform creates no "
+                     "WorkloadPriorityClass for it and workloads using it are never admitted"),
+            remedy=f"Rename it to {prefix}{obj.name}")
         return
     yield from _conflict(obj, ctx)
 
@@ -75,6 +75,7 @@ def _conflict(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
                 at=obj.at_value("metadata", "name"),
                 message=(f"{obj.display()}: WorkloadPriorityClass `{obj.name}` already exists with value "
                          f"{wpc.get('value')} (this class says {value}): the platform reports NameConflict and "
-                         "workloads get the other class's value; choose another name"),
+                         "workloads get the other class's value"),
+                remedy="Choose another name",
                 related=[(wpc.at("metadata", "name"), "the existing WorkloadPriorityClass")])
             return

@@ -66,11 +66,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.fixes import Edit, Fix
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.workloads import PodTemplate, pod_templates
+from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.fix.model import Edit, Fix
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.workloads import PodTemplate, pod_templates
 
 META = RuleMeta(code="KQ506", slug="kai-enabled-label-missing", severity=Severity.ERROR,
                 summary="a kai-scheduler pod template lacks the label kai.scheduler/enabled: \"true\"",
@@ -87,8 +87,9 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             yield ctx.finding(
                 at=template.owner.at_value(*template.spec_path, "schedulerName"),
                 message=(f"{obj.display()} ({template.role}): schedulerName kai-scheduler without the pod label "
-                         f'{LABEL}: "true"; the platform\'s KAI pod grouper ignores these pods and they stay '
-                         f'SchedulingGated: add {LABEL}: "true" to the template labels'),
+                         f'{LABEL}: "true": the platform\'s KAI pod grouper ignores these pods and they stay '
+                         'SchedulingGated'),
+                remedy=f'Add {LABEL}: "true" to the template labels',
                 fix=_fix(template))
 
 

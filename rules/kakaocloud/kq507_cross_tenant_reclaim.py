@@ -41,15 +41,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.fixes import Edit, Fix
-from kqlint.kinds import CLUSTER_QUEUE
+from kqlint.domain.kinds import CLUSTER_QUEUE
+from kqlint.domain.objects import K8sObject
+from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.fix.model import Edit, Fix
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
 
+# findings cache: pure, a ClusterQueue's own preemption settings (kakaocloud profile)
 META = RuleMeta(code="KQ507", slug="cross-tenant-reclaim", severity=Severity.ERROR,
                 summary="a ClusterQueue sets reclaimWithinCohort to anything but Never",
-                kinds=frozenset({CLUSTER_QUEUE}), profile="kakaocloud", fix="unsafe")
+                kinds=frozenset({CLUSTER_QUEUE}), profile="kakaocloud", fix="unsafe",
+                pure=True)
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
@@ -58,7 +60,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         yield ctx.finding(
             at=obj.at_value("spec", "preemption", "reclaimWithinCohort"),
             message=(f"{obj.display()}: reclaimWithinCohort {value} lets this queue evict other tenants' "
-                     "workloads in its cohort, which the platform forbids; set reclaimWithinCohort: Never"),
+                     "workloads in its cohort, which the platform forbids"),
+            remedy="Set reclaimWithinCohort: Never",
             fix=never_reclaim_fix(obj))
 
 

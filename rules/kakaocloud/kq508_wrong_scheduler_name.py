@@ -49,12 +49,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kqlint.fixes import Edit, Fix
-from kqlint.kinds import VOLCANO_BATCH_GROUP
+from kqlint.domain.kinds import VOLCANO_BATCH_GROUP
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.workloads import pod_templates
+from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.fix.model import Edit, Fix
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.workloads import pod_templates
 
 META = RuleMeta(code="KQ508", slug="wrong-scheduler-name", severity=Severity.ERROR,
                 summary="schedulerName: volcano (the platform's Volcano is volcano-scheduler)",
@@ -72,7 +72,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         yield ctx.finding(
             at=obj.at_value(*path),
             message=(f"{obj.display()}: schedulerName `{WRONG}` matches no scheduler on this platform (its "
-                     f"Volcano is `{RIGHT}`): the pods stay Pending; use schedulerName: {RIGHT}"),
+                     f"Volcano is `{RIGHT}`): the pods stay Pending"),
+            remedy=f"Use schedulerName: {RIGHT}",
             fix=right_name_fix(path))
 
 

@@ -10,7 +10,7 @@ Elsewhere (GKE, EKS, OpenShift, plain clusters) the resource does not exist and 
 silent. Then: a pod template of a workload whose pods form one job across nodes that asks for
 GPUs (`nvidia.com/gpu` above zero in the requests or limits of any container or init
 container) while no container of that pod asks for the NIC. One job across nodes means
-(linter/multinode.py): a Kubeflow job, TrainJob/TrainingRuntime, JobSet, Volcano Job, RayJob or
+(linter/domain/multinode.py): a Kubeflow job, TrainJob/TrainingRuntime, JobSet, Volcano Job, RayJob or
 RayCluster of more than one pod; a LeaderWorkerSet group, the `worker` part of an
 LLMInferenceService or a `multinode` DynamoGraphDeployment component of more than one pod; a
 Job, CronJob, StatefulSet, ReplicaSet or Pod whose pods join a gang (a named PodGroup, or
@@ -28,7 +28,7 @@ container in the trainer step (a NIC written there is dropped, so only `resource
 another container of that pod can supply it), and `numNodes` can make a one-pod runtime
 multi-pod. A TrainJob whose runtime is not among the linted objects is judged on
 `resourcesPerNode` alone, when `spec.trainer.numNodes` is above 1. When the pod asks for
-another RDMA-looking resource (`...roce...`, `...mlnx...`), the message suggests setting the
+another RDMA-looking resource (`...roce...`, `...mlnx...`), the remedy suggests setting the
 option to it.
 One finding per offending pod template, at the `resources` key of its first GPU container
 (for a TrainJob, at `resourcesPerNode`, or its nearest existing ancestor).
@@ -121,11 +121,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from kqlint.model import Finding, Location, Severity
-from kqlint.multinode import is_other_fabric, other_fabric, spans_nodes
-from kqlint.objects import K8sObject
-from kqlint.platform import platform_of
-from kqlint.podspec import (
+from kqlint.domain import reading
+from kqlint.domain.multinode import is_other_fabric, other_fabric, spans_nodes
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.platform import platform_of
+from kqlint.domain.podspec import (
     GPU_RESOURCE,
     Container,
     asks_for,
@@ -137,8 +137,7 @@ from kqlint.podspec import (
     sets_resources,
     template_label,
 )
-from kqlint.rule import RuleContext, RuleMeta, Run
-from kqlint.workloads import (
+from kqlint.domain.workloads import (
     TRAINER_NODE_CONTAINER,
     PodTemplate,
     own_templates,
@@ -147,9 +146,13 @@ from kqlint.workloads import (
     total_pods,
     trainer_num_nodes,
 )
+from kqlint.engine.rule import RuleContext, RuleMeta, Run
+from kqlint.model import Finding, Location, Severity
 
+# findings cache: reads the platform model (offers the NIC); total_pods, own_templates
 META = RuleMeta(code="KQ401", slug="missing-rdma-nic", severity=Severity.WARNING,
-                summary="a GPU pod of a job across nodes does not ask for the RDMA NIC the platform offers")
+                summary="a GPU pod of a job across nodes does not ask for the RDMA NIC the platform offers",
+                reads=reading.RUNTIMES)
 
 DEFAULT_NIC = "nvidia.com/mlnxnics"
 # Substrings of resource names that are RDMA devices under another name (message hint only).
@@ -183,13 +186,16 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         gpu = missing_nic(effective_resources(template), nic)
         if gpu is not None:
             yield ctx.finding(at=template.at(*gpu.path, "resources"),
-                              message=_template_message(obj, template, gpu, nic, pods, ctx) + _offered(nic, ctx))
+                              message=_template_message(obj, template, gpu, nic, pods),
+                              remedy=(f"Add {nic} to the limits of `{gpu.name}` (and to its requests with the "
+                                      "same quantity, if it has requests)" + _offered(nic, ctx)
+                                      + _other_rdma_hint(effective_resources(template), ctx)))
     if path is not None:
         yield from _trainjob(obj, path, nic, pods, ctx)
 
 
 def _judged(template: PodTemplate, nic: str, ctx: RuleContext) -> bool:
-    """Pods of one job across nodes that use no other fabric (linter/multinode.py)."""
+    """Pods of one job across nodes that use no other fabric (linter/domain/multinode.py)."""
     return spans_nodes(template, ctx.graph) and other_fabric(template, nic) is None
 
 
@@ -227,14 +233,10 @@ def missing_nic(resources: Resources, nic: str) -> Container | None:
     return next((c for c, res in resources if asks_for_some(res, GPU_RESOURCE)), None)
 
 
-def _template_message(obj: K8sObject, template: PodTemplate, gpu: Container, nic: str, pods: int,
-                      ctx: RuleContext) -> str:
+def _template_message(obj: K8sObject, template: PodTemplate, gpu: Container, nic: str, pods: int) -> str:
     return (f"{obj.display()}: {template_label(template)} ({template.pods} of {pods} pods) asks "
-            f"for {GPU_RESOURCE} in container `{gpu.name}` but no container of the pod asks for "
-            f"{nic}: the pods get no InfiniBand/RDMA interface and stay in ContainerCreating, so "
-            f"the multi-pod workload never runs; add {nic} to the limits of `{gpu.name}` (and to "
-            f"its requests with the same quantity, if it has requests)"
-            f"{_other_rdma_hint(effective_resources(template), ctx)}")
+            f"for {GPU_RESOURCE} in container `{gpu.name}` but no container asks for {nic}: "
+            "the pods get no RDMA interface and stay in ContainerCreating")
 
 
 def _other_rdma_hint(resources: Resources, ctx: RuleContext) -> str:
@@ -265,12 +267,14 @@ def _trainjob(obj: K8sObject, path: tuple[str, ...], nic: str, pods: int,
             continue
         if _from_per_node(template, gpu):
             yield ctx.finding(at=obj.at(*path),
-                              message=_per_node_message(obj, template, nic, pods) + _offered(nic, ctx),
-                              related=_dropped(template, nic))
+                              message=_per_node_message(obj, template, nic, pods),
+                              related=_dropped(template, nic), remedy=_per_node_remedy(nic, ctx))
         elif not _reported_by_runtime(template, nic, ctx):
             yield ctx.finding(at=obj.at(*path),
-                              message=_runtime_message(obj, template, gpu, nic, pods) + _offered(nic, ctx),
-                              related=_where(template, gpu, "the runtime's GPU container"))
+                              message=_runtime_message(obj, template, gpu, nic, pods),
+                              related=_where(template, gpu, "the runtime's GPU container"),
+                              remedy=(f"Set spec.trainer.resourcesPerNode with both {GPU_RESOURCE} and {nic}, "
+                                      f"or add {nic} to the runtime's template" + _offered(nic, ctx)))
 
 
 def _unresolved_trainjob(obj: K8sObject, path: tuple[str, ...], nic: str,
@@ -286,12 +290,10 @@ def _unresolved_trainjob(obj: K8sObject, path: tuple[str, ...], nic: str,
             and not any(is_other_fabric(name, nic) for key in ("requests", "limits")
                         for name in resource_list(per_node, key)):
         yield ctx.finding(at=obj.at(*path), message=(
-            f"{obj.display()}: spec.trainer.resourcesPerNode asks for {GPU_RESOURCE} but not {nic} "
-            f"for {nodes} nodes (spec.trainer.numNodes): resourcesPerNode replaces the resources of "
-            f"the runtime's `{TRAINER_NODE_CONTAINER}` container, so unless another container of "
-            f"that pod asks for {nic} (the runtime is not among the linted files), the node pods "
-            f"get no InfiniBand/RDMA interface and stay in ContainerCreating; add {nic} to "
-            f"resourcesPerNode limits (and requests, with the same quantity)" + _offered(nic, ctx)))
+            f"{obj.display()}: resourcesPerNode asks for {GPU_RESOURCE}, not {nic}, and replaces the "
+            f"`{TRAINER_NODE_CONTAINER}` container's resources: unless another container of the runtime (not "
+            f"linted) asks for it, the {nodes} node pods get no RDMA interface"),
+            remedy=_per_node_remedy(nic, ctx))
 
 
 def _from_per_node(template: PodTemplate, gpu: Container) -> bool:
@@ -321,18 +323,16 @@ def _where(template: PodTemplate, container: Container, why: str) -> list[tuple[
 
 
 def _per_node_message(obj: K8sObject, template: PodTemplate, nic: str, pods: int) -> str:
-    return (f"{obj.display()}: spec.trainer.resourcesPerNode asks for {GPU_RESOURCE} but not {nic}, "
-            f"and no other container of {template.owner.display()} {template.role} does "
-            f"({template.pods} of {pods} pods): resourcesPerNode replaces the resources of the "
-            f"runtime's `{TRAINER_NODE_CONTAINER}` container (a {nic} written there is dropped), so "
-            f"the node pods get no InfiniBand/RDMA interface and stay in ContainerCreating; add "
-            f"{nic} to resourcesPerNode limits (and requests, with the same quantity)")
+    return (f"{obj.display()}: spec.trainer.resourcesPerNode asks for {GPU_RESOURCE}, not {nic}, and replaces "
+            f"the `{TRAINER_NODE_CONTAINER}` container's resources: {template.pods} of {pods} pods "
+            f"({template.role}) get no RDMA interface and stay in ContainerCreating")
+
+
+def _per_node_remedy(nic: str, ctx: RuleContext) -> str:
+    return f"Add {nic} to resourcesPerNode limits (and requests, with the same quantity)" + _offered(nic, ctx)
 
 
 def _runtime_message(obj: K8sObject, template: PodTemplate, gpu: Container, nic: str, pods: int) -> str:
-    return (f"{obj.display()}: runs {template.pods} of its {pods} pods from "
-            f"{template.owner.display()} {template.role}, whose container `{gpu.name}` asks for "
-            f"{GPU_RESOURCE} while no container asks for {nic}: those pods get no "
-            f"InfiniBand/RDMA interface and stay in ContainerCreating; set "
-            f"spec.trainer.resourcesPerNode with both {GPU_RESOURCE} and {nic}, or add {nic} to "
-            f"the runtime's template")
+    return (f"{obj.display()}: {template.pods} of its {pods} pods run {template.owner.display()} "
+            f"{template.role}, whose container `{gpu.name}` asks for {GPU_RESOURCE} but no container for "
+            f"{nic}: they get no RDMA interface, stuck in ContainerCreating")

@@ -65,10 +65,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kinds import LLMISVC
-from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.podspec import (
+from kqlint.domain.kinds import LLMISVC
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.podspec import (
     PROBE_HANDLERS,
     Container,
     containers,
@@ -77,11 +76,14 @@ from kqlint.podspec import (
     probe_fields,
     template_label,
 )
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.workloads import PodTemplate, own_templates
+from kqlint.domain.workloads import PodTemplate, own_templates
+from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.model import Finding, Severity
 
+# findings cache: pure, the probes of the pod templates the object owns (graph: template cache only)
 META = RuleMeta(code="KQ402", slug="probe-without-handler", severity=Severity.ERROR,
-                summary="a container probe has no exec, httpGet, tcpSocket or grpc handler")
+                summary="a container probe has no exec, httpGet, tcpSocket or grpc handler",
+                pure=True)
 
 HANDLERS = ", ".join(PROBE_HANDLERS[:-1]) + f" or {PROBE_HANDLERS[-1]}"
 KQ306_KIND = LLMISVC  # KQ306 owns its probes
@@ -101,8 +103,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
 def _finding(obj: K8sObject, template: PodTemplate, container: Container, key: str,
              ctx: RuleContext) -> Finding:
     message = (f"{obj.display()}: {template_label(template)}, container `{container.name}` {key} "
-               f"has no handler ({HANDLERS}; {probe_fields(container.data[key])}). The API "
-               f"server rejects the pod (`...{key}: Required value: must specify a handler "
-               f"type`), so no pod of this template ever runs; give the probe exactly one "
-               f"handler, e.g. `tcpSocket: {{port: 8080}}`, or remove it")
-    return ctx.finding(at=template.at(*container.path, key), message=message)
+               f"has no handler ({probe_fields(container.data[key])}): the API server rejects every pod "
+               "of this template (`must specify a handler type`)")
+    return ctx.finding(at=template.at(*container.path, key), message=message,
+                       remedy=(f"Give the probe exactly one handler ({HANDLERS}), e.g. `tcpSocket: {{port: 8080}}`, "
+                               "or remove it"))

@@ -76,10 +76,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from kqlint.fixes import Edit, Fix
-from kqlint.model import Finding, Location, Severity
-from kqlint.objects import K8sObject
-from kqlint.podspec import (
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.podspec import (
     containers,
     format_quantity,
     operator_defaulted,
@@ -89,11 +87,15 @@ from kqlint.podspec import (
     resource_list,
     template_label,
 )
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.workloads import PodTemplate, own_templates
+from kqlint.domain.workloads import PodTemplate, own_templates
+from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.fix.model import Edit, Fix
+from kqlint.model import Finding, Location, Severity
 
+# findings cache: pure, the resources of the pod templates the object owns and its own resourcesPerNode
 META = RuleMeta(code="KQ403", slug="extended-resource-mismatch", severity=Severity.ERROR,
-                summary="an extended or hugepages resource has requests not equal to limits", fix="safe")
+                summary="an extended or hugepages resource has requests not equal to limits", fix="safe",
+                pure=True)
 
 
 @dataclass(frozen=True)
@@ -149,17 +151,13 @@ def _problems(requirements: Any, at: Callable[..., Location], where: str) -> lis
 
 def _finding(obj: K8sObject, problems: list[Problem], ctx: RuleContext) -> Finding:
     first, rest = problems[0], problems[1:]
-    if first.limit is None:
-        server = "`limits: Required value: Limit must be set for non overcommitable resources`"
-    else:
-        server = (f"`must be equal to {first.name} limit of {format_quantity(first.limit)}`")
-    also = f" (also: {'; '.join(p.describe() for p in rest)})" if rest else ""
-    message = (f"{obj.display()}: {first.describe()}{also}. Extended resources and hugepages cannot "
-               f"be overcommitted, so the API server rejects the pod ({server}) and it never runs; "
-               f"set the limit equal to the request, or write {first.name} only under limits")
+    also = f" (and {len(rest)} more)" if rest else ""
+    message = (f"{obj.display()}: {first.describe()}{also}: the API server rejects the pod, as extended "
+               "resources and hugepages cannot be overcommitted")
     related = [(first.request_at, f"the request of {first.name}")]
     related += [(p.at, p.describe()) for p in rest]
-    return ctx.finding(at=first.at, message=message, related=related, fix=_fix(obj, problems))
+    return ctx.finding(at=first.at, message=message, related=related, fix=_fix(obj, problems),
+                       remedy=f"Set the limit equal to the request, or write {first.name} only under limits")
 
 
 def _fix(obj: K8sObject, problems: list[Problem]) -> Fix:

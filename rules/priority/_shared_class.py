@@ -1,11 +1,15 @@
 """The one non-preempting PriorityClass KQ101/KQ102 fixes move gang pods to: not a rule module."""
 from __future__ import annotations
 
-from kqlint.fixes import Edit, Fix
-from kqlint.graph import ObjectGraph
-from kqlint.kueue.priority import only_non_preempting_class
-from kqlint.objects import K8sObject
-from kqlint.workloads import PodTemplate
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.kueue.priority import only_non_preempting_class
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.workloads import PodTemplate
+from kqlint.fix.model import Edit, Fix
+
+# the remedy of KQ101, KQ105 and KQ106: pod priority stops mattering between gangs
+SHARED_CLASS_REMEDY = ("Use one PriorityClass with preemptionPolicy: Never for all gang pods and rank "
+                       "workloads with WorkloadPriorityClasses")
 
 
 def use_class_fix(obj: K8sObject, template: PodTemplate, graph: ObjectGraph) -> Fix | None:

@@ -118,7 +118,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kueue import (
+from kqlint.domain import kinds as K
+from kqlint.domain import reading
+from kqlint.domain.kueue import (
     MANAGED,
     class_location,
     describe_pod_priority,
@@ -127,14 +129,17 @@ from kqlint.kueue import (
     managed_templates,
     pod_priority,
 )
+from kqlint.domain.objects import K8sObject
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.rules.priority._shared_class import use_class_fix
+from kqlint.rules.priority._shared_class import SHARED_CLASS_REMEDY, use_class_fix
 
+# findings cache: reads managed_workloads (queue label or a LocalQueue `default`, a runtime's TrainJobs); pod_priority
+# and the fix's shared non-preempting class; is_multi_pod
 META = RuleMeta(code="KQ101", slug="pod-preemption-enabled", severity=Severity.ERROR,
                 summary="gang pods of a Kueue-managed workload use a preempting PriorityClass",
-                kinds=MANAGED, fix="unsafe")
+                kinds=MANAGED, fix="unsafe",
+                reads=reading.ROUTING | {K.TRAINJOB, K.PRIORITY_CLASS})
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
@@ -145,12 +150,9 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         if not is_multi_pod(unit.obj, ctx.graph):
             continue
         pc = priority.class_obj
-        message = (f"{describe_template(template, unit)} of a Kueue-managed multi-pod workload uses "
-                   f"{describe_pod_priority(priority)}: kube-scheduler may evict single pods of other "
-                   f"admitted gangs to place these pods, leaving the rest of those gangs idle on their "
-                   f"GPUs. Use one shared PriorityClass with preemptionPolicy: Never for all gang pods and "
-                   f"rank the job with a WorkloadPriorityClass")
+        message = (f"{describe_template(template, unit)}: {describe_pod_priority(priority)} lets kube-scheduler "
+                   "evict single pods of other Kueue gangs, idling the rest")
         # the built-in system classes have no manifest to point at
         related = [(class_location(pc, "preemptionPolicy"), f"PriorityClass {pc.name}")] if pc.root else []
         yield ctx.finding(at=template.at("priorityClassName"), message=message, related=related,
-                          fix=use_class_fix(obj, template, ctx.graph))
+                          fix=use_class_fix(obj, template, ctx.graph), remedy=SHARED_CLASS_REMEDY)

@@ -101,24 +101,29 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kueue import (
+from kqlint.domain import kinds as K
+from kqlint.domain import reading
+from kqlint.domain.kueue import (
     MANAGED,
     PREEMPT_LOWER,
     class_location,
     class_value,
+    defaulted_route,
     describe_template,
     effective_preemption_policy,
     global_default_class,
     managed_templates,
 )
+from kqlint.domain.objects import K8sObject
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
 from kqlint.rules.priority._shared_class import use_class_fix
 
+# findings cache: reads managed_workloads; global_default_class; pod_priority
 META = RuleMeta(code="KQ102", slug="global-default-leak", severity=Severity.ERROR,
                 summary="a Kueue-managed pod template without a class inherits a preempting global default",
-                kinds=MANAGED, fix="unsafe")
+                kinds=MANAGED, fix="unsafe",
+                reads=reading.ROUTING | {K.TRAINJOB, K.PRIORITY_CLASS})
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
@@ -128,11 +133,12 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     for template, unit in managed_templates(obj, ctx.graph):
         if template.priority_class_name is not None:
             continue
-        message = (f"{describe_template(template, unit)} sets no priorityClassName, so its pods inherit "
-                   f"the global default PriorityClass {default.name} (value {class_value(default)}, "
-                   f"preemptionPolicy PreemptLowerPriority): kube-scheduler may evict single pods of other "
-                   f"admitted gangs to place them, behind Kueue's back. Set priorityClassName to a shared "
-                   f"class with preemptionPolicy: Never and rank workloads with a WorkloadPriorityClass")
-        related = [(class_location(default, "globalDefault"), f"global default PriorityClass {default.name}")]
+        message = (f"{describe_template(template, unit)} has no priorityClassName: the global default "
+                   f"{default.name} ({class_value(default)}, PreemptLowerPriority) lets kube-scheduler evict "
+                   "other gangs' pods")
+        related = [(class_location(default, "globalDefault"), f"global default PriorityClass {default.name}"),
+                   *defaulted_route([unit], ctx.graph)]
         yield ctx.finding(at=template.at("priorityClassName"), message=message, related=related,
-                          fix=use_class_fix(obj, template, ctx.graph))
+                          fix=use_class_fix(obj, template, ctx.graph),
+                          remedy=("Set priorityClassName to a shared class with preemptionPolicy: Never and "
+                                  "rank workloads with a WorkloadPriorityClass"))

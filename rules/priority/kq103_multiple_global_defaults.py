@@ -53,11 +53,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.graph import ObjectGraph
-from kqlint.kueue import class_location, class_value, global_defaults
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.kueue import class_location, class_value, global_defaults
+from kqlint.domain.objects import INPUT
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import INPUT
-from kqlint.rule import RuleContext, RuleMeta
 
 META = RuleMeta(code="KQ103", slug="multiple-global-defaults", severity=Severity.ERROR,
                 summary="more than one PriorityClass has globalDefault: true", scope="graph")
@@ -73,9 +73,9 @@ def check_graph(graph: ObjectGraph, ctx: RuleContext) -> Iterator[Finding]:
         others = [other for other in defaults if other is not pc]
         names = ", ".join(f"{o.name} ({class_value(o)})" for o in others)
         message = (f"PriorityClass {pc.name} has globalDefault: true, and so does {names}: the API server "
-                   f"admits only one default (the second apply fails with \"Only one default can exist\"), "
-                   f"and pods without a class would get the lowest-valued one; keep globalDefault: true on "
-                   f"one class only")
+                   f"admits only one (the second apply fails: \"Only one default can exist\"), "
+                   "and pods without a class would get the lowest-valued one")
         related = [(class_location(o, "globalDefault"), f"PriorityClass {o.name} is a global default too")
                    for o in others]
-        yield ctx.finding(at=pc.at("globalDefault"), message=message, related=related)
+        yield ctx.finding(at=pc.at("globalDefault"), message=message, related=related,
+                          remedy="Keep globalDefault: true on one class only")

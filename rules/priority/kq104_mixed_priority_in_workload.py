@@ -99,21 +99,25 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kinds import LLMISVC
-from kqlint.kueue import (
+from kqlint.domain import kinds as K
+from kqlint.domain import reading
+from kqlint.domain.kinds import LLMISVC
+from kqlint.domain.kueue import (
     PodPriority,
     describe_pod_priority,
     describe_template,
     ordered_templates,
     resolved_pod_priorities,
 )
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.workloads import PodTemplate, has_pod_templates, own_templates
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.workloads import PodTemplate, has_pod_templates, own_templates
 
+# findings cache: reads own_templates (a TrainJob's from its runtime); pod_priority
 META = RuleMeta(code="KQ104", slug="mixed-priority-in-workload", severity=Severity.ERROR,
-                summary="pod templates of one workload get different pod priorities or preemption policies")
+                summary="pod templates of one workload get different pod priorities or preemption policies",
+                reads=reading.RUNTIMES | {K.PRIORITY_CLASS})
 
 LLM_SERVICE = LLMISVC
 
@@ -147,10 +151,9 @@ def _workload_parts(obj: K8sObject, templates: list[PodTemplate]) -> list[list[P
 
 def _finding(template: PodTemplate, priority: PodPriority, reference: PodTemplate,
              ref_priority: PodPriority, ctx: RuleContext) -> Finding:
-    message = (f"{describe_template(template)} runs at {describe_pod_priority(priority)} but "
-               f"{describe_template(reference)} at {describe_pod_priority(ref_priority)}: kube-scheduler "
-               f"ranks and preempts these pods separately, so part of the gang can be preempted or "
-               f"scheduled ahead of the rest. Use one PriorityClass for every pod template of the workload")
+    message = (f"{template.owner.display()} {template.role} runs at {describe_pod_priority(priority)}, unlike "
+               f"{reference.role}: kube-scheduler can preempt or place part of the gang apart from the rest")
     related = [(reference.at("priorityClassName"), f"{describe_template(reference)}: "
                 f"{describe_pod_priority(ref_priority)}")]
-    return ctx.finding(at=template.at("priorityClassName"), message=message, related=related)
+    return ctx.finding(at=template.at("priorityClassName"), message=message, related=related,
+                       remedy="Use one PriorityClass for every pod template of the workload")

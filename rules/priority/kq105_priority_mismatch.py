@@ -173,26 +173,31 @@ from __future__ import annotations
 from collections.abc import Iterator
 from itertools import groupby
 
-from kqlint.graph import ObjectGraph
-from kqlint.kueue import (
+from kqlint.domain import reading
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.kueue import (
     ManagedWorkload,
     PodProfile,
     WorkloadPriority,
+    defaulted_route,
     describe_pod_priority,
-    describe_template,
     describe_workload_priority,
     pod_profile,
     queues_of,
     workload_priority,
     workloads_routed_to,
 )
+from kqlint.domain.objects import INPUT
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import INPUT
-from kqlint.rule import RuleContext, RuleMeta
+from kqlint.rules.priority._shared_class import SHARED_CLASS_REMEDY
 
+# findings cache: reads graph rule: every workload Kueue may manage, its route (LocalQueue -> ClusterQueue), its
+# workload priority and its pods' priorities
 META = RuleMeta(code="KQ105", slug="priority-mismatch", severity=Severity.WARNING,
                 summary="Kueue ranks a workload higher, but a lower-ranked workload's pods can preempt it",
-                scope="graph")
+                scope="graph", shows_route=True,
+                reads=reading.ROUTED)
 
 Ranked = tuple[int, WorkloadPriority, PodProfile]
 
@@ -237,14 +242,13 @@ def _finding(queue: str, at_risk: Ranked, threat: Ranked, ctx: RuleContext) -> I
     if b.preemptor is None:  # a threat always has one; keeps the types honest
         return
     b_template, b_pod = b.preemptor
-    message = (f"{a.unit.display()} has workload priority {describe_workload_priority(a_priority)}, above "
-               f"{b.unit.display()} ({describe_workload_priority(b_priority)}), both in ClusterQueue {queue}; "
-               f"but {describe_template(low_template, a.unit)} runs at {describe_pod_priority(low_priority)} "
-               f"while {describe_template(b_template, b.unit)} runs at {describe_pod_priority(b_pod)}: "
-               f"kube-scheduler can evict {a.unit.obj.name}'s pods to place {b.unit.obj.name}'s, against "
-               f"Kueue's order. Use one PriorityClass with preemptionPolicy: Never for all gang pods and "
-               f"rank workloads with WorkloadPriorityClasses")
+    message = (f"{a.unit.display()} ranks above {b.unit.display()} in ClusterQueue {queue} (workload "
+               f"priority {a_priority.value} > {b_priority.value}), but its pods run at pod priority "
+               f"{low_priority.value}, below {b_pod.value}: kube-scheduler can evict them to place "
+               f"{b.unit.obj.name}'s pods, against Kueue's order")
     related = [(b_template.at("priorityClassName"),
-                f"{b.unit.display()}: pods at {describe_pod_priority(b_pod)} can preempt")]
+                f"{b.unit.display()}: pods at {describe_pod_priority(b_pod)} can preempt "
+                f"(workload priority {describe_workload_priority(b_priority)})"),
+               *defaulted_route([a.unit, b.unit], ctx.graph)]
     yield ctx.finding(at=low_template.at("priorityClassName"), message=message, related=related,
-                      obj=a.unit.obj.ref)
+                      obj=a.unit.obj.ref, remedy=SHARED_CLASS_REMEDY)

@@ -144,8 +144,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.graph import ObjectGraph
-from kqlint.kueue import (
+from kqlint.domain import reading
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.kueue import (
     KUEUE_GROUP,
     ManagedWorkload,
     PodPriority,
@@ -155,13 +156,17 @@ from kqlint.kueue import (
     pod_priority,
     workloads_routed_to,
 )
+from kqlint.domain.objects import INPUT
+from kqlint.domain.workloads import PodTemplate
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Location, Severity
-from kqlint.objects import INPUT
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.workloads import PodTemplate
+from kqlint.rules.priority._shared_class import SHARED_CLASS_REMEDY
 
+# findings cache: reads graph rule: the input ClusterQueues, the workloads routed to them and their pods'
+# PriorityClasses
 META = RuleMeta(code="KQ106", slug="non-uniform-pod-priority", severity=Severity.INFO,
-                summary="gangs routed to one ClusterQueue run at different pod priorities", scope="graph")
+                summary="gangs routed to one ClusterQueue run at different pod priorities", scope="graph",
+                reads=reading.ROUTED)
 
 
 def check_graph(graph: ObjectGraph, ctx: RuleContext) -> Iterator[Finding]:
@@ -173,11 +178,10 @@ def check_graph(graph: ObjectGraph, ctx: RuleContext) -> Iterator[Finding]:
         values = ", ".join(str(v) for v in sorted(by_value))
         message = (f"ClusterQueue {cq.name}: the Kueue-managed multi-pod workloads routed to it run their pods "
                    f"at {len(by_value)} pod priority values ({values}): kube-scheduler ranks and preempts "
-                   f"those gangs' pods by these values, apart from Kueue's workload priorities; use one "
-                   f"PriorityClass with preemptionPolicy: Never for all gang pods and rank jobs with "
-                   f"WorkloadPriorityClasses")
+                   "those gangs' pods by these values, apart from Kueue's workload priorities")
         related = [item for _, item in sorted(by_value.items())]
-        yield ctx.finding(at=cq.at("metadata", "name"), message=message, related=related)
+        yield ctx.finding(at=cq.at("metadata", "name"), message=message, related=related,
+                          remedy=SHARED_CLASS_REMEDY)
 
 
 def _pod_values(units: list[ManagedWorkload], graph: ObjectGraph) -> dict[int, tuple[Location, str]]:

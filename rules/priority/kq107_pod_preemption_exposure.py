@@ -101,20 +101,25 @@ spec:
 ## How to fix
 Give the higher class `preemptionPolicy: Never` (create a new class: the policy cannot be
 changed in place), or keep its pods off the gangs' nodes (separate node pools, taints),
-or raise the gangs' pod priority to at least this value.
+or raise the gangs' pod priority to at least this value. A node agent (a DaemonSet, named
+under `related`) has to preempt to reach every node: give it Kubernetes' built-in class
+`system-node-critical`, made for pods a node cannot run without, instead of `Never`.
 """
 from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterator
 
-from kqlint.graph import ObjectGraph
-from kqlint.kueue import (
+from kqlint.domain import kinds as K
+from kqlint.domain import reading
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.kueue import (
     PREEMPT_LOWER,
     SCHEDULING_GROUP,
     PodProfile,
     all_managed_workloads,
     class_value,
+    defaulted_route,
     describe_pod_priority,
     describe_template,
     effective_preemption_policy,
@@ -122,12 +127,17 @@ from kqlint.kueue import (
     is_multi_pod,
     pod_profile,
 )
+from kqlint.domain.objects import INPUT, K8sObject
+from kqlint.domain.workloads import own_templates
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Location, Severity
-from kqlint.objects import INPUT, K8sObject
-from kqlint.rule import RuleContext, RuleMeta
 
+# findings cache: reads graph rule: the input PriorityClasses, every managed multi-pod workload and its pods'
+# PriorityClasses
+# for the advice, the DaemonSets (node agents) whose templates name a reported class
 META = RuleMeta(code="KQ107", slug="pod-preemption-exposure", severity=Severity.WARNING,
-                summary="a preempting PriorityClass ranks above the pods of a Kueue-managed gang", scope="graph")
+                summary="a preempting PriorityClass ranks above the pods of a Kueue-managed gang", scope="graph",
+                reads=reading.ROUTED | {K.DAEMONSET})
 
 MAX_RELATED = 10
 
@@ -156,12 +166,33 @@ def _finding(pc: K8sObject, value: int, exposed: list[PodProfile], ctx: RuleCont
     names = ", ".join(p.unit.display() for p in exposed[:3])
     if len(exposed) > 3:
         names += f" and {len(exposed) - 3} more"
-    message = (f"PriorityClass {pc.name} (value {value}, preemptionPolicy PreemptLowerPriority) ranks above "
-               f"the pods of {len(exposed)} Kueue-managed multi-pod workload(s) ({names}): any pod of this "
-               f"class may make kube-scheduler evict single gang pods, leaving the rest idle on their GPUs "
-               f"(preemptionPolicy: Never on the gang's own class does not protect it). Give this class "
-               f"preemptionPolicy: Never, or keep its pods off the gangs' nodes")
-    return ctx.finding(at=pc.at("value"), message=message, related=[_related(p) for p in exposed[:MAX_RELATED]])
+    message = (f"PriorityClass {pc.name} ({value}, PreemptLowerPriority) ranks above the pods of "
+               f"{len(exposed)} Kueue-managed gang(s) ({names}): its pods may make kube-scheduler evict single "
+               "gang pods, leaving the rest idle")
+    agents = _node_agents(pc, ctx.graph)
+    shown = exposed[:MAX_RELATED]
+    related = [*map(_related, shown), *defaulted_route([p.unit for p in shown], ctx.graph),
+               *((agent.at("metadata", "name"), f"node agent {agent.display()} runs at this class")
+                 for agent in agents[:MAX_RELATED])]
+    return ctx.finding(at=pc.at("value"), message=message, related=related, remedy=_remedy(pc, agents))
+
+
+def _node_agents(pc: K8sObject, graph: ObjectGraph) -> list[K8sObject]:
+    """DaemonSets (one pod per node: node agents) whose pod template names ``pc``."""
+    return [ds for ds in graph.of_kind("DaemonSet", "apps")
+            if any(t.priority_class_name == pc.name for t in own_templates(ds, graph))]
+
+
+def _remedy(pc: K8sObject, agents: list[K8sObject]) -> str:
+    if not agents:
+        return ("Give this class preemptionPolicy: Never, or keep its pods off the gangs' nodes "
+                "(preemptionPolicy: Never on the gangs' own class does not protect them)")
+    # A node agent must preempt to reach every node, so `Never` is no advice for it; Kubernetes'
+    # own class for pods a node cannot do without is built in (and not judged here).
+    names = ", ".join(agent.display() for agent in agents[:3])
+    return (f"For a node-critical agent ({names}) use Kubernetes' built-in PriorityClass "
+            f"`system-node-critical`, meant for pods a node cannot run without; give {pc.name} "
+            f"preemptionPolicy: Never for its other pods, or keep them off the gangs' nodes")
 
 
 def _related(profile: PodProfile) -> tuple[Location, str]:

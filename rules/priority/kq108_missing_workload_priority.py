@@ -101,7 +101,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kueue import (
+from kqlint.domain import kinds as K
+from kqlint.domain import reading
+from kqlint.domain.kueue import (
     MANAGED,
     NEVER,
     PRIORITY_LABEL,
@@ -111,13 +113,15 @@ from kqlint.kueue import (
     within_cluster_queue,
     workload_priority,
 )
+from kqlint.domain.objects import K8sObject
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
 
+# findings cache: reads managed_workloads; LocalQueue -> ClusterQueue; workload_priority's fallback
 META = RuleMeta(code="KQ108", slug="missing-workload-priority", severity=Severity.INFO,
                 summary="a workload in a preempting ClusterQueue has no WorkloadPriorityClass label",
-                kinds=MANAGED)
+                kinds=MANAGED,
+                reads=reading.ROUTING | {K.CLUSTER_QUEUE, K.WORKLOAD_PRIORITY_CLASS, K.PRIORITY_CLASS})
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
@@ -129,10 +133,9 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             continue
         policy = within_cluster_queue(cq)
         fallback = describe_workload_priority(workload_priority(unit, ctx.graph))
-        message = (f"{unit.display()} has no {PRIORITY_LABEL} label, but ClusterQueue {cq.name} preempts within "
-                   f"the queue (withinClusterQueue: {policy}): Kueue ranks it by the fallback, {fallback}, "
-                   f"a pod-level setting not chosen to rank jobs. Add {PRIORITY_LABEL}: <WorkloadPriorityClass> "
-                   f"next to the queue-name label")
+        message = (f"{unit.display()} has no {PRIORITY_LABEL} label, but ClusterQueue {cq.name} preempts by "
+                   f"priority (withinClusterQueue: {policy}): Kueue ranks it by a pod-level fallback, {fallback}")
         related = [(cq.at("spec", "preemption", "withinClusterQueue"),
                     f"ClusterQueue {cq.name}: withinClusterQueue {policy}")]
-        yield ctx.finding(at=unit.label_at(PRIORITY_LABEL), message=message, related=related)
+        yield ctx.finding(at=unit.label_at(PRIORITY_LABEL), message=message, related=related,
+                          remedy=f"Add {PRIORITY_LABEL}: <WorkloadPriorityClass> next to the queue-name label")

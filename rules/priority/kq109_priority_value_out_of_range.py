@@ -44,16 +44,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.graph import BUILTIN_PRIORITY_CLASSES
-from kqlint.kinds import PRIORITY_CLASS
-from kqlint.kueue import HIGHEST_USER_PRIORITY, class_value, is_global_default
+from kqlint.domain.graph import BUILTIN_PRIORITY_CLASSES
+from kqlint.domain.kinds import PRIORITY_CLASS
+from kqlint.domain.kueue import HIGHEST_USER_PRIORITY, class_value, is_global_default
+from kqlint.domain.objects import K8sObject
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
 
+# findings cache: pure, a PriorityClass's own value and name against constants (the built-in classes)
 META = RuleMeta(code="KQ109", slug="priority-value-out-of-range", severity=Severity.ERROR,
                 summary="a PriorityClass value above 1000000000 or a reserved system- name",
-                kinds=frozenset({PRIORITY_CLASS}))
+                kinds=frozenset({PRIORITY_CLASS}),
+                pure=True)
 
 RESERVED = "priority class names with 'system-' prefix are reserved for system use only"
 
@@ -66,22 +68,23 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         yield ctx.finding(at=obj.at("value"), message=(
             f"PriorityClass {obj.name} has value {value}, above {HIGHEST_USER_PRIORITY}, the maximum for a user "
             f"class: the API server rejects it (\"maximum allowed value of a user defined priority is "
-            f"{HIGHEST_USER_PRIORITY}\") and pods naming it are never created; use a value of at most "
-            f"{HIGHEST_USER_PRIORITY}"))
+            f"{HIGHEST_USER_PRIORITY}\") and pods naming it are never created"),
+            remedy=f"Use a value of at most {HIGHEST_USER_PRIORITY}")
 
 
 def _system_name(obj: K8sObject, value: int | None, ctx: RuleContext) -> Iterator[Finding]:
     builtin = BUILTIN_PRIORITY_CLASSES.get(obj.name)
     if builtin is None:
         yield ctx.finding(at=obj.at("metadata", "name"), message=(
-            f"PriorityClass {obj.name}: {obj.name} is not a known system priority class, and {RESERVED}; "
-            f"the API server rejects it. Rename it without the system- prefix"))
+            f"PriorityClass {obj.name}: {obj.name} is not a known system priority class, and {RESERVED}: "
+            "the API server rejects it"), remedy="Rename it without the system- prefix")
     elif value is not None and value != builtin["value"]:
         yield ctx.finding(at=obj.at("value"), message=(
             f"PriorityClass {obj.name} has value {value}, but the built-in {obj.name} must be "
-            f"{builtin['value']} ({RESERVED}): the API server rejects it. Do not redefine built-in classes"))
+            f"{builtin['value']} ({RESERVED}): the API server rejects it"),
+            remedy="Delete this definition: the API server already has the built-in class")
     elif is_global_default(obj) != builtin["globalDefault"]:
         yield ctx.finding(at=obj.at("globalDefault"), message=(
             f"PriorityClass {obj.name} sets globalDefault: true, but the built-in {obj.name} must have "
-            f"globalDefault {str(builtin['globalDefault']).lower()} ({RESERVED}): the API server rejects it. "
-            f"Do not redefine built-in classes"))
+            f"globalDefault {str(builtin['globalDefault']).lower()} ({RESERVED}): the API server rejects it"),
+            remedy="Delete this definition: the API server already has the built-in class")

@@ -94,28 +94,33 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.fixes import Edit, Fix
-from kqlint.kinds import CLUSTER_QUEUE
-from kqlint.kueue import (
+from kqlint.domain import reading
+from kqlint.domain.kinds import CLUSTER_QUEUE
+from kqlint.domain.kueue import (
     QUEUE_LABEL,
     ManagedWorkload,
     WorkloadPriority,
+    defaulted_route,
     describe_workload_priority,
     workload_priority,
     workload_priority_classes,
     workloads_routed_to,
 )
+from kqlint.domain.objects import K8sObject
+from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.fix.model import Edit, Fix
 from kqlint.model import Finding, Location, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
 
+# findings cache: reads a ClusterQueue: the workloads routed to it and their workload priorities; the
+# WorkloadPriorityClasses of its graph
 META = RuleMeta(code="KQ201", slug="missing-within-cluster-queue", severity=Severity.WARNING,
                 summary="a ClusterQueue with several priorities in play leaves withinClusterQueue at Never",
-                kinds=frozenset({CLUSTER_QUEUE}), fix="unsafe")
+                kinds=frozenset({CLUSTER_QUEUE}), fix="unsafe",
+                reads=reading.ROUTED)
 
 MAX_RELATED = 10
 WITHIN = ("spec", "preemption", "withinClusterQueue")
-ADVICE = ("set spec.preemption.withinClusterQueue: LowerPriority so higher-priority workloads preempt "
+ADVICE = ("Set spec.preemption.withinClusterQueue: LowerPriority so higher-priority workloads preempt "
           "lower ones, or write withinClusterQueue: Never if this queue must never preempt")
 
 
@@ -127,20 +132,22 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         values = ", ".join(str(v) for v in sorted(by_value))
         message = (f"ClusterQueue {obj.name} does not set spec.preemption.withinClusterQueue (default Never) "
                    f"while the workloads routed to it carry {len(by_value)} workload priorities ({values}): "
-                   f"priorities only order the queue and never preempt; {ADVICE}")
-        related = [_workload_related(unit, prio) for _, (unit, prio) in sorted(by_value.items())]
-        yield ctx.finding(at=_missing_at(obj), message=message, related=related[:MAX_RELATED],
-                          fix=lower_priority_fix(obj))
+                   "priorities only order the queue and never preempt")
+        shown = [pair for _, pair in sorted(by_value.items())][:MAX_RELATED]
+        related = [*(_workload_related(unit, prio) for unit, prio in shown),
+                   *defaulted_route([unit for unit, _ in shown], ctx.graph)]
+        yield ctx.finding(at=_missing_at(obj), message=message, related=related,
+                          fix=lower_priority_fix(obj), remedy=ADVICE)
         return
     classes = workload_priority_classes(ctx.graph)  # this queue's unit and the shared files
     if len(classes) >= 2:
         names = ", ".join(sorted(c.name for c in classes))
         message = (f"ClusterQueue {obj.name} does not set spec.preemption.withinClusterQueue (default Never) "
                    f"while {len(classes)} WorkloadPriorityClasses exist ({names}): priorities only order "
-                   f"the queue and never preempt; {ADVICE}")
+                   "the queue and never preempt")
         related = [(c.at("metadata", "name"), f"WorkloadPriorityClass {c.name}") for c in classes]
         yield ctx.finding(at=_missing_at(obj), message=message, related=related[:MAX_RELATED],
-                          fix=lower_priority_fix(obj))
+                          fix=lower_priority_fix(obj), remedy=ADVICE)
 
 
 def _distinct_priorities(units: list[ManagedWorkload], ctx: RuleContext

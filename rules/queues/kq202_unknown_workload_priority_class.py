@@ -3,7 +3,9 @@
 A Kueue-managed workload whose `kueue.x-k8s.io/priority-class` label (where Kueue reads it:
 the object's own `metadata.labels`, or each component pod template of a
 DynamoGraphDeployment) names a WorkloadPriorityClass that cannot be resolved (not in the
-inputs, `--context`, config `external` or the active profile).
+inputs, `--context`, config `external` or the active profile). Also a workload that carries
+the label but no queue name (KQ207): one finding does not hide the other, and the queue name
+the user adds next would leave it never admitted.
 
 An envsubst placeholder in the written name or in an object's name (`user-queue-${TOPOLOGY}`,
 `$QUEUE`, `${QUEUE:-x}`) stands for any non-empty name: a reference it can render to is
@@ -92,27 +94,37 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kueue import resolve_priority_class
+from kqlint.domain import kinds as K
+from kqlint.domain import reading
+from kqlint.domain.kueue import resolve_priority_class
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.refs import UNQUEUED_PRIORITY_REF, WORKLOAD_PRIORITY_REF, Reference, references, unresolved
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.refs import WORKLOAD_PRIORITY_REF, Reference, references, unresolved
-from kqlint.rule import RuleContext, RuleMeta
 
+# findings cache: reads managed_workloads; the label's WorkloadPriorityClass (close names); a PriorityClass of that
+# name; without a queue name, what KQ207 reads (unqueued_priority_labels)
 META = RuleMeta(code="KQ202", slug="unknown-workload-priority-class", severity=Severity.ERROR,
                 summary="a kueue.x-k8s.io/priority-class label names a WorkloadPriorityClass that cannot "
-                        "be resolved")
+                        "be resolved",
+                reads=reading.ROUTING | {K.WORKLOAD_PRIORITY_CLASS, K.PRIORITY_CLASS})
+ADMITTED_NEVER = "Kueue creates no Workload for it, so it stays suspended"
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    for ref in references(obj, ctx.graph, [WORKLOAD_PRIORITY_REF]):
-        if ref.target is not None or ref.may_exist(ctx.graph) or ref.site.unit is None:
+    for ref in references(obj, ctx.graph, [WORKLOAD_PRIORITY_REF, UNQUEUED_PRIORITY_REF]):
+        if ref.target is not None or ref.may_exist(ctx.graph):
             continue
-        yield ctx.finding(
-            at=ref.at,
-            message=unresolved(ref, ctx.graph, ref.site.unit.display(),
-                               "Kueue creates no Workload for it (no fallback to the pod priority), so it stays "
-                               "suspended and is never admitted",
-                               f"create WorkloadPriorityClass `{ref.name}` or fix the label", hint=_hint(ref, ctx)))
+        if ref.site.unit is not None:
+            subject, effect = ref.site.unit.display(), ADMITTED_NEVER
+        elif ref.ref is UNQUEUED_PRIORITY_REF:
+            subject, effect = obj.display(), "once it gets a queue name, " + ADMITTED_NEVER
+        else:
+            continue
+        message, remedy = unresolved(ref, ctx.graph, subject, effect,
+                                     f"create WorkloadPriorityClass `{ref.name}` or fix the label",
+                                     hint=_hint(ref, ctx))
+        yield ctx.finding(at=ref.at, message=message, remedy=remedy)
 
 
 def _hint(ref: Reference, ctx: RuleContext) -> str:

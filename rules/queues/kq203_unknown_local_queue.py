@@ -85,15 +85,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kinds import KUEUE_GROUP
+from kqlint.domain import reading
+from kqlint.domain.kinds import KUEUE_GROUP
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.refs import QUEUE_REF, references, unresolved
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.refs import QUEUE_REF, references, unresolved
-from kqlint.rule import RuleContext, RuleMeta
 
+# findings cache: reads managed_workloads; the LocalQueue (resolved, close names, other namespaces)
 META = RuleMeta(code="KQ203", slug="unknown-local-queue", severity=Severity.ERROR,
                 summary="a kueue.x-k8s.io/queue-name label names a LocalQueue that cannot be resolved in "
-                        "the workload's namespace")
+                        "the workload's namespace",
+                reads=reading.ROUTING)
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
@@ -103,15 +106,14 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             continue  # LocalQueueDefaulting only applies when `default` exists
         if ref.target is not None or ref.may_exist(ctx.graph):
             continue  # resolved, or ambiguous (namespace chosen at apply time, another unit)
-        yield ctx.finding(
-            at=ref.at,
-            message=unresolved(ref, ctx.graph, unit.display(),
-                               "the Workload stays pending for ever (\"LocalQueue doesn't exist\")",
-                               "create the LocalQueue in this namespace or fix the label",
-                               note=_elsewhere(ref.name, obj.namespace or "", ctx)))
+        message, remedy = unresolved(ref, ctx.graph, unit.display(),
+                                     "the Workload stays pending for ever (\"LocalQueue doesn't exist\")",
+                                     "create the LocalQueue in this namespace or fix the label",
+                                          note=_elsewhere(ref.name, obj.namespace or "", ctx))
+        yield ctx.finding(at=ref.at, message=message, remedy=remedy)
 
 
 def _elsewhere(name: str, namespace: str, ctx: RuleContext) -> str:
     others = sorted({lq.namespace or "" for lq in ctx.graph.of_kind("LocalQueue", KUEUE_GROUP)
                      if lq.name == name and lq.namespace != namespace})
-    return f" (a LocalQueue `{name}` exists in {', '.join(others)}: LocalQueues are namespaced)" if others else ""
+    return f" (LocalQueues are namespaced: `{name}` is in {', '.join(others)})" if others else ""

@@ -62,15 +62,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kinds import LOCAL_QUEUE
+from kqlint.domain import kinds as K
+from kqlint.domain.kinds import LOCAL_QUEUE
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.refs import CLUSTER_QUEUE_REF, references, unresolved
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.refs import CLUSTER_QUEUE_REF, references, unresolved
-from kqlint.rule import RuleContext, RuleMeta
 
+# findings cache: reads the LocalQueue's ClusterQueue (resolved, close names, other units)
 META = RuleMeta(code="KQ204", slug="unknown-cluster-queue", severity=Severity.ERROR,
                 summary="a LocalQueue's spec.clusterQueue names a ClusterQueue that cannot be resolved",
-                kinds=frozenset({LOCAL_QUEUE}))
+                kinds=frozenset({LOCAL_QUEUE}),
+                reads=frozenset({K.CLUSTER_QUEUE}))
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
@@ -79,15 +82,15 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         yield ctx.finding(
             at=obj.at("spec", "clusterQueue"),
             message=(f"{obj.display()} sets no spec.clusterQueue: the LocalQueue stays inactive and "
-                     "workloads sent to it are never admitted; set spec.clusterQueue to a ClusterQueue"))
+                     "workloads sent to it are never admitted"),
+            remedy="Set spec.clusterQueue to a ClusterQueue")
         return
     for ref in references(obj, ctx.graph, [CLUSTER_QUEUE_REF]):
         if ref.target is not None or ref.may_exist(ctx.graph):
             continue  # resolved, or defined in another unit: not proof it is missing
-        yield ctx.finding(
-            at=ref.at,
-            message=unresolved(ref, ctx.graph, obj.display(),
-                               "Kueue marks the LocalQueue inactive (ClusterQueueDoesNotExist) and none of its "
-                               "workloads is ever admitted",
-                               "create the ClusterQueue or recreate the LocalQueue pointing at an existing one "
-                               "(the field is immutable)"))
+        message, remedy = unresolved(ref, ctx.graph, obj.display(),
+                                     "Kueue marks the LocalQueue inactive (ClusterQueueDoesNotExist) and none of "
+                                     "its workloads is ever admitted",
+                                     "create the ClusterQueue or recreate the LocalQueue pointing at an existing "
+                                     "one (the field is immutable)")
+        yield ctx.finding(at=ref.at, message=message, remedy=remedy)

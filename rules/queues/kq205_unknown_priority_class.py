@@ -90,20 +90,25 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from kqlint.graph import ObjectGraph
-from kqlint.kinds import POD
-from kqlint.kueue import is_kueue_managed, trainjobs_using
+from kqlint.domain import kinds as K
+from kqlint.domain import reading
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.kinds import POD
+from kqlint.domain.kueue import is_kueue_managed, trainjobs_using
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.platform import INSTALLED_PRIORITY_CLASSES, platform_of
+from kqlint.domain.refs import POD_GROUP_PRIORITY_REF, TEMPLATE_PRIORITY_REF, Reference, references, unresolved
+from kqlint.domain.wording import LOOKED_IN, template_text
+from kqlint.domain.workloads import KAI_PODGROUP, KAI_SCHEDULER_NAMES, PodTemplate
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.platform import INSTALLED_PRIORITY_CLASSES, platform_of
-from kqlint.refs import POD_GROUP_PRIORITY_REF, TEMPLATE_PRIORITY_REF, Reference, references, unresolved
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.wording import LOOKED_IN, template_text
-from kqlint.workloads import KAI_PODGROUP, KAI_SCHEDULER_NAMES, PodTemplate
 
+# findings cache: reads own_templates: their PriorityClass (close names, the global default); a PodGroup's;
+# managed_workloads
 META = RuleMeta(code="KQ205", slug="unknown-priority-class", severity=Severity.ERROR,
                 summary="a pod template's or PodGroup's priorityClassName names a PriorityClass that "
-                        "cannot be resolved")
+                        "cannot be resolved",
+                reads=reading.ROUTING | {K.TRAINJOB, K.PRIORITY_CLASS})
 
 KAI_CLASSES = tuple(INSTALLED_PRIORITY_CLASSES["kai"])
 
@@ -145,11 +150,10 @@ def _where(obj: K8sObject, template: PodTemplate) -> str:
 
 
 def _effect(obj: K8sObject, name: str, managed: bool) -> str:
-    rejected = f"(\"no PriorityClass with name {name} was found\")"
     if POD.of(obj):
-        text = f"the API server rejects the pod at creation {rejected}"
+        text = "the API server rejects the pod at creation"
     else:
-        text = f"the API server rejects its pods at creation {rejected}"
+        text = "the API server rejects its pods at creation"
     return text + (" and Kueue cannot compute the workload's priority" if managed else "")
 
 
@@ -159,7 +163,6 @@ def _unknown(ref: Reference, graph: ObjectGraph, installed: Iterable[str]) -> bo
 
 def _finding(ctx: RuleContext, ref: Reference, where: str, effect: str, installed: tuple[str, ...]) -> Finding:
     looked_in = LOOKED_IN + (", or KAI's built-in classes" if installed else "")
-    return ctx.finding(
-        at=ref.at,
-        message=unresolved(ref, ctx.graph, where, effect, f"create PriorityClass `{ref.name}` or fix the name",
-                           hint=ref.did_you_mean(ctx.graph, extra=installed), looked_in=looked_in))
+    message, remedy = unresolved(ref, ctx.graph, where, effect, f"create PriorityClass `{ref.name}` or fix the name",
+                                 hint=ref.did_you_mean(ctx.graph, extra=installed), looked_in=looked_in)
+    return ctx.finding(at=ref.at, message=message, remedy=remedy)

@@ -66,15 +66,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kinds import CLUSTER_QUEUE
+from kqlint.domain import kinds as K
+from kqlint.domain.kinds import CLUSTER_QUEUE
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.refs import FLAVOR_REF, references, unresolved
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.refs import FLAVOR_REF, references, unresolved
-from kqlint.rule import RuleContext, RuleMeta
 
+# findings cache: reads the ClusterQueue's flavors: ResourceFlavors (resolved, close names)
 META = RuleMeta(code="KQ206", slug="unknown-resource-flavor", severity=Severity.ERROR,
                 summary="a ClusterQueue flavor names a ResourceFlavor that cannot be resolved",
-                kinds=frozenset({CLUSTER_QUEUE}))
+                kinds=frozenset({CLUSTER_QUEUE}),
+                reads=frozenset({K.RESOURCE_FLAVOR}))
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
@@ -82,8 +85,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     for ref in references(obj, ctx.graph, [FLAVOR_REF]):
         if ref.target is not None or ref.may_exist(ctx.graph):
             continue
-        yield ctx.finding(
-            at=ref.at,
-            message=unresolved(ref, ctx.graph, obj.display(),
-                               "Kueue marks the ClusterQueue inactive (FlavorNotFound) and admits no workload "
-                               "through it", f"create ResourceFlavor `{ref.name}` or fix the name"))
+        message, remedy = unresolved(ref, ctx.graph, obj.display(),
+                                     "Kueue marks the ClusterQueue inactive (FlavorNotFound) and admits no "
+                                     "workload through it", f"create ResourceFlavor `{ref.name}` or fix the name")
+        yield ctx.finding(at=ref.at, message=message, remedy=remedy)

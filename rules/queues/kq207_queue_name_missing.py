@@ -82,55 +82,28 @@ priority label.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
-from kqlint.fields import text
-from kqlint.graph import ObjectGraph
-from kqlint.kueue import (
-    KUEUE_GROUP,
-    POD_TEMPLATE_LABELLED,
-    PRIORITY_LABEL,
-    QUEUE_LABEL,
-    has_default_local_queue,
-    object_labels_path,
-)
+from kqlint.domain import reading
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.kueue import KUEUE_GROUP, PRIORITY_LABEL, QUEUE_LABEL, unqueued_priority_labels
+from kqlint.domain.objects import K8sObject
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.workloads import own_templates
 
+# findings cache: reads a LocalQueue `default` in its namespace, the LocalQueues there; own templates
 META = RuleMeta(code="KQ207", slug="queue-name-missing", severity=Severity.WARNING,
-                summary="a workload has a Kueue priority-class label but no queue-name, so Kueue ignores it")
-
-
-def label_sites(obj: K8sObject, graph: ObjectGraph) -> list[tuple[tuple[Any, ...], str]]:
-    """(path, description) of the label mappings Kueue reads for ``obj`` (one per managed unit)."""
-    if (obj.group, obj.kind) in POD_TEMPLATE_LABELLED:
-        return [(t.meta_path + ("labels",), f"{obj.display()} ({t.role})")
-                for t in own_templates(obj, graph) if t.meta_path is not None]
-    path = object_labels_path(obj)
-    return [(path, obj.display())] if path is not None else []
-
-
-def _has(labels: Any, key: str) -> bool:
-    return isinstance(labels, dict) and text(labels.get(key)) is not None
+                summary="a workload has a Kueue priority-class label but no queue-name, so Kueue ignores it",
+                reads=reading.ROUTING)
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    sites = [(p, who) for p, who in label_sites(obj, ctx.graph)
-             if _has(obj.get(*p), PRIORITY_LABEL) and not _has(obj.get(*p), QUEUE_LABEL)]
-    if not sites or has_default_local_queue(obj.namespace, ctx.graph):
-        return
-    if (obj.group, obj.kind) not in POD_TEMPLATE_LABELLED \
-            and any(_has(t.labels, QUEUE_LABEL) for t in own_templates(obj, ctx.graph)):
-        return  # misplaced (KQ208 reports it; moving it fixes this too) or read by the pod integration
-    for path, who in sites:
+    for path, who in unqueued_priority_labels(obj, ctx.graph):
         yield ctx.finding(
             at=obj.at(*path, PRIORITY_LABEL),
             message=(f"{who} carries `{PRIORITY_LABEL}: {obj.get(*path, PRIORITY_LABEL)}` but no "
-                     f"`{QUEUE_LABEL}`, and namespace {obj.namespace} has no LocalQueue named `default`: "
-                     "Kueue ignores it, it starts at once outside the quota and the priority label has no "
-                     f"effect; add `{QUEUE_LABEL}: <LocalQueue>`{_queues_hint(obj, ctx.graph)}"))
+                     f"`{QUEUE_LABEL}`, and its namespace has no `default` LocalQueue: "
+                     "Kueue ignores it and it starts outside the quota"),
+            remedy=f"Add `{QUEUE_LABEL}: <LocalQueue>`{_queues_hint(obj, ctx.graph)}")
 
 
 def _queues_hint(obj: K8sObject, graph: ObjectGraph) -> str:

@@ -104,28 +104,30 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from kqlint.fixes import Edit, Fix
-from kqlint.graph import ObjectGraph
-from kqlint.kinds import DEPLOYMENT, JOBSET, LWS, POD, STATEFULSET
-from kqlint.kueue import INTEGRATIONS, POD_TEMPLATE_LABELLED, PRIORITY_LABEL, QUEUE_LABEL
+from kqlint.domain import reading
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.kinds import DEPLOYMENT, JOBSET, LWS, POD, STATEFULSET
+from kqlint.domain.kueue import INTEGRATIONS, POD_TEMPLATE_LABELLED, PRIORITY_LABEL, QUEUE_LABEL
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.platform import Platform, platform_of
+from kqlint.domain.wording import template_text
+from kqlint.domain.workloads import own_templates
+from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.fix.model import Edit, Fix
 from kqlint.model import Finding, Location, Severity
-from kqlint.objects import K8sObject
-from kqlint.platform import Platform, platform_of
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.wording import template_text
-from kqlint.workloads import own_templates
 
+# findings cache: reads the platform model's template labels and integrations; own_templates
 META = RuleMeta(code="KQ208", slug="kueue-label-misplaced", severity=Severity.ERROR,
                 summary="a Kueue queue-name/priority-class label sits where that integration does not read it",
-                fix="safe")
+                fix="safe",
+                reads=reading.RUNTIMES)
 
 KUEUE_LABELS = (QUEUE_LABEL, PRIORITY_LABEL)
 # Each pod of these becomes its own Workload when the pod integration reads template labels.
 GROUPED = frozenset({STATEFULSET, LWS})
 OWN_METADATA = "DynamoGraphDeployment's own metadata.labels"
 _POD_OFF = {"off": "the `pod` integration is not enabled",
-            "implicit": "the `pod` integration is only implicitly enabled (by deployment, statefulset or "
-                        "leaderworkerset), and then skips pods whose owner Kueue does not manage"}
+            "implicit": "the `pod` integration, only implicitly on, skips pods of an unmanaged owner"}
 
 
 @dataclass(frozen=True)
@@ -190,7 +192,7 @@ def _template_effect(obj: K8sObject, platform: Platform) -> dict[str, str] | Non
     if kind == DEPLOYMENT:
         if pod not in _POD_OFF:
             return None
-        queue = f"{_POD_OFF[pod]}, so no pod is queued and the Deployment runs outside the quota"
+        queue = f"{_POD_OFF[pod]}, so the Deployment runs outside the quota"
     elif kind in GROUPED:
         queue = _grouped_effect(obj.kind, pod)
     else:
@@ -201,40 +203,37 @@ def _template_effect(obj: K8sObject, platform: Platform) -> dict[str, str] | Non
 
 
 def _job_effect(kind: str, pod: str | None) -> str:
-    unmanaged = f"Kueue does not manage the {kind} (it is not suspended and gets no Workload of its own)"
-    queued_alone = ("queues each of its pods alone as a plain pod, so the workload has no all-or-nothing "
-                    "admission (FindAncestorJobManagedByKueue finds no managed owner)")
-    ignored = "the labels are ignored and it runs at once outside the quota"
+    # FindAncestorJobManagedByKueue finds no managed owner: the pod integration takes each pod
+    unmanaged = f"Kueue does not manage the {kind}"
+    queued_alone = "queues each pod alone (no all-or-nothing admission)"
+    ignored = "it runs at once outside the quota"
     if pod == "explicit":
         return f"{unmanaged}: the `pod` integration {queued_alone}"
     if pod in _POD_OFF:
         return f"{unmanaged}, and {_POD_OFF[pod]}: {ignored}"
-    return f"{unmanaged}: where the `pod` integration is on, it {queued_alone}; otherwise {ignored}"
+    return f"{unmanaged}: with the `pod` integration on, it {queued_alone}; otherwise {ignored}"
 
 
 def _grouped_effect(kind: str, pod: str | None) -> str:
-    unit = ("a StatefulSet is one pod-group Workload" if kind == "StatefulSet"
-            else "each LeaderWorkerSet group is one Workload")
-    alone = (f"makes each pod its own Workload, so the {kind} loses all-or-nothing admission ({unit} "
-             f"when the label is on its own metadata)")
-    ignored = f"the labels are ignored and the {kind} runs outside the quota"
+    alone = "makes each pod its own Workload (no all-or-nothing admission)"
+    ignored = f"the {kind} runs outside the quota"
     if pod == "explicit":
         return f"the `pod` integration {alone}"
     if pod in _POD_OFF:
         return f"{_POD_OFF[pod]}: {ignored}"
-    return f"where the `pod` integration is on, it {alone}; otherwise {ignored}"
+    return f"with the `pod` integration on, it {alone}; otherwise {ignored}"
 
 
 def _inner_job_effect(platform: Platform) -> dict[str, str]:
     enabled = platform.integration("batch/job")
-    separately = "Kueue queues and admits each child Job on its own and the JobSet loses gang admission"
-    ignored = "the labels are ignored and the JobSet runs outside the quota"
+    separately = "each child Job is admitted on its own (no gang admission)"
+    ignored = "the JobSet runs outside the quota"
     if enabled:
         queue = separately
     elif enabled is False:
         queue = f"the `batch/job` integration is not enabled: {ignored}"
     else:
-        queue = f"where the `batch/job` integration is on, {separately}; otherwise {ignored}"
+        queue = f"with the `batch/job` integration on, {separately}; otherwise {ignored}"
     return {QUEUE_LABEL: queue,
             PRIORITY_LABEL: "the JobSet's Workload does not read it (its priority falls back to the pod PriorityClass)"}
 
@@ -243,8 +242,7 @@ def _dgd_misplaced(obj: K8sObject, graph: ObjectGraph) -> list[MisplacedLabel]:
     on_templates: set[str] = set()
     for template in own_templates(obj, graph):
         on_templates |= _present(template.labels)
-    effect = ("DynamoGraphDeployment is not a Kueue integration: its pods go through the pod "
-              "integration, which reads the labels of each pod, so this label has no effect")
+    effect = "Kueue reads only each pod's own labels here (no DynamoGraphDeployment integration): no effect"
     return [MisplacedLabel(k, obj.at("metadata", "labels", k), OWN_METADATA, effect)
             for k in KUEUE_LABELS if k in _present(obj.labels) - on_templates]
 
@@ -256,26 +254,23 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         by_site.setdefault(label.site, []).append(label)
     move = move_labels_fix(obj, misplaced)  # the whole object at once: each finding offers it
     for site, labels in by_site.items():  # one finding per template (or per DGD metadata)
-        related: list[tuple[Location, str]] = [(label.at, "also misplaced") for label in labels[1:]]
+        # the first label's effect is the message; another label's, when it differs, is its related note
+        related: list[tuple[Location, str]] = [
+            (label.at, f"`{label.key}` misplaced too"
+             + ("" if label.effect == labels[0].effect else f": {label.effect}"))
+            for label in labels[1:]]
+        them = "them" if len(labels) > 1 else "it"
         if site == OWN_METADATA:
-            fix = "put them on every component's podTemplate.metadata.labels"
-            reads = "Kueue reads them from each pod"
+            remedy = f"Put {them} on every component's podTemplate.metadata.labels (Kueue reads labels from each pod)"
             related += [(t.at_meta("labels"), f"component {t.role}: the pod integration reads labels here")
                         for t in own_templates(obj, ctx.graph)]
         else:
-            fix = f"move them to metadata.labels of the {obj.kind}"
-            reads = f"Kueue reads a {obj.kind}'s labels from its own metadata.labels"
+            remedy = f"Move {them} to metadata.labels of the {obj.kind} (Kueue reads a {obj.kind}'s labels there)"
             related.append((obj.at("metadata", "labels"), "Kueue reads the labels here"))
         yield ctx.finding(
             at=labels[0].at,
-            message=f"{obj.display()}: {_keys(labels)} on the {site}: {reads}: {_effects(labels)}; {fix}",
-            related=related, fix=move)
-
-
-def _effects(labels: list[MisplacedLabel]) -> str:
-    if len({label.effect for label in labels}) == 1:
-        return labels[0].effect
-    return "; ".join(f"`{label.key}`: {label.effect}" for label in labels)
+            message=f"{obj.display()}: `{labels[0].key}` on the {site}: {labels[0].effect}",
+            related=related, fix=move, remedy=remedy)
 
 
 def _keys(labels: list[MisplacedLabel]) -> str:

@@ -139,7 +139,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from kqlint.kueue import (
+from kqlint.domain import kinds as K
+from kqlint.domain import reading
+from kqlint.domain.kueue import (
     QUEUE_LABEL,
     ManagedWorkload,
     PodSet,
@@ -151,14 +153,17 @@ from kqlint.kueue import (
     request_location,
     resource_config,
 )
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.quantity import format_amount
+from kqlint.domain.wording import pod_set_text
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import K8sObject
-from kqlint.quantity import format_amount
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.wording import pod_set_text
 
+# findings cache: reads managed_workloads; LocalQueue -> ClusterQueue candidates; the ClusterQueue's resource groups
 META = RuleMeta(code="KQ209", slug="resource-not-covered", severity=Severity.ERROR,
-                summary="a Kueue-managed workload requests a resource its ClusterQueue does not cover")
+                summary="a Kueue-managed workload requests a resource its ClusterQueue does not cover",
+                shows_route=True,
+                reads=reading.ROUTING | {K.CLUSTER_QUEUE})
 
 
 @dataclass(frozen=True)
@@ -191,15 +196,13 @@ def _finding(ctx: RuleContext, unit: ManagedWorkload, cq: K8sObject,
     obj = unit.obj
     covered = covered_resources(cq)
     names = sorted({r for _, r in missing})
-    details = "; ".join(f"{pod_set_text(ps.template)} requests {r} {format_amount(ps.per_pod[r])} per pod"
-                        for ps, r in missing)
-    spots = [loc for ps, r in missing if (loc := request_location(obj, ps, r)) is not None]
+    spots = [(loc, f"{pod_set_text(ps.template)} requests {r} {format_amount(ps.per_pod[r])} per pod")
+             for ps, r in missing if (loc := request_location(obj, ps, r)) is not None]
     covers = ", ".join(sorted(covered)) or "nothing"
     return ctx.finding(
         at=unit.label_at(QUEUE_LABEL),
-        message=(f"{unit.display()}: ClusterQueue {cq.name} covers no {', '.join(names)} ({details}; it covers "
-                 f"{covers}): Kueue reports \"resource {names[0]} unavailable in ClusterQueue\" and the "
-                 f"workload is never admitted; add {', '.join(names)} to a resource group of {cq.name} or "
-                 "send the workload to a queue that covers it"),
-        related=[(cq.at("spec", "resourceGroups"), f"ClusterQueue {cq.name}: the resources it covers")]
-        + [(loc, "requested here") for loc in spots])
+        message=(f"{unit.display()} requests {', '.join(names)}, which its ClusterQueue {cq.name} does not cover: "
+                 f"Kueue reports \"resource {names[0]} unavailable in ClusterQueue\" and never admits the workload"),
+        related=[(cq.at("spec", "resourceGroups"), f"ClusterQueue {cq.name} covers {covers}"), *spots],
+        remedy=(f"Add {', '.join(names)} to a resource group of {cq.name} or send the workload to a queue "
+                "that covers it"))

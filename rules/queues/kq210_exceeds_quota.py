@@ -136,8 +136,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from kqlint.graph import ObjectGraph, from_manifest
-from kqlint.kueue import (
+from kqlint.domain import kinds as K
+from kqlint.domain import reading
+from kqlint.domain.graph import ObjectGraph, from_manifest
+from kqlint.domain.kueue import (
     QUEUE_LABEL,
     ManagedWorkload,
     PodSet,
@@ -155,15 +157,21 @@ from kqlint.kueue import (
     request_location,
     resource_config,
 )
-from kqlint.kueue.flavors import usable_flavor_names
+from kqlint.domain.kueue.flavors import usable_flavor_names
+from kqlint.domain.kueue.quota import quota_scope
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.quantity import exact_sum, format_amount, parse_quantity
+from kqlint.domain.wording import pod_set_text
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Location, Severity
-from kqlint.objects import K8sObject
-from kqlint.quantity import exact_sum, format_amount, parse_quantity
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.wording import pod_set_text
 
+# findings cache: reads managed_workloads; LocalQueue -> ClusterQueue, its cohort's ClusterQueues and Cohorts; their
+# quotas whole (scoped_reads); the ResourceFlavors a pod set can use (usable_flavor_names)
 META = RuleMeta(code="KQ210", slug="exceeds-quota", severity=Severity.ERROR,
-                summary="a Kueue-managed workload needs more than its ClusterQueue can ever provide")
+                summary="a Kueue-managed workload needs more than its ClusterQueue can ever provide",
+                shows_route=True,
+                reads=reading.ROUTING | {K.CLUSTER_QUEUE, K.COHORT, K.RESOURCE_FLAVOR},
+                scoped_reads=("ClusterQueue", quota_scope))
 
 PODS = "pods"
 
@@ -343,27 +351,26 @@ def _whole_text(sets: list[PodSet], resource: str, whole: Fraction, limit: Fract
     text = (f"the workload needs {resource} {format_amount(whole)} in total, more than all flavors together "
             f"can give ({format_amount(limit)})")
     if any(ps.all_pods != ps.count for ps in sets):  # several Workloads: part of it runs
-        text += ("; Kueue admits it piecewise (a Workload per pod or group), so part of it never starts "
-                 "and waits for quota for ever")
-    return text
+        return text + ": part of it (a Workload per pod or group) never starts"
+    return text + ": it stays pending for ever"
 
 
 def _pod_set_text(ps: PodSet, resource: str, largest: Capacity) -> str:
     per_pod = "1" if resource == PODS else format_amount(ps.per_pod.get(resource, Fraction(0)))
     pods = f"{ps.count} pod{'s' if ps.count != 1 else ''}"
     return (f"{pod_set_text(ps.template)} needs {resource} {format_amount(_total(ps, resource))} ({pods} x {per_pod}), "
-            f"more than the largest single-flavor capacity {format_amount(largest.amount)} "
-            f"(flavor {largest.flavor}: {largest.how})")
+            f"more than the largest single-flavor capacity {format_amount(largest.amount)} (flavor {largest.flavor}): "
+            "it stays pending for ever")
 
 
 def _finding(ctx: RuleContext, unit: ManagedWorkload, cq: K8sObject, violations: list[Violation]) -> Finding:
     return ctx.finding(
         at=_where(unit, violations[0]),
-        message=(f"{unit.display()} can never fit ClusterQueue {cq.name}: "
-                 f"{'; '.join(v.text for v in violations)}; Kueue leaves it pending for ever (ExceedsMaxQuota); "
-                 f"shrink the workload or raise the quota of {cq.name}"),
-        related=[(c.at, f"ClusterQueue {cq.name}: quota of {v.resource} in flavor {c.flavor}")
-                 for v in violations for c in v.capacities])
+        message=f"{unit.display()} can never fit ClusterQueue {cq.name} (ExceedsMaxQuota): "
+                + "; ".join(v.text for v in violations),
+        related=[(c.at, f"ClusterQueue {cq.name}: {v.resource} in flavor {c.flavor}: {c.how}")
+                 for v in violations for c in v.capacities],
+        remedy=f"Shrink the workload or raise the quota of {cq.name}")
 
 
 def _where(unit: ManagedWorkload, violation: Violation) -> Location:

@@ -88,15 +88,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kqlint.graph import ObjectGraph
-from kqlint.kinds import KUEUE_GROUP
+from kqlint.domain import kinds as K
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.kinds import KUEUE_GROUP
+from kqlint.domain.objects import INPUT, K8sObject
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.objects import INPUT, K8sObject
-from kqlint.rule import RuleContext, RuleMeta
 
+# findings cache: reads graph rule: the ClusterQueues' namespaceSelector, the LocalQueues pointing at each, the
+# Namespaces' labels
 META = RuleMeta(code="KQ211", slug="cluster-queue-selects-no-namespace", severity=Severity.ERROR,
                 summary="a ClusterQueue's namespaceSelector admits none of the namespaces of its LocalQueues",
-                scope="graph")
+                scope="graph",
+                reads=frozenset({K.CLUSTER_QUEUE, K.LOCAL_QUEUE, K.NAMESPACE}))
 
 NAME_LABEL = "kubernetes.io/metadata.name"
 
@@ -125,9 +129,9 @@ def _check_cluster_queue(cq: K8sObject, local_queues: list[K8sObject], graph: Ob
         yield ctx.finding(
             at=cq.at("spec", "namespaceSelector"),
             message=(f"{cq.display()}: {_missing_text(cq)}, which admits no namespace: "
-                     f"workloads from {_names(local_queues)} stay inadmissible for ever; set "
-                     "`namespaceSelector: {}` to admit all namespaces, or a selector for theirs"),
-            related=[(lq.at("spec", "clusterQueue"), f"{lq.display()} points here") for lq in local_queues])
+                     f"workloads from {_names(local_queues)} stay inadmissible for ever"),
+            related=[(lq.at("spec", "clusterQueue"), f"{lq.display()} points here") for lq in local_queues],
+            remedy="Set `namespaceSelector: {}` to admit all namespaces, or a selector for theirs")
         return
     namespaces = {ns.name: ns for ns in graph.of_kind("Namespace", "", tiers=(INPUT,))}
     affected = []
@@ -140,9 +144,9 @@ def _check_cluster_queue(cq: K8sObject, local_queues: list[K8sObject], graph: Ob
             at=cq.at("spec", "namespaceSelector"),
             message=(f"{cq.display()}: spec.namespaceSelector does not match "
                      f"{'; '.join(sorted({_namespace_text(ns) for _, ns in affected}))}, so workloads from "
-                     f"{_names([lq for lq, _ in affected])} stay inadmissible for ever (\"workload namespace "
-                     "doesn't match ClusterQueue selector\"); fix the selector or label the Namespace "
-                     f"(every Namespace carries `{NAME_LABEL}: <name>`)"),
+                     f"{_names([lq for lq, _ in affected])} stay inadmissible for ever"),
+            remedy=("Fix the selector or label the Namespace "
+                    f"(every Namespace carries `{NAME_LABEL}: <name>`)"),
             related=[item for lq, ns in affected for item in (
                 (lq.at("spec", "clusterQueue"), f"{lq.display()} points here"),
                 (ns.at("metadata", "name"), f"Namespace {ns.name}: its labels do not match"))])

@@ -93,7 +93,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.kueue import (
+from kqlint.domain import kinds as K
+from kqlint.domain import reading
+from kqlint.domain.kueue import (
     ManagedWorkload,
     PodSet,
     cluster_queue_candidates,
@@ -104,14 +106,18 @@ from kqlint.kueue import (
     resource_config,
     resource_groups,
 )
-from kqlint.kueue.flavors import FlavorCheck, group_checks
+from kqlint.domain.kueue.flavors import FlavorCheck, group_checks
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.wording import pod_set_text
+from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Location, Severity
-from kqlint.objects import K8sObject
-from kqlint.rule import RuleContext, RuleMeta
-from kqlint.wording import pod_set_text
 
+# findings cache: reads managed_workloads; LocalQueue -> ClusterQueue candidates; the ClusterQueue's resource groups
+# and their ResourceFlavors (group_checks)
 META = RuleMeta(code="KQ217", slug="no-matching-flavor", severity=Severity.ERROR,
-                summary="no flavor of the ClusterQueue suits a pod set's tolerations, nodeSelector or node affinity")
+                summary="no flavor of the ClusterQueue suits a pod set's tolerations, nodeSelector or node affinity",
+                shows_route=True,
+                reads=reading.ROUTING | {K.CLUSTER_QUEUE, K.RESOURCE_FLAVOR})
 
 MESSAGE_LIMIT = 240
 
@@ -159,8 +165,8 @@ def _finding(ctx: RuleContext, unit: ManagedWorkload, pod_set: PodSet, cq: K8sOb
                                             f"ClusterQueue {cq.name}: the resource group")]
     related += [(_flavor_spot(c), c.reason or "") for c in checks]
     return ctx.finding(at=at, message=message, related=related,
-                       remedy=("tolerate the flavor's taints or make nodeSelector/node affinity agree with a "
-                               "flavor's nodeLabels, or use a ClusterQueue whose flavors suit the pods"))
+                       remedy=("Tolerate the flavor's taints or make nodeSelector/node affinity agree with a "
+                               "flavor's nodeLabels, or use a ClusterQueue whose flavors suit the pods."))
 
 
 def _flavor_spot(check: FlavorCheck) -> Location:

@@ -1,0 +1,216 @@
+"""One run with the cache: files served from it or parsed and added to it, and whole
+reports reused when a run reads exactly the same files with the same settings and code."""
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from kqlint import loader
+from kqlint.cache import FileCache, Miss, content_hash
+from kqlint.cache.codec import MAGIC
+from kqlint.cache.entries import Skeleton, encode, known_source
+from kqlint.cache.keys import code_fingerprint
+from kqlint.cache.tables import load_table, save_table
+from kqlint.loader import SourceFile
+
+if TYPE_CHECKING:
+    from kqlint.config import Config
+    from kqlint.model import Report
+
+
+def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
+                 parse: Callable[[str, bytes | None], SourceFile],
+                 parsed: dict[tuple[str, str], SourceFile] | None = None,
+                 lazy_hits: bool | None = None, judge: Callable[[SourceFile], Any] | None = None,
+                 record: Callable[[str, Any], None] | None = None) -> list[SourceFile]:
+    """Every file's source, in order: hits from the cache, misses parsed (over ``jobs``
+    processes) and stored. ``parse(path, raw)`` parses one file (``raw`` None: read it).
+    ``parsed``: sources by (path, content digest) parsed earlier in this process (the passes
+    of one --fix run), taken from there, and the misses parsed now added to it. ``lazy``:
+    objects whose fields are decoded on first use; ``lazy_hits``: the same for what is read
+    from entries: hits, and the entries workers made of the files they parsed (default: as
+    ``lazy``). A lazy object is decoded by whoever reads it first: the workers that run the
+    per-object rules, or the graph rules; objects no rule reads are never decoded.
+    ``judge(source)``: a fact of a parsed file that depends on the settings (not stored in
+    its entry), worked out where it is parsed for files whose text hints at placeholders, and
+    handed to ``record(display path, fact)``."""
+    lazy_hits = lazy if lazy_hits is None else lazy_hits
+    from kqlint.engine.parallel import map_chunks
+    from kqlint.project.discover import STDIN, display_path
+
+    results: list[SourceFile | None] = [None] * len(files)
+    misses: list[tuple[int, str, Miss | None]] = []
+    shown = {path: display_path(path) for path in files}  # asked for several times per file below
+    for position, path in enumerate(files):
+        hit = cache.lookup(path, shown[path], lazy_hits) if path != STDIN else None
+        if isinstance(hit, SourceFile):
+            results[position] = hit
+        elif parsed is not None and hit is not None and hit.digest is not None and (path, hit.digest) in parsed:
+            results[position] = parsed[(path, hit.digest)]  # stored when it was parsed
+        else:
+            misses.append((position, path, hit))
+    if any(miss is not None for _, _, miss in misses):
+        cache.prepare_writes()
+
+    parent = os.getpid()
+
+    def parse_and_encode(item: tuple[int, str, Miss | None]) -> Parsed:
+        _, path, miss = item
+        raw = miss.raw if miss is not None else None
+        hashed: Hashed | None = None
+        found = cache.cacheable_stat(path) if miss is not None and raw is None else None
+        if found is not None:  # an empty cache: stat'ed, read and hashed here, not by the parent
+            raw = loader.read_bytes(path, cache.max_file_size)[0]
+            hashed = (content_hash(raw), len(raw), found) if raw is not None else None
+        source = parse(path, raw)
+        judged = (judge(source),) if judge is not None and source.placeholder_hint else ()
+        storable = miss is not None and (miss.digest is not None or hashed is not None) and cache.writable
+        encoded = _encoded(source, raw) if storable and raw is not None else None
+        if encoded is None:
+            return path, source, None, judged, hashed, None
+        blob, skeletons, digests, projections, plain = encoded
+        if os.getpid() != parent:  # a worker: the entry is all the parent needs (pickled once), and
+            return path, None, blob, judged, hashed, plain  # its body uncompressed (copied, not inflated)
+        cache.documents_of_display[shown[path]] = digests
+        cache.projections_of_display[shown[path]] = projections
+        return path, known_source(source, skeletons), blob, judged, hashed, None
+
+    def decoded(result: Parsed) -> Parsed:
+        """A worker's entry as the source it encodes (its document digests read from it); an
+        entry that cannot be read back (a bug) is not stored, and the file is parsed here."""
+        path, source, blob, judged, hashed, plain = result
+        if source is None and blob is not None:
+            try:
+                source = cache.source_of(blob, path, shown[path], lazy_hits, plain)
+            except Exception:
+                source, blob = parse(path, None), None
+        return path, source, blob, judged, hashed, None
+
+    for (position, path, miss), (_, source, blob, judged, hashed, _) in zip(
+            misses, map_chunks(parse_and_encode, misses, jobs, arrived=decoded), strict=True):
+        digest = miss.digest if miss is not None else None
+        if miss is not None and hashed is not None:
+            digest = hashed[0]
+            cache.hashed(path, shown[path], *hashed)  # before record(): its key needs the digest
+        if judged and record is not None:
+            record(shown[path], judged[0])
+        if source is None and blob is not None:  # not read back on arrival
+            path, source, blob, *_ = decoded((path, source, blob, judged, hashed, None))
+        if digest is not None and blob is not None:
+            cache.add(digest, blob)
+        if parsed is not None and digest is not None and source is not None:
+            parsed[(path, digest)] = source
+        results[position] = source
+    return results  # type: ignore[return-value]
+
+
+# (content hash, size, (relative path, stat)) of a file stat'ed, read and hashed where it was parsed
+Hashed = tuple[str, int, tuple[str, os.stat_result]]
+# path, source (None: decode the entry), the entry, (judge's answer,) or () when not asked,
+# Hashed for a file read where it was parsed (an empty cache) else None, and the entry's body
+# uncompressed when a worker sends it (the source is made from it)
+Parsed = tuple[str, SourceFile | None, bytes | None, tuple[Any, ...], Hashed | None, bytes | None]
+
+
+def _encoded(source: SourceFile, raw: bytes
+             ) -> tuple[bytes, list[Skeleton], tuple[str, ...], tuple[str, ...], bytes] | None:
+    try:
+        return encode(source, raw)
+    except Exception:
+        return None
+
+
+# ------------------------------------------------------------------ whole reports
+
+MAX_REPORTS = 8  # the last few distinct runs (pre-commit on different files, whole-repo checks)
+
+
+def _report_file(cache: FileCache, key: str) -> str:
+    return os.path.join(cache.folder, f"report-{key}")
+
+
+def report_key(cache: FileCache, parts: list[str], files: list[str]) -> str | None:
+    """The key of a whole run: its settings (``parts``) and every file it reads, by content.
+    None when a file cannot be keyed (stdin, outside the project): no report cache then."""
+    digest = hashlib.blake2b(digest_size=16)
+    for part in parts + [code_fingerprint(), os.getcwd()]:
+        digest.update(part.encode("utf-8", "surrogateescape") + b"\x00")
+    for path in files:
+        content = cache.digest(path)
+        if content is None:
+            return None
+        digest.update(path.encode("utf-8", "surrogateescape") + b"\x00" + content.encode() + b"\n")
+    return digest.hexdigest()
+
+
+def load_report(cache: FileCache, key: str) -> Any:
+    from kqlint.model import Report
+
+    report = load_table(_report_file(cache, key), MAGIC)
+    return report if isinstance(report, Report) else None
+
+
+def store_report(cache: FileCache, key: str, report: Report) -> None:
+    save_table(cache, _report_file(cache, key), MAGIC, report, "report-", MAX_REPORTS)
+
+
+def run_key(cache: FileCache, paths: list[str], context_paths: list[str], beyond: list[str], config: Config,
+            rules: list[Any], inline_suppressions: bool) -> str | None:
+    """The key of a whole run's report, or None when it cannot be cached safely (stdin,
+    plugins, --crd, files outside the project): then everything is linted as usual.
+    ``beyond``: the context paths that are not among the inputs."""
+    from kqlint.project.discover import STDIN
+
+    if STDIN in paths or config.plugins or config.crds:
+        return None
+    if any(not rule.origin.startswith("kqlint.") for rule in rules):
+        return None
+    settings = repr(config)
+    if " object at 0x" in settings:
+        return None
+    found = cache.discover(paths, config.exclude)
+    if found.missing:
+        return None
+    context = cache.discover(beyond, config.exclude)
+    parts = [os.path.basename(cache.folder), settings, repr(sorted(rule.code for rule in rules)),
+             repr(inline_suppressions), repr(paths), repr(context_paths),
+             repr(found.charts), repr(found.problems), repr(context.charts), repr(context.problems),
+             str(len(found.files))]
+    return report_key(cache, parts, found.files + context.files)
+
+
+def cached_run(cache: FileCache, paths: list[str], context_paths: list[str], beyond: list[str], config: Config,
+               rules: list[Any], inline_suppressions: bool, lint: Callable[[], Any]) -> Any:
+    """The report of an identical earlier run, or ``lint()``'s (then stored); index flushed,
+    or, when the cache's ``writes_later``, when its ``write()`` is called."""
+    from kqlint.cache import findings as cache_results
+
+    cache.begin_lint()  # nothing remembered from an earlier lint (a pass of --fix before its writes)
+    deferred = cache.empty  # nothing stored: no report to find, the key is worked out after the run
+    key = None if deferred else run_key(cache, paths, context_paths, beyond, config, rules, inline_suppressions)
+    report = load_report(cache, key) if key is not None else None
+    if report is not None:
+        cache.flush()
+        return report
+    cache_results.begin(cache, config, rules, len(cache.discover(paths, config.exclude).files))
+    try:
+        report = lint()
+        if deferred:  # from the digests taken where the files were read (a file changed since: none stored)
+            key = run_key(cache, paths, context_paths, beyond, config, rules, inline_suppressions)
+    except BaseException:
+        cache_results.end(save=False)
+        raise
+    stored = not cache.changed_during_run  # a file changed while being read: nothing stored
+
+    def write() -> None:
+        try:
+            if key is not None and stored:
+                store_report(cache, key, report)
+            cache.flush()
+        finally:
+            cache_results.end(save=stored)
+
+    cache.write_later(write)  # now, unless the caller writes it beside other work (kqlint check)
+    return report

@@ -1,0 +1,1 @@
+"""What manifests mean: objects, kinds, references, workloads, Kueue and the platform."""

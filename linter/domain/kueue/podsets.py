@@ -1,0 +1,199 @@
+"""Kueue pod sets: the pods of one Workload per integration (a Deployment's pod, a
+LeaderWorkerSet group, a Job's partial admission), their requests after Kueue's resource
+transformations, and where a manifest writes a request or a pod count."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from kqlint.domain import kinds as K
+from kqlint.domain.fields import above_one
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.podspec import effective_resources, pod_requests
+from kqlint.domain.quantity import Requests, parse_quantity, requirement_requests, resource_list
+from kqlint.domain.workloads import (
+    RESOURCES_PER_NODE_PATH,
+    PodTemplate,
+    as_count,
+    resources_per_node,
+    trainer_num_nodes,
+)
+
+if TYPE_CHECKING:
+    from kqlint.domain.graph import ObjectGraph
+    from kqlint.domain.kueue.routing import ManagedWorkload
+    from kqlint.model import Location
+
+# Integrations where every pod becomes its own Workload (kueue.md B13): Deployment pods, plain
+# Pods, and the pods of a DynamoGraphDeployment (pod integration).
+SINGLE_POD_WORKLOADS = frozenset({K.DEPLOYMENT, K.POD, K.DGD})
+JOB_MIN_PARALLELISM = "kueue.x-k8s.io/job-min-parallelism"  # partial admission (workloads.md 1)
+
+
+@dataclass(frozen=True)
+class PodSet:
+    """One pod set: a template, its pods in one Kueue Workload (``count``, which must fit one
+    flavor), its pods in the whole object (``replicas``: several Workloads for a Deployment,
+    a LeaderWorkerSet's groups), and the requests of one pod."""
+
+    template: PodTemplate
+    count: int                    # pods in one Workload
+    per_pod: Requests
+    all_pods: int                 # pods of the whole object
+
+    def total(self, resource: str) -> Fraction:
+        return self.per_pod.get(resource, Fraction(0)) * self.count
+
+    def whole(self, resource: str) -> Fraction:
+        """What every Workload of the object together asks for."""
+        return self.per_pod.get(resource, Fraction(0)) * self.all_pods
+
+
+def pod_sets(unit: ManagedWorkload, graph: ObjectGraph,
+             config: ResourceConfig | None = None) -> list[PodSet]:
+    """The pod sets of ``unit`` (the smallest admissible shape: a Job's partial admission),
+    with the requests per pod after Kueue's resource configuration (``config``). Each pod of a
+    Deployment or DynamoGraphDeployment and each LeaderWorkerSet group is a Workload of its
+    own (``count``); ``replicas`` keeps the whole object's pods."""
+    obj = unit.obj
+    kind = (obj.group, obj.kind)
+    if kind == K.TRAINJOB and not unit.templates:
+        return _trainer_step_only(obj, config)
+    found = []
+    for template in unit.templates:
+        count = replicas = template.pods
+        if kind in SINGLE_POD_WORKLOADS:
+            count = min(count, 1)
+        elif kind == K.LWS:  # one Workload per group (workloads.md 5)
+            groups = as_count(obj.get("spec", "replicas"), 1)
+            count = count // groups if groups else 0
+        elif kind == K.JOB:
+            count = replicas = min(count, _min_parallelism(obj, count))
+        per_pod = _requests(template, graph)
+        found.append(PodSet(template, count, config.apply(per_pod) if config else per_pod, replicas))
+    return found
+
+
+def _requests(template: PodTemplate, graph: ObjectGraph) -> Requests:
+    """``pod_requests`` once per template and graph (KQ209 and KQ210 both ask)."""
+    cache: dict[PodTemplate, Requests] = graph.memo(_requests, dict)
+    found = cache.get(template)
+    if found is None:
+        found = cache[template] = pod_requests(template)
+    return found
+
+
+def _trainer_step_only(trainjob: K8sObject, config: ResourceConfig | None) -> list[PodSet]:
+    """A TrainJob whose runtime cannot be read (a platform's ClusterTrainingRuntime): its
+    trainer step is still ``numNodes`` pods whose `node` container gets ``resourcesPerNode``,
+    a lower bound on what the Workload asks for."""
+    nodes = trainer_num_nodes(trainjob)
+    per_node = trainjob.get(*RESOURCES_PER_NODE_PATH)
+    if nodes is None or nodes < 1:
+        return []
+    if not isinstance(per_node, dict):
+        return []
+    template = PodTemplate(trainjob, "trainer", ("spec", "trainer"), ("spec", "trainer"), None, nodes,
+                           generated=True, via=trainjob, trainer_step=True)
+    per_pod = requirement_requests(per_node)
+    return [PodSet(template, nodes, config.apply(per_pod) if config else per_pod, nodes)]
+
+
+def _min_parallelism(job: K8sObject, count: int) -> int:
+    """Kueue may admit a Job with fewer pods, down to this annotation (partial admission)."""
+    value = job.annotations.get(JOB_MIN_PARALLELISM)
+    try:
+        return max(int(str(value)), 1) if value is not None else count
+    except ValueError:
+        return count
+
+
+@dataclass(frozen=True)
+class ResourceConfig:
+    """Kueue's ``resources.excludeResourcePrefixes`` and ``resources.transformations``, as the
+    user mirrors them in the rule options (kqlint cannot see the Kueue Configuration)."""
+
+    exclude_prefixes: tuple[str, ...] = ()
+    transformations: tuple[Any, ...] = ()
+
+    def apply(self, per_pod: Requests) -> Requests:
+        if not self.exclude_prefixes and not self.transformations:
+            return dict(per_pod)
+        kept = {r: q for r, q in per_pod.items() if not r.startswith(self.exclude_prefixes)}
+        rules = {t.get("input"): t for t in self.transformations if isinstance(t, dict)}
+        result: Requests = {}
+        for resource, amount in kept.items():
+            rule = rules.get(resource)
+            if rule is None or rule.get("strategy", "Retain") == "Retain":
+                result[resource] = result.get(resource, Fraction(0)) + amount
+            if rule is not None:
+                result = _transformed(result, rule, amount, kept)
+        return result
+
+
+def _transformed(result: Requests, rule: dict[str, Any], amount: Fraction, per_pod: Requests) -> Requests:
+    """Add a transformation's outputs: ``amount`` × output factor (× the ``multiplyBy`` request)."""
+    multiply_by = rule.get("multiplyBy")
+    if isinstance(multiply_by, str) and multiply_by:
+        amount = amount * per_pod.get(multiply_by, Fraction(0))
+    outputs = rule.get("outputs")
+    for name, factor in (outputs.items() if isinstance(outputs, dict) else ()):
+        quantity = parse_quantity(factor)
+        if quantity is not None:
+            result[str(name)] = result.get(str(name), Fraction(0)) + amount * quantity
+    return result
+
+
+def resource_config(options: Any) -> ResourceConfig:
+    """The ResourceConfig of a rule's Options (``exclude_resource_prefixes``, ``transformations``)."""
+    prefixes = getattr(options, "exclude_resource_prefixes", ())
+    transformations = getattr(options, "transformations", ())
+    if not isinstance(prefixes, (list, tuple)):
+        prefixes = ()
+    if not isinstance(transformations, (list, tuple)):
+        transformations = ()
+    return ResourceConfig(tuple(p for p in prefixes if isinstance(p, str)), tuple(transformations))
+
+
+def request_location(obj: K8sObject, pod_set: PodSet, resource: str) -> Location | None:
+    """Where ``obj`` writes the request (or limit) of ``resource`` for this pod set, if it does."""
+    template = pod_set.template
+    per_node = resources_per_node(template)
+    if template.generated and template.via is obj and per_node:  # the trainer step of a TrainJob alone
+        for key in ("requests", "limits"):
+            if resource in resource_list(per_node, key):
+                return obj.at(*RESOURCES_PER_NODE_PATH, key, resource)
+    for container, resources in effective_resources(template):
+        for key in ("requests", "limits"):
+            if resource not in resource_list(resources, key):
+                continue
+            if per_node and resources is per_node and template.via is obj:
+                return obj.at(*RESOURCES_PER_NODE_PATH, key, resource)
+            if template.owner is obj:
+                return obj.at(*template.spec_path, *container.path, "resources", key, resource)
+    return None
+
+
+COUNT_KEYS = ("parallelism", "replicas", "size", "numNodes")
+
+
+def count_location(obj: K8sObject, pod_set: PodSet, whole: bool = False) -> Location | None:
+    """Where ``obj`` writes the pod count of this pod set (Job parallelism, replica-spec
+    replicas, LeaderWorkerSet size, TrainJob numNodes, ...), when it is above 1; with
+    ``whole``, the count of the whole object (a Deployment's or LeaderWorkerSet's replicas)."""
+    template = pod_set.template
+    if (pod_set.all_pods if whole else pod_set.count) <= 1:
+        return None
+    if whole and pod_set.all_pods != pod_set.count and above_one(obj.get("spec", "replicas")):
+        return obj.at("spec", "replicas")
+    if template.via is obj and above_one(obj.get("spec", "trainer", "numNodes")):
+        return obj.at("spec", "trainer", "numNodes")
+    if template.owner is not obj:
+        return None
+    for depth in range(1, 4):  # the template's parent, then the enclosing specs
+        parent = template.path[:-depth]
+        for key in COUNT_KEYS:
+            if above_one(obj.get(*parent, key)):
+                return obj.at(*parent, key)
+    return None

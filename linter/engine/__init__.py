@@ -1,0 +1,1 @@
+"""One run: rules loaded and selected, graphs built, rules run, findings suppressed."""

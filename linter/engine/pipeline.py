@@ -1,0 +1,231 @@
+"""The one pipeline of every command: load -> scope -> graph -> rules -> suppress -> report.
+
+``kqlint check`` (and each pass of ``--fix``), ``--kustomize``, ``kqlint graph`` and the
+language server's buffer lint build one :class:`Pipeline` from the run's configuration and
+rules: it contains the configuration (``context:``/``crds:`` outside the repository) and
+checks it once, knows the folder its paths are shown from and the cache it may use, and runs
+the same stages for each of them.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from kqlint.config import Config, check_rule_names
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.objects import INPUT, K8sObject
+from kqlint.engine.analysis import analyze, build_graph
+from kqlint.engine.inputs import Loaded, context_beyond_inputs, context_paths, context_without, load_context, load_paths
+from kqlint.engine.registry import RuleSet
+from kqlint.engine.rule import Rule
+from kqlint.engine.runner import select_rules
+from kqlint.errors import CrdError, UsageError
+from kqlint.model import Report
+from kqlint.project.discover import Discovery
+
+if TYPE_CHECKING:
+    from kqlint.cache import FileCache
+    from kqlint.project.scope.units import Scope
+
+Progress = Callable[[int, int], None]
+
+
+class Pipeline:
+    """One run's configuration, rules, working folder and cache, and the stages they drive."""
+
+    def __init__(self, config: Config | None = None, rules: Iterable[Rule] | None = None, *,
+                 cache: FileCache | None = None, workdir: str | None = None) -> None:
+        """``rules``: every rule the run may select (default: those the configuration loads);
+        ``workdir``: the folder paths are shown from (default: the current directory)."""
+        from kqlint.project.containment import contain_config
+        from kqlint.project.workdir import working_in
+
+        self.workdir = workdir
+        with working_in(workdir):
+            config, self.notes = contain_config(config or Config())
+            self.config, self.selected = prepare(config, rules)
+        self.cache = cache
+
+    @contextmanager
+    def _working(self) -> Iterator[None]:
+        from kqlint.project.workdir import working_in
+
+        with working_in(self.workdir):
+            yield
+
+    # ------------------------------------------------------------ entry points
+
+    def lint(self, paths: list[str], *, context: Iterable[str] = (), inline: bool = True,
+             auto_context: bool = True, progress: Progress | None = None, jobs: int = 1) -> Report:
+        """``kqlint check paths``: with ``auto_context``, files named alone (as pre-commit
+        passes them) get their repository's manifests as context."""
+        with self._working():
+            named, note = context_paths(paths, context, self.config, auto_context)
+            notes = self.notes + ([note] if note else [])
+            if self.cache is None:
+                return self._lint_files(paths, named, inline, progress, jobs, notes)
+            from kqlint.cache.run import cached_run
+
+            beyond = context_beyond_inputs(named, paths)
+            report: Report = cached_run(self.cache, paths, named, beyond, self.config, list(self.selected), inline,
+                                        lambda: self._lint_files(paths, named, inline, progress, jobs, notes))
+            _remember_reads(self.cache, paths, beyond, self.config)
+            return report
+
+    def lint_text(self, path: str, raw: bytes, context: KeptContext, inline: bool = True) -> Report:
+        """What ``lint([path])`` reports once ``raw`` is saved as the file ``path`` (an editor's
+        unsaved buffer), against ``context`` (kept between keystrokes)."""
+        with self._working():
+            inputs, found = load_paths([path], self.config, INPUT, texts={_absolute(path): raw})
+            _refuse_missing(found)
+            context_objects = context_without(context.loaded.objects, inputs)
+            return analyze(inputs, found, context_objects, self.config, self.selected, inline,
+                           scope=context.scope(inputs.objects + context_objects, self.config))
+
+    def context_of(self, path: str) -> tuple[str, ...]:
+        """The context paths a lint of the file ``path`` reads."""
+        with self._working():
+            named, _ = context_paths([path], (), self.config)
+            return tuple(named)
+
+    def keep_context(self, named: tuple[str, ...], cache: FileCache | None = None) -> KeptContext:
+        """The context ``named`` (context_of), loaded once (through ``cache``, opened afresh so
+        that it sees the files on disk now) to be kept between lints."""
+        with self._working():
+            return KeptContext(load_context(list(named), self.config, Loaded(), cache=cache), named)
+
+    def lint_rendered(self, directories: list[str], paths: list[str], *, context: Iterable[str] = (),
+                      inline: bool = True, allow_remote: bool = False) -> Report:
+        """``kqlint check --kustomize DIR``: the objects ``kubectl kustomize`` renders from each
+        of ``directories`` (and the plain ``paths``), with the context a plain run of them has,
+        findings mapped back to the files the objects came from. ``allow_remote``: kubectl may
+        fetch the remote bases the kustomizations name (refused otherwise)."""
+        from kqlint.engine.inputs import add_source
+        from kqlint.project.kustomize import KustomizeError, map_to_origins, rendered_sources
+
+        with self._working():
+            inputs, found = load_paths(paths, self.config, INPUT) if paths else (Loaded(), Discovery())
+            _refuse_missing(found)
+            written = len(inputs.objects)
+            rendered_notes: list[str] = []
+            for directory in directories:
+                try:
+                    sources, notes = rendered_sources(directory, self.config.max_file_size, allow_remote)
+                except KustomizeError as exc:
+                    raise UsageError(str(exc)) from None
+                for source in sources:
+                    add_source(inputs, directory, source, self.config, INPUT)
+                rendered_notes += notes
+            named, note = context_paths(paths, context, self.config, rendered=directories)
+            context_loaded = load_context(named, self.config, inputs, input_paths=paths)
+            report = analyze(inputs, found, context_loaded.objects, self.config, self.selected, inline,
+                             as_rendered=frozenset(id(obj) for obj in inputs.objects[written:]))
+            notes = self.notes + rendered_notes + ([note] if note else []) + inputs.notes + context_loaded.notes
+            return map_to_origins(replace(report, notes=tuple(dict.fromkeys(notes))), inputs.objects)
+
+    def graph(self, paths: list[str], *, context: Iterable[str] = (),
+              with_findings: bool = False) -> tuple[ObjectGraph, Report | None]:
+        """``kqlint graph``: the ObjectGraph of ``paths`` (plus context, external and profile
+        objects) as ``check`` sees it, and the report of a lint of the same loaded files when
+        asked (stdin is read once)."""
+        from kqlint.project.scope import graph_view
+
+        with self._working():
+            inputs, found = load_paths(paths, self.config, INPUT)
+            _refuse_missing(found)
+            named, _ = context_paths(paths, context, self.config)
+            inputs, context_objects = graph_view(inputs, load_context(named, self.config, inputs).objects,
+                                                 self.config)
+            report = analyze(inputs, found, context_objects, self.config, self.selected) if with_findings else None
+            return build_graph(inputs, context_objects, self.config), report
+
+    # ------------------------------------------------------------ stages
+
+    def _lint_files(self, paths: list[str], named_context: list[str], inline: bool, progress: Progress | None,
+                    jobs: int, notes: list[str]) -> Report:
+        from kqlint.engine.lifetime import keep
+
+        inputs, found = load_paths(paths, self.config, INPUT, progress, jobs, cache=self.cache)
+        _refuse_missing(found)
+        context_loaded = load_context(named_context, self.config, inputs, jobs, self.cache, input_paths=paths)
+        report = analyze(inputs, found, context_loaded.objects, self.config, self.selected, inline, jobs)
+        keep(inputs, context_loaded)  # a command exits without freeing them
+        notes = notes + inputs.notes + context_loaded.notes
+        return replace(report, notes=tuple(dict.fromkeys(notes))) if notes else report
+
+
+@dataclass
+class KeptContext:
+    """A run's context read once and what is worked out from it and the files on disk alone,
+    kept between lints of unsaved buffers (kqlint.server); made again when a file changes on disk."""
+
+    loaded: Loaded
+    named: tuple[str, ...] = ()  # the context paths it was loaded from
+    _scopes: dict[frozenset[str], Scope] = field(default_factory=dict)
+
+    def scope(self, objects: list[K8sObject], config: Config) -> Scope:
+        """scope_of(objects): the same files (an edited buffer's among them) make the same Scope."""
+        from kqlint.project.scope import scope_of
+
+        files = frozenset(obj.file for obj in objects)
+        if files not in self._scopes:
+            self._scopes = {files: scope_of(objects, config)}
+        return self._scopes[files]
+
+
+def lint(paths: list[str], config: Config | None = None, *, context: Iterable[str] = (),
+         inline_suppressions: bool = True, rules: Iterable[Rule] | None = None,
+         auto_context: bool = True, progress: Progress | None = None,
+         jobs: int = 1, cache: FileCache | None = None) -> Report:
+    """Lint ``paths`` and return the Report (the public Python API, ``kqlint.lint``).
+    ``progress(done, total)`` is called as input files are loaded; ``jobs`` > 1 forks worker
+    processes for parsing and per-object rules; ``cache`` skips parsing files that did not change."""
+    return Pipeline(config, rules, cache=cache).lint(paths, context=context, inline=inline_suppressions,
+                                                     auto_context=auto_context, progress=progress, jobs=jobs)
+
+
+def prepare(config: Config | None, rules: Iterable[Rule] | None = None) -> tuple[Config, RuleSet]:
+    """The checked config and the rules it selects (ConfigError/UsageError: exit 2);
+    ``rules`` default to every rule the config loads (kqlint.engine.registry.load_rules)."""
+    from kqlint.config import per_file
+    from kqlint.engine.registry import load_rules
+
+    config = config or Config()
+    loaded = load_rules(config) if rules is None else RuleSet.of(rules)
+    config = check_rule_names(config, loaded)  # unknown rule names/options: ConfigError (exit 2)
+    per_file.check_names(config, loaded)
+    _check_crds(config)
+    return config, select_rules(loaded, config)
+
+
+def _refuse_missing(found: Discovery) -> None:
+    if found.missing:
+        raise UsageError(f"path does not exist: {found.missing[0]}")
+
+
+def _absolute(path: str) -> str:
+    from kqlint.project.workdir import absolute
+
+    return absolute(path)
+
+
+def _remember_reads(cache: FileCache, paths: list[str], beyond: list[str], config: Config) -> None:
+    """A report reused from the cache read no file this run: the writer must still refuse to
+    overwrite the inputs and context (kqlint.project.writer)."""
+    from kqlint.project.writer import remember_read
+
+    remember_read(cache.discover(paths, config.exclude).files + cache.discover(beyond, config.exclude).files)
+
+
+def _check_crds(config: Config) -> None:
+    """A bad ``--crd`` path is a usage error (exit 2), found before anything is linted."""
+    if not config.crds:
+        return
+    from kqlint.schema import catalog
+
+    try:
+        catalog(config.crds)
+    except CrdError as exc:
+        raise UsageError(str(exc)) from None

@@ -1,0 +1,1 @@
+"""Which files a run reads and writes, and what is applied together."""

@@ -1,0 +1,27 @@
+"""What is applied together (rules.md "Applied together", cli.md "Project root and context").
+
+- The context of a run: ``--context``/config ``context:`` when given (exactly that), else the
+  project root's manifests, whatever paths are named (files, folders or the root itself).
+- Kustomize patch files (``patches`` with a ``path``, ``patchesStrategicMerge``,
+  ``patchesJson6902``) are fragments, not objects: never reported on, never resolved to.
+- Units: folders applied on their own. Every folder holding a ``kustomization.yaml`` (merged
+  with the kustomizations it includes) and every Helm chart folder is a unit; config
+  ``units:`` globs replace that detection. Files in no unit are shared: every unit sees them.
+  A unit never resolves into another unit; a name defined only in another unit is neither
+  resolved nor reported unknown.
+- A file a kustomization lists is applied in the namespace its ``namespace:`` sets (the
+  outermost one rendering it), whatever the file says; several renderings in several
+  namespaces make lookups from it uncertain (no unknown-reference finding).
+
+Modules: ``context`` (the context plan), ``layout`` (kustomizations and charts on disk),
+``units`` (fragments and the unit of each file) and ``partitions`` (one graph's objects
+per unit).
+"""
+from __future__ import annotations
+
+from kqlint.project.scope.context import NO_ROOT_NOTE, context_plan
+from kqlint.project.scope.partitions import apply_rendered_namespaces, graph_view, partitions, without_fragments
+from kqlint.project.scope.units import scope_of
+
+__all__ = ["NO_ROOT_NOTE", "apply_rendered_namespaces", "context_plan", "graph_view", "partitions", "scope_of",
+           "without_fragments"]

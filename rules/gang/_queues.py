@@ -1,0 +1,31 @@
+"""The gang schedulers' Queues in view (inputs, context, `external`, profile), by name."""
+from __future__ import annotations
+
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.kinds import GroupKind
+from kqlint.domain.objects import K8sObject
+from kqlint.model import Location
+
+
+def queues_by_name(graph: ObjectGraph, kind: GroupKind) -> dict[str, K8sObject]:
+    """Queues of ``kind`` by name, the first (inputs before context) for a repeated name; built once per graph."""
+    def build() -> dict[str, K8sObject]:
+        found: dict[str, K8sObject] = {}
+        for queue in graph.of_kind(kind.kind, kind.group):
+            if isinstance(queue.name, str):
+                found.setdefault(queue.name, queue)
+        return found
+    return graph.memo(("queues by name", kind), build)
+
+
+def children_of(name: str, queues: dict[str, K8sObject], parent_field: str) -> list[K8sObject]:
+    """The Queues whose ``spec.<parent_field>`` names ``name``."""
+    return [queue for queue in queues.values() if queue.get("spec", parent_field) == name]
+
+
+def child_queue_notes(children: list[K8sObject], parent_field: str) -> tuple[list[tuple[Location, str]], str]:
+    """``related`` entries (the first five children's parent fields) and up to three child names
+    in backquotes, for a finding about a queue that has children."""
+    related = [(child.at_value("spec", parent_field), f"Queue {child.name} names it as parent")
+               for child in children[:5]]
+    return related, ", ".join(f"`{child.name}`" for child in children[:3])

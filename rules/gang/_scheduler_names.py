@@ -1,0 +1,95 @@
+"""Scheduler names kqlint knows (KQ308 reports typos of them; KQ304 leaves typos to KQ308):
+``default-scheduler``, the configured gang-scheduler names, and the names the repository sets
+up (a KubeSchedulerConfiguration's profiles, text in a ConfigMap, ``--scheduler-name`` flags)."""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.workloads import own_templates
+
+DEFAULT_SCHEDULER = "default-scheduler"
+MAX_DISTANCE, MIN_LENGTH = 2, 4
+SCHEDULER_HOSTS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "Pod"})
+_FLAG = re.compile(r"^--?scheduler-name(?:=(.*))?$")
+_CONFIGURED = re.compile(r"schedulerName\"?\s*:\s*[\"']?([A-Za-z0-9][A-Za-z0-9._-]*)")
+MAX_SCANNED = 1_000_000  # characters of ConfigMap text scanned per object
+
+
+def known_scheduler_names(graph: ObjectGraph, configured: Iterable[str]) -> frozenset[str]:
+    return frozenset((DEFAULT_SCHEDULER, *configured)) | _established(graph)
+
+
+def is_typo(name: str, known: frozenset[str]) -> bool:
+    return name not in known and bool(closest_names(name, known))
+
+
+def _established(graph: ObjectGraph) -> frozenset[str]:
+    """Scheduler names the repository sets up (inputs and context), read once per graph."""
+    def build() -> frozenset[str]:
+        found: set[str] = set()
+        for obj in graph:
+            if obj.kind == "ConfigMap" and obj.group == "":
+                found |= _configured_names(obj.get("data"))
+            elif obj.kind == "KubeSchedulerConfiguration":
+                found |= _profile_names(obj.get("profiles"))
+            elif obj.kind in SCHEDULER_HOSTS and obj.group in ("", "apps"):
+                found |= _flag_names(obj)
+        return frozenset(found)
+    return graph.memo(("KQ308", "established scheduler names"), build)
+
+
+def _configured_names(data: Any) -> set[str]:
+    """``schedulerName:`` in a ConfigMap's text (a KubeSchedulerConfiguration's profiles, a
+    Volcano admission configuration's resourceGroups): more names only make the rule quieter."""
+    texts = [str(value)[:MAX_SCANNED] for value in data.values()] if isinstance(data, dict) else []
+    return {match.group(1) for text in texts for match in _CONFIGURED.finditer(text)}
+
+
+def _profile_names(profiles: Any) -> set[str]:
+    return {p["schedulerName"] for p in profiles if isinstance(p, dict) and isinstance(p.get("schedulerName"), str)} \
+        if isinstance(profiles, list) else set()
+
+
+def _flag_names(obj: K8sObject) -> set[str]:
+    found: set[str] = set()
+    for template in own_templates(obj):
+        for _, container in template.containers:
+            words = [str(w) for key in ("command", "args") for w in (container.get(key) or [])
+                     if isinstance(container.get(key), list)]
+            for position, word in enumerate(words):
+                match = _FLAG.match(word)
+                if match and match.group(1):
+                    found.add(match.group(1))
+                elif match and position + 1 < len(words):
+                    found.add(words[position + 1])
+    return found
+
+
+def closest_names(name: str, known: frozenset[str]) -> list[str]:
+    """The known names at the smallest distance, when it is at most MAX_DISTANCE."""
+    distances = {candidate: _distance(name.lower(), candidate.lower()) for candidate in known
+                 if len(candidate) >= MIN_LENGTH}
+    best = min(distances.values(), default=MAX_DISTANCE + 1)
+    if len(name) < MIN_LENGTH:
+        return []
+    return sorted(c for c, d in distances.items() if d == best) if best <= MAX_DISTANCE else []
+
+
+def _distance(a: str, b: str) -> int:
+    """Damerau–Levenshtein distance (optimal string alignment: adjacent swaps count one)."""
+    if abs(len(a) - len(b)) > MAX_DISTANCE:
+        return MAX_DISTANCE + 1
+    rows = [list(range(len(b) + 1))]
+    for i in range(1, len(a) + 1):
+        row = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            row[j] = min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                row[j] = min(row[j], rows[-2][j - 2] + 1)
+        rows.append(row)
+    return rows[-1][-1]
