@@ -157,6 +157,7 @@ from kqlint.domain.kueue import (
     request_location,
     resource_config,
 )
+from kqlint.domain.kueue.flavors import usable_flavor_names
 from kqlint.domain.kueue.quota import quota_scope
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.quantity import exact_sum, format_amount, parse_quantity
@@ -165,11 +166,11 @@ from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Location, Severity
 
 # findings cache: reads managed_workloads; LocalQueue -> ClusterQueue, its cohort's ClusterQueues and Cohorts; their
-# quotas whole (scoped_reads)
+# quotas whole (scoped_reads); the ResourceFlavors a pod set can use (usable_flavor_names)
 META = RuleMeta(code="KQ210", slug="exceeds-quota", severity=Severity.ERROR,
                 summary="a Kueue-managed workload needs more than its ClusterQueue can ever provide",
                 shows_route=True,
-                reads=reading.ROUTING | {K.CLUSTER_QUEUE, K.COHORT},
+                reads=reading.ROUTING | {K.CLUSTER_QUEUE, K.COHORT, K.RESOURCE_FLAVOR},
                 scoped_reads=("ClusterQueue", quota_scope))
 
 PODS = "pods"
@@ -296,7 +297,7 @@ def _violations(sets: list[PodSet], cq: K8sObject, peers: list[K8sObject], graph
     for resource in requested:
         caps = table.get(resource)  # not covered (KQ209's) or unreadable: not judged
         if caps:
-            found += _resource_violations(sets, resource, caps)
+            found += _resource_violations(sets, resource, caps, graph)
     return found
 
 
@@ -314,16 +315,36 @@ def capacity_table(cq: K8sObject, peers: list[K8sObject], graph: ObjectGraph) ->
     return table
 
 
-def _resource_violations(sets: list[PodSet], resource: str, caps: Capacities) -> list[Violation]:
-    largest = caps.largest
-    found = [Violation(ps, resource, amount, _pod_set_text(ps, resource, largest), (largest,))
-             for ps in sets if (amount := _total(ps, resource)) > largest.amount]
-    whole = exact_sum(_total(ps, resource, whole=True) for ps in sets)
-    if not found and whole > caps.limit:
-        biggest = max(sets, key=lambda ps: _total(ps, resource, whole=True))
-        found.append(Violation(biggest, resource, whole, _whole_text(sets, resource, whole, caps.limit), caps.each,
-                               whole=True))
+def _resource_violations(sets: list[PodSet], resource: str, caps: Capacities,
+                         graph: ObjectGraph) -> list[Violation]:
+    """Only the flavors a pod set can use count (usable_flavor_names, as Kueue's flavor
+    assigner checks them); a pod set no flavor suits is KQ217's and not judged here."""
+    usable = {id(ps): _usable(ps, caps, graph) for ps in sets}
+    found = []
+    for ps in sets:
+        own = usable[id(ps)]
+        if not own:
+            continue
+        largest = max(own, key=lambda c: c.amount)
+        amount = _total(ps, resource)
+        if amount > largest.amount:
+            found.append(Violation(ps, resource, amount, _pod_set_text(ps, resource, largest), (largest,)))
+    judged = [ps for ps in sets if usable[id(ps)]]
+    if found or not judged:
+        return found
+    flavors = {c.flavor: c for ps in judged for c in usable[id(ps)]}
+    limit = exact_sum(c.amount for c in flavors.values())
+    whole = exact_sum(_total(ps, resource, whole=True) for ps in judged)
+    if whole > limit:
+        biggest = max(judged, key=lambda ps: _total(ps, resource, whole=True))
+        found.append(Violation(biggest, resource, whole, _whole_text(judged, resource, whole, limit),
+                               tuple(flavors.values()), whole=True))
     return found
+
+
+def _usable(ps: PodSet, caps: Capacities, graph: ObjectGraph) -> list[Capacity]:
+    names = usable_flavor_names(ps.template, [c.flavor for c in caps.each], graph)
+    return [c for c in caps.each if c.flavor in names]
 
 
 def _whole_text(sets: list[PodSet], resource: str, whole: Fraction, limit: Fraction) -> str:
