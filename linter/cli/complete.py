@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+FAIL_ON = ("error", "warning", "info", "never")  # --fail-on's values
+RULES_FORMATS = ("text", "json", "markdown")  # kqlint rules --format's values
+
 
 def _starting(values: Iterable[str], incomplete: str) -> list[str]:
     return [value for value in values if value.startswith(incomplete)]
@@ -25,7 +28,6 @@ def output_formats(incomplete: str) -> list[str]:
 
 
 def rules_formats(incomplete: str) -> list[str]:
-    from kqlint.cli.rules import RULES_FORMATS
 
     return _starting(RULES_FORMATS, incomplete)
 
@@ -37,7 +39,6 @@ def graph_formats(incomplete: str) -> list[str]:
 
 
 def fail_on(incomplete: str) -> list[str]:
-    from kqlint.cli.options import FAIL_ON
 
     return _starting(FAIL_ON, incomplete)
 

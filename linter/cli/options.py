@@ -11,8 +11,7 @@ from kqlint.cli.app import Exit
 if TYPE_CHECKING:
     from kqlint.config import Config
 
-FAIL_ON = ("error", "warning", "info", "never")
-
+from kqlint.cli.complete import FAIL_ON as FAIL_ON  # the values --fail-on accepts
 
 # ------------------------------------------------------------------ declarations
 

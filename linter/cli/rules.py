@@ -13,7 +13,7 @@ from kqlint.cli.options import (
     use_color,
 )
 
-RULES_FORMATS = ("text", "json", "markdown")
+RULES_FORMATS = complete.RULES_FORMATS
 
 
 def rules(
