@@ -16,7 +16,7 @@ DOCS = {name: (ROOT / name).read_text(encoding="utf-8") for name in ("README.md"
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+")
 OTHER_TOOLS = {"--generator": "bench/run.py", "--sizes": "bench/run.py", "--scenarios": "bench/run.py",
                "--update-golden": "pytest", "--all-files": "pre-commit", "--strict": "mypy",
-               "--files": "bench/server.py", "--repo": "bench/server.py", "--runs": "bench/server.py",
+               "--files": "bench/server.py", "--repo": "bench/server.py", "--runs": "bench/",
                "--manifests": "gen_corpus.py", "--seed": "gen_corpus.py"}
 
 

@@ -58,8 +58,8 @@ def _flag_names(obj: K8sObject) -> set[str]:
     found: set[str] = set()
     for template in own_templates(obj):
         for _, container in template.containers:
-            words = [str(w) for key in ("command", "args") for w in (container.get(key) or [])
-                     if isinstance(container.get(key), list)]
+            words = [str(w) for key in ("command", "args") if isinstance(container.get(key), list)
+                     for w in container[key]]
             for position, word in enumerate(words):
                 match = _FLAG.match(word)
                 if match and match.group(1):
