@@ -50,7 +50,7 @@ def closest_spelling(word: str, candidates: list[str]) -> str | None:
     if not word:
         return None
     limit = 0 if len(word) < 4 else 1 if len(word) < 8 else 2
-    scored = [(_distance(word.lower(), c.lower()), c) for c in set(candidates) if c and c != word]
+    scored = [(edit_distance(word.lower(), c.lower()), c) for c in set(candidates) if c and c != word]
     best = min((d for d, _ in scored), default=None)
     if best is None or best > limit:
         return None
@@ -58,8 +58,9 @@ def closest_spelling(word: str, candidates: list[str]) -> str | None:
     return nearest[0] if len(nearest) == 1 else None
 
 
-def _distance(a: str, b: str) -> int:
-    """Optimal string alignment distance (a swap of two neighbours is one typo)."""
+def edit_distance(a: str, b: str) -> int:
+    """Optimal string alignment distance (a swap of two neighbours is one typo); 3 for any pair
+    whose lengths differ by more than 2 (beyond every limit a caller uses)."""
     if abs(len(a) - len(b)) > 2:
         return 3  # beyond any limit: not worth the table
     previous2: list[int] = []

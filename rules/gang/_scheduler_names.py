@@ -7,9 +7,10 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.graph import ObjectGraph, graph_fact
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.workloads import own_templates
+from kqlint.spelling import edit_distance
 
 DEFAULT_SCHEDULER = "default-scheduler"
 MAX_DISTANCE, MIN_LENGTH = 2, 4
@@ -27,19 +28,18 @@ def is_typo(name: str, known: frozenset[str]) -> bool:
     return name not in known and bool(closest_names(name, known))
 
 
+@graph_fact
 def _established(graph: ObjectGraph) -> frozenset[str]:
     """Scheduler names the repository sets up (inputs and context), read once per graph."""
-    def build() -> frozenset[str]:
-        found: set[str] = set()
-        for obj in graph:
-            if obj.kind == "ConfigMap" and obj.group == "":
-                found |= _configured_names(obj.get("data"))
-            elif obj.kind == "KubeSchedulerConfiguration":
-                found |= _profile_names(obj.get("profiles"))
-            elif obj.kind in SCHEDULER_HOSTS and obj.group in ("", "apps"):
-                found |= _flag_names(obj)
-        return frozenset(found)
-    return graph.memo(("KQ308", "established scheduler names"), build)
+    found: set[str] = set()
+    for obj in graph:
+        if obj.kind == "ConfigMap" and obj.group == "":
+            found |= _configured_names(obj.get("data"))
+        elif obj.kind == "KubeSchedulerConfiguration":
+            found |= _profile_names(obj.get("profiles"))
+        elif obj.kind in SCHEDULER_HOSTS and obj.group in ("", "apps"):
+            found |= _flag_names(obj)
+    return frozenset(found)
 
 
 def _configured_names(data: Any) -> set[str]:
@@ -71,25 +71,9 @@ def _flag_names(obj: K8sObject) -> set[str]:
 
 def closest_names(name: str, known: frozenset[str]) -> list[str]:
     """The known names at the smallest distance, when it is at most MAX_DISTANCE."""
-    distances = {candidate: _distance(name.lower(), candidate.lower()) for candidate in known
+    distances = {candidate: edit_distance(name.lower(), candidate.lower()) for candidate in known
                  if len(candidate) >= MIN_LENGTH}
     best = min(distances.values(), default=MAX_DISTANCE + 1)
     if len(name) < MIN_LENGTH:
         return []
     return sorted(c for c, d in distances.items() if d == best) if best <= MAX_DISTANCE else []
-
-
-def _distance(a: str, b: str) -> int:
-    """Damerau–Levenshtein distance (optimal string alignment: adjacent swaps count one)."""
-    if abs(len(a) - len(b)) > MAX_DISTANCE:
-        return MAX_DISTANCE + 1
-    rows = [list(range(len(b) + 1))]
-    for i in range(1, len(a) + 1):
-        row = [i] + [0] * len(b)
-        for j in range(1, len(b) + 1):
-            cost = 0 if a[i - 1] == b[j - 1] else 1
-            row[j] = min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + cost)
-            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                row[j] = min(row[j], rows[-2][j - 2] + 1)
-        rows.append(row)
-    return rows[-1][-1]

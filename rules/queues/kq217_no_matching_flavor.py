@@ -99,14 +99,12 @@ from kqlint.domain.kueue import (
     ManagedWorkload,
     PodSet,
     cluster_queue_candidates,
-    group_flavors,
     managed_workloads,
     pod_sets,
     quota_known,
     resource_config,
-    resource_groups,
 )
-from kqlint.domain.kueue.flavors import FlavorCheck, group_checks
+from kqlint.domain.kueue.flavors import FlavorCheck, rejecting_group
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.wording import pod_set_text
 from kqlint.engine.rule import RuleContext, RuleMeta
@@ -130,24 +128,9 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             continue  # unresolved, or duplicates (KQ003): not judged
         cq = queues[0]
         for pod_set in pod_sets(unit, ctx.graph, config):
-            rejected = rejected_group(pod_set, cq, ctx)
+            rejected = rejecting_group(pod_set, cq, ctx.graph)
             if rejected is not None and not pod_set.template.generated:
                 yield _finding(ctx, unit, pod_set, cq, *rejected)
-
-
-def rejected_group(pod_set: PodSet, cq: K8sObject, ctx: RuleContext) -> tuple[int, list[FlavorCheck]] | None:
-    """(group index, verdicts) of the first resource group covering a requested resource in which
-    every flavor rejects the pod set; None when each such group has a flavor for it."""
-    requested = {r for r in pod_set.per_pod if pod_set.total(r) > 0}
-    for g, group in resource_groups(cq):
-        covered = group.get("coveredResources")
-        if not isinstance(covered, list) or not requested.intersection(covered):
-            continue
-        names = [f["name"] for _, f in group_flavors(group) if isinstance(f.get("name"), str)]
-        checks = group_checks(pod_set.template, names, ctx.graph)
-        if checks and not any(c.fits for c in checks):
-            return g, checks
-    return None
 
 
 def _finding(ctx: RuleContext, unit: ManagedWorkload, pod_set: PodSet, cq: K8sObject,

@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kqlint.domain.kinds import KUEUE_GROUP
+from kqlint.domain.kueue.quota import group_flavors, resource_groups
 from kqlint.domain.objects import CONTEXT, INPUT
 
 if TYPE_CHECKING:
     from kqlint.domain.graph import ObjectGraph
+    from kqlint.domain.kueue.podsets import PodSet
     from kqlint.domain.objects import K8sObject
     from kqlint.domain.workloads.templates import PodTemplate
 
@@ -167,3 +169,18 @@ def usable_flavor_names(template: PodTemplate, flavor_names: list[str], graph: O
     if checks is None:
         return list(flavor_names)
     return [c.flavor.name for c in checks if c.fits]
+
+
+def rejecting_group(pod_set: PodSet, cq: K8sObject, graph: ObjectGraph) -> tuple[int, list[FlavorCheck]] | None:
+    """(group index, verdicts) of the first resource group covering a requested resource in which
+    every flavor rejects the pod set; None when each such group has a flavor for it."""
+    requested = {r for r in pod_set.per_pod if pod_set.total(r) > 0}
+    for g, group in resource_groups(cq):
+        covered = group.get("coveredResources")
+        if not isinstance(covered, list) or not requested.intersection(covered):
+            continue
+        names = [f["name"] for _, f in group_flavors(group) if isinstance(f.get("name"), str)]
+        checks = group_checks(pod_set.template, names, graph)
+        if checks and not any(c.fits for c in checks):
+            return g, checks
+    return None
