@@ -1,8 +1,9 @@
 """The structure holds by test, not by review (issue 29): no import cycle (imports inside
 functions counted, and the package a submodule import runs first), the engine names no rule
 but its own findings, no module over 400 lines, no seam parameter typed ``Any``, and one
-pipeline: the configuration is contained in one place and no run changes the process's
-current directory."""
+pipeline: the configuration is contained in one place, no run changes the process's
+current directory, a run's state (the cache, the passes of --fix) is handed down rather than kept
+in module globals, and the cache calls nothing back."""
 from __future__ import annotations
 
 import ast
@@ -179,3 +180,31 @@ def test_one_pipeline_contains_the_configuration() -> None:
 
 def test_no_run_changes_the_current_directory() -> None:
     assert _calls("chdir") == []
+
+
+# Process mechanics, not a run's state: the work a forked worker inherits, what the command keeps
+# until it exits without freeing.
+PROCESS_GLOBALS = {"linter/engine/parallel.py", "linter/engine/lifetime.py"}
+# The callables the cache may be handed: when its writes run (kqlint check writes beside its
+# fixes), progress as files are parsed, and a rule's declared reads (RuleMeta.scoped_reads).
+CACHE_CALLABLES = {("write_later", "writes"), ("load_sources", "parsed_one"), ("scoped_digest", "scope")}
+
+
+def test_a_runs_state_is_handed_down_not_kept_in_module_globals() -> None:
+    sites = [f"{path.relative_to(ROOT)}:{node.lineno}" for path in sorted((ROOT / "linter").rglob("*.py"))
+             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(node, ast.Global)]
+    assert {site.split(":")[0] for site in sites} <= PROCESS_GLOBALS, sites
+
+
+def test_the_cache_calls_nothing_back_in_the_engine() -> None:
+    """The pipeline asks the cache for a stored report, lints, then hands it the report; the
+    loader parses what the cache misses: no lint, parse or judge function is passed down to
+    the cache to be called back."""
+    handed: set[tuple[str, str]] = set()
+    for path in sorted((ROOT / "linter" / "cache").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                arguments = node.args.args + node.args.kwonlyargs + node.args.posonlyargs
+                handed |= {(node.name, arg.arg) for arg in arguments
+                           if arg.annotation is not None and "Callable" in ast.unparse(arg.annotation)}
+    assert handed <= CACHE_CALLABLES, sorted(handed - CACHE_CALLABLES)

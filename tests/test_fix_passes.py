@@ -1,5 +1,5 @@
-"""`check --fix` passes after the first parse only the files a fix changed (kqlint.engine.inputs
-.parses_reused), with and without the cache, and report exactly what a new `check` reports."""
+"""`check --fix` passes after the first parse only the files a fix changed (kqlint.engine.pipeline
+.Pipeline.fix_passes), with and without the cache, and report exactly what a new `check` reports."""
 from __future__ import annotations
 
 from collections import Counter
@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from kqlint.cli import main
+from kqlint import loader
 from kqlint.engine import inputs
 
 FIXABLE = """\
@@ -32,14 +33,15 @@ CLEAN = FIXABLE.replace("nvidia.com/gpu: 4", "nvidia.com/gpu: 2")  # the limit f
 
 @pytest.fixture
 def parsed(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
-    """How often each file is parsed."""
+    """How often each file is parsed (by the engine, or by the cache for a file it stores)."""
     counts: Counter[str] = Counter()
-    parse_one = inputs._parse_one
+    parse_file = loader.parse_file
 
     def counting(path: str, *args: Any) -> Any:
         counts[Path(path).name] += 1
-        return parse_one(path, *args)
-    monkeypatch.setattr(inputs, "_parse_one", counting)
+        return parse_file(path, *args)
+    monkeypatch.setattr(inputs, "parse_file", counting)
+    monkeypatch.setattr(loader, "parse_file", counting)
     return counts
 
 

@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kqlint.cache.reads import object_namespace
@@ -56,7 +55,7 @@ class Reuse:
         self.current: dict[str, str] = {}         # and what each reused rule reads in it
         self.valid: frozenset[str] = frozenset()  # the rules that read there what they read when stored
         self.scoped: frozenset[str] = frozenset()  # the reused rules with scoped reads (RuleMeta.scoped_reads)
-        self.lazy_inputs = False                  # see lazy_inputs()
+        self.lazy_inputs = False                  # inputs may stay encoded (kqlint.engine.inputs.load_paths)
 
     @property
     def tables(self) -> Tables:
@@ -164,20 +163,35 @@ class Reuse:
         unit = self.new_reads.setdefault(self.unit, (self.current, {}))
         unit[1][(obj.file, obj.doc, obj.base, object_namespace(obj))] = (document, by_rule, scoped)
 
-    def graph_findings(self, code: str, compute: Callable[[], tuple[list[Any], bool]]) -> list[Any]:
-        """A graph rule's findings in this graph: stored when what it reads is unchanged, else
-        ``compute()`` (findings, whether the rule ran without an error), kept if it did."""
+    def graph_findings(self, code: str) -> list[Any] | None:
+        """A graph rule's stored findings in this graph, when what it reads is unchanged; None:
+        run it (then ``keep_graph_findings``)."""
         digest = self.current.get(code)
-        if digest is None:
-            return compute()[0]
-        stored = self.tables[2].get((self.unit, code))
-        if stored is not None and stored[0] == digest:
-            self.new_graph[(self.unit, code)] = stored
-            return list(stored[1])
-        found, ok = compute()
-        if ok:
+        stored = self.tables[2].get((self.unit, code)) if digest is not None else None
+        if stored is None or stored[0] != digest:
+            return None
+        self.new_graph[(self.unit, code)] = stored
+        return list(stored[1])
+
+    def keep_graph_findings(self, code: str, found: list[Any]) -> None:
+        """What a graph rule found in this graph, having run without an error."""
+        digest = self.current.get(code)
+        if digest is not None:
             self.new_graph[(self.unit, code)] = (digest, tuple(found))
-        return found
+
+    def observe(self, objects: list[Any], scope: Any) -> None:
+        """Every manifest object of the run (inputs and context, every unit) and its scope: what
+        the digests of the kinds graph-reading rules read are made of."""
+        from kqlint.cache.reads import RunObjects
+
+        if self.reads:
+            self.run = RunObjects(objects, self.cache.documents_of_display, scope,
+                                  self.cache.projections_of_display)
+
+    def end(self, save: bool) -> None:
+        """The run is over: keep what it computed (``save``) for the next."""
+        if save:
+            self.save(self.cache.live_digests())
 
     def save(self, live: set[str]) -> None:
         """Write the tables (stored + new, only files still indexed) if this run added to them."""
@@ -206,11 +220,13 @@ class _NoReuse:
     def merge(self, inputs: Sequence[Any], outcomes: Sequence[tuple[list[Any], list[str]]]) -> list[Any]:
         return []
 
-    def graph_findings(self, code: str, compute: Callable[[], tuple[list[Any], bool]]) -> list[Any]:
-        return compute()[0]
+    def graph_findings(self, code: str) -> list[Any] | None:
+        return None
+
+    def keep_graph_findings(self, code: str, found: list[Any]) -> None:
+        pass
 
 
-_ACTIVE: Reuse | None = None
 NO_REUSE = _NoReuse()
 
 
@@ -230,81 +246,43 @@ class _Passes:
         return set()
 
 
-_PASSES: Reuse | None = None  # the findings of pure rules kept from one --fix pass to the next
-
-
-@contextmanager
-def kept_between_passes() -> Iterator[dict[str, str]]:
-    """Within the block, runs without the cache reuse the pure rules' findings on objects whose
-    file has the digest it had in an earlier run of the block. Yields the display path -> digest
-    map the loader fills."""
-    global _PASSES
-    previous, _PASSES = _PASSES, Reuse(_Passes(), "", frozenset())
-    _PASSES._tables = ({}, {}, {})
-    try:
-        yield _PASSES.cache.digest_of_display
-    finally:
-        _PASSES = previous
-
-
-def _between_passes(object_rules: Iterable[tuple[Any, ...]]) -> Reuse | None:
-    kept = _PASSES
-    if kept is not None and not kept.codes:  # the rules are those of every pass of the run
-        kept.codes = pure_rules(entry[0] for entry in object_rules)
+def between_passes() -> Reuse:
+    """The findings of pure rules kept from one pass of a ``--fix`` run without the cache to the
+    next: reused on objects whose file has the digest it had in an earlier pass (the loader
+    fills ``cache.digest_of_display``)."""
+    kept = Reuse(_Passes(), "", frozenset())
+    kept._tables = ({}, {}, {})
     return kept
 
 
-def reuse_for(object_rules: Iterable[tuple[Any, ...]], graph: ObjectGraph | None = None,
+def reuse_for(stored: Reuse | None, object_rules: Iterable[tuple[Any, ...]], graph: ObjectGraph | None = None,
               graph_rules: Iterable[Any] = ()) -> Reuse | _NoReuse:
-    """The hook run_rules calls with its per-object rules (tuples starting with the rule), the
-    graph and its graph rules: the active run's stored results (or those of an earlier --fix
+    """What run_rules reuses with its per-object rules (tuples starting with the rule), the graph
+    and its graph rules: ``stored`` (the run's stored results, or those of an earlier --fix
     pass), if its rules are the ones keyed."""
     object_rules = list(object_rules)
-    active = _ACTIVE or _between_passes(object_rules)
     codes = {entry[0].code for entry in object_rules}
-    if active is None or not active.codes <= codes \
-            or not active.reads <= codes | {rule.code for rule in graph_rules}:
+    if stored is not None and isinstance(stored.cache, _Passes) and not stored.codes:
+        stored.codes = pure_rules(entry[0] for entry in object_rules)  # the rules of every pass
+    if stored is None or not stored.codes <= codes \
+            or not stored.reads <= codes | {rule.code for rule in graph_rules}:
         return NO_REUSE
-    active.tables  # noqa: B018 - read once here, before --jobs forks: not once per worker
+    stored.tables  # noqa: B018 - read once here, before --jobs forks: not once per worker
     if graph is not None:
-        active.enter(graph)
-    return active
-
-
-def observe(objects: list[Any], scope: Any) -> None:
-    """Every manifest object of the active run (inputs and context, every unit) and its scope:
-    what the digests of the kinds graph-reading rules read are made of."""
-    from kqlint.cache.reads import RunObjects
-
-    if _ACTIVE is not None and _ACTIVE.reads:
-        _ACTIVE.run = RunObjects(objects, _ACTIVE.cache.documents_of_display, scope,
-                                 _ACTIVE.cache.projections_of_display)
+        stored.enter(graph)
+    return stored
 
 
 def begin(cache: FileCache, config: Config, rules: list[Any], inputs: int) -> Reuse | None:
-    """Make the stored results of this configuration the active ones (None: nothing to reuse).
-    A run of a few files (pre-commit) checks them faster than it reads and rewrites the table."""
-    global _ACTIVE
+    """The stored results of this configuration, to be reused by the run (None: nothing to
+    reuse). A run of a few files (pre-commit) checks them faster than it reads and rewrites the
+    table."""
     key, codes, reads = results_key(cache, config, rules) if inputs >= MIN_INPUT_FILES else (None, _NONE, _NONE)
-    metas = {rule.code: rule.meta for rule in rules}
-    _ACTIVE = Reuse(cache, key, codes, reads, metas) if key is not None else None
-    if _ACTIVE is not None:
-        _ACTIVE.lazy_inputs = all(_builtin(rule) for rule in rules) and not config.plugins
-    return _ACTIVE
-
-
-def lazy_inputs() -> bool:
-    """Input files served from the cache may stay encoded until an object's fields are read:
-    the active run reuses stored findings, and only built-in rules (none reads a file's
-    documents but through its objects) see the sources."""
-    return _ACTIVE is not None and _ACTIVE.lazy_inputs
-
-
-def end(save: bool) -> None:
-    global _ACTIVE
-    active, _ACTIVE = _ACTIVE, None
-    if active is not None and save:
-        active.save(active.cache.live_digests())
+    if key is None:
+        return None
+    stored = Reuse(cache, key, codes, reads, {rule.code: rule.meta for rule in rules})
+    stored.lazy_inputs = all(_builtin(rule) for rule in rules) and not config.plugins
+    return stored
 
 
 _NONE: frozenset[str] = frozenset()

@@ -14,7 +14,7 @@ import os
 from typing import TYPE_CHECKING
 
 from kqlint.cache.tables import load_table, save_table
-from kqlint.loader import LoadProblem
+from kqlint.loader import LoadProblem, SourceFile
 
 if TYPE_CHECKING:
     from kqlint.cache.store import FileCache
@@ -76,3 +76,13 @@ def _load(path: str) -> dict[str, LoadProblem | str]:
         return {}
     return {key: value for key, value in table.items()
             if isinstance(key, str) and (value == _CLEAN or isinstance(value, LoadProblem))}
+
+
+def placeholder_verdict(source: SourceFile, namespace: str, tier: str, crds: tuple[str, ...]) -> LoadProblem | None:
+    """The KQ006 a file whose text hints at envsubst placeholders gets (or None), worked out
+    where it is parsed (a --jobs worker): the same judgement kqlint.engine.inputs makes."""
+    from kqlint.domain.objects import objects_from_file
+    from kqlint.schema.placeholders import unrendered_placeholders
+
+    objects, _, _ = objects_from_file(source, namespace, tier)
+    return unrendered_placeholders(source, objects, crds) if objects else None

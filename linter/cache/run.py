@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kqlint import loader
@@ -12,30 +13,41 @@ from kqlint.cache import FileCache, Miss, content_hash
 from kqlint.cache.codec import MAGIC
 from kqlint.cache.entries import Skeleton, encode, known_source
 from kqlint.cache.keys import code_fingerprint
+from kqlint.cache.placeholders import PlaceholderVerdicts, placeholder_verdict
 from kqlint.cache.tables import load_table, save_table
 from kqlint.loader import SourceFile
 
 if TYPE_CHECKING:
+    from kqlint.cache.findings import Reuse
     from kqlint.config import Config
     from kqlint.model import Report
 
 
-def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
-                 parse: Callable[[str, bytes | None], SourceFile],
-                 parsed: dict[tuple[str, str], SourceFile] | None = None,
-                 lazy_hits: bool | None = None, judge: Callable[[SourceFile], Any] | None = None,
-                 record: Callable[[str, Any], None] | None = None) -> list[SourceFile]:
+@dataclass(frozen=True)
+class Reading:
+    """What parsing a file and judging it alone depend on: the loader's size limit, the default
+    namespace and tier of its objects, and the ``--crd`` files (its placeholder verdict)."""
+
+    max_file_size: int
+    namespace: str
+    tier: str
+    crds: tuple[str, ...]
+
+
+def load_sources(files: list[str], cache: FileCache, reading: Reading, jobs: int,
+                 parsed: dict[tuple[str, str], SourceFile] | None = None, *, lazy: bool,
+                 lazy_hits: bool | None = None, verdicts: PlaceholderVerdicts | None = None,
+                 parsed_one: Callable[[], None] | None = None) -> list[SourceFile]:
     """Every file's source, in order: hits from the cache, misses parsed (over ``jobs``
-    processes) and stored. ``parse(path, raw)`` parses one file (``raw`` None: read it).
-    ``parsed``: sources by (path, content digest) parsed earlier in this process (the passes
-    of one --fix run), taken from there, and the misses parsed now added to it. ``lazy``:
-    objects whose fields are decoded on first use; ``lazy_hits``: the same for what is read
-    from entries: hits, and the entries workers made of the files they parsed (default: as
-    ``lazy``). A lazy object is decoded by whoever reads it first: the workers that run the
-    per-object rules, or the graph rules; objects no rule reads are never decoded.
-    ``judge(source)``: a fact of a parsed file that depends on the settings (not stored in
-    its entry), worked out where it is parsed for files whose text hints at placeholders, and
-    handed to ``record(display path, fact)``."""
+    processes) and stored. ``parsed``: sources by (path, content digest) parsed earlier in
+    this process (the passes of one --fix run), taken from there, and the misses parsed now
+    added to it. ``lazy``: objects whose fields are decoded on first use; ``lazy_hits``: the
+    same for what is read from entries: hits, and the entries workers made of the files they
+    parsed (default: as ``lazy``). A lazy object is decoded by whoever reads it first: the
+    workers that run the per-object rules, or the graph rules; objects no rule reads are never
+    decoded. ``verdicts``: the placeholder verdicts of the files parsed now whose text hints
+    at placeholders are worked out where they are parsed and kept there. ``parsed_one()`` is
+    called for each file parsed (progress)."""
     lazy_hits = lazy if lazy_hits is None else lazy_hits
     from kqlint.engine.parallel import map_chunks
     from kqlint.project.discover import STDIN, display_path
@@ -64,8 +76,11 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
         if found is not None:  # an empty cache: stat'ed, read and hashed here, not by the parent
             raw = loader.read_bytes(path, cache.max_file_size)[0]
             hashed = (content_hash(raw), len(raw), found) if raw is not None else None
-        source = parse(path, raw)
-        judged = (judge(source),) if judge is not None and source.placeholder_hint else ()
+        source = loader.parse_file(path, shown[path], reading.max_file_size, raw)
+        if parsed_one is not None:
+            parsed_one()
+        judged = (placeholder_verdict(source, reading.namespace, reading.tier, reading.crds),) \
+            if verdicts is not None and source.placeholder_hint else ()
         storable = miss is not None and (miss.digest is not None or hashed is not None) and cache.writable
         encoded = _encoded(source, raw) if storable and raw is not None else None
         if encoded is None:
@@ -85,7 +100,7 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
             try:
                 source = cache.source_of(blob, path, shown[path], lazy_hits, plain)
             except Exception:
-                source, blob = parse(path, None), None
+                source, blob = loader.parse_file(path, shown[path], reading.max_file_size), None
         return path, source, blob, judged, hashed, None
 
     for (position, path, miss), (_, source, blob, judged, hashed, _) in zip(
@@ -93,9 +108,9 @@ def load_sources(files: list[str], cache: FileCache, lazy: bool, jobs: int,
         digest = miss.digest if miss is not None else None
         if miss is not None and hashed is not None:
             digest = hashed[0]
-            cache.hashed(path, shown[path], *hashed)  # before record(): its key needs the digest
-        if judged and record is not None:
-            record(shown[path], judged[0])
+            cache.hashed(path, shown[path], *hashed)  # before the verdict's key: it needs the digest
+        if judged and verdicts is not None:
+            verdicts.record(shown[path], judged[0])
         if source is None and blob is not None:  # not read back on arrival
             path, source, blob, *_ = decoded((path, source, blob, judged, hashed, None))
         if digest is not None and blob is not None:
@@ -181,36 +196,55 @@ def run_key(cache: FileCache, paths: list[str], context_paths: list[str], beyond
     return report_key(cache, parts, found.files + context.files)
 
 
-def cached_run(cache: FileCache, paths: list[str], context_paths: list[str], beyond: list[str], config: Config,
-               rules: list[Any], inline_suppressions: bool, lint: Callable[[], Any]) -> Any:
-    """The report of an identical earlier run, or ``lint()``'s (then stored); index flushed,
-    or, when the cache's ``writes_later``, when its ``write()`` is called."""
-    from kqlint.cache import findings as cache_results
+class RunReport:
+    """The whole-report layer of one run: the report an identical earlier run stored, or, once
+    the pipeline has linted, the place its report is kept (``store``). Made by the pipeline
+    and asked in order: ``stored()``, then ``store(report)`` or ``abandon()``."""
 
-    cache.begin_lint()  # nothing remembered from an earlier lint (a pass of --fix before its writes)
-    deferred = cache.empty  # nothing stored: no report to find, the key is worked out after the run
-    key = None if deferred else run_key(cache, paths, context_paths, beyond, config, rules, inline_suppressions)
-    report = load_report(cache, key) if key is not None else None
-    if report is not None:
-        cache.flush()
-        return report
-    cache_results.begin(cache, config, rules, len(cache.discover(paths, config.exclude).files))
-    try:
-        report = lint()
-        if deferred:  # from the digests taken where the files were read (a file changed since: none stored)
-            key = run_key(cache, paths, context_paths, beyond, config, rules, inline_suppressions)
-    except BaseException:
-        cache_results.end(save=False)
-        raise
-    stored = not cache.changed_during_run  # a file changed while being read: nothing stored
+    def __init__(self, cache: FileCache, paths: list[str], context_paths: list[str], beyond: list[str],
+                 config: Config, rules: list[Any], inline_suppressions: bool) -> None:
+        self.cache = cache
+        self._run = (paths, context_paths, beyond, config, rules, inline_suppressions)
+        self._key: str | None = None
+        self._deferred = False
+        self.findings: Reuse | None = None  # the stored findings the lint may reuse (kqlint.cache.findings)
 
-    def write() -> None:
-        try:
-            if key is not None and stored:
-                store_report(cache, key, report)
+    def stored(self) -> Report | None:
+        """The report of an identical earlier run (the index flushed), or None: lint, then
+        ``store``. Stored findings become the active ones for the lint (kqlint.cache.findings)."""
+        from kqlint.cache.findings import begin
+
+        cache = self.cache
+        paths, _, _, config, rules, _ = self._run
+        cache.begin_lint()  # nothing remembered from an earlier lint (a pass of --fix before its writes)
+        self._deferred = cache.empty  # nothing stored: no report to find, the key is worked out after the run
+        self._key = None if self._deferred else run_key(cache, *self._run)
+        report = load_report(cache, self._key) if self._key is not None else None
+        if report is not None:
             cache.flush()
-        finally:
-            cache_results.end(save=stored)
+            return report  # type: ignore[no-any-return]
+        self.findings = begin(cache, config, rules, len(cache.discover(paths, config.exclude).files))
+        return None
 
-    cache.write_later(write)  # now, unless the caller writes it beside other work (kqlint check)
-    return report
+    def abandon(self) -> None:
+        """The lint failed: nothing of it is kept."""
+        self.findings = None
+
+    def store(self, report: Report) -> None:
+        """Keep ``report`` and the run's entries: now, or, when the cache ``writes_later``, when
+        its ``write()`` is called."""
+        cache = self.cache
+        findings = self.findings
+        key = run_key(cache, *self._run) if self._deferred else self._key  # from the digests taken as files were read
+        stored = not cache.changed_during_run  # a file changed while being read: nothing stored
+
+        def write() -> None:
+            try:
+                if key is not None and stored:
+                    store_report(cache, key, report)
+                cache.flush()
+            finally:
+                if findings is not None:
+                    findings.end(save=stored)
+
+        cache.write_later(write)  # now, unless the caller writes it beside other work (kqlint check)

@@ -50,8 +50,9 @@ def run_fixes(request: FixRequest, err: Callable[[str], None]) -> tuple[Report |
     if request.paths == ["-"]:
         outcome = _fix_stdin(request)
     else:
-        outcome = fix_run(request.lint, request.unsafe, not request.diff, request.config.namespace or "default",
-                          report_needed=not request.fix_only, jobs=request.jobs)
+        with request.pipeline.fix_passes():  # a pass parses only the files the last one changed
+            outcome = fix_run(request.lint, request.unsafe, not request.diff, request.config.namespace or "default",
+                              report_needed=not request.fix_only, jobs=request.jobs)
     for note in outcome.notes:
         err(f"kqlint: {note}")
     if request.diff:

@@ -19,7 +19,7 @@ from kqlint.model import Finding, Report, Summary
 from kqlint.project.discover import Discovery
 
 if TYPE_CHECKING:
-    pass
+    from kqlint.cache.findings import Reuse
 
 KUSTOMIZATION_FILES = frozenset({"kustomization.yaml", "kustomization.yml"})
 
@@ -43,10 +43,11 @@ def build_graph(inputs: Loaded, context_objects: list[K8sObject], config: Config
 
 def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], config: Config,
             selected: Iterable[Rule], inline_suppressions: bool = True, jobs: int = 1,
-            scope: Any = None, as_rendered: frozenset[int] = frozenset()) -> Report:
+            scope: Any = None, as_rendered: frozenset[int] = frozenset(), stored: Reuse | None = None) -> Report:
     """Run the selected rules over loaded inputs (plus context objects) and build the Report;
     ``scope``: scope_of() these objects, when the caller kept it (KeptContext); ``as_rendered``:
-    the ids of objects ``--kustomize`` rendered (their namespaces are kustomize's already)."""
+    the ids of objects ``--kustomize`` rendered (their namespaces are kustomize's already);
+    ``stored``: findings the rules may reuse (kqlint.cache.findings)."""
     from kqlint.domain.kueue.routes import with_routes
     from kqlint.project.scope import apply_rendered_namespaces, partitions, scope_of, without_fragments
 
@@ -56,9 +57,8 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
     with_objects = {obj.file for obj in inputs.objects}
     inputs, context_objects = without_fragments(inputs, context_objects, scope, as_rendered)
     fragments = frozenset(with_objects - {obj.file for obj in inputs.objects})  # files that are patches only
-    from kqlint.cache.findings import observe
-
-    observe(inputs.objects + context_objects, scope)  # what reused graph-reading findings are keyed by
+    if stored is not None:
+        stored.observe(inputs.objects + context_objects, scope)  # what reused graph-reading findings are keyed by
     errors: list[str] = []
     rules, states = prepare_rules(RuleSet.of(selected), config, errors)
     routed = frozenset(rule.meta.code for rule in rules if getattr(rule.meta, "shows_route", False))
@@ -70,7 +70,8 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
         graph = build_graph(part.loaded, part.context, config, requests, placement)
         platform_lines.update(dict.fromkeys(_platform_lines(graph)))
         files = {obj.file for obj in part.loaded.objects}
-        found_here = [f for f in run_rules(rules, graph, config, errors, jobs, states) if f.location.file in files]
+        found_here = [f for f in run_rules(rules, graph, config, errors, jobs, states, stored)
+                      if f.location.file in files]
         findings += with_routes(found_here, graph, routed)
     input_files = {source.path for source in inputs.sources}
     findings = [f for f in findings if f.location.file in input_files]

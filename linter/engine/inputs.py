@@ -4,45 +4,47 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from kqlint.config import Config
 from kqlint.domain.graph import declared_object
 from kqlint.domain.objects import CONTEXT, EXTERNAL, K8sObject, objects_from_file
 from kqlint.errors import InternalError, UsageError
-from kqlint.loader import LoadProblem, SourceFile, load_file, load_stdin, refused
+from kqlint.loader import SourceFile, load_stdin, parse_file, refused
 from kqlint.model import StreamText
 from kqlint.project.discover import STDIN, Discovery, discover, display_path
 
 if TYPE_CHECKING:
     from kqlint.cache import FileCache
+    from kqlint.cache.findings import Reuse
     from kqlint.project.stdin import StdinPart
 
 # The files parsed by the passes of one ``--fix`` run, by (path, content digest): a pass after
 # a fix re-reads every file but parses only those whose bytes changed (kqlint.fix.passes).
 ParsedFiles = dict[tuple[str, str], SourceFile]
-_PARSED: ParsedFiles | None = None
-_DIGESTS: dict[str, str] = {}  # display path -> content digest of what this pass read (kqlint.cache.findings)
 
 
-@contextmanager
-def parses_reused() -> Iterator[None]:
-    """Within the block, a file read with the same bytes as before is not parsed again, and the
-    findings of pure rules on its objects are reused (kqlint.cache.findings.kept_between_passes)."""
-    from kqlint.cache.findings import kept_between_passes
+@dataclass
+class FixPasses:
+    """What the passes of one ``--fix`` run share (kqlint.engine.pipeline.Pipeline.fix_passes):
+    a file read with the same bytes as before is not parsed again, and the findings of pure
+    rules on its objects are reused."""
 
-    global _PARSED, _DIGESTS
-    previous = _PARSED, _DIGESTS
-    with kept_between_passes() as digests:
-        _PARSED, _DIGESTS = {}, digests
-        try:
-            yield
-        finally:
-            _PARSED, _DIGESTS = previous
+    parsed: ParsedFiles = field(default_factory=dict)
+    findings: Reuse = field(default_factory=lambda: _between_passes())
+
+    @property
+    def digests(self) -> dict[str, str]:
+        """Display path -> content digest of what this pass read (the findings' key)."""
+        return self.findings.cache.digest_of_display
+
+
+def _between_passes() -> Reuse:
+    from kqlint.cache.findings import between_passes
+
+    return between_passes()
 
 
 @dataclass
@@ -58,11 +60,15 @@ class Loaded:
 def load_paths(paths: list[str], config: Config, tier: str,
                progress: Callable[[int, int], None] | None = None, jobs: int = 1,
                skip: frozenset[str] = frozenset(), cache: FileCache | None = None,
-               texts: Mapping[str, bytes] | None = None) -> tuple[Loaded, Discovery]:
+               texts: Mapping[str, bytes] | None = None, passes: FixPasses | None = None,
+               lazy_inputs: bool = False) -> tuple[Loaded, Discovery]:
     """Read and parse every file (but those in ``skip``, absolute paths); ``progress(done,
     total)`` is called as files are done. With a ``cache`` (kqlint.cache.FileCache), unchanged
     files are not parsed again. ``texts``: the content of files (by absolute path) to parse
-    instead of what is on disk (an editor's unsaved buffers, kqlint.server); no cache then."""
+    instead of what is on disk (an editor's unsaved buffers, kqlint.server); no cache then.
+    ``passes``: what earlier passes of a --fix run parsed. ``lazy_inputs``: input files served
+    from the cache may stay encoded until an object's fields are read (the run reuses stored
+    findings and only built-in rules see the sources: kqlint.cache.findings)."""
     if texts is not None:
         cache = None
     from kqlint.engine.parallel import effective_jobs, map_chunks
@@ -84,14 +90,16 @@ def load_paths(paths: list[str], config: Config, tier: str,
     jobs = effective_jobs(jobs, total)
     done = 0
 
-    def parse(path: str, raw: bytes | None = None) -> SourceFile:
+    def count() -> None:
+        """One more file parsed (here or in a --jobs worker)."""
         nonlocal done
-        source = _parse_one(path, config, raw)
-        if cache is None:
-            source = _prepared(source, config, tier)
         done += jobs  # the parent parses one chunk of ``jobs`` while workers do the others
         if progress is not None:
             progress(min(done, total), total)
+
+    def parse(path: str, raw: bytes | None = None) -> SourceFile:
+        source = _prepared(_parse_one(path, config, raw), config, tier)
+        count()
         return source
 
     stdin_parts = _read_stdin(config) if STDIN in found.files else []
@@ -101,20 +109,20 @@ def load_paths(paths: list[str], config: Config, tier: str,
         files = [path for path in found.files if path != STDIN]
         verdicts = _placeholder_verdicts(cache, config) if cache is not None else None
         if cache is not None:
-            from kqlint.cache.findings import lazy_inputs
-            from kqlint.cache.run import load_sources
+            from kqlint.cache.run import Reading, load_sources
 
             lazy = tier == CONTEXT
-            sources = load_sources(files, cache, lazy, jobs, parse, None if lazy else _PARSED,  # a --fix pass
-                                   lazy_hits=lazy or (_PARSED is None and lazy_inputs()),  # edits what it loads
-                                   judge=partial(_placeholder_verdict, config=config, tier=tier),
-                                   record=verdicts.record if verdicts is not None else None)
-            if _PARSED is not None and not lazy:
+            reading = Reading(config.max_file_size, config.namespace, tier, tuple(config.crds or ()))
+            parsed = passes.parsed if passes is not None and not lazy else None  # a --fix pass
+            sources = load_sources(files, cache, reading, jobs, parsed, lazy=lazy,
+                                   lazy_hits=lazy or (passes is None and lazy_inputs),  # a pass edits what it loads
+                                   verdicts=verdicts, parsed_one=count)
+            if parsed is not None:
                 sources = [_unshared(source) for source in sources]
         elif texts is not None:
             sources = [_parse_text(path, texts, config, parse) for path in files]
-        elif _PARSED is not None:
-            sources = _parse_changed(files, config, jobs, parse, _PARSED)
+        elif passes is not None:
+            sources = _parse_changed(files, config, jobs, parse, passes)
         else:
             sources = map_chunks(parse, files, jobs)
         for path, source in zip(files, sources, strict=True):
@@ -143,7 +151,7 @@ def _parse_text(path: str, texts: Mapping[str, bytes], config: Config,
 
 
 def _parse_changed(files: list[str], config: Config, jobs: int,
-                   parse: Callable[[str, bytes | None], SourceFile], parsed: ParsedFiles) -> list[SourceFile]:
+                   parse: Callable[[str, bytes | None], SourceFile], passes: FixPasses) -> list[SourceFile]:
     """Every file's source, in order; only the files not in ``parsed`` with these bytes are
     parsed (over ``jobs`` processes), then remembered. A file that cannot be read is parsed
     as usual (its load problem) and not remembered."""
@@ -153,11 +161,12 @@ def _parse_changed(files: list[str], config: Config, jobs: int,
 
     read = [(path, read_bytes(path, config.max_file_size)[0]) for path in files]
     keys = [(path, content_hash(raw) if raw is not None else None) for path, raw in read]
+    parsed, digests = passes.parsed, passes.digests
     for path, digest in keys:
         if digest is not None:
-            _DIGESTS[display_path(path)] = digest
+            digests[display_path(path)] = digest
         else:
-            _DIGESTS.pop(display_path(path), None)
+            digests.pop(display_path(path), None)
     misses = [(key, raw) for key, (_, raw) in zip(keys, read, strict=True)
               if key[1] is None or key not in parsed]
     fresh = dict(zip([key for key, _ in misses],
@@ -196,14 +205,10 @@ def _add_stream(loaded: Loaded, part: StdinPart, config: Config, tier: str) -> N
 
 
 def _parse_one(path: str, config: Config, raw: bytes | None = None) -> SourceFile:
+    if path != STDIN:
+        return parse_file(path, display_path(path), config.max_file_size, raw)
     try:
-        if raw is not None:  # already read (and hashed) by the cache
-            from kqlint import loader
-
-            return loader.parse_bytes(display_path(path), raw)
-        if path == STDIN:
-            return load_stdin(max_size=config.max_file_size)
-        return load_file(path, display_path(path), config.max_file_size)
+        return load_stdin(max_size=config.max_file_size)
     except MemoryError:
         raise  # the CLI says "out of memory" (exit 2): not a bug blamed on this file
     except Exception as exc:
@@ -228,15 +233,6 @@ def _prepared(source: SourceFile, config: Config, tier: str) -> SourceFile:
         raise
     except Exception:  # add_source reports it, on the file, in input order
         return source
-
-
-def _placeholder_verdict(source: SourceFile, config: Config, tier: str) -> LoadProblem | None:
-    """The KQ006 add_source gives ``source`` for envsubst placeholders (or None), worked out
-    where it was parsed (a --jobs worker) for files the cache stores."""
-    from kqlint.schema.placeholders import unrendered_placeholders
-
-    objects, _, _ = objects_from_file(source, config.namespace, tier)
-    return unrendered_placeholders(source, objects, tuple(config.crds or ())) if objects else None
 
 
 def _placeholder_verdicts(cache: FileCache, config: Config) -> Any:
@@ -317,7 +313,7 @@ def context_beyond_inputs(paths: Iterable[str], input_paths: Iterable[str]) -> l
 
 
 def load_context(paths: list[str], config: Config, inputs: Loaded, jobs: int = 1, cache: FileCache | None = None,
-                 input_paths: Iterable[str] = ()) -> Loaded:
+                 input_paths: Iterable[str] = (), passes: FixPasses | None = None) -> Loaded:
     """The context objects (CONTEXT tier) from ``paths``, without the input files. A context
     path that is also an input path (``check .`` at the project root) holds only input files:
     it is not walked again."""
@@ -326,7 +322,7 @@ def load_context(paths: list[str], config: Config, inputs: Loaded, jobs: int = 1
         return Loaded()
     input_files = {s.path for s in inputs.sources}
     skip = frozenset(os.path.abspath(p) for p in input_files if not p.startswith("<"))
-    loaded, _ = load_paths(existing, config, CONTEXT, jobs=jobs, skip=skip, cache=cache)
+    loaded, _ = load_paths(existing, config, CONTEXT, jobs=jobs, skip=skip, cache=cache, passes=passes)
     return Loaded(objects=context_without(loaded.objects, inputs), notes=loaded.notes)
 
 

@@ -17,7 +17,15 @@ from kqlint.config import Config, check_rule_names
 from kqlint.domain.graph import ObjectGraph
 from kqlint.domain.objects import INPUT, K8sObject
 from kqlint.engine.analysis import analyze, build_graph
-from kqlint.engine.inputs import Loaded, context_beyond_inputs, context_paths, context_without, load_context, load_paths
+from kqlint.engine.inputs import (
+    FixPasses,
+    Loaded,
+    context_beyond_inputs,
+    context_paths,
+    context_without,
+    load_context,
+    load_paths,
+)
 from kqlint.engine.registry import RuleSet
 from kqlint.engine.rule import Rule
 from kqlint.engine.runner import select_rules
@@ -27,6 +35,7 @@ from kqlint.project.discover import Discovery
 
 if TYPE_CHECKING:
     from kqlint.cache import FileCache
+    from kqlint.cache.findings import Reuse
     from kqlint.project.scope.units import Scope
 
 Progress = Callable[[int, int], None]
@@ -47,6 +56,18 @@ class Pipeline:
             config, self.notes = contain_config(config or Config())
             self.config, self.selected = prepare(config, rules)
         self.cache = cache
+        self._passes: FixPasses | None = None
+
+    @contextmanager
+    def fix_passes(self) -> Iterator[None]:
+        """Within the block, the lints are the passes of one ``--fix`` run: a file read with the
+        same bytes as in an earlier pass is not parsed again, and the findings of pure rules on
+        its objects are reused (kqlint.engine.inputs.FixPasses)."""
+        previous, self._passes = self._passes, FixPasses()
+        try:
+            yield
+        finally:
+            self._passes = previous
 
     @contextmanager
     def _working(self) -> Iterator[None]:
@@ -66,11 +87,18 @@ class Pipeline:
             notes = self.notes + ([note] if note else [])
             if self.cache is None:
                 return self._lint_files(paths, named, inline, progress, jobs, notes)
-            from kqlint.cache.run import cached_run
+            from kqlint.cache.run import RunReport
 
             beyond = context_beyond_inputs(named, paths)
-            report: Report = cached_run(self.cache, paths, named, beyond, self.config, list(self.selected), inline,
-                                        lambda: self._lint_files(paths, named, inline, progress, jobs, notes))
+            stored = RunReport(self.cache, paths, named, beyond, self.config, list(self.selected), inline)
+            report = stored.stored()
+            if report is None:
+                try:
+                    report = self._lint_files(paths, named, inline, progress, jobs, notes, stored.findings)
+                except BaseException:
+                    stored.abandon()
+                    raise
+                stored.store(report)
             _remember_reads(self.cache, paths, beyond, self.config)
             return report
 
@@ -144,13 +172,18 @@ class Pipeline:
     # ------------------------------------------------------------ stages
 
     def _lint_files(self, paths: list[str], named_context: list[str], inline: bool, progress: Progress | None,
-                    jobs: int, notes: list[str]) -> Report:
+                    jobs: int, notes: list[str], stored: Reuse | None = None) -> Report:
         from kqlint.engine.lifetime import keep
 
-        inputs, found = load_paths(paths, self.config, INPUT, progress, jobs, cache=self.cache)
+        passes = self._passes
+        inputs, found = load_paths(paths, self.config, INPUT, progress, jobs, cache=self.cache, passes=passes,
+                                   lazy_inputs=stored is not None and stored.lazy_inputs)
         _refuse_missing(found)
-        context_loaded = load_context(named_context, self.config, inputs, jobs, self.cache, input_paths=paths)
-        report = analyze(inputs, found, context_loaded.objects, self.config, self.selected, inline, jobs)
+        context_loaded = load_context(named_context, self.config, inputs, jobs, self.cache, input_paths=paths,
+                                      passes=passes)
+        reusable = stored or (passes.findings if passes is not None else None)
+        report = analyze(inputs, found, context_loaded.objects, self.config, self.selected, inline, jobs,
+                         stored=reusable)
         keep(inputs, context_loaded)  # a command exits without freeing them
         notes = notes + inputs.notes + context_loaded.notes
         return replace(report, notes=tuple(dict.fromkeys(notes))) if notes else report

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kqlint.config import Config
 from kqlint.domain.graph import ObjectGraph
@@ -11,6 +11,9 @@ from kqlint.domain.objects import K8sObject
 from kqlint.engine.registry import RuleSet, names, selects
 from kqlint.engine.rule import Rule, RuleContext, Run, options_from_mapping
 from kqlint.errors import ConfigError
+
+if TYPE_CHECKING:
+    from kqlint.cache.findings import Reuse
 from kqlint.model import Finding, Report, Severity
 
 KUSTOMIZATION_FILES = frozenset({"kustomization.yaml", "kustomization.yml"})
@@ -58,21 +61,26 @@ def prepare_rules(rules: RuleSet, config: Config, errors: list[str]) -> tuple[li
 
 
 def run_rules(rules: list[Rule], graph: ObjectGraph, config: Config, errors: list[str],
-              jobs: int = 1, states: dict[str, Any] | None = None) -> list[Finding]:
+              jobs: int = 1, states: dict[str, Any] | None = None, stored: Reuse | None = None) -> list[Finding]:
     """Graph rules in this process (beside the workers); per-object rules over the inputs,
-    split over ``jobs``. The findings are what the rules yield."""
+    split over ``jobs``. The findings are what the rules yield, or, where what a rule reads is
+    unchanged, what it found before (``stored``: kqlint.cache.findings)."""
     findings: list[Finding] = []
     contexts = {r.code: rule_context(r, graph, config, states) for r in rules if r.meta.scope != "engine"}
     object_rules = [(r, contexts[r.code], _scope(r)) for r in rules if r.meta.scope == "object"]
     graph_scoped = [r for r in rules if r.meta.scope == "graph"]
     from kqlint.cache.findings import reuse_for
 
-    reuse = reuse_for(object_rules, graph, graph_scoped)  # stored findings where what a rule reads is unchanged
+    reuse = reuse_for(stored, object_rules, graph, graph_scoped)
 
     def graph_rules() -> None:  # in the parent, beside the workers' per-object rules
         for rule in graph_scoped:
-            findings.extend(reuse.graph_findings(
-                rule.code, partial(_check_graph, rule, graph, contexts[rule.code], errors)))
+            found = reuse.graph_findings(rule.code)
+            if found is None:
+                found, ok = _check_graph(rule, graph, contexts[rule.code], errors)
+                if ok:
+                    reuse.keep_graph_findings(rule.code, found)
+            findings.extend(found)
 
     def check_object(obj: K8sObject) -> tuple[list[Finding], list[str]]:
         found: list[Finding] = []

@@ -75,16 +75,8 @@ def fix_run(lint: Callable[[], Report], unsafe: bool, write: bool, namespace: st
     """Lint with ``lint``, fix, and lint again until nothing more applies (``write``), or one
     pass in memory (not ``write``: ``--diff``). Without ``report_needed`` (``--fix-only``) the
     last lint is left out unless a fix waits for another pass. A lint after a pass parses
-    only the files it changed (kqlint.engine.inputs.parses_reused); fixes are worked out over
-    ``jobs`` processes, files written in order by this one."""
-    from kqlint.engine.inputs import parses_reused
-
-    with parses_reused():
-        return _passes(lint, unsafe, write, namespace, report_needed, jobs)
-
-
-def _passes(lint: Callable[[], Report], unsafe: bool, write: bool, namespace: str,
-            report_needed: bool, jobs: int) -> FixOutcome:
+    only the files it changed when the caller lints in ``Pipeline.fix_passes()``; fixes are
+    worked out over ``jobs`` processes, files written in order by this one."""
     report = lint()
     outcome = FixOutcome(report)
     for _ in range(MAX_PASSES):

@@ -133,6 +133,19 @@ def load_file(path: str, display: str, max_size: int = MAX_FILE_SIZE, consumer: 
     return parse_bytes(display, raw, consumer)
 
 
+def parse_file(path: str, display: str, max_size: int, raw: bytes | None = None) -> SourceFile:
+    """The file ``path`` parsed (from ``raw`` when it was already read), shown as ``display``;
+    a bug while parsing it is an InternalError naming the file."""
+    from kqlint.errors import InternalError
+
+    try:
+        return parse_bytes(display, raw) if raw is not None else load_file(path, display, max_size)
+    except MemoryError:
+        raise  # the CLI says "out of memory" (exit 2): not a bug blamed on this file
+    except Exception as exc:
+        raise InternalError(display, exc) from exc
+
+
 def load_stdin(display: str = "<stdin>", max_size: int = MAX_FILE_SIZE) -> SourceFile:
     from kqlint.project.bounded import ReadRefused, read_stream
 
