@@ -105,9 +105,10 @@ def close_name(name: str, kind: str, graph: ObjectGraph, group: str | None = Non
     """The one known name of ``kind`` (or of ``extra``: names the platform model knows exist)
     that ``name`` is a slip of: the only one at the smallest edit distance within the shared
     limit (kqlint.spelling), or ``name`` with one of ``affixes`` (suffixes, prefixes) added,
-    removed or swapped. None when there is none, or more than one: a guess is never offered."""
+    removed or swapped. None when there is none, or more than one: a guess is never offered.
+    A name with an envsubst placeholder stands for many names: never one to suggest."""
     names = {obj.name for obj in graph.of_kind(kind, group)
-             if namespace is None or obj.namespace in (None, namespace)} | set(extra)
+             if (namespace is None or obj.namespace in (None, namespace)) and "$" not in obj.name} | set(extra)
     near = set(nearest_spellings(name, names)) | set(affix_variants(name, names, *affixes))
     return near.pop() if len(near) == 1 else None
 
