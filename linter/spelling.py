@@ -44,18 +44,44 @@ def dotted(path: tuple[Any, ...]) -> str:
     return text
 
 
-def closest_spelling(word: str, candidates: list[str]) -> str | None:
+def closest_spelling(word: str, candidates: Iterable[str]) -> str | None:
     """The one candidate nearest ``word`` (case ignored, then edit distance), or None when the
     nearest is too far or shared by several."""
+    nearest = nearest_spellings(word, candidates)
+    return nearest[0] if len(nearest) == 1 else None
+
+
+def nearest_spellings(word: str, candidates: Iterable[str]) -> list[str]:
+    """Every candidate at the smallest edit distance from ``word`` (case ignored), sorted, when
+    that distance is within the limit for the word's length (0 under 4 characters, 1 under 8,
+    else 2); ``word`` itself is never one."""
     if not word:
-        return None
+        return []
     limit = 0 if len(word) < 4 else 1 if len(word) < 8 else 2
     scored = [(edit_distance(word.lower(), c.lower()), c) for c in set(candidates) if c and c != word]
     best = min((d for d, _ in scored), default=None)
     if best is None or best > limit:
-        return None
-    nearest = [c for d, c in scored if d == best]
-    return nearest[0] if len(nearest) == 1 else None
+        return []
+    return sorted(c for d, c in scored if d == best)
+
+
+def affix_variants(word: str, candidates: Iterable[str], suffixes: Iterable[str] = (),
+                   prefixes: Iterable[str] = ()) -> list[str]:
+    """The candidates that are ``word`` with one of ``suffixes`` or ``prefixes`` added, removed
+    or swapped for another (``ml-cq`` and ``ml``, ``ml-queue``; case ignored), sorted."""
+    suffixes, prefixes = tuple(s.lower() for s in suffixes), tuple(p.lower() for p in prefixes)
+
+    def stems(name: str) -> set[str]:
+        name = name.lower()
+        found = {name}
+        found |= {name[:-len(s)] for s in suffixes if name.endswith(s) and len(name) > len(s)}
+        found |= {name[len(p):] for p in prefixes if name.startswith(p) and len(name) > len(p)}
+        return found
+
+    if not word or not (suffixes or prefixes):
+        return []
+    own = stems(word)
+    return sorted(c for c in set(candidates) if c and c.lower() != word.lower() and stems(c) & own)
 
 
 def edit_distance(a: str, b: str) -> int:

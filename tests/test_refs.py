@@ -77,7 +77,8 @@ def test_a_reference_knows_where_it_is_written_and_how_messages_quote_it() -> No
     assert priority.written == "`kueue.x-k8s.io/priority-class: hi`"
     flavor = by_relation(graph, "ClusterQueue")["flavor"][0]
     assert flavor.written == "flavor `default`"
-    message, remedy = refs.unresolved(flavor, graph, "ClusterQueue cq", "nothing is admitted", "fix it")
+    message, remedy, rename = refs.unresolved(flavor, graph, "ClusterQueue cq", "nothing is admitted", "fix it")
+    assert rename is None
     assert message == "ClusterQueue cq: flavor `default` names no known ResourceFlavor: nothing is admitted"
     assert remedy == "Fix it (looked in the inputs, --context, config `external` or the profile)"
 

@@ -262,6 +262,32 @@ async def test_unsafe_fix_is_marked_and_fix_all_applies_what_check_fix_writes(tm
     assert "v1beta2" in buffer and "withinClusterQueue" not in buffer
 
 
+@pytest.mark.asyncio
+async def test_a_did_you_mean_is_an_unsafe_quickfix_that_renames_the_reference(tmp_path: Path) -> None:
+    """Issue 30 item 5: KQ203's one close LocalQueue name, as a quick fix of exactly the value."""
+    root = tmp_path / "renames"
+    root.mkdir()
+    (root / ".git").mkdir()
+    (root / "queues.yaml").write_text("apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+                                      "metadata: {name: training, namespace: team-a}\nspec: {clusterQueue: shared}\n")
+    job = root / "job.yaml"
+    job.write_text("apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: train\n  namespace: team-a\n  labels:\n"
+                   "    kueue.x-k8s.io/queue-name: trainig\nspec:\n  suspend: true\n  template:\n    spec:\n"
+                   "      restartPolicy: Never\n      containers: [{name: main, image: busybox}]\n")
+    async with session(root) as client:
+        unknown = [d for d in await open_file(client, job) if d.code == "KQ203"]
+        found = await actions(client, job, unknown, only=[types.CodeActionKind.QuickFix.value])
+    [action] = found
+    assert action.title == "KQ203: Replace `trainig` with `training` (unsafe: changes what the workload does)"
+    assert action.kind == types.CodeActionKind.QuickFix and not action.is_preferred
+    assert list(action.diagnostics or []) == unknown
+    assert action.edit is not None and action.edit.changes is not None
+    [edit] = action.edit.changes[uri(job)]
+    assert (edit.range.start.line, edit.range.start.character, edit.range.end.character) == (6, 31, 38)
+    assert apply_edits(job.read_text(encoding="utf-8"), [edit]) == \
+        job.read_text(encoding="utf-8").replace("queue-name: trainig", "queue-name: training")
+
+
 # ------------------------------------------------------------------ hover
 
 @pytest.mark.asyncio

@@ -108,6 +108,13 @@ def check(
     diff: bool = typer.Option(False, "--diff", help="Print a unified diff of what --fix would change; write "
                                                     "nothing; exit 1 when there is a change."),
     fix_only: bool = typer.Option(False, "--fix-only", help="Apply fixes and report nothing else."),
+    show_settings: bool = typer.Option(False, "--show-settings",
+                                       help="Print the resolved configuration, rules, context and each unit's "
+                                            "platform model (where each fact came from), then exit 0 without "
+                                            "linting; --format json for JSON."),
+    show_files: bool = typer.Option(False, "--show-files",
+                                    help="Print the input and context files the run would read, one per line, "
+                                         "then exit 0 without linting; --format json for JSON."),
 ) -> None:
     """Lint files and folders (default: the current directory)."""
     from kqlint.cli.progress import guarded_lint
@@ -146,6 +153,13 @@ def check(
         preflight.check(targets_paths, config, tuple(context or ()), err, rules)
     except preflight.PreflightError as exc:
         raise Exit(2, f"kqlint: {exc}") from None
+    if show_settings or show_files:  # print what the run would use, exit 0 (kqlint.cli.show)
+        from kqlint.cli.show import ShowRequest, show
+
+        show(ShowRequest(show_settings, show_files, bool(kustomize), targets_paths, tuple(context or ()),
+                         list(format or []) + ([output_format] if output_format else []), list(output or []),
+                         config_file, no_config, no_cache, cache_dir), Pipeline(config, lint_rules), fail)
+        raise typer.Exit(0)
     if fix or diff or fix_only:
         if kustomize:
             raise Exit(2, "kqlint: --fix, --diff and --fix-only do not combine with --kustomize; fix the sources")

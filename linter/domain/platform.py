@@ -263,7 +263,7 @@ def _from_evidence(graph: ObjectGraph, requests: dict[int, frozenset[str]]) -> P
     if configuration is not None:
         obj, frameworks = configuration
         facts["integrations"], facts["integrations_complete"] = frameworks, True
-        sources["kueue.integrations"] = f"ConfigMap {obj.display()} ({obj.file})"
+        sources["kueue.integrations"] = f"{obj.display()} ({obj.file})"
     version = _kueue_image_version(graph)
     if version is not None:
         facts["kueue_version"], sources["kueue.version"] = version[0], version[1]

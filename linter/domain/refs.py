@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kqlint.domain.fields import text
 from kqlint.domain.graph import object_fact
@@ -45,7 +45,7 @@ from kqlint.domain.kueue import (
     resolve_workload_priority_class,
     unqueued_priority_labels,
 )
-from kqlint.domain.wording import LOOKED_IN, did_you_mean, template_role
+from kqlint.domain.wording import LOOKED_IN, Affixes, close_name, did_you_mean, template_role
 from kqlint.domain.workloads import (
     POD_GROUP_REFERENCES,
     RUNTIME_KINDS,
@@ -101,6 +101,7 @@ class Ref:
     sites: Walker
     in_label: bool = False         # a label or annotation: written ``key: name``
     namespaced: bool = False       # resolved in the source's namespace
+    affixes: Affixes = ((), ())    # (suffixes, prefixes) a name of the target may carry or drop
 
 
 @dataclass(frozen=True)
@@ -140,11 +141,12 @@ class Reference:
         site = self.site
         return graph.may_exist(site.kind, site.name, site.namespace, site.group)
 
-    def did_you_mean(self, graph: ObjectGraph, extra: Iterable[str] = ()) -> str:
-        """`` (did you mean `x`?)`` among the names of the target kind (and ``extra``)."""
+    def close_name(self, graph: ObjectGraph, extra: Iterable[str] = ()) -> str | None:
+        """The one known name of the target kind (or of ``extra``) this name is a slip of, or
+        None (kqlint.domain.wording.close_name)."""
         site = self.site
         namespace = (site.namespace or "") if self.ref.namespaced else None
-        return did_you_mean(site.name, site.kind, graph, site.group, namespace, extra)
+        return close_name(site.name, site.kind, graph, site.group, namespace, extra, self.ref.affixes)
 
 
 def references(obj: K8sObject, graph: ObjectGraph, rows: Iterable[Ref] | None = None) -> Iterator[Reference]:
@@ -154,16 +156,27 @@ def references(obj: K8sObject, graph: ObjectGraph, rows: Iterable[Ref] | None = 
             yield Reference(ref, site)
 
 
+class Unresolved(NamedTuple):
+    """An unknown reference as a finding words it, and the name it is a slip of (if one)."""
+
+    message: str
+    remedy: str
+    rename: str | None  # the one close name: the unsafe fix writes it in place of the reference
+
+
 def unresolved(reference: Reference, graph: ObjectGraph, subject: str, effect: str, fix: str, *,
-               hint: str | None = None, note: str = "", looked_in: str = LOOKED_IN) -> tuple[str, str]:
+               hint: str | None = None, extra: Iterable[str] = (), note: str = "",
+               looked_in: str = LOOKED_IN) -> Unresolved:
     """The one wording of an unknown reference, message and remedy: ``<subject>: <written> names
     no known <Kind>[ in namespace <ns>][ (did you mean ...)]: <effect>`` and ``<Fix> (looked in
-    <looked in>)``."""
+    <looked in>)``. ``hint`` replaces the "did you mean" (no rename then); ``extra``: more names
+    that exist (the platform model's)."""
     site = reference.site
     where = f" in namespace {site.namespace or ''}" if reference.ref.namespaced else ""
-    hint = reference.did_you_mean(graph) if hint is None else hint
+    rename = reference.close_name(graph, extra) if hint is None else None
+    hint = did_you_mean(rename) if hint is None else hint
     message = f"{subject}: {reference.written} names no known {site.kind}{where}{hint}{note}: {effect}"
-    return message, f"{fix[:1].upper()}{fix[1:]} (looked in {looked_in})"
+    return Unresolved(message, f"{fix[:1].upper()}{fix[1:]} (looked in {looked_in})", rename)
 
 
 # ------------------------------------------------------------------ walkers
@@ -284,8 +297,13 @@ def _runtime_sites(obj: K8sObject, graph: ObjectGraph) -> Iterator[Site]:
 
 # ------------------------------------------------------------------ the table
 
+# A ClusterQueue is often named after its team with a marker (`ml` / `ml-cq`): one that differs
+# from the written name by such a marker alone is "did you mean" (KQ204).
+CLUSTER_QUEUE_AFFIXES: Affixes = (("-cq", "-clusterqueue", "-cluster-queue", "-queue"),
+                                  ("cq-", "clusterqueue-", "cluster-queue-", "queue-"))
 CLUSTER_QUEUE_REF = Ref("cluster-queue", "LocalQueue", "ClusterQueue", f"spec.{CLUSTER_QUEUE_FIELD}",
-                        partial(_kueue_field, "LocalQueue", "ClusterQueue", (CLUSTER_QUEUE_FIELD,), UNRESOLVED))
+                        partial(_kueue_field, "LocalQueue", "ClusterQueue", (CLUSTER_QUEUE_FIELD,), UNRESOLVED),
+                        affixes=CLUSTER_QUEUE_AFFIXES)
 COHORT_REF = Ref("cohort", "ClusterQueue", "Cohort", f"spec.{COHORT_FIELDS[0]}",
                  partial(_kueue_field, "ClusterQueue", "Cohort", COHORT_FIELDS, IMPLICIT))
 PARENT_COHORT_REF = Ref("parent-cohort", "Cohort", "Cohort", "spec.parentName",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from kqlint.spelling import closest
+from kqlint.spelling import affix_variants, nearest_spellings
 
 if TYPE_CHECKING:
     from kqlint.domain.graph import ObjectGraph
@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 LOOKED_IN = "the inputs, --context, config `external` or the profile"
 # Roles of the only template of a kind (a Job's `template`, a Pod's own spec): not named.
 SINGLE_ROLES = ("template", "pod")
+# (suffixes, prefixes) a name may carry or drop and still mean the same object (``ml-cq``, ``ml``)
+Affixes = tuple[tuple[str, ...], tuple[str, ...]]
 
 
 def is_single(role: str) -> bool:
@@ -98,11 +100,19 @@ def describe_workload_priority(priority: WorkloadPriority) -> str:
 
 # ------------------------------------------------------------------ names, paths and types
 
-def did_you_mean(name: str, kind: str, graph: ObjectGraph, group: str | None = None,
-                 namespace: str | None = None, extra: Iterable[str] = ()) -> str:
-    """`` (did you mean `x`?)`` for the closest known name of ``kind`` (or of ``extra``: names
-    the platform model knows exist), else ``""``."""
-    names = sorted({obj.name for obj in graph.of_kind(kind, group)
-                    if namespace is None or obj.namespace in (None, namespace)} | set(extra))
-    close = closest(name, names)
+def close_name(name: str, kind: str, graph: ObjectGraph, group: str | None = None, namespace: str | None = None,
+               extra: Iterable[str] = (), affixes: Affixes = ((), ())) -> str | None:
+    """The one known name of ``kind`` (or of ``extra``: names the platform model knows exist)
+    that ``name`` is a slip of: the only one at the smallest edit distance within the shared
+    limit (kqlint.spelling), or ``name`` with one of ``affixes`` (suffixes, prefixes) added,
+    removed or swapped. None when there is none, or more than one: a guess is never offered.
+    A name with an envsubst placeholder stands for many names: never one to suggest."""
+    names = {obj.name for obj in graph.of_kind(kind, group)
+             if (namespace is None or obj.namespace in (None, namespace)) and "$" not in obj.name} | set(extra)
+    near = set(nearest_spellings(name, names)) | set(affix_variants(name, names, *affixes))
+    return near.pop() if len(near) == 1 else None
+
+
+def did_you_mean(close: str | None) -> str:
+    """`` (did you mean `x`?)`` for a close name, else ``""``."""
     return f" (did you mean `{close}`?)" if close else ""

@@ -2,7 +2,7 @@
 severities and per-file settings applied, suppressions audited, and the Report built."""
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -20,6 +20,8 @@ from kqlint.project.discover import Discovery
 
 if TYPE_CHECKING:
     from kqlint.cache.findings import Reuse
+    from kqlint.project.scope.partitions import Part
+    from kqlint.project.scope.units import Scope
 
 KUSTOMIZATION_FILES = frozenset({"kustomization.yaml", "kustomization.yml"})
 
@@ -49,13 +51,10 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
     the ids of objects ``--kustomize`` rendered (their namespaces are kustomize's already);
     ``stored``: findings the rules may reuse (kqlint.cache.findings)."""
     from kqlint.domain.kueue.routes import with_routes
-    from kqlint.project.scope import apply_rendered_namespaces, partitions, scope_of, without_fragments
 
-    scope = scope or scope_of(inputs.objects + context_objects, config)
-    apply_rendered_namespaces(inputs.objects + context_objects, scope, as_rendered)
     streams = tuple(inputs.streams)
     with_objects = {obj.file for obj in inputs.objects}
-    inputs, context_objects = without_fragments(inputs, context_objects, scope, as_rendered)
+    scope, inputs, context_objects = scoped(inputs, context_objects, config, scope, as_rendered)
     fragments = frozenset(with_objects - {obj.file for obj in inputs.objects})  # files that are patches only
     if stored is not None:
         stored.observe(inputs.objects + context_objects, scope)  # what reused graph-reading findings are keyed by
@@ -64,10 +63,7 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
     routed = frozenset(rule.meta.code for rule in rules if getattr(rule.meta, "shows_route", False))
     findings: list[Finding] = []
     platform_lines: dict[str, None] = {}  # the platform model of every graph, in order, once
-    requests: dict[int, frozenset[str]] = {}  # platform evidence per object, shared by the parts
-    for part in partitions(inputs, context_objects, config, scope):  # units applied on their own
-        placement = Placement(part.unit, part.elsewhere, part.kustomize_dirs, scope.declared_unit, scope.unit_of)
-        graph = build_graph(part.loaded, part.context, config, requests, placement)
+    for part, graph in unit_graphs(inputs, context_objects, config, scope):
         platform_lines.update(dict.fromkeys(_platform_lines(graph)))
         files = {obj.file for obj in part.loaded.objects}
         found_here = [f for f in run_rules(rules, graph, config, errors, jobs, states, stored)
@@ -99,6 +95,31 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
                   files=tuple(sorted({source.path for source in inputs.sources})),
                   warnings=all_problems(inputs.sources) if inline_suppressions else (),
                   platform=tuple(platform_lines), streams=streams)
+
+
+def scoped(inputs: Loaded, context_objects: list[K8sObject], config: Config, scope: Scope | None = None,
+           as_rendered: frozenset[int] = frozenset()) -> tuple[Scope, Loaded, list[K8sObject]]:
+    """What is applied together (kqlint.project.scope): the Scope of the objects (``scope``,
+    when the caller kept it), kustomize's namespaces given to the files it renders (not to
+    ``as_rendered``, already rendered), and the inputs and context without patch fragments."""
+    from kqlint.project.scope import apply_rendered_namespaces, scope_of, without_fragments
+
+    scope = scope or scope_of(inputs.objects + context_objects, config)
+    apply_rendered_namespaces(inputs.objects + context_objects, scope, as_rendered)
+    inputs, context_objects = without_fragments(inputs, context_objects, scope, as_rendered)
+    return scope, inputs, context_objects
+
+
+def unit_graphs(inputs: Loaded, context_objects: list[K8sObject], config: Config,
+                scope: Scope) -> Iterator[tuple[Part, ObjectGraph]]:
+    """One graph per unit applied on its own (kqlint.project.scope.partitions), with its
+    platform model built from the configuration, the profile and that graph's evidence."""
+    from kqlint.project.scope import partitions
+
+    requests: dict[int, frozenset[str]] = {}  # platform evidence per object, shared by the parts
+    for part in partitions(inputs, context_objects, config, scope):
+        placement = Placement(part.unit, part.elsewhere, part.kustomize_dirs, scope.declared_unit, scope.unit_of)
+        yield part, build_graph(part.loaded, part.context, config, requests, placement)
 
 
 def _sources(inputs: Loaded, found: Discovery, fragments: frozenset[str] = frozenset()) -> Sources:

@@ -36,6 +36,7 @@ from kqlint.project.discover import Discovery
 if TYPE_CHECKING:
     from kqlint.cache import FileCache
     from kqlint.cache.findings import Reuse
+    from kqlint.engine.survey import ContextChoice, RunFiles, UnitModel
     from kqlint.project.scope.units import Scope
 
 Progress = Callable[[int, int], None]
@@ -168,6 +169,26 @@ class Pipeline:
                                                  self.config)
             report = analyze(inputs, found, context_objects, self.config, self.selected) if with_findings else None
             return build_graph(inputs, context_objects, self.config), report
+
+    def files(self, paths: list[str], *, context: Iterable[str] = ()) -> RunFiles:
+        """``kqlint check --show-files``: the input and context files ``lint(paths)`` reads,
+        found as it finds them; nothing is read."""
+        from kqlint.engine.survey import run_files
+
+        with self._working():
+            return run_files(paths, context, self.config)
+
+    def survey(self, paths: list[str], *, context: Iterable[str] = ()) -> tuple[ContextChoice, list[UnitModel]]:
+        """``kqlint check --show-settings``: the context ``lint(paths)`` reads and why, and each
+        unit's platform model and Kueue-managed facts, from the objects it loads; no rule runs."""
+        from kqlint.engine.survey import choose_context, unit_models
+
+        with self._working():
+            inputs, found = load_paths(paths, self.config, INPUT)
+            _refuse_missing(found)
+            choice = choose_context(paths, context, self.config)
+            context_loaded = load_context(list(choice.paths), self.config, inputs, input_paths=paths)
+            return choice, unit_models(inputs, context_loaded.objects, self.config)
 
     # ------------------------------------------------------------ stages
 

@@ -89,6 +89,9 @@ Create the WorkloadPriorityClass or fix the label value. If the classes are mana
 (a platform profile, another repository), pass them with `--context`, declare them under
 `external: {WorkloadPriorityClass: [{name: ..., value: ...}]}` in `.kqlint.yaml`, or select
 the platform's `profile`.
+When exactly one known name is a slip away (the one "did you mean"), `kqlint check --fix
+--unsafe-fixes` writes it in place of the reference; unsafe, since the workload then uses
+another object than the one written.
 """
 from __future__ import annotations
 
@@ -101,13 +104,14 @@ from kqlint.domain.objects import K8sObject
 from kqlint.domain.refs import UNQUEUED_PRIORITY_REF, WORKLOAD_PRIORITY_REF, Reference, references, unresolved
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
+from kqlint.rules.queues._rename import rename_fix
 
 # findings cache: reads managed_workloads; the label's WorkloadPriorityClass (close names); a PriorityClass of that
 # name; without a queue name, what KQ207 reads (unqueued_priority_labels)
 META = RuleMeta(code="KQ202", slug="unknown-workload-priority-class", severity=Severity.ERROR,
                 summary="a kueue.x-k8s.io/priority-class label names a WorkloadPriorityClass that cannot "
                         "be resolved",
-                reads=reading.ROUTING | {K.WORKLOAD_PRIORITY_CLASS, K.PRIORITY_CLASS})
+                reads=reading.ROUTING | {K.WORKLOAD_PRIORITY_CLASS, K.PRIORITY_CLASS}, fix="unsafe")
 ADMITTED_NEVER = "Kueue creates no Workload for it, so it stays suspended"
 
 
@@ -121,13 +125,14 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             subject, effect = obj.display(), "once it gets a queue name, " + ADMITTED_NEVER
         else:
             continue
-        message, remedy = unresolved(ref, ctx.graph, subject, effect,
-                                     f"create WorkloadPriorityClass `{ref.name}` or fix the label",
-                                     hint=_hint(ref, ctx))
-        yield ctx.finding(at=ref.at, message=message, remedy=remedy)
+        found = unresolved(ref, ctx.graph, subject, effect,
+                           f"create WorkloadPriorityClass `{ref.name}` or fix the label", hint=_hint(ref, ctx))
+        yield ctx.finding(at=ref.at, message=found.message, remedy=found.remedy, fix=rename_fix(ref, found.rename))
 
 
-def _hint(ref: Reference, ctx: RuleContext) -> str:
+def _hint(ref: Reference, ctx: RuleContext) -> str | None:
+    """A pod PriorityClass of that name is the likelier slip (no rename then); else the
+    "did you mean" among WorkloadPriorityClasses (None)."""
     if resolve_priority_class(ref.name, ctx.graph) is not None:
         return f" (`{ref.name}` is a pod PriorityClass, which this label cannot name)"
-    return ref.did_you_mean(ctx.graph)
+    return None

@@ -80,6 +80,9 @@ spec:
 Create the LocalQueue in the workload's namespace or fix the label. If the queues are managed
 elsewhere, pass them with `--context` or declare them under
 `external: {LocalQueue: [{name: ..., namespace: ...}]}` in `.kqlint.yaml`.
+When exactly one known name is a slip away (the one "did you mean"), `kqlint check --fix
+--unsafe-fixes` writes it in place of the reference; unsafe, since the workload then uses
+another object than the one written.
 """
 from __future__ import annotations
 
@@ -91,12 +94,13 @@ from kqlint.domain.objects import K8sObject
 from kqlint.domain.refs import QUEUE_REF, references, unresolved
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
+from kqlint.rules.queues._rename import rename_fix
 
 # findings cache: reads managed_workloads; the LocalQueue (resolved, close names, other namespaces)
 META = RuleMeta(code="KQ203", slug="unknown-local-queue", severity=Severity.ERROR,
                 summary="a kueue.x-k8s.io/queue-name label names a LocalQueue that cannot be resolved in "
                         "the workload's namespace",
-                reads=reading.ROUTING)
+                reads=reading.ROUTING, fix="unsafe")
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
@@ -106,11 +110,11 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             continue  # LocalQueueDefaulting only applies when `default` exists
         if ref.target is not None or ref.may_exist(ctx.graph):
             continue  # resolved, or ambiguous (namespace chosen at apply time, another unit)
-        message, remedy = unresolved(ref, ctx.graph, unit.display(),
+        found = unresolved(ref, ctx.graph, unit.display(),
                                      "the Workload stays pending for ever (\"LocalQueue doesn't exist\")",
                                      "create the LocalQueue in this namespace or fix the label",
                                           note=_elsewhere(ref.name, obj.namespace or "", ctx))
-        yield ctx.finding(at=ref.at, message=message, remedy=remedy)
+        yield ctx.finding(at=ref.at, message=found.message, remedy=found.remedy, fix=rename_fix(ref, found.rename))
 
 
 def _elsewhere(name: str, namespace: str, ctx: RuleContext) -> str:

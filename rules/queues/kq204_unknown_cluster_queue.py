@@ -57,6 +57,11 @@ Point `spec.clusterQueue` at an existing ClusterQueue (recreate the LocalQueue: 
 immutable), or create the ClusterQueue. If the ClusterQueue is managed elsewhere, pass its
 manifests with `--context` or declare it under `external: {ClusterQueue: [{name: ...}]}` in
 `.kqlint.yaml`.
+When exactly one ClusterQueue is a slip away, or is the written name with a `-cq`, `-queue`,
+`-clusterqueue` or `-cluster-queue` marker (or a `cq-`, `queue-` ... prefix) added, dropped or
+swapped (`ml-cq` for `ml`), that name is the "did you mean" and `kqlint check --fix
+--unsafe-fixes` writes it; unsafe, since the LocalQueue then feeds another ClusterQueue than
+the one written.
 """
 from __future__ import annotations
 
@@ -68,12 +73,13 @@ from kqlint.domain.objects import K8sObject
 from kqlint.domain.refs import CLUSTER_QUEUE_REF, references, unresolved
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
+from kqlint.rules.queues._rename import rename_fix
 
 # findings cache: reads the LocalQueue's ClusterQueue (resolved, close names, other units)
 META = RuleMeta(code="KQ204", slug="unknown-cluster-queue", severity=Severity.ERROR,
                 summary="a LocalQueue's spec.clusterQueue names a ClusterQueue that cannot be resolved",
                 kinds=frozenset({LOCAL_QUEUE}),
-                reads=frozenset({K.CLUSTER_QUEUE}))
+                reads=frozenset({K.CLUSTER_QUEUE}), fix="unsafe")
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
@@ -88,9 +94,9 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     for ref in references(obj, ctx.graph, [CLUSTER_QUEUE_REF]):
         if ref.target is not None or ref.may_exist(ctx.graph):
             continue  # resolved, or defined in another unit: not proof it is missing
-        message, remedy = unresolved(ref, ctx.graph, obj.display(),
+        found = unresolved(ref, ctx.graph, obj.display(),
                                      "Kueue marks the LocalQueue inactive (ClusterQueueDoesNotExist) and none of "
                                      "its workloads is ever admitted",
                                      "create the ClusterQueue or recreate the LocalQueue pointing at an existing "
                                      "one (the field is immutable)")
-        yield ctx.finding(at=ref.at, message=message, remedy=remedy)
+        yield ctx.finding(at=ref.at, message=found.message, remedy=found.remedy, fix=rename_fix(ref, found.rename))

@@ -85,6 +85,9 @@ spec:
 Create the PriorityClass or fix the name. If your platform installs the class, pass its
 manifest with `--context` or declare it under `external: {PriorityClass: [{name: ...,
 value: ...}]}` in `.kqlint.yaml`.
+When exactly one known name is a slip away (the one "did you mean"), `kqlint check --fix
+--unsafe-fixes` writes it in place of the reference; unsafe, since the workload then uses
+another object than the one written.
 """
 from __future__ import annotations
 
@@ -102,13 +105,14 @@ from kqlint.domain.wording import LOOKED_IN, template_text
 from kqlint.domain.workloads import KAI_PODGROUP, KAI_SCHEDULER_NAMES, PodTemplate
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
+from kqlint.rules.queues._rename import rename_fix
 
 # findings cache: reads own_templates: their PriorityClass (close names, the global default); a PodGroup's;
 # managed_workloads
 META = RuleMeta(code="KQ205", slug="unknown-priority-class", severity=Severity.ERROR,
                 summary="a pod template's or PodGroup's priorityClassName names a PriorityClass that "
                         "cannot be resolved",
-                reads=reading.ROUTING | {K.TRAINJOB, K.PRIORITY_CLASS})
+                reads=reading.ROUTING | {K.TRAINJOB, K.PRIORITY_CLASS}, fix="unsafe")
 
 KAI_CLASSES = tuple(INSTALLED_PRIORITY_CLASSES["kai"])
 
@@ -163,6 +167,6 @@ def _unknown(ref: Reference, graph: ObjectGraph, installed: Iterable[str]) -> bo
 
 def _finding(ctx: RuleContext, ref: Reference, where: str, effect: str, installed: tuple[str, ...]) -> Finding:
     looked_in = LOOKED_IN + (", or KAI's built-in classes" if installed else "")
-    message, remedy = unresolved(ref, ctx.graph, where, effect, f"create PriorityClass `{ref.name}` or fix the name",
-                                 hint=ref.did_you_mean(ctx.graph, extra=installed), looked_in=looked_in)
-    return ctx.finding(at=ref.at, message=message, remedy=remedy)
+    found = unresolved(ref, ctx.graph, where, effect, f"create PriorityClass `{ref.name}` or fix the name",
+                       extra=installed, looked_in=looked_in)
+    return ctx.finding(at=ref.at, message=found.message, remedy=found.remedy, fix=rename_fix(ref, found.rename))

@@ -61,6 +61,9 @@ spec:
 Create the ResourceFlavor (an empty `spec` is enough for a homogeneous cluster) or fix the
 flavor name. If the flavors are managed elsewhere, pass them with `--context` or declare them
 under `external: {ResourceFlavor: [{name: ...}]}` in `.kqlint.yaml`.
+When exactly one known name is a slip away (the one "did you mean"), `kqlint check --fix
+--unsafe-fixes` writes it in place of the reference; unsafe, since the ClusterQueue then uses
+another object than the one written.
 """
 from __future__ import annotations
 
@@ -72,12 +75,13 @@ from kqlint.domain.objects import K8sObject
 from kqlint.domain.refs import FLAVOR_REF, references, unresolved
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
+from kqlint.rules.queues._rename import rename_fix
 
 # findings cache: reads the ClusterQueue's flavors: ResourceFlavors (resolved, close names)
 META = RuleMeta(code="KQ206", slug="unknown-resource-flavor", severity=Severity.ERROR,
                 summary="a ClusterQueue flavor names a ResourceFlavor that cannot be resolved",
                 kinds=frozenset({CLUSTER_QUEUE}),
-                reads=frozenset({K.RESOURCE_FLAVOR}))
+                reads=frozenset({K.RESOURCE_FLAVOR}), fix="unsafe")
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
@@ -85,7 +89,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     for ref in references(obj, ctx.graph, [FLAVOR_REF]):
         if ref.target is not None or ref.may_exist(ctx.graph):
             continue
-        message, remedy = unresolved(ref, ctx.graph, obj.display(),
+        found = unresolved(ref, ctx.graph, obj.display(),
                                      "Kueue marks the ClusterQueue inactive (FlavorNotFound) and admits no "
                                      "workload through it", f"create ResourceFlavor `{ref.name}` or fix the name")
-        yield ctx.finding(at=ref.at, message=message, remedy=remedy)
+        yield ctx.finding(at=ref.at, message=found.message, remedy=found.remedy, fix=rename_fix(ref, found.rename))
