@@ -295,6 +295,7 @@ class _Body:
             obj._body = None
             obj.__class__ = FilledObject  # type: ignore[assignment]  # plain slots from now on: rules read fields often
         self.objects = []
+        self.entry.plain = None  # decoded: its objects hold the data now (read again, it is inflated)
 
 
 class LazyObject(K8sObject):

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+from collections.abc import Iterable
 
 OWNED_NAME = "kqlint"
 TAG_NAME = "CACHEDIR.TAG"
@@ -107,14 +108,18 @@ def read_owned(path: str, limit: int = MAX_READ) -> bytes:
         os.close(handle)
 
 
-def atomic_write(target: str, blob: bytes) -> None:
-    """Write ``target`` whole or not at all (a temporary file beside it, then os.replace)."""
+def atomic_write(target: str, blob: bytes | Iterable[bytes]) -> None:
+    """Write ``target`` whole or not at all (a temporary file beside it, then os.replace);
+    ``blob`` may come in chunks (a pack: never joined in memory)."""
     import tempfile
 
     handle, temporary = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".tmp-")
     try:
         with os.fdopen(handle, "wb") as out:
-            out.write(blob)
+            if isinstance(blob, bytes):
+                out.write(blob)
+            else:
+                out.writelines(blob)
         os.replace(temporary, target)
     except BaseException:
         try:

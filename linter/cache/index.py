@@ -35,8 +35,9 @@ def encode_index(files: Records, entries: Records) -> bytes:
                       sort_keys=True, separators=(",", ":")).encode()
 
 
-def pack_entries(pack: str, new: dict[str, bytes], entries: Records) -> bytes:
-    """The bytes of the pack named ``pack`` holding ``new`` (by content hash); records in
+def pack_entries(pack: str, new: dict[str, bytes], entries: Records) -> list[bytes]:
+    """The chunks of the pack named ``pack`` holding ``new`` (by content hash), written one
+    after another (never joined: a pack is as large as every entry of a cold run); records in
     ``entries`` where each one sits."""
     offset = 0
     chunks = []
@@ -44,7 +45,7 @@ def pack_entries(pack: str, new: dict[str, bytes], entries: Records) -> bytes:
         entries[digest] = [pack, offset, len(blob)]
         chunks.append(blob)
         offset += len(blob)
-    return b"".join(chunks)
+    return chunks
 
 
 def sparse_packs(folder: str, entries: Records) -> list[str]:

@@ -87,7 +87,7 @@ def load_sources(files: list[str], cache: FileCache, reading: Reading, jobs: int
             return path, source, None, judged, hashed, None
         blob, skeletons, digests, projections, plain = encoded
         if os.getpid() != parent:  # a worker: the entry is all the parent needs (pickled once), and
-            return path, None, blob, judged, hashed, plain  # its body uncompressed (copied, not inflated)
+            return path, None, blob, judged, hashed, None
         cache.documents_of_display[shown[path]] = digests
         cache.projections_of_display[shown[path]] = projections
         return path, known_source(source, skeletons), blob, judged, hashed, None

@@ -64,6 +64,7 @@ class FileCache:
         self._packs: dict[str, bytes | None] = {}
         self._discoveries: dict[tuple[Any, ...], Any] = {}
         self.changed_during_run = False
+        self._cwd = os.getcwd()  # a run changes no directory: one system call, not one per file
         self._stats: dict[str, tuple[str, os.stat_result]] = {}
         self._unparsed: dict[str, bytes] = {}  # bytes read by digest() for files not in the cache
         self._digests_this_lint: dict[str, str] = {}  # rel -> the hash this lint found (trusted or read)
@@ -84,6 +85,7 @@ class FileCache:
         self._discoveries.clear()
         self._digests_this_lint.clear()
         self.changed_during_run = False
+        self._cwd = os.getcwd()
 
     def discover(self, paths: list[str], excludes: tuple[str, ...]) -> Any:
         """discover.discover, once per run for the same arguments (the run key needs it too)."""
@@ -97,7 +99,7 @@ class FileCache:
     # ------------------------------------------------------------ lookup
     def relative(self, path: str) -> str | None:
         """The path relative to the project root, or None for files outside it (not cached)."""
-        absolute = os.path.abspath(path)
+        absolute = os.path.normpath(os.path.join(self._cwd, path))  # os.path.abspath, without its getcwd()
         prefix = self.root.rstrip(os.sep) + os.sep
         if not absolute.startswith(prefix):
             return None
@@ -336,7 +338,7 @@ class FileCache:
             except OSError:
                 pass
 
-    def _write(self, target: str, blob: bytes) -> bool:
+    def _write(self, target: str, blob: bytes | list[bytes]) -> bool:
         if not self.writable:
             return False
         try:

@@ -35,7 +35,8 @@ class OutputError(Exception):
 
 def remember_read(paths: Iterable[str]) -> None:
     """Record files this run reads, so no report or baseline is written over them."""
-    _READ.update((os.path.abspath(path), None) for path in paths if path != "-")
+    cwd = os.getcwd()  # os.path.abspath, without a getcwd() per file
+    _READ.update((os.path.normpath(os.path.join(cwd, path)), None) for path in paths if path != "-")
 
 
 def _is_read(target: os.stat_result) -> bool:
