@@ -172,7 +172,7 @@ def test_entry_digests_see_every_change_projections_only_unmasked_ones() -> None
     from kqlint.cache.entries import decode_entry, encode
 
     def digests(text: bytes) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        _, _, full, projections, _ = encode(parse_bytes("a.yaml", text), text)
+        _, _, full, projections = encode(parse_bytes("a.yaml", text), text)
         return full, projections
 
     full, projections = digests(DOCUMENT)

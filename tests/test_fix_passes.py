@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kqlint.cli import main
 from kqlint import loader
+from kqlint.cli import main
 from kqlint.engine import inputs
 
 FIXABLE = """\

@@ -91,9 +91,9 @@ def _fields(value: Any, skip: tuple[str, ...]) -> dict[str, Any]:
     return {f.name: getattr(value, f.name) for f in dataclasses.fields(value) if f.name not in skip}
 
 
-def encode(source: SourceFile, raw: bytes) -> tuple[bytes, list[Skeleton], tuple[str, ...], tuple[str, ...], bytes]:
+def encode(source: SourceFile, raw: bytes) -> tuple[bytes, list[Skeleton], tuple[str, ...], tuple[str, ...]]:
     """The entry of ``source``, parsed now from ``raw``, and the parts the run needs at once:
-    (entry, skeletons, document digests, projection digests, body uncompressed).
+    (entry, skeletons, document digests, projection digests).
 
     Header: problems, comments, the source's other fields, object skeletons, the documents'
     digests and their projections' (kqlint.cache.digests). Body: the documents, pickled
@@ -121,7 +121,7 @@ def encode(source: SourceFile, raw: bytes) -> tuple[bytes, list[Skeleton], tuple
     plain = pickle.dumps(source.documents, protocol=5)  # one pickle: keys spelt once per file, not per document
     head = pickle.dumps((problems, source.comment_lines, _fields(source, _SOURCE_OWN), skeletons,
                          documents, skipped, digests, projections), protocol=5)
-    return framed(head, plain), skeletons, digests, projections, plain
+    return framed(head, plain), skeletons, digests, projections
 
 
 def _mask_sites(obj: K8sObject, templates: list[Any]) -> list[Any]:
@@ -152,13 +152,9 @@ class Entry:
     document_digests: tuple[str, ...] = ()  # one per document (kqlint.cache.digests)
     projections: tuple[str, ...] = ()       # one per document: its digest with values masked
     made_here: bool = False                 # encoded by this run (a worker): no need to restrict unpickling
-    plain: bytes | None = None              # the body uncompressed, sent along by the worker that made it
 
     def documents(self) -> list[Any]:
-        if self.plain is not None:
-            raw = memoryview(self.plain)
-        else:
-            raw = memoryview(zlib.decompress(self.stream))[self.head_size:]
+        raw = memoryview(zlib.decompress(self.stream))[self.head_size:]
         documents = (pickle.loads if self.made_here else unpickle_data)(raw)
         if not isinstance(documents, list) or len(documents) != len(self.document_digests):
             raise ValueError("cache entry body does not hold its documents")
@@ -295,7 +291,6 @@ class _Body:
             obj._body = None
             obj.__class__ = FilledObject  # type: ignore[assignment]  # plain slots from now on: rules read fields often
         self.objects = []
-        self.entry.plain = None  # decoded: its objects hold the data now (read again, it is inflated)
 
 
 class LazyObject(K8sObject):

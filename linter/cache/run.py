@@ -84,26 +84,26 @@ def load_sources(files: list[str], cache: FileCache, reading: Reading, jobs: int
         storable = miss is not None and (miss.digest is not None or hashed is not None) and cache.writable
         encoded = _encoded(source, raw) if storable and raw is not None else None
         if encoded is None:
-            return path, source, None, judged, hashed, None
-        blob, skeletons, digests, projections, plain = encoded
-        if os.getpid() != parent:  # a worker: the entry is all the parent needs (pickled once), and
-            return path, None, blob, judged, hashed, None
+            return path, source, None, judged, hashed
+        blob, skeletons, digests, projections = encoded
+        if os.getpid() != parent:  # a worker: the entry is all the parent needs (pickled once; it inflates
+            return path, None, blob, judged, hashed  # the bodies it reads, holding them compressed meanwhile)
         cache.documents_of_display[shown[path]] = digests
         cache.projections_of_display[shown[path]] = projections
-        return path, known_source(source, skeletons), blob, judged, hashed, None
+        return path, known_source(source, skeletons), blob, judged, hashed
 
     def decoded(result: Parsed) -> Parsed:
         """A worker's entry as the source it encodes (its document digests read from it); an
         entry that cannot be read back (a bug) is not stored, and the file is parsed here."""
-        path, source, blob, judged, hashed, plain = result
+        path, source, blob, judged, hashed = result
         if source is None and blob is not None:
             try:
-                source = cache.source_of(blob, path, shown[path], lazy_hits, plain)
+                source = cache.source_of(blob, path, shown[path], lazy_hits)
             except Exception:
                 source, blob = loader.parse_file(path, shown[path], reading.max_file_size), None
-        return path, source, blob, judged, hashed, None
+        return path, source, blob, judged, hashed
 
-    for (position, path, miss), (_, source, blob, judged, hashed, _) in zip(
+    for (position, path, miss), (_, source, blob, judged, hashed) in zip(
             misses, map_chunks(parse_and_encode, misses, jobs, arrived=decoded), strict=True):
         digest = miss.digest if miss is not None else None
         if miss is not None and hashed is not None:
@@ -112,7 +112,7 @@ def load_sources(files: list[str], cache: FileCache, reading: Reading, jobs: int
         if judged and verdicts is not None:
             verdicts.record(shown[path], judged[0])
         if source is None and blob is not None:  # not read back on arrival
-            path, source, blob, *_ = decoded((path, source, blob, judged, hashed, None))
+            path, source, blob, *_ = decoded((path, source, blob, judged, hashed))
         if digest is not None and blob is not None:
             cache.add(digest, blob)
         if parsed is not None and digest is not None and source is not None:
@@ -123,14 +123,13 @@ def load_sources(files: list[str], cache: FileCache, reading: Reading, jobs: int
 
 # (content hash, size, (relative path, stat)) of a file stat'ed, read and hashed where it was parsed
 Hashed = tuple[str, int, tuple[str, os.stat_result]]
-# path, source (None: decode the entry), the entry, (judge's answer,) or () when not asked,
-# Hashed for a file read where it was parsed (an empty cache) else None, and the entry's body
-# uncompressed when a worker sends it (the source is made from it)
-Parsed = tuple[str, SourceFile | None, bytes | None, tuple[Any, ...], Hashed | None, bytes | None]
+# path, source (None: decode the entry), the entry, (the placeholder verdict,) or () when not
+# asked, and Hashed for a file read where it was parsed (an empty cache) else None
+Parsed = tuple[str, SourceFile | None, bytes | None, tuple[Any, ...], Hashed | None]
 
 
 def _encoded(source: SourceFile, raw: bytes
-             ) -> tuple[bytes, list[Skeleton], tuple[str, ...], tuple[str, ...], bytes] | None:
+             ) -> tuple[bytes, list[Skeleton], tuple[str, ...], tuple[str, ...]] | None:
     try:
         return encode(source, raw)
     except Exception:

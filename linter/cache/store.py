@@ -231,11 +231,10 @@ class FileCache:
             self.digest_of_display[display] = digest
         return Miss(path, raw, digest)
 
-    def source_of(self, blob: bytes, path: str, display: str, lazy: bool, plain: bytes | None = None) -> SourceFile:
-        """The source an entry encodes (made by a worker from the file just parsed; ``plain``:
-        its body uncompressed, when the worker sent it along)."""
+    def source_of(self, blob: bytes, path: str, display: str, lazy: bool) -> SourceFile:
+        """The source an entry encodes (made by a worker from the file just parsed)."""
         entry = decode_entry(blob)
-        entry.made_here, entry.plain = True, plain
+        entry.made_here = True
         return self._source(entry, path, display, lazy)
 
     def _source(self, entry: Entry, path: str, display: str, lazy: bool) -> SourceFile:
