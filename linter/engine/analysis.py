@@ -19,15 +19,17 @@ from kqlint.model import Finding, Report, Summary
 from kqlint.project.discover import Discovery
 
 if TYPE_CHECKING:
-    pass
+    from kqlint.domain.pins import Pin
 
 KUSTOMIZATION_FILES = frozenset({"kustomization.yaml", "kustomization.yml"})
 
 
 def build_graph(inputs: Loaded, context_objects: list[K8sObject], config: Config,
-                requests: dict[int, frozenset[str]] | None = None, placement: Placement | None = None) -> ObjectGraph:
+                requests: dict[int, frozenset[str]] | None = None, placement: Placement | None = None,
+                pins: tuple[Pin, ...] | None = None) -> ObjectGraph:
     """Inputs, then context, then config ``external``, then the profile's objects; the
-    platform model is built from the configuration, the profile and the graph's evidence."""
+    platform model is built from the configuration, the profile and the graph's evidence
+    (``pins``: the Kueue versions the repository pins, run_pins)."""
     from kqlint.domain.platform import build_platform
 
     folders = frozenset(source.path.rpartition("/")[0] for source in inputs.sources
@@ -35,7 +37,7 @@ def build_graph(inputs: Loaded, context_objects: list[K8sObject], config: Config
     placement = placement or Placement()
     placement = replace(placement, kustomize_dirs=placement.kustomize_dirs | folders)
     graph = ObjectGraph(inputs.objects + context_objects, placement,
-                        platform=lambda whole: build_platform(config.platform, config.profile, whole, requests))
+                        platform=lambda whole: build_platform(config.platform, config.profile, whole, requests, pins))
     graph.add(external_objects(config))
     graph.add(_profile_objects(config, graph))
     return graph
@@ -43,10 +45,11 @@ def build_graph(inputs: Loaded, context_objects: list[K8sObject], config: Config
 
 def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], config: Config,
             selected: Iterable[Rule], inline_suppressions: bool = True, jobs: int = 1,
-            scope: Any = None, as_rendered: frozenset[int] = frozenset()) -> Report:
+            scope: Any = None, as_rendered: frozenset[int] = frozenset(), file_pins: tuple[Pin, ...] = ()) -> Report:
     """Run the selected rules over loaded inputs (plus context objects) and build the Report;
     ``scope``: scope_of() these objects, when the caller kept it (KeptContext); ``as_rendered``:
-    the ids of objects ``--kustomize`` rendered (their namespaces are kustomize's already)."""
+    the ids of objects ``--kustomize`` rendered (their namespaces are kustomize's already);
+    ``file_pins``: the Kueue versions the run's files that are no objects pin (kqlint.project.scope.pins)."""
     from kqlint.domain.kueue.routes import with_routes
     from kqlint.project.scope import apply_rendered_namespaces, partitions, scope_of, without_fragments
 
@@ -65,9 +68,10 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
     findings: list[Finding] = []
     platform_lines: dict[str, None] = {}  # the platform model of every graph, in order, once
     requests: dict[int, frozenset[str]] = {}  # platform evidence per object, shared by the parts
+    pins = run_pins(inputs.objects + context_objects, file_pins)  # read once, every part's evidence
     for part in partitions(inputs, context_objects, config, scope):  # units applied on their own
         placement = Placement(part.unit, part.elsewhere, part.kustomize_dirs, scope.declared_unit, scope.unit_of)
-        graph = build_graph(part.loaded, part.context, config, requests, placement)
+        graph = build_graph(part.loaded, part.context, config, requests, placement, pins)
         platform_lines.update(dict.fromkeys(_platform_lines(graph)))
         files = {obj.file for obj in part.loaded.objects}
         found_here = [f for f in run_rules(rules, graph, config, errors, jobs, states) if f.location.file in files]
@@ -98,6 +102,14 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
                   files=tuple(sorted({source.path for source in inputs.sources})),
                   warnings=all_problems(inputs.sources) if inline_suppressions else (),
                   platform=tuple(platform_lines), streams=streams)
+
+
+def run_pins(objects: list[K8sObject], file_pins: tuple[Pin, ...]) -> tuple[Pin, ...]:
+    """The Kueue versions the repository pins (rules.md "Versions the repository pins"): in the
+    run's objects, whichever unit holds them, and in its kustomizations, charts and values files."""
+    from kqlint.domain.pins import object_pins
+
+    return tuple(sorted({*object_pins(objects), *file_pins}))
 
 
 def _sources(inputs: Loaded, found: Discovery, fragments: frozenset[str] = frozenset()) -> Sources:

@@ -27,6 +27,7 @@ from kqlint.project.discover import Discovery
 
 if TYPE_CHECKING:
     from kqlint.cache import FileCache
+    from kqlint.domain.pins import Pin
     from kqlint.project.scope.units import Scope
 
 Progress = Callable[[int, int], None]
@@ -82,7 +83,8 @@ class Pipeline:
             _refuse_missing(found)
             context_objects = context_without(context.loaded.objects, inputs)
             return analyze(inputs, found, context_objects, self.config, self.selected, inline,
-                           scope=context.scope(inputs.objects + context_objects, self.config))
+                           scope=context.scope(inputs.objects + context_objects, self.config),
+                           file_pins=context.pins(path, self.config))
 
     def context_of(self, path: str) -> tuple[str, ...]:
         """The context paths a lint of the file ``path`` reads."""
@@ -121,7 +123,8 @@ class Pipeline:
             named, note = context_paths(paths, context, self.config, rendered=directories)
             context_loaded = load_context(named, self.config, inputs, input_paths=paths)
             report = analyze(inputs, found, context_loaded.objects, self.config, self.selected, inline,
-                             as_rendered=frozenset(id(obj) for obj in inputs.objects[written:]))
+                             as_rendered=frozenset(id(obj) for obj in inputs.objects[written:]),
+                             file_pins=_file_pins([*directories, *paths, *named], self.config, self.cache))
             notes = self.notes + rendered_notes + ([note] if note else []) + inputs.notes + context_loaded.notes
             return map_to_origins(replace(report, notes=tuple(dict.fromkeys(notes))), inputs.objects)
 
@@ -150,7 +153,8 @@ class Pipeline:
         inputs, found = load_paths(paths, self.config, INPUT, progress, jobs, cache=self.cache)
         _refuse_missing(found)
         context_loaded = load_context(named_context, self.config, inputs, jobs, self.cache, input_paths=paths)
-        report = analyze(inputs, found, context_loaded.objects, self.config, self.selected, inline, jobs)
+        report = analyze(inputs, found, context_loaded.objects, self.config, self.selected, inline, jobs,
+                         file_pins=_file_pins([*paths, *named_context], self.config, self.cache))
         keep(inputs, context_loaded)  # a command exits without freeing them
         notes = notes + inputs.notes + context_loaded.notes
         return replace(report, notes=tuple(dict.fromkeys(notes))) if notes else report
@@ -164,6 +168,13 @@ class KeptContext:
     loaded: Loaded
     named: tuple[str, ...] = ()  # the context paths it was loaded from
     _scopes: dict[frozenset[str], Scope] = field(default_factory=dict)
+    _pins: dict[str, tuple[Pin, ...]] = field(default_factory=dict)
+
+    def pins(self, path: str, config: Config) -> tuple[Pin, ...]:
+        """The Kueue versions the pin files of ``path`` and the context pin (read once)."""
+        if path not in self._pins:
+            self._pins[path] = _file_pins([path, *self.named], config)
+        return self._pins[path]
 
     def scope(self, objects: list[K8sObject], config: Config) -> Scope:
         """scope_of(objects): the same files (an edited buffer's among them) make the same Scope."""
@@ -198,6 +209,29 @@ def prepare(config: Config | None, rules: Iterable[Rule] | None = None) -> tuple
     per_file.check_names(config, loaded)
     _check_crds(config)
     return config, select_rules(loaded, config)
+
+
+def _file_pins(paths: list[str], config: Config, cache: FileCache | None = None) -> tuple[Pin, ...]:
+    """The Kueue versions the run's kustomizations and values files pin, each file read
+    through ``cache`` when the run has one (an unchanged file is not read again)."""
+    from kqlint.project.scope.pins import file_pins
+
+    if cache is None:
+        return file_pins(paths, config)
+    from kqlint.cache import Miss
+    from kqlint.loader import SourceFile, load_file, parse_bytes
+    from kqlint.project.discover import display_path
+
+    def read(path: str) -> SourceFile:
+        display = display_path(path)
+        found = cache.lookup(path, display, lazy=False)
+        if isinstance(found, SourceFile):
+            return found
+        if isinstance(found, Miss) and found.raw is not None:
+            return parse_bytes(display, found.raw)
+        return load_file(path, display, config.max_file_size)
+
+    return file_pins(paths, config, read)
 
 
 def _refuse_missing(found: Discovery) -> None:
