@@ -51,6 +51,7 @@ MAX_ENTRIES = 256  # entries of one list looked at (a kustomization's resources)
 class Pin:
     version: Version
     source: str  # where it is written, as `Platform.lines()` says it ("release manifest URL in k/kustomization.yaml")
+    file: str = ""  # the file that holds it (which declared unit it belongs to)
 
 
 def chart_version(text: Any) -> Version | None:
@@ -100,17 +101,17 @@ def kustomization_pins(document: Any, where: str) -> Iterator[Pin]:
         for entry in _entries(document.get(key)):
             found = resource_version(entry)
             if found:
-                yield Pin(found[0], f"{found[1]} in {where}")
+                yield Pin(found[0], f"{found[1]} in {where}", where)
     for chart in _entries(document.get("helmCharts")):
         if isinstance(chart, dict) and chart.get("name") == CHART and upstream_chart_repo(chart.get("repo")):
             version = chart_version(chart.get("version"))
             if version:
-                yield Pin(version, f"Helm chart version in {where} (helmCharts)")
+                yield Pin(version, f"Helm chart version in {where} (helmCharts)", where)
     for image in _entries(document.get("images")):
         if isinstance(image, dict) and any(_IMAGE_NAME.search(str(image.get(k) or "")) for k in ("name", "newName")):
             version = release_tag(image.get("newTag"))
             if version:
-                yield Pin(version, f"image tag in {where} (images)")
+                yield Pin(version, f"image tag in {where} (images)", where)
 
 
 def values_pins(document: Any, where: str) -> Iterator[Pin]:
@@ -125,7 +126,7 @@ def values_pins(document: Any, where: str) -> Iterator[Pin]:
             continue
         version = release_tag(tag)
         if version:
-            yield Pin(version, f"image tag in {where} (controllerManager.manager.image.tag)")
+            yield Pin(version, f"image tag in {where} (controllerManager.manager.image.tag)", where)
 
 
 # ------------------------------------------------------------------ objects
@@ -152,25 +153,25 @@ def _object_pin(obj: K8sObject, repositories: dict[str, Any]) -> Pin | None:
         for container in containers(obj.get("spec", "template", "spec")):
             version = image_version(container.data.get("image"))
             if version:
-                return Pin(version, f"image of {where}")
+                return Pin(version, f"image of {where}", obj.file)
     elif obj.kind == "HelmRelease" and obj.group == "helm.toolkit.fluxcd.io":
         chart = obj.get("spec", "chart", "spec")
         source = dig(chart, ("sourceRef", "name"))
         upstream = isinstance(source, str) and upstream_chart_repo(repositories.get(source))
         if dig(chart, ("chart",)) == CHART and upstream:
             version = chart_version(dig(chart, ("version",)))
-            return Pin(version, f"Helm chart version of {where}") if version else None
+            return Pin(version, f"Helm chart version of {where}", obj.file) if version else None
     elif obj.kind == "OCIRepository" and obj.group == "source.toolkit.fluxcd.io":
         url = obj.get("spec", "url")
         if upstream_chart_repo(url) and str(url).rstrip("/").endswith("/" + CHART):
             version = chart_version(obj.get("spec", "ref", "tag"))
-            return Pin(version, f"Helm chart version of {where}") if version else None
+            return Pin(version, f"Helm chart version of {where}", obj.file) if version else None
     elif obj.kind == "Application" and obj.group == "argoproj.io":
         sources = [obj.get("spec", "source"), *_entries(obj.get("spec", "sources"))]
         for source in sources:
             version = _argo_source_version(source)
             if version:
-                return Pin(version, f"targetRevision of {where}")
+                return Pin(version, f"targetRevision of {where}", obj.file)
     return None
 
 

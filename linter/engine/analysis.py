@@ -45,11 +45,13 @@ def build_graph(inputs: Loaded, context_objects: list[K8sObject], config: Config
 
 def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], config: Config,
             selected: Iterable[Rule], inline_suppressions: bool = True, jobs: int = 1,
-            scope: Any = None, as_rendered: frozenset[int] = frozenset(), file_pins: tuple[Pin, ...] = ()) -> Report:
+            scope: Any = None, as_rendered: frozenset[int] = frozenset(), file_pins: tuple[Pin, ...] = (),
+            graphs: list[ObjectGraph] | None = None) -> Report:
     """Run the selected rules over loaded inputs (plus context objects) and build the Report;
     ``scope``: scope_of() these objects, when the caller kept it (KeptContext); ``as_rendered``:
     the ids of objects ``--kustomize`` rendered (their namespaces are kustomize's already);
-    ``file_pins``: the Kueue versions the run's files that are no objects pin (kqlint.project.scope.pins)."""
+    ``file_pins``: the Kueue versions the run's files that are no objects pin (kqlint.project.scope.pins);
+    ``graphs``: given, it gets the graph of every unit the rules ran on (``kqlint graph`` shows them)."""
     from kqlint.domain.kueue.routes import with_routes
     from kqlint.project.scope import apply_rendered_namespaces, partitions, scope_of, without_fragments
 
@@ -71,7 +73,9 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
     pins = run_pins(inputs.objects + context_objects, file_pins)  # read once, every part's evidence
     for part in partitions(inputs, context_objects, config, scope):  # units applied on their own
         placement = Placement(part.unit, part.elsewhere, part.kustomize_dirs, scope.declared_unit, scope.unit_of)
-        graph = build_graph(part.loaded, part.context, config, requests, placement, pins)
+        graph = build_graph(part.loaded, part.context, config, requests, placement, _pins_of(part.unit, pins, scope))
+        if graphs is not None:
+            graphs.append(graph)
         platform_lines.update(dict.fromkeys(_platform_lines(graph)))
         files = {obj.file for obj in part.loaded.objects}
         found_here = [f for f in run_rules(rules, graph, config, errors, jobs, states) if f.location.file in files]
@@ -110,6 +114,13 @@ def run_pins(objects: list[K8sObject], file_pins: tuple[Pin, ...]) -> tuple[Pin,
     from kqlint.domain.pins import object_pins
 
     return tuple(sorted({*object_pins(objects), *file_pins}))
+
+
+def _pins_of(unit: str | None, pins: tuple[Pin, ...], scope: Any) -> tuple[Pin, ...]:
+    """The pins a unit's graph sees: the whole repository's, except those inside another
+    config ``units:`` entry (independent parts the configuration declares; kustomizations and
+    charts do not scope them: Kueue is installed by one and used by the others)."""
+    return tuple(pin for pin in pins if scope.declared_unit(pin.file) in (None, unit))
 
 
 def _sources(inputs: Loaded, found: Discovery, fragments: frozenset[str] = frozenset()) -> Sources:

@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING
 from kqlint.config import Config, check_rule_names
 from kqlint.domain.graph import ObjectGraph
 from kqlint.domain.objects import INPUT, K8sObject
-from kqlint.engine.analysis import analyze, build_graph
+from kqlint.engine.analysis import analyze
 from kqlint.engine.inputs import Loaded, context_beyond_inputs, context_paths, context_without, load_context, load_paths
 from kqlint.engine.registry import RuleSet
 from kqlint.engine.rule import Rule
 from kqlint.engine.runner import select_rules
 from kqlint.errors import CrdError, UsageError
-from kqlint.model import Report
+from kqlint.model import Location, Report
 from kqlint.project.discover import Discovery
 
 if TYPE_CHECKING:
@@ -104,45 +104,65 @@ class Pipeline:
         of ``directories`` (and the plain ``paths``), with the context a plain run of them has,
         findings mapped back to the files the objects came from. ``allow_remote``: kubectl may
         fetch the remote bases the kustomizations name (refused otherwise)."""
-        from kqlint.engine.inputs import add_source
-        from kqlint.project.kustomize import KustomizeError, map_to_origins, rendered_sources
+        from kqlint.project.kustomize import map_to_origins
 
         with self._working():
-            inputs, found = load_paths(paths, self.config, INPUT) if paths else (Loaded(), Discovery())
-            _refuse_missing(found)
-            written = len(inputs.objects)
-            rendered_notes: list[str] = []
-            for directory in directories:
-                try:
-                    sources, notes = rendered_sources(directory, self.config.max_file_size, allow_remote)
-                except KustomizeError as exc:
-                    raise UsageError(str(exc)) from None
-                for source in sources:
-                    add_source(inputs, directory, source, self.config, INPUT)
-                rendered_notes += notes
-            named, note = context_paths(paths, context, self.config, rendered=directories)
-            context_loaded = load_context(named, self.config, inputs, input_paths=paths)
-            report = analyze(inputs, found, context_loaded.objects, self.config, self.selected, inline,
-                             as_rendered=frozenset(id(obj) for obj in inputs.objects[written:]),
-                             file_pins=_file_pins([*directories, *paths, *named], self.config, self.cache))
-            notes = self.notes + rendered_notes + ([note] if note else []) + inputs.notes + context_loaded.notes
-            return map_to_origins(replace(report, notes=tuple(dict.fromkeys(notes))), inputs.objects)
+            run = self._rendered(directories, paths, context, allow_remote)
+            report = self._analyze(run, inline)
+            return map_to_origins(replace(report, notes=run.notes), run.inputs.objects)
 
-    def graph(self, paths: list[str], *, context: Iterable[str] = (),
-              with_findings: bool = False) -> tuple[ObjectGraph, Report | None]:
-        """``kqlint graph``: the ObjectGraph of ``paths`` (plus context, external and profile
-        objects) as ``check`` sees it, and the report of a lint of the same loaded files when
-        asked (stdin is read once)."""
-        from kqlint.project.scope import graph_view
+    def graph(self, paths: list[str], *, context: Iterable[str] = (), kustomize: list[str] | None = None,
+              allow_remote: bool = False) -> GraphView:
+        """``kqlint graph``: the graphs ``check`` judges (one per unit) of ``paths`` (plus context,
+        external and profile objects), or of what ``kubectl kustomize`` renders from each of
+        ``kustomize`` (as ``lint_rendered``), with the report of that lint (stdin is read once)."""
+        from kqlint.project.kustomize import map_to_origins, origin_places
 
+        graphs: list[ObjectGraph] = []
         with self._working():
+            if kustomize:
+                run = self._rendered(kustomize, paths, context, allow_remote)
+                report = replace(self._analyze(run, True, graphs), notes=run.notes)
+                return GraphView(graphs, report, map_to_origins(report, run.inputs.objects),
+                                 origin_places(run.inputs.objects))
             inputs, found = load_paths(paths, self.config, INPUT)
             _refuse_missing(found)
             named, _ = context_paths(paths, context, self.config)
-            inputs, context_objects = graph_view(inputs, load_context(named, self.config, inputs).objects,
-                                                 self.config)
-            report = analyze(inputs, found, context_objects, self.config, self.selected) if with_findings else None
-            return build_graph(inputs, context_objects, self.config), report
+            context_loaded = load_context(named, self.config, inputs, input_paths=paths)
+            report = analyze(inputs, found, context_loaded.objects, self.config, self.selected, graphs=graphs,
+                             file_pins=_file_pins([*paths, *named], self.config))
+            return GraphView(graphs, report, report)
+
+    def _rendered(self, directories: list[str], paths: list[str], context: Iterable[str],
+                  allow_remote: bool) -> RenderedRun:
+        """The plain ``paths``, the objects rendered from ``directories`` and the context of a
+        ``--kustomize`` run (kqlint.project.kustomize: remote bases refused unless ``allow_remote``,
+        no cluster configuration, the stream bounded by ``max-file-size``)."""
+        from kqlint.engine.inputs import add_source
+        from kqlint.project.kustomize import KustomizeError, rendered_sources
+
+        inputs, found = load_paths(paths, self.config, INPUT) if paths else (Loaded(), Discovery())
+        _refuse_missing(found)
+        written = len(inputs.objects)
+        rendered_notes: list[str] = []
+        for directory in directories:
+            try:
+                sources, notes = rendered_sources(directory, self.config.max_file_size, allow_remote)
+            except KustomizeError as exc:
+                raise UsageError(str(exc)) from None
+            for source in sources:
+                add_source(inputs, directory, source, self.config, INPUT)
+            rendered_notes += notes
+        named, note = context_paths(paths, context, self.config, rendered=directories)
+        context_loaded = load_context(named, self.config, inputs, input_paths=paths)
+        notes = self.notes + rendered_notes + ([note] if note else []) + inputs.notes + context_loaded.notes
+        return RenderedRun(inputs, found, context_loaded, frozenset(id(obj) for obj in inputs.objects[written:]),
+                           tuple(dict.fromkeys(notes)), [*directories, *paths, *named])
+
+    def _analyze(self, run: RenderedRun, inline: bool, graphs: list[ObjectGraph] | None = None) -> Report:
+        return analyze(run.inputs, run.found, run.context.objects, self.config, self.selected, inline,
+                       as_rendered=run.as_rendered, graphs=graphs,
+                       file_pins=_file_pins(run.pin_paths, self.config, self.cache))
 
     # ------------------------------------------------------------ stages
 
@@ -158,6 +178,32 @@ class Pipeline:
         keep(inputs, context_loaded)  # a command exits without freeing them
         notes = notes + inputs.notes + context_loaded.notes
         return replace(report, notes=tuple(dict.fromkeys(notes))) if notes else report
+
+
+@dataclass
+class RenderedRun:
+    """What a ``--kustomize`` run loaded: the inputs (rendered objects among them), the context,
+    the ids of the rendered objects, the notes to print and the paths whose files may pin Kueue."""
+
+    inputs: Loaded
+    found: Discovery
+    context: Loaded
+    as_rendered: frozenset[int]
+    notes: tuple[str, ...]
+    pin_paths: list[str]
+
+
+@dataclass
+class GraphView:
+    """What ``kqlint graph`` shows: the graph of every unit the rules ran on, the report of that
+    run with positions in the graphs' objects (what references are matched against), the same
+    report as ``check`` shows it (``--kustomize``: mapped back to the source files), and where
+    a rendered object's position lies in its source file (None: the objects are the files')."""
+
+    graphs: list[ObjectGraph]
+    report: Report
+    shown: Report
+    place: Callable[[Location], Location] | None = None
 
 
 @dataclass
