@@ -173,3 +173,25 @@ def test_a_rendered_run_reads_the_pins_too(tmp_path: Path) -> None:
         report = Pipeline(Config(select=("KQ005",))).lint_rendered(["overlay"], [])
     assert report.findings == ()
     assert _kueue_line(report.platform).startswith("kueue version: 0.12 (from image tag in overlay/kustomization.yaml")
+
+
+def test_past_the_bound_no_file_pins_are_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pin past the bound could be the one that disagrees: then none is read (version unknown)."""
+    from kqlint.project.scope import pins
+
+    repo = _repository(tmp_path, {"kueue/kustomization.yaml": f"resources:\n- {OLD_RELEASE}\n",
+                                  "apps/kustomization.yaml": "resources: []\n", "flavor.yaml": FLAVOR_V1BETA1})
+    with chdir(repo):
+        assert lint(["."], Config(select=("KQ005",))).findings == ()
+        monkeypatch.setattr(pins, "MAX_PIN_FILES", 1)
+        assert [f.code for f in lint(["."], Config(select=("KQ005",))).findings] == ["KQ005"]
+
+
+def test_a_pin_inside_a_declared_unit_pins_that_unit_only(tmp_path: Path) -> None:
+    """config `units:` declares independent parts: a sample that installs Kueue 0.12 says
+    nothing about its neighbour; a kustomization elsewhere (no declared unit) pins them all."""
+    repo = _repository(tmp_path, {"a/kueue/kustomization.yaml": f"resources:\n- {OLD_RELEASE}\n",
+                                  "a/flavor.yaml": FLAVOR_V1BETA1, "b/flavor.yaml": FLAVOR_V1BETA1})
+    with chdir(repo):
+        report = lint(["."], Config(select=("KQ005",), units=("a", "b")))
+    assert [f.location.file for f in report.findings] == ["b/flavor.yaml"]

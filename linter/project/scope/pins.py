@@ -8,8 +8,9 @@ does not read, KQ006) and read once per run, through the cache when the run has 
 unchanged file is not read again).
 
 What the repository brings is not trusted: a walked file whose real path leaves its tree is
-not read (kqlint.project.containment), each file is read up to ``max-file-size``, and at most
-``MAX_PIN_FILES`` files are read.
+not read (kqlint.project.containment), each file is read up to ``max-file-size``, and a run with
+more than ``MAX_PIN_FILES`` such files reads none of them (a pin past the bound could be the one
+that disagrees: no file pins is the version unknown, today's behaviour, never a wrong one).
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from kqlint.domain.pins import Pin
     from kqlint.loader import SourceFile
 
-MAX_PIN_FILES = 512
+MAX_PIN_FILES = 2048
 Extract = Callable[[Any, str], Iterator["Pin"]]
 Read = Callable[[str], "SourceFile"]
 
@@ -54,8 +55,10 @@ def _pin_files(paths: list[str], config: Config) -> list[tuple[str, Extract]]:
         return []
     picked = {file: extract for file in discover(paths, config.exclude).files
               if (extract := _extractor(os.path.basename(file)))}
+    if len(picked) > MAX_PIN_FILES:
+        return []
     kept, _ = contain_files(sorted(picked), paths, config.follow_external_symlinks)
-    return [(file, picked[file]) for file in kept][:MAX_PIN_FILES]
+    return [(file, picked[file]) for file in kept]
 
 
 def _extractor(name: str) -> Extract | None:
