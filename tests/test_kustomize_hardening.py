@@ -65,7 +65,9 @@ def test_text_that_looks_like_an_origin_does_not_redirect_a_finding(tmp_path: Pa
     assert "hunter2" not in out + err and "pc.yaml\n  5:1  error  KQ109" in out
 
 
-def test_a_remote_base_is_refused_before_kubectl_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("command", ["check", "graph"])  # graph --kustomize renders as check does
+def test_a_remote_base_is_refused_before_kubectl_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      command: str) -> None:
     ran = tmp_path / "kubectl-ran"
     monkeypatch.setenv("PATH", str(_fake_kubectl(tmp_path, f": > '{ran}'\nexit 1")))
     repo = _repo(tmp_path)
@@ -73,10 +75,10 @@ def test_a_remote_base_is_refused_before_kubectl_runs(tmp_path: Path, monkeypatc
                    "git@github.com:org/repo.git", "example.com/org/repo/base"):
         (repo / "kustomization.yaml").write_text(f"resources:\n- local.yaml\n- {remote}\n")
         (repo / "local.yaml").write_text(HIGH_CLASS)
-        code, _, err = cli("check", "--kustomize", ".", "--no-config", cwd=repo)
+        code, _, err = cli(command, "--kustomize", ".", "--no-config", cwd=repo)
         assert code == 2 and "--allow-remote-bases" in err and remote in err, err
         assert not ran.exists()
-    code, _, err = cli("check", "--kustomize", ".", "--no-config", "--allow-remote-bases", cwd=repo)
+    code, _, err = cli(command, "--kustomize", ".", "--no-config", "--allow-remote-bases", cwd=repo)
     assert ran.exists() and code == 2 and "failed" in err  # the opt-in runs kubectl (this one fails)
 
 
@@ -91,7 +93,9 @@ def test_a_remote_base_of_an_included_base_is_refused(tmp_path: Path, monkeypatc
     assert code == 2 and "https://example.com/c.git" in err and "base" in err
 
 
-def test_kubectl_runs_without_cluster_configuration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("command,status", [("check", 1), ("graph", 0)])
+def test_kubectl_runs_without_cluster_configuration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    command: str, status: int) -> None:
     seen = tmp_path / "environment"
     stream = HIGH_CLASS.replace("\n", "\\n")
     monkeypatch.setenv("PATH", str(_fake_kubectl(tmp_path, f"export -p > '{seen}'\nprintf '{stream}'")))
@@ -100,8 +104,9 @@ def test_kubectl_runs_without_cluster_configuration(tmp_path: Path, monkeypatch:
     repo = _repo(tmp_path)
     (repo / "kustomization.yaml").write_text("resources: [pc.yaml]\n")
     (repo / "pc.yaml").write_text(HIGH_CLASS)
-    code, _, err = cli("check", "--kustomize", ".", "--no-config", "--select", "KQ109", cwd=repo)
-    assert code == 1, err
+    options = ("--select", "KQ109") if command == "check" else ()
+    code, _, err = cli(command, "--kustomize", ".", "--no-config", *options, cwd=repo)
+    assert code == status, err
     environment = seen.read_text()
     assert "admin.kubeconfig" not in environment and "do-not-pass" not in environment
     assert "KUBECONFIG='/dev/null'" in environment or 'KUBECONFIG="/dev/null"' in environment
@@ -120,6 +125,8 @@ def test_the_rendered_stream_is_bounded_by_max_file_size(tmp_path: Path, monkeyp
     [finding] = _findings(out)
     assert code == 1 and finding["code"] == "KQ001", err
     assert finding["file"] == "kustomization.yaml" and "max-file-size" in str(finding["message"])
+    code, out, err = cli("graph", "--kustomize", ".", "-f", "json", "--with-findings", cwd=repo)  # the same bound
+    assert code == 0 and json.loads(out)["summary"]["nodes"] == 0, err
 
 
 def test_a_base_outside_the_repository_is_not_linted(tmp_path: Path) -> None:

@@ -88,8 +88,8 @@ def _model(tmp_path: Path, files: dict[str, str], config: Config | None = None):
     for name, text in files.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     with chdir(tmp_path):
-        graph, _ = Pipeline(config or Config()).graph(["."])
-    return platform_of(graph)
+        view = Pipeline(config or Config()).graph(["."])
+    return platform_of(view.graphs[0])
 
 
 def _messages(tmp_path: Path, code: str, files: dict[str, str], config: Config | None = None) -> list[str]:

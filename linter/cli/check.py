@@ -10,12 +10,14 @@ from kqlint.cli import complete
 from kqlint.cli.app import BUG_HINT, STDOUT, Exit, err
 from kqlint.cli.options import (
     allow_plugins_option,
+    allow_remote_bases_option,
     check_excludes,
     color_option,
     config_option,
     context_option,
     exclude_option,
     fail_on_level,
+    kustomize_option,
     load_config,
     namespace_option,
     no_config_option,
@@ -65,12 +67,9 @@ def check(
     stdin_filename: str | None = typer.Option(None, "--stdin-filename", metavar="PATH",
                                                  help="Report findings read from stdin (-) against this path; Helm "
                                                       "`# Source:` comments name each document's template otherwise."),
-    kustomize: list[str] | None = typer.Option(None, "--kustomize", metavar="DIR",
-                                                  help="Lint this kustomization as `kubectl kustomize DIR` renders it, "
-                                                       "findings mapped back to source files; repeatable."),
-    allow_remote_bases: bool = typer.Option(False, "--allow-remote-bases",
-                                            help="With --kustomize: let kubectl fetch the remote bases and "
-                                                 "resources (git, HTTPS) a kustomization names; refused otherwise."),
+    kustomize: list[str] | None = kustomize_option("Lint this kustomization as `kubectl kustomize DIR` renders it, "
+                                                   "findings mapped back to source files; repeatable."),
+    allow_remote_bases: bool = allow_remote_bases_option(),
     crd: list[str] | None = typer.Option(None, "--crd", metavar="PATH",
                                             help="CRD file or folder whose schemas KQ002 validates against "
                                                  "(the versions your cluster runs); repeatable."),

@@ -54,6 +54,16 @@ def context_option() -> Any:
                         help="Files/folders loaded only to resolve references; repeatable.")
 
 
+def kustomize_option(help: str) -> Any:
+    return typer.Option(None, "--kustomize", metavar="DIR", help=help)
+
+
+def allow_remote_bases_option() -> Any:
+    return typer.Option(False, "--allow-remote-bases",
+                        help="With --kustomize: let kubectl fetch the remote bases and "
+                             "resources (git, HTTPS) a kustomization names; refused otherwise.")
+
+
 def exclude_option(help: str) -> Any:
     return typer.Option(None, "--exclude", metavar="GLOB", help=help)
 

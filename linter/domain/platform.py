@@ -20,9 +20,15 @@ Sources, per fact, the first that sets it wins (config > profile > evidence):
 2. the active profile (``kakaocloud``: seed 004);
 3. evidence in the inputs and context: a Kueue ``Configuration`` in the ``kueue-manager-config``
    ConfigMap (``controller_manager_config.yaml``: ``integrations.frameworks``), the Kueue
-   manager's image tag (``.../kueue:v0.14.2``) for the version, PodGroups of a gang scheduler,
-   and pods that request a NIC resource (``nic_resources`` adds the profile's and the
-   evidence's; a configured list replaces both).
+   versions the repository pins (kqlint.domain.pins: the manager's image tag, a release
+   manifest URL, Kueue's Helm chart version; read once per run from every object and the
+   project's kustomizations, charts and values files), PodGroups of a gang scheduler, and pods
+   that request a NIC resource (``nic_resources`` adds the profile's and the evidence's; a
+   configured list replaces both).
+
+Pins that disagree on the minor release (0.12 here, 0.16 there) leave the version unknown, and
+``pinned_before`` still names the older one: a rule stays silent where one of them would make
+its finding false, and no fix is safe that writes an API version a pinned Kueue does not serve.
 
 ``platform_of(graph)`` returns the model of a run (``runner.build_graph`` attaches it); rules
 never read the config's ``platform:`` section themselves.
@@ -39,6 +45,7 @@ from kqlint.domain.podspec import containers, resource_list
 if TYPE_CHECKING:
     from kqlint.domain.graph import ObjectGraph
     from kqlint.domain.objects import K8sObject
+    from kqlint.domain.pins import Pin
 
 POD = "pod"
 KUEUE_CONFIG_MAP = "kueue-manager-config"
@@ -77,7 +84,6 @@ POD_GROUP_SCHEDULERS = {"scheduling.volcano.sh": "volcano", "scheduling.run.ai":
                         "scheduling.x-k8s.io": "coscheduling"}
 # Resource-name markers of an RDMA/fabric device (evidence for nic_resources).
 NIC_MARKERS = ("mlnx", "rdma", "hca", "infiniband", "roce")
-_KUEUE_IMAGE = re.compile(r"/kueue(?:/kueue)?:v(\d+)\.(\d+)(?:\.\d+)?\b")
 _VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.\d+)?(?:[-+].*)?$")
 
 
@@ -90,6 +96,7 @@ class Platform:
     nic_resources: frozenset[str] = frozenset()
     template_labels: frozenset[tuple[str, str]] = frozenset()
     requested: frozenset[str] = frozenset()   # evidence: every resource some pod requests
+    kueue_pins: tuple[Pin, ...] = ()          # evidence: every Kueue version the repository pins
     sources: dict[str, str] = field(default_factory=dict, compare=False)  # fact -> where it came from
 
     # ------------------------------------------------------------ questions rules ask
@@ -119,6 +126,14 @@ class Platform:
     def kueue_at_least(self, major: int, minor: int) -> bool | None:
         return None if self.kueue_version is None else self.kueue_version >= (major, minor)
 
+    def pinned_before(self, major: int, minor: int) -> Pin | None:
+        """A Kueue version the repository pins that is older than ``major.minor`` (the oldest),
+        whatever the model's version says: None when no pin is that old."""
+        return next((pin for pin in sorted(self.kueue_pins) if pin.version < (major, minor)), None)
+
+    def pins_disagree(self) -> bool:
+        return len({pin.version for pin in self.kueue_pins}) > 1
+
     def offers(self, resource: str) -> bool:
         """The GPU nodes offer ``resource`` (an RDMA NIC) as a requestable resource: a known
         NIC resource, or (unless the config lists them) one that some pod requests."""
@@ -134,7 +149,7 @@ class Platform:
     def known(self) -> bool:
         """Whether the model establishes any fact at all."""
         return bool(self.kueue_version or self.integrations is not None or self.gang_schedulers
-                    or self.nic_resources or self.template_labels)
+                    or self.nic_resources or self.template_labels or self.kueue_pins)
 
     def describe(self) -> dict[str, Any]:
         """The model as plain data (``kqlint graph --format json``), unknown facts as null."""
@@ -156,7 +171,7 @@ class Platform:
         integrations = ", ".join(kueue["integrations"]) if kueue["integrations"] is not None else "unknown"
         if kueue["integrations"] is not None and not self.integrations_complete:
             integrations += " (others unknown)"
-        rows = [("kueue version", kueue["version"] or "unknown", "kueue.version"),
+        rows = [("kueue version", kueue["version"] or self._unknown_version(), "kueue.version"),
                 ("kueue integrations", integrations, "kueue.integrations"),
                 ("gang schedulers", ", ".join(data["gangSchedulers"]) or "unknown", "gang-schedulers"),
                 ("NIC resources", ", ".join(data["nicResources"]) or "none known", "nic-resources")]
@@ -164,6 +179,13 @@ class Platform:
             rows.append(("pod-template Kueue labels", ", ".join(data["podTemplateLabels"]), "pod-template-labels"))
         return [f"{name}: {value}" + (f" (from {self.sources[key]})" if key in self.sources else "")
                 for name, value, key in rows]
+
+    def _unknown_version(self) -> str:
+        if not self.pins_disagree():
+            return "unknown"
+        shown = "; ".join(f"{'.'.join(map(str, pin.version))}: {pin.source}" for pin in sorted(self.kueue_pins)[:4])
+        more = len(self.kueue_pins) - 4
+        return f"unknown (the repository's pins disagree: {shown}{f'; {more} more' if more > 0 else ''})"
 
 
 UNKNOWN = Platform()
@@ -178,12 +200,18 @@ def platform_of(graph: ObjectGraph) -> Platform:
 # ------------------------------------------------------------------ building
 
 def build_platform(settings: Any, profile: str | None, graph: ObjectGraph,
-                   requests: dict[int, frozenset[str]] | None = None) -> Platform:
+                   requests: dict[int, frozenset[str]] | None = None,
+                   pins: tuple[Pin, ...] | None = None) -> Platform:
     """config ``platform:`` settings, then the profile, then evidence in ``graph``.
     ``requests`` memoises each object's requested resources for a run that builds several
-    graphs over the same objects (one per unit, kqlint.project.scope)."""
+    graphs over the same objects (one per unit, kqlint.project.scope); ``pins``: the Kueue
+    versions the whole repository pins, read once per run (default: those of ``graph``'s objects)."""
+    if pins is None:
+        from kqlint.domain.pins import object_pins
+
+        pins = tuple(sorted(object_pins(graph.objects)))
     layers = [_from_settings(settings if isinstance(settings, dict) else {}),
-              _from_profile(profile), _from_evidence(graph, {} if requests is None else requests)]
+              _from_profile(profile), _from_evidence(graph, {} if requests is None else requests, pins)]
     return _merge(layers)
 
 
@@ -209,7 +237,8 @@ def _merge(layers: list[Platform]) -> Platform:
         where = [layer.sources[key] for layer in chosen if key in layer.sources and getattr(layer, attr)]
         if where or key in config.sources:
             sources[key] = "; ".join(where) or config.sources[key]
-    result = replace(result, gang_schedulers=merged["gang_schedulers"], nic_resources=merged["nic_resources"])
+    result = replace(result, gang_schedulers=merged["gang_schedulers"], nic_resources=merged["nic_resources"],
+                     kueue_pins=tuple(sorted({pin for layer in layers for pin in layer.kueue_pins})))
     if "nic-resources" not in config.sources:
         result = replace(result, requested=frozenset().union(*(layer.requested for layer in rest)))
     return replace(result, sources={k: v for k, v in sources.items() if v})
@@ -256,17 +285,17 @@ def parse_version(value: Any) -> tuple[int, int] | None:
 
 # ------------------------------------------------------------------ evidence
 
-def _from_evidence(graph: ObjectGraph, requests: dict[int, frozenset[str]]) -> Platform:
-    facts: dict[str, Any] = {}
+def _from_evidence(graph: ObjectGraph, requests: dict[int, frozenset[str]], pins: tuple[Pin, ...]) -> Platform:
+    facts: dict[str, Any] = {"kueue_pins": pins}
     sources: dict[str, str] = {}
     configuration = _kueue_configuration(graph)
     if configuration is not None:
         obj, frameworks = configuration
         facts["integrations"], facts["integrations_complete"] = frameworks, True
         sources["kueue.integrations"] = f"{obj.display()} ({obj.file})"
-    version = _kueue_image_version(graph)
-    if version is not None:
-        facts["kueue_version"], sources["kueue.version"] = version[0], version[1]
+    versions = sorted({pin.version for pin in pins})
+    if len(versions) == 1:  # pins that disagree leave it unknown (the class docstring)
+        facts["kueue_version"], sources["kueue.version"] = versions[0], _pin_sources(pins)
     schedulers = _pod_group_schedulers(graph)
     if schedulers:
         facts["gang_schedulers"] = frozenset(schedulers)
@@ -298,15 +327,9 @@ def _kueue_configuration(graph: ObjectGraph) -> tuple[K8sObject, frozenset[str]]
     return None
 
 
-def _kueue_image_version(graph: ObjectGraph) -> tuple[tuple[int, int], str] | None:
-    for obj in graph.of_kind("Deployment", "apps"):
-        if "kueue" not in obj.name:
-            continue
-        for container in containers(obj.get("spec", "template", "spec")):
-            match = _KUEUE_IMAGE.search(str(container.data.get("image") or ""))
-            if match:
-                return (int(match.group(1)), int(match.group(2))), f"image of {obj.display()} ({obj.file})"
-    return None
+def _pin_sources(pins: tuple[Pin, ...]) -> str:
+    shown = "; ".join(pin.source for pin in pins[:3])
+    return shown + (f"; {len(pins) - 3} more" if len(pins) > 3 else "")
 
 
 def _pod_group_schedulers(graph: ObjectGraph) -> set[str]:

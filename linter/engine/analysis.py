@@ -20,6 +20,7 @@ from kqlint.project.discover import Discovery
 
 if TYPE_CHECKING:
     from kqlint.cache.findings import Reuse
+    from kqlint.domain.pins import Pin
     from kqlint.project.scope.partitions import Part
     from kqlint.project.scope.units import Scope
 
@@ -27,9 +28,11 @@ KUSTOMIZATION_FILES = frozenset({"kustomization.yaml", "kustomization.yml"})
 
 
 def build_graph(inputs: Loaded, context_objects: list[K8sObject], config: Config,
-                requests: dict[int, frozenset[str]] | None = None, placement: Placement | None = None) -> ObjectGraph:
+                requests: dict[int, frozenset[str]] | None = None, placement: Placement | None = None,
+                pins: tuple[Pin, ...] | None = None) -> ObjectGraph:
     """Inputs, then context, then config ``external``, then the profile's objects; the
-    platform model is built from the configuration, the profile and the graph's evidence."""
+    platform model is built from the configuration, the profile and the graph's evidence
+    (``pins``: the Kueue versions the repository pins, run_pins)."""
     from kqlint.domain.platform import build_platform
 
     folders = frozenset(source.path.rpartition("/")[0] for source in inputs.sources
@@ -37,7 +40,7 @@ def build_graph(inputs: Loaded, context_objects: list[K8sObject], config: Config
     placement = placement or Placement()
     placement = replace(placement, kustomize_dirs=placement.kustomize_dirs | folders)
     graph = ObjectGraph(inputs.objects + context_objects, placement,
-                        platform=lambda whole: build_platform(config.platform, config.profile, whole, requests))
+                        platform=lambda whole: build_platform(config.platform, config.profile, whole, requests, pins))
     graph.add(external_objects(config))
     graph.add(_profile_objects(config, graph))
     return graph
@@ -45,11 +48,14 @@ def build_graph(inputs: Loaded, context_objects: list[K8sObject], config: Config
 
 def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], config: Config,
             selected: Iterable[Rule], inline_suppressions: bool = True, jobs: int = 1,
-            scope: Any = None, as_rendered: frozenset[int] = frozenset(), stored: Reuse | None = None) -> Report:
+            scope: Any = None, as_rendered: frozenset[int] = frozenset(), stored: Reuse | None = None,
+            file_pins: tuple[Pin, ...] = (), graphs: list[ObjectGraph] | None = None) -> Report:
     """Run the selected rules over loaded inputs (plus context objects) and build the Report;
     ``scope``: scope_of() these objects, when the caller kept it (KeptContext); ``as_rendered``:
     the ids of objects ``--kustomize`` rendered (their namespaces are kustomize's already);
-    ``stored``: findings the rules may reuse (kqlint.cache.findings)."""
+    ``stored``: findings the rules may reuse (kqlint.cache.findings); ``file_pins``: the Kueue
+    versions the run's files that are no objects pin (kqlint.project.scope.pins); ``graphs``:
+    given, it gets the graph of every unit the rules ran on (``kqlint graph`` shows them)."""
     from kqlint.domain.kueue.routes import with_routes
 
     streams = tuple(inputs.streams)
@@ -63,7 +69,9 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
     routed = frozenset(rule.meta.code for rule in rules if getattr(rule.meta, "shows_route", False))
     findings: list[Finding] = []
     platform_lines: dict[str, None] = {}  # the platform model of every graph, in order, once
-    for part, graph in unit_graphs(inputs, context_objects, config, scope):
+    for part, graph in unit_graphs(inputs, context_objects, config, scope, file_pins):
+        if graphs is not None:
+            graphs.append(graph)
         platform_lines.update(dict.fromkeys(_platform_lines(graph)))
         files = {obj.file for obj in part.loaded.objects}
         found_here = [f for f in run_rules(rules, graph, config, errors, jobs, states, stored)
@@ -110,16 +118,34 @@ def scoped(inputs: Loaded, context_objects: list[K8sObject], config: Config, sco
     return scope, inputs, context_objects
 
 
-def unit_graphs(inputs: Loaded, context_objects: list[K8sObject], config: Config,
-                scope: Scope) -> Iterator[tuple[Part, ObjectGraph]]:
+def unit_graphs(inputs: Loaded, context_objects: list[K8sObject], config: Config, scope: Scope,
+                file_pins: tuple[Pin, ...] = ()) -> Iterator[tuple[Part, ObjectGraph]]:
     """One graph per unit applied on its own (kqlint.project.scope.partitions), with its
-    platform model built from the configuration, the profile and that graph's evidence."""
+    platform model built from the configuration, the profile, that graph's evidence and the
+    versions the repository pins (``file_pins``: those of its files that are no objects)."""
     from kqlint.project.scope import partitions
 
     requests: dict[int, frozenset[str]] = {}  # platform evidence per object, shared by the parts
+    pins = run_pins(inputs.objects + context_objects, file_pins)  # read once, every part's evidence
     for part in partitions(inputs, context_objects, config, scope):
         placement = Placement(part.unit, part.elsewhere, part.kustomize_dirs, scope.declared_unit, scope.unit_of)
-        yield part, build_graph(part.loaded, part.context, config, requests, placement)
+        yield part, build_graph(part.loaded, part.context, config, requests, placement,
+                                _pins_of(part.unit, pins, scope))
+
+
+def run_pins(objects: list[K8sObject], file_pins: tuple[Pin, ...]) -> tuple[Pin, ...]:
+    """The Kueue versions the repository pins (rules.md "Versions the repository pins"): in the
+    run's objects, whichever unit holds them, and in its kustomizations, charts and values files."""
+    from kqlint.domain.pins import object_pins
+
+    return tuple(sorted({*object_pins(objects), *file_pins}))
+
+
+def _pins_of(unit: str | None, pins: tuple[Pin, ...], scope: Any) -> tuple[Pin, ...]:
+    """The pins a unit's graph sees: the whole repository's, except those inside another
+    config ``units:`` entry (independent parts the configuration declares; kustomizations and
+    charts do not scope them: Kueue is installed by one and used by the others)."""
+    return tuple(pin for pin in pins if scope.declared_unit(pin.file) in (None, unit))
 
 
 def _sources(inputs: Loaded, found: Discovery, fragments: frozenset[str] = frozenset()) -> Sources:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from kqlint.config import Config, check_rule_names
 from kqlint.domain.graph import ObjectGraph
 from kqlint.domain.objects import INPUT, K8sObject
-from kqlint.engine.analysis import analyze, build_graph
+from kqlint.engine.analysis import analyze
 from kqlint.engine.inputs import (
     FixPasses,
     Loaded,
@@ -30,12 +30,13 @@ from kqlint.engine.registry import RuleSet
 from kqlint.engine.rule import Rule
 from kqlint.engine.runner import select_rules
 from kqlint.errors import CrdError, UsageError
-from kqlint.model import Report
+from kqlint.model import Location, Report
 from kqlint.project.discover import Discovery
 
 if TYPE_CHECKING:
     from kqlint.cache import FileCache
     from kqlint.cache.findings import Reuse
+    from kqlint.domain.pins import Pin
     from kqlint.engine.survey import ContextChoice, RunFiles, UnitModel
     from kqlint.project.scope.units import Scope
 
@@ -111,7 +112,8 @@ class Pipeline:
             _refuse_missing(found)
             context_objects = context_without(context.loaded.objects, inputs)
             return analyze(inputs, found, context_objects, self.config, self.selected, inline,
-                           scope=context.scope(inputs.objects + context_objects, self.config))
+                           scope=context.scope(inputs.objects + context_objects, self.config),
+                           file_pins=context.pins(path, self.config))
 
     def context_of(self, path: str) -> tuple[str, ...]:
         """The context paths a lint of the file ``path`` reads."""
@@ -131,44 +133,65 @@ class Pipeline:
         of ``directories`` (and the plain ``paths``), with the context a plain run of them has,
         findings mapped back to the files the objects came from. ``allow_remote``: kubectl may
         fetch the remote bases the kustomizations name (refused otherwise)."""
-        from kqlint.engine.inputs import add_source
-        from kqlint.project.kustomize import KustomizeError, map_to_origins, rendered_sources
+        from kqlint.project.kustomize import map_to_origins
 
         with self._working():
-            inputs, found = load_paths(paths, self.config, INPUT) if paths else (Loaded(), Discovery())
-            _refuse_missing(found)
-            written = len(inputs.objects)
-            rendered_notes: list[str] = []
-            for directory in directories:
-                try:
-                    sources, notes = rendered_sources(directory, self.config.max_file_size, allow_remote)
-                except KustomizeError as exc:
-                    raise UsageError(str(exc)) from None
-                for source in sources:
-                    add_source(inputs, directory, source, self.config, INPUT)
-                rendered_notes += notes
-            named, note = context_paths(paths, context, self.config, rendered=directories)
-            context_loaded = load_context(named, self.config, inputs, input_paths=paths)
-            report = analyze(inputs, found, context_loaded.objects, self.config, self.selected, inline,
-                             as_rendered=frozenset(id(obj) for obj in inputs.objects[written:]))
-            notes = self.notes + rendered_notes + ([note] if note else []) + inputs.notes + context_loaded.notes
-            return map_to_origins(replace(report, notes=tuple(dict.fromkeys(notes))), inputs.objects)
+            run = self._rendered(directories, paths, context, allow_remote)
+            report = self._analyze(run, inline)
+            return map_to_origins(replace(report, notes=run.notes), run.inputs.objects)
 
-    def graph(self, paths: list[str], *, context: Iterable[str] = (),
-              with_findings: bool = False) -> tuple[ObjectGraph, Report | None]:
-        """``kqlint graph``: the ObjectGraph of ``paths`` (plus context, external and profile
-        objects) as ``check`` sees it, and the report of a lint of the same loaded files when
-        asked (stdin is read once)."""
-        from kqlint.project.scope import graph_view
+    def graph(self, paths: list[str], *, context: Iterable[str] = (), kustomize: list[str] | None = None,
+              allow_remote: bool = False) -> GraphView:
+        """``kqlint graph``: the graphs ``check`` judges (one per unit) of ``paths`` (plus context,
+        external and profile objects), or of what ``kubectl kustomize`` renders from each of
+        ``kustomize`` (as ``lint_rendered``), with the report of that lint (stdin is read once)."""
+        from kqlint.project.kustomize import map_to_origins, origin_places
 
+        graphs: list[ObjectGraph] = []
         with self._working():
+            if kustomize:
+                run = self._rendered(kustomize, paths, context, allow_remote)
+                report = replace(self._analyze(run, True, graphs), notes=run.notes)
+                return GraphView(graphs, report, map_to_origins(report, run.inputs.objects),
+                                 origin_places(run.inputs.objects))
             inputs, found = load_paths(paths, self.config, INPUT)
             _refuse_missing(found)
             named, _ = context_paths(paths, context, self.config)
-            inputs, context_objects = graph_view(inputs, load_context(named, self.config, inputs).objects,
-                                                 self.config)
-            report = analyze(inputs, found, context_objects, self.config, self.selected) if with_findings else None
-            return build_graph(inputs, context_objects, self.config), report
+            context_loaded = load_context(named, self.config, inputs, input_paths=paths)
+            report = analyze(inputs, found, context_loaded.objects, self.config, self.selected, graphs=graphs,
+                             file_pins=_file_pins([*paths, *named], self.config))
+            return GraphView(graphs, report, report)
+
+    def _rendered(self, directories: list[str], paths: list[str], context: Iterable[str],
+                  allow_remote: bool) -> RenderedRun:
+        """The plain ``paths``, the objects rendered from ``directories`` and the context of a
+        ``--kustomize`` run (kqlint.project.kustomize: remote bases refused unless ``allow_remote``,
+        no cluster configuration, the stream bounded by ``max-file-size``)."""
+        from kqlint.engine.inputs import add_source
+        from kqlint.project.kustomize import KustomizeError, rendered_sources
+
+        inputs, found = load_paths(paths, self.config, INPUT) if paths else (Loaded(), Discovery())
+        _refuse_missing(found)
+        written = len(inputs.objects)
+        rendered_notes: list[str] = []
+        for directory in directories:
+            try:
+                sources, notes = rendered_sources(directory, self.config.max_file_size, allow_remote)
+            except KustomizeError as exc:
+                raise UsageError(str(exc)) from None
+            for source in sources:
+                add_source(inputs, directory, source, self.config, INPUT)
+            rendered_notes += notes
+        named, note = context_paths(paths, context, self.config, rendered=directories)
+        context_loaded = load_context(named, self.config, inputs, input_paths=paths)
+        notes = self.notes + rendered_notes + ([note] if note else []) + inputs.notes + context_loaded.notes
+        return RenderedRun(inputs, found, context_loaded, frozenset(id(obj) for obj in inputs.objects[written:]),
+                           tuple(dict.fromkeys(notes)), [*directories, *paths, *named])
+
+    def _analyze(self, run: RenderedRun, inline: bool, graphs: list[ObjectGraph] | None = None) -> Report:
+        return analyze(run.inputs, run.found, run.context.objects, self.config, self.selected, inline,
+                       as_rendered=run.as_rendered, graphs=graphs,
+                       file_pins=_file_pins(run.pin_paths, self.config, self.cache))
 
     def files(self, paths: list[str], *, context: Iterable[str] = ()) -> RunFiles:
         """``kqlint check --show-files``: the input and context files ``lint(paths)`` reads,
@@ -188,7 +211,8 @@ class Pipeline:
             _refuse_missing(found)
             choice = choose_context(paths, context, self.config)
             context_loaded = load_context(list(choice.paths), self.config, inputs, input_paths=paths)
-            return choice, unit_models(inputs, context_loaded.objects, self.config)
+            return choice, unit_models(inputs, context_loaded.objects, self.config,
+                                       _file_pins([*paths, *choice.paths], self.config))
 
     # ------------------------------------------------------------ stages
 
@@ -204,10 +228,36 @@ class Pipeline:
                                       passes=passes)
         reusable = stored or (passes.findings if passes is not None else None)
         report = analyze(inputs, found, context_loaded.objects, self.config, self.selected, inline, jobs,
-                         stored=reusable)
+                         stored=reusable, file_pins=_file_pins([*paths, *named_context], self.config, self.cache))
         keep(inputs, context_loaded)  # a command exits without freeing them
         notes = notes + inputs.notes + context_loaded.notes
         return replace(report, notes=tuple(dict.fromkeys(notes))) if notes else report
+
+
+@dataclass
+class RenderedRun:
+    """What a ``--kustomize`` run loaded: the inputs (rendered objects among them), the context,
+    the ids of the rendered objects, the notes to print and the paths whose files may pin Kueue."""
+
+    inputs: Loaded
+    found: Discovery
+    context: Loaded
+    as_rendered: frozenset[int]
+    notes: tuple[str, ...]
+    pin_paths: list[str]
+
+
+@dataclass
+class GraphView:
+    """What ``kqlint graph`` shows: the graph of every unit the rules ran on, the report of that
+    run with positions in the graphs' objects (what references are matched against), the same
+    report as ``check`` shows it (``--kustomize``: mapped back to the source files), and where
+    a rendered object's position lies in its source file (None: the objects are the files')."""
+
+    graphs: list[ObjectGraph]
+    report: Report
+    shown: Report
+    place: Callable[[Location], Location] | None = None
 
 
 @dataclass
@@ -218,6 +268,13 @@ class KeptContext:
     loaded: Loaded
     named: tuple[str, ...] = ()  # the context paths it was loaded from
     _scopes: dict[frozenset[str], Scope] = field(default_factory=dict)
+    _pins: dict[str, tuple[Pin, ...]] = field(default_factory=dict)
+
+    def pins(self, path: str, config: Config) -> tuple[Pin, ...]:
+        """The Kueue versions the pin files of ``path`` and the context pin (read once)."""
+        if path not in self._pins:
+            self._pins[path] = _file_pins([path, *self.named], config)
+        return self._pins[path]
 
     def scope(self, objects: list[K8sObject], config: Config) -> Scope:
         """scope_of(objects): the same files (an edited buffer's among them) make the same Scope."""
@@ -252,6 +309,29 @@ def prepare(config: Config | None, rules: Iterable[Rule] | None = None) -> tuple
     per_file.check_names(config, loaded)
     _check_crds(config)
     return config, select_rules(loaded, config)
+
+
+def _file_pins(paths: list[str], config: Config, cache: FileCache | None = None) -> tuple[Pin, ...]:
+    """The Kueue versions the run's kustomizations and values files pin, each file read
+    through ``cache`` when the run has one (an unchanged file is not read again)."""
+    from kqlint.project.scope.pins import file_pins
+
+    if cache is None:
+        return file_pins(paths, config)
+    from kqlint.cache import Miss
+    from kqlint.loader import SourceFile, load_file, parse_bytes
+    from kqlint.project.discover import display_path
+
+    def read(path: str) -> SourceFile:
+        display = display_path(path)
+        found = cache.lookup(path, display, lazy=False)
+        if isinstance(found, SourceFile):
+            return found
+        if isinstance(found, Miss) and found.raw is not None:
+            return parse_bytes(display, found.raw)
+        return load_file(path, display, config.max_file_size)
+
+    return file_pins(paths, config, read)
 
 
 def _refuse_missing(found: Discovery) -> None:

@@ -14,6 +14,7 @@ from kqlint.config import Config
 if TYPE_CHECKING:
     from kqlint.domain.graph import ObjectGraph
     from kqlint.domain.objects import K8sObject
+    from kqlint.domain.pins import Pin
     from kqlint.domain.platform import Platform
     from kqlint.engine.inputs import Loaded
     from kqlint.project.discover import Discovery
@@ -111,13 +112,15 @@ def _discovered(paths: list[str], config: Config) -> tuple[Discovery, list[str]]
     return replace(found, files=files), notes
 
 
-def unit_models(inputs: Loaded, context_objects: list[K8sObject], config: Config) -> list[UnitModel]:
-    """Each unit's graph, built as ``analyze`` builds it, as a UnitModel."""
+def unit_models(inputs: Loaded, context_objects: list[K8sObject], config: Config,
+                file_pins: tuple[Pin, ...] = ()) -> list[UnitModel]:
+    """Each unit's graph, built as ``analyze`` builds it (``file_pins``: the Kueue versions the
+    run's files that are no objects pin), as a UnitModel."""
     from kqlint.engine.analysis import scoped, unit_graphs
 
     scope, inputs, kept = scoped(inputs, context_objects, config)
     return [_model(part.unit, len(part.loaded.objects), graph)
-            for part, graph in unit_graphs(inputs, kept, config, scope)]
+            for part, graph in unit_graphs(inputs, kept, config, scope, file_pins)]
 
 
 def _model(unit: str | None, inputs: int, graph: ObjectGraph) -> UnitModel:

@@ -33,6 +33,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -329,8 +330,17 @@ class _Mapper:
 def map_to_origins(report: Report, rendered_objects: list[Any]) -> Report:
     """``report`` of rendered objects with every finding moved to the file and position the
     object came from (its origin annotation, or the kustomization that rendered it)."""
-    rendered = {(o.file, o.kind, o.namespace, o.name): o for o in rendered_objects}
-    mapper = _Mapper(rendered)
+    mapper = _mapper(rendered_objects)
     findings = tuple(sorted((mapper.finding(f) for f in report.findings), key=Finding.sort_key))
     suppressed = tuple(sorted((mapper.finding(f) for f in report.suppressed), key=Finding.sort_key))
     return replace(report, findings=findings, suppressed=suppressed)
+
+
+def origin_places(rendered_objects: list[Any]) -> Callable[[Location], Location]:
+    """A position in a rendered object moved to the file and position it came from (as
+    ``map_to_origins`` moves findings; ``kqlint graph --kustomize`` places its nodes so)."""
+    return _mapper(rendered_objects).location
+
+
+def _mapper(rendered_objects: list[Any]) -> _Mapper:
+    return _Mapper({(o.file, o.kind, o.namespace, o.name): o for o in rendered_objects})

@@ -20,8 +20,8 @@ per unit).
 from __future__ import annotations
 
 from kqlint.project.scope.context import NO_ROOT_NOTE, context_plan
-from kqlint.project.scope.partitions import apply_rendered_namespaces, graph_view, partitions, without_fragments
+from kqlint.project.scope.partitions import apply_rendered_namespaces, partitions, without_fragments
 from kqlint.project.scope.units import scope_of
 
-__all__ = ["NO_ROOT_NOTE", "apply_rendered_namespaces", "context_plan", "graph_view", "partitions", "scope_of",
+__all__ = ["NO_ROOT_NOTE", "apply_rendered_namespaces", "context_plan", "partitions", "scope_of",
            "without_fragments"]

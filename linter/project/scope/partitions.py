@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from kqlint.project.scope.units import Scope, scope_of
+from kqlint.project.scope.units import Scope
 
 if TYPE_CHECKING:
     from kqlint.config import Config
@@ -113,14 +113,3 @@ def _as_context(obj: K8sObject, config: Config) -> Any:
     from kqlint.domain.objects import CONTEXT, K8sObject
 
     return K8sObject(obj.file, obj.doc, obj.root, obj.base, obj.data, config.namespace, CONTEXT)
-
-
-def graph_view(inputs: Loaded, context_objects: list[Any], config: Config) -> tuple[Any, list[Any]]:
-    """What ``kqlint graph`` shows, discovered as ``kqlint check`` discovers it: the inputs
-    without kustomize patch fragments, and the context objects they may resolve to (no
-    fragments, nothing from units that hold no input)."""
-    scope = scope_of(list(inputs.objects) + list(context_objects), config)
-    apply_rendered_namespaces(list(inputs.objects) + list(context_objects), scope)
-    inputs, context_objects = without_fragments(inputs, context_objects, scope)
-    units = {scope.unit_of(obj.file) for obj in inputs.objects}
-    return inputs, [obj for obj in context_objects if scope.unit_of(obj.file) in units | {None}]

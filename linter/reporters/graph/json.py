@@ -22,6 +22,8 @@ def _node(graph: Graph, node: Node) -> dict[str, Any]:
     data: dict[str, Any] = {"id": node.id, "apiVersion": node.api_version or None, "kind": node.kind,
                             "group": node.group, "namespace": node.namespace, "name": node.name,
                             "status": node.status, "file": node.file, "line": node.line, "column": node.column}
+    if node.namespaces:  # undetermined: every namespace kustomize renders it into
+        data["namespaces"] = list(node.namespaces)
     if node.id in graph.findings:
         data["findings"] = [_finding(f) for f in graph.findings[node.id]]
     return data

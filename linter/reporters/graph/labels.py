@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from kqlint.domain.kinds import BATCH_GROUP
 from kqlint.model import Finding, Severity
-from kqlint.reporters.graph.elements import IMPLICIT, OPERATOR, UNRESOLVED, Graph, Node
+from kqlint.reporters.graph.elements import AMBIGUOUS, IMPLICIT, OPERATOR, UNCHECKED, UNRESOLVED, Graph, Node
 
 STATUS_NOTES = {UNRESOLVED: "unresolved", IMPLICIT: "implicit cohort", OPERATOR: "created by the operator",
+                AMBIGUOUS: "ambiguous: depends on where it is applied",
+                UNCHECKED: "not found; check does not judge it here",
                 "context": "context", "external": "external", "profile": "profile"}
 
 
