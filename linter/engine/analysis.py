@@ -55,7 +55,8 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
     streams = tuple(inputs.streams)
     with_objects = {obj.file for obj in inputs.objects}
     inputs, context_objects = without_fragments(inputs, context_objects, scope, as_rendered)
-    fragments = frozenset(with_objects - {obj.file for obj in inputs.objects})  # files that are patches only
+    fragments = frozenset(file for file in with_objects - {obj.file for obj in inputs.objects}
+                          if not scope.is_check(file))  # files that are patches only
     from kqlint.cache.findings import observe
 
     observe(inputs.objects + context_objects, scope)  # what reused graph-reading findings are keyed by
@@ -66,7 +67,8 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
     platform_lines: dict[str, None] = {}  # the platform model of every graph, in order, once
     requests: dict[int, frozenset[str]] = {}  # platform evidence per object, shared by the parts
     for part in partitions(inputs, context_objects, config, scope):  # units applied on their own
-        placement = Placement(part.unit, part.elsewhere, part.kustomize_dirs, scope.declared_unit, scope.unit_of)
+        placement = Placement(part.unit, part.elsewhere, part.kustomize_dirs, scope.declared_unit, scope.unit_of,
+                              scope.open_world(part.unit))
         graph = build_graph(part.loaded, part.context, config, requests, placement)
         platform_lines.update(dict.fromkeys(_platform_lines(graph)))
         files = {obj.file for obj in part.loaded.objects}

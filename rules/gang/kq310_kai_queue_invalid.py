@@ -121,7 +121,7 @@ def _queue_value(obj: K8sObject, ctx: RuleContext, meta: tuple[Any, ...], queue:
             at=at, related=related, remedy=f"Send it to a leaf queue ({names})",
             message=(f"{obj.display()}: KAI queue `{queue}` has {len(children)} child queues: KAI schedules only "
                      "jobs of leaf queues, so the workload stays Pending"))
-    elif queue not in queues:
+    elif queue not in queues and not ctx.graph.open_world:  # a harness test's system may create it
         yield ctx.finding(
             at=at, message=(f"{obj.display()}: KAI queue `{queue}` names no Queue kqlint knows"
                             f"{suggest(queue, [*queues, *BUILT_IN_QUEUES])}: the workload is never scheduled"),

@@ -96,7 +96,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     queues = queues_by_name(ctx.graph, KAI_QUEUE)
     parent_name = obj.get("spec", "parentQueue")
     parent = queues.get(parent_name) if isinstance(parent_name, str) else None
-    if isinstance(parent_name, str) and parent_name and parent is None and parent_name != DEFAULT_PARENT:
+    if isinstance(parent_name, str) and parent_name and parent is None and parent_name != DEFAULT_PARENT \
+            and not ctx.graph.open_world:  # a harness test's system under test may create it
         yield ctx.finding(
             at=obj.at_value("spec", "parentQueue"),
             message=(f"{obj.display()}: parentQueue `{parent_name}` names no KAI Queue kqlint knows"
