@@ -235,11 +235,13 @@ def test_a_hostile_chainsaw_test_reads_nothing_outside(tmp_path: Path, capsys: p
     root = project(tmp_path, "harness-tests")
     outside = tmp_path / "secret.yaml"
     outside.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: secret\n")
-    globs = ["expected-*.yaml", "/etc/*", "../../../*", "../../../../**/*", "[" * 600, "*" * 500 + "a",
+    globs = ["expected-*.yaml", "a\u0000b", "/etc/*", "../../../*", "../../../../**/*", "[" * 600, "*" * 500 + "a",
              *(f"f{i}.yaml" for i in range(400))]
     test = {"apiVersion": "chainsaw.kyverno.io/v1alpha1", "kind": "Test", "metadata": {"name": "x"},
             "spec": {"steps": [{"try": [{"assert": {"file": glob}} for glob in globs]}]}}
     (root / "chainsaw" / "queue-from-cr" / "chainsaw-test.yaml").write_text(json.dumps(test))
+    (root / "kuttl" / "kuttl-test.yaml").write_text(json.dumps({"kind": "TestSuite", "testDirs": [
+        "./tests", "t\u0000x", "/", "../../..", 7, None]}))
     with chdir(root):
         try:
             code = main(["check", "--no-cache", "-f", "json", "--select", "KQ2,KQ4", "."])

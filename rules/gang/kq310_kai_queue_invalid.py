@@ -13,6 +13,9 @@ The label is read on the workload, then on its pod template (KAI's pod grouper,
 `default_grouper.go`). Under the `kakaocloud` profile KQ503 owns the label's value: there only
 (c) and (d) are reported.
 
+In the files of a chainsaw or kuttl test, which the harness applies beside objects only the
+system under test makes, no queue is reported unknown.
+
 ## Why it breaks on a cluster
 KAI skips jobs of non-leaf queues (`input_jobs.go`), so they stay Pending; a queue that does not
 exist leaves the PodGroup unschedulable; since v0.6.0 KAI no longer reads `runai/queue`, and the

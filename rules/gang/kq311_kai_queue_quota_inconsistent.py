@@ -10,6 +10,9 @@ written:
   `memory` one of 1–99 (KAI reads megabytes) (warning).
 -1 means unlimited and is never compared.
 
+In the files of a chainsaw or kuttl test, which the harness applies beside objects only the
+system under test makes, no queue is reported unknown.
+
 ## Why it breaks on a cluster
 The scheduler drops a queue whose parent it cannot find **and its whole subtree** from its
 snapshot as an orphan (`pkg/scheduler/api/cluster_info/queue.go`): nothing submitted to them is

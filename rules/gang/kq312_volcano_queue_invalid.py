@@ -16,6 +16,9 @@ Without any Volcano Queue in view, kqlint does not know the cluster's queues and
 about unknown or non-leaf queues. Silent under the `kakaocloud` profile, where KQ502 reports
 every Volcano queue reference.
 
+In the files of a chainsaw or kuttl test, which the harness applies beside objects only the
+system under test makes, no queue is reported unknown.
+
 ## Why it breaks on a cluster
 `kubectl apply` fails with the webhook's message (`can not submit job to root queue`, `can only
 submit job to leaf queue`, `unable to find job queue`, `deserved[cpu]=… must be <=
