@@ -270,3 +270,19 @@ def test_a_readme_added_between_runs_is_not_answered_from_the_cache(tmp_path: Pa
         readme.write_text("# Serving\n")
         apart = codes()
     assert together == ["KQ101", "KQ102", "KQ107"] and apart == ["KQ101"]
+
+
+def test_kuttl_objects_make_a_test_case_but_the_suite_file_does_not(tmp_path: Path) -> None:
+    root = project(tmp_path, "harness-tests")
+    shutil.copy(root / "kuttl" / "tests" / "apply-only" / "00-job.yaml", root / "kuttl" / "job.yaml")
+    write(root / "kuttl" / "other" / "kinds-only" / "00-step.yaml", """\
+        apiVersion: kuttl.dev/v1beta1
+        kind: TestStep
+        commands:
+        - script: kubectl apply -f ../../team.yaml
+        """)
+    shutil.copy(root / "kuttl" / "job.yaml", root / "kuttl" / "other" / "kinds-only" / "00-job.yaml")
+    with chdir(root):
+        found = spots(lint(["kuttl"], Config(select=("KQ203",))))
+    # kuttl-test.yaml beside job.yaml is no step file; 00-step.yaml's TestStep makes kinds-only a test
+    assert found == {("kuttl/job.yaml", 6, 32, "KQ203")}

@@ -47,6 +47,12 @@ def _kuttl_check(name: str, indexed: bool) -> bool:
                 and match.group(2).lower() in ("assert", "errors"))
 
 
+def _indexed(name: str) -> bool:
+    """A kuttl step file (``<n>-<name>.yaml``; not ``kuttl-test.yaml``, the suite's own file)."""
+    match = _KUTTL_ENTRY.match(name)
+    return bool(match and match.group(1) and match.group(4))
+
+
 def _step_folder(name: str) -> bool:
     """A kuttl step held in a folder: ``<n>-<name>`` (no extension)."""
     match = _KUTTL_ENTRY.match(name)
@@ -65,12 +71,12 @@ class HarnessTests:
     linted files, never above ``top``."""
 
     def __init__(self, top: str, max_file_size: int, files: Iterable[str], kuttl_files: Iterable[str] = ()) -> None:
-        """``files``: absolute paths of the linted files; ``kuttl_files``: those holding a kuttl
-        ``TestStep``/``TestAssert`` object."""
+        """``files``: absolute paths of the linted files; ``kuttl_files``: those holding a
+        ``kuttl.dev`` object (a numbered step file's makes its folder a test case)."""
         self.top = top
         self.max_file_size = max_file_size
         self.files = sorted(set(files))
-        self.kuttl_files = frozenset(kuttl_files)
+        self.kuttl_cases = frozenset(os.path.dirname(file) for file in kuttl_files if _indexed(os.path.basename(file)))
         self._listing: dict[str, frozenset[str]] = {}
         self._chainsaw: dict[str, list[str] | None] = {}  # folder -> the globs its test names as checks
         self._suites: dict[str, tuple[str, ...]] = {}     # folder -> testDirs of its kuttl-test.yaml
@@ -97,8 +103,8 @@ class HarnessTests:
         for above in _up_to(folder, self.top):  # the nearest chainsaw test holds nested folders too
             if self._chainsaw_test(above) is not None:
                 return above
-        if self._case(folder) or file in self.kuttl_files and _KUTTL_ENTRY.match(os.path.basename(file)):
-            return folder  # a step file holding kuttl objects: its folder is a kuttl test case
+        if self._case(folder) or folder in self.kuttl_cases:  # a step file holding kuttl objects
+            return folder
         parent = os.path.dirname(folder)
         if parent != folder and covers(self.top, parent) and _step_folder(os.path.basename(folder)) \
                 and self._case(parent):
