@@ -286,3 +286,18 @@ def test_kuttl_objects_make_a_test_case_but_the_suite_file_does_not(tmp_path: Pa
         found = spots(lint(["kuttl"], Config(select=("KQ203",))))
     # kuttl-test.yaml beside job.yaml is no step file; 00-step.yaml's TestStep makes kinds-only a test
     assert found == {("kuttl/job.yaml", 6, 32, "KQ203")}
+
+
+def test_a_sample_built_by_kustomize_is_a_sample_too(tmp_path: Path) -> None:
+    """serving/ (plain files) beside trainer/ (a kustomization): serving's global default is
+    neither trainer's default nor judged against its gang."""
+    root = project(tmp_path, "independent-samples")
+    shutil.rmtree(root / "gpu-gang")
+    write(root / "trainer" / "README.md", "# Trainer\n")
+    write(root / "trainer" / "kustomization.yaml", "resources: [job.yaml]\n")
+    write(root / "trainer" / "job.yaml", (SCOPE / "independent-samples" / "gpu-gang" / "jobs.yaml").read_text()
+          .split("---")[0].replace("      priorityClassName: gang\n", ""))
+    with chdir(root):
+        assert spots(lint(["."], PRIORITY)) == set()
+        (root / "serving" / "README.md").unlink()
+        assert spots(lint(["."], PRIORITY)) == {("trainer/job.yaml", 13, 5, "KQ102")}

@@ -3,11 +3,12 @@ and manifests and no reference resolves from one of them into another, each such
 unit of its own, so a class, a default or a copy in one sample is never judged against another.
 
 A sample is the deepest folder above a file (below the project root) that holds a README and
-has at least one sibling that does too, both with manifests in no other unit. Samples that a
-reference links (a name one writes that it does not define itself, defined by another) are one
-unit; a sample that a file outside every sample depends on that way stays shared (a platform
-repository's ``teams/`` resolving into ``platform/``). When every sample ends up linked, nothing
-changes: the repository is one deployment.
+has at least one sibling that does too, both with manifests. Samples that a reference links (a
+name one writes that it does not define itself, defined by another) are one unit; a sample that
+a file outside every sample depends on that way, or that holds a kustomization or chart (a unit
+already), stays as it is: shared, or that unit (a platform repository's ``teams/`` resolving
+into ``platform/``). When every sample ends up linked, nothing changes: the repository is one
+deployment.
 """
 from __future__ import annotations
 
@@ -34,10 +35,11 @@ def holds_readme(folder: str) -> bool:
 
 def sample_units(objects: Iterable[K8sObject], top: str, placed: Callable[[str], str | None]) -> dict[str, str]:
     """absolute file -> its sample unit, for the files of independent samples; ``placed``: the
-    unit a file has otherwise (kustomize, chart, harness test), None for a file in no unit."""
+    unit a file has otherwise (kustomize, chart), None for a file in no unit. A sample holding
+    such a unit stays as it is (with the shared files), and so does every sample linked to it."""
     objects = [obj for obj in objects if not obj.file.startswith("<")]
-    loose = sorted({path for path in (os.path.abspath(obj.file) for obj in objects) if placed(path) is None})
-    homes = _homes(loose, top)
+    files = sorted({os.path.abspath(obj.file) for obj in objects})
+    homes = _homes(files, top)
     if len(set(homes.values())) < 2:
         return {}
     parent = {home: home for home in [_WORLD, *sorted(set(homes.values()))]}
@@ -48,14 +50,20 @@ def sample_units(objects: Iterable[K8sObject], top: str, placed: Callable[[str],
             node = parent[node]
         return node
 
-    for a, b in _links(objects, homes):
+    def union(a: str, b: str) -> None:
         ra, rb = find(a), find(b)
         if ra != rb:
             parent[max(ra, rb)] = min(ra, rb)  # _WORLD ("") sorts first: a linked component stays shared
-    components = {find(home) for home in homes.values()}
-    if len(components) < 2:
-        return {}
-    return {file: SAMPLE + find(home) for file, home in homes.items() if find(home) != _WORLD}
+
+    loose = {file for file in files if placed(file) is None}
+    for file, home in homes.items():
+        if file not in loose:
+            union(home, _WORLD)
+    for a, b in _links(objects, homes):
+        union(a, b)
+    if len({find(home) for home in homes.values()}) < 2:
+        return {}  # every sample linked: one deployment (a platform repository)
+    return {file: SAMPLE + find(home) for file, home in homes.items() if file in loose and find(home) != _WORLD}
 
 
 def _homes(files: list[str], top: str) -> dict[str, str]:
