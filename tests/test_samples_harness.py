@@ -301,3 +301,18 @@ def test_a_sample_built_by_kustomize_is_a_sample_too(tmp_path: Path) -> None:
         assert spots(lint(["."], PRIORITY)) == set()
         (root / "serving" / "README.md").unlink()
         assert spots(lint(["."], PRIORITY)) == {("trainer/job.yaml", 13, 5, "KQ102")}
+
+
+def test_chainsaw_files_named_like_checks_are_checks_unless_a_step_applies_them(tmp_path: Path) -> None:
+    root = project(tmp_path, "harness-tests")
+    test = root / "chainsaw" / "queue-from-cr"
+    job = (test / "resources" / "job.yaml").read_text()
+    (test / "pod-assert.yaml").write_text(job)       # named like a check, applied by no step
+    (test / "applied-assert.yaml").write_text(job)   # named like a check, but a step applies it
+    chainsaw = (test / "chainsaw-test.yaml").read_text()
+    (test / "chainsaw-test.yaml").write_text(chainsaw.replace(
+        "        file: resources/job.yaml\n", "        file: resources/job.yaml\n    - apply:\n        file: applied-*.yaml\n"))
+    with chdir(root):
+        found = spots(lint(["chainsaw"], HARNESS))
+    assert found == {("chainsaw/queue-from-cr/resources/job.yaml", 15, 9, "KQ402"),
+                     ("chainsaw/queue-from-cr/applied-assert.yaml", 15, 9, "KQ402")}

@@ -9,7 +9,9 @@ What names these files, from the harnesses' own source:
   its steps name files under ``assert``/``error`` operations (``file:``, a glob relative to the
   folder, ``pkg/loaders/resource/load.go`` ``Load``). Without that file a folder of step files
   is a test (``pkg/discovery/step.go`` ``TryFindStepFiles``: ``^(\\d+)-(.*)\\.(?:yaml|yml)$``,
-  the name ``assert`` or ``errors`` makes an assert or error file).
+  the name ``assert`` or ``errors`` makes an assert or error file). In a test with a test file,
+  files named like checks by the usual convention (``pod-assert.yaml``, ``errors.yaml``) that
+  no apply/create/update/patch operation names are taken for checks too.
 - kuttl (kudobuilder/kuttl ``internal/file/name.go`` ``Parse``): entries of a test case folder
   are ``<n>-<name>[-<more>][.gotmpl].yaml`` (``internal/utils/files/files.go``
   ``CollectTestStepFiles``; a step may be a folder ``<n>-<name>/`` whose files need no index);
@@ -23,7 +25,7 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 from fnmatch import fnmatchcase
-from typing import Any
+from typing import Any, NamedTuple
 
 from kqlint.project.discover import display_path
 from kqlint.project.scope.layout import covers
@@ -36,6 +38,10 @@ _CHAINSAW_STEP = re.compile(r"^\d+-(assert|errors)\.(?:yaml|yml)$")
 _KUTTL_ENTRY = re.compile(r"^(\d+-)?([^-.]+)(-[^.]+)?((?:\.gotmpl)?\.yaml)?$")
 _OPERATION_LISTS = ("try", "catch", "finally", "cleanup")
 _CHECKS = ("assert", "error")
+_APPLIES = ("apply", "create", "update", "patch")
+# what chainsaw tests name their assert/error files by convention (`pod-assert.yaml`,
+# `assert-pods.yaml`, `errors.yaml`): checks in a chainsaw test's folder unless a step applies them
+_CONVENTIONAL_CHECK = re.compile(r"^(?:.*[-_])?(?:assert|errors?)(?:[-_][^/]*)?\.ya?ml$", re.IGNORECASE)
 _MAX_PATTERNS = 256     # file globs read from one test file
 _MAX_PATTERN = 512      # characters of one glob
 
@@ -78,7 +84,7 @@ class HarnessTests:
         self.files = sorted(set(files))
         self.kuttl_cases = frozenset(os.path.dirname(file) for file in kuttl_files if _indexed(os.path.basename(file)))
         self._listing: dict[str, frozenset[str]] = {}
-        self._chainsaw: dict[str, list[str] | None] = {}  # folder -> the globs its test names as checks
+        self._chainsaw: dict[str, _Globs | None] = {}  # folder -> the file globs of its chainsaw test
         self._suites: dict[str, tuple[str, ...]] = {}     # folder -> testDirs of its kuttl-test.yaml
         self._test: dict[str, str | None] = {}            # file -> its test folder
         self._cases: dict[str, bool] = {}                 # folder -> a test case of step files
@@ -87,7 +93,7 @@ class HarnessTests:
             folder = self.test_folder(file)
             if folder is not None and self._is_check(file, folder):
                 self.checks.add(file)
-        for folder in sorted({f for f in self._chainsaw if self._chainsaw[f]}):
+        for folder in sorted(f for f in self._chainsaw if self._chainsaw[f] is not None):
             self.checks.update(self._named_by_test(folder))
 
     def test_folder(self, file: str) -> str | None:
@@ -146,8 +152,9 @@ class HarnessTests:
                 self._listing[folder] = frozenset()
         return self._listing[folder]
 
-    def _chainsaw_test(self, folder: str) -> list[str] | None:
-        """The globs a chainsaw test in ``folder`` names under assert/error operations; None: no test."""
+    def _chainsaw_test(self, folder: str) -> _Globs | None:
+        """The globs a chainsaw test in ``folder`` names under assert/error operations and under
+        the operations that apply files; None: no test."""
         if folder not in self._chainsaw:
             self._chainsaw[folder] = None
             for name in CHAINSAW_TEST_FILES:  # chainsaw reads the .yml only when the .yaml is missing
@@ -156,15 +163,22 @@ class HarnessTests:
                     tests = [d for d in documents if d.get("kind") == "Test"
                              and str(d.get("apiVersion") or "").startswith(CHAINSAW_GROUP + "/")]
                     if tests:
-                        self._chainsaw[folder] = list(_check_globs(tests))[:_MAX_PATTERNS]
+                        self._chainsaw[folder] = _Globs(list(_file_globs(tests, _CHECKS))[:_MAX_PATTERNS],
+                                                        list(_file_globs(tests, _APPLIES))[:_MAX_PATTERNS])
                     break
         return self._chainsaw[folder]
 
     def _named_by_test(self, folder: str) -> Iterator[str]:
-        patterns = [_split(os.path.normpath(os.path.join(folder, glob))) for glob in self._chainsaw[folder] or ()]
+        """The checks of the chainsaw test in ``folder``: what it names under assert/error, and
+        its files named like checks that no step applies."""
+        globs = self._chainsaw[folder]
+        if globs is None:
+            return
+        checks, applied = _patterns(folder, globs.checks), _patterns(folder, globs.applied)
         for file in self.files:
             parts = _split(file)
-            if any(len(parts) == len(pattern) and all(map(fnmatchcase, parts, pattern)) for pattern in patterns):
+            if _matches(parts, checks) or self.test_folder(file) == folder \
+                    and _CONVENTIONAL_CHECK.match(parts[-1]) and not _matches(parts, applied):
                 yield file
 
     def _suite_dirs(self, folder: str) -> tuple[str, ...]:
@@ -179,6 +193,20 @@ class HarnessTests:
                                       for entry in document["testDirs"] if isinstance(entry, str) and entry]
             self._suites[folder] = tuple(found)
         return self._suites[folder]
+
+
+class _Globs(NamedTuple):
+    checks: list[str]   # under assert/error operations
+    applied: list[str]  # under apply/create/update/patch operations
+
+
+def _patterns(folder: str, globs: list[str]) -> list[list[str]]:
+    return [_split(os.path.normpath(os.path.join(folder, glob))) for glob in globs]
+
+
+def _matches(parts: list[str], patterns: list[list[str]]) -> bool:
+    """``parts`` of a path match one of the ``patterns`` (Go's filepath.Glob: ``*`` within a name)."""
+    return any(len(parts) == len(pattern) and all(map(fnmatchcase, parts, pattern)) for pattern in patterns)
 
 
 def _up_to(folder: str, top: str) -> Iterator[str]:
@@ -204,8 +232,8 @@ def _documents(path: str, max_file_size: int) -> list[dict[str, Any]]:
     return [document for document in source.documents if isinstance(document, dict)]
 
 
-def _check_globs(tests: list[dict[str, Any]]) -> Iterator[str]:
-    """The ``file:`` of every assert/error operation of the tests' steps (expressions skipped)."""
+def _file_globs(tests: list[dict[str, Any]], kinds: tuple[str, ...]) -> Iterator[str]:
+    """The ``file:`` of every operation of these kinds in the tests' steps (expressions skipped)."""
     for test in tests:
         spec = test.get("spec")
         steps = spec.get("steps") if isinstance(spec, dict) else None
@@ -213,8 +241,8 @@ def _check_globs(tests: list[dict[str, Any]]) -> Iterator[str]:
             for key in _OPERATION_LISTS:
                 operations = step.get(key) if isinstance(step, dict) else None
                 for operation in operations if isinstance(operations, list) else ():
-                    for check in _CHECKS:
-                        body = operation.get(check) if isinstance(operation, dict) else None
+                    for kind in kinds:
+                        body = operation.get(kind) if isinstance(operation, dict) else None
                         glob = body.get("file") if isinstance(body, dict) else None
                         if isinstance(glob, str) and glob and not glob.startswith("(") \
                                 and len(glob) <= _MAX_PATTERN and "://" not in glob:
