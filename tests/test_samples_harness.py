@@ -310,8 +310,9 @@ def test_chainsaw_files_named_like_checks_are_checks_unless_a_step_applies_them(
     (test / "pod-assert.yaml").write_text(job)       # named like a check, applied by no step
     (test / "applied-assert.yaml").write_text(job)   # named like a check, but a step applies it
     chainsaw = (test / "chainsaw-test.yaml").read_text()
-    (test / "chainsaw-test.yaml").write_text(chainsaw.replace(
-        "        file: resources/job.yaml\n", "        file: resources/job.yaml\n    - apply:\n        file: applied-*.yaml\n"))
+    step = "        file: resources/job.yaml\n"
+    applied = "    - apply:\n        file: applied-*.yaml\n"
+    (test / "chainsaw-test.yaml").write_text(chainsaw.replace(step, step + applied))
     with chdir(root):
         found = spots(lint(["chainsaw"], HARNESS))
     assert found == {("chainsaw/queue-from-cr/resources/job.yaml", 15, 9, "KQ402"),
