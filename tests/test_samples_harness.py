@@ -317,3 +317,18 @@ def test_chainsaw_files_named_like_checks_are_checks_unless_a_step_applies_them(
         found = spots(lint(["chainsaw"], HARNESS))
     assert found == {("chainsaw/queue-from-cr/resources/job.yaml", 15, 9, "KQ402"),
                      ("chainsaw/queue-from-cr/applied-assert.yaml", 15, 9, "KQ402")}
+
+
+def test_the_harnesses_own_configuration_is_no_object(tmp_path: Path) -> None:
+    """A chainsaw Test or kuttl TestStep is read by the harness, never applied: no KQ003 for two
+    tests of one name (chainsaw's own testdata has such a file), while the Job beside the
+    TestStep is judged."""
+    root = project(tmp_path, "harness-tests")
+    test = root / "chainsaw" / "queue-from-cr" / "chainsaw-test.yaml"
+    test.write_text(test.read_text() + "---\n" + test.read_text())
+    install = root / "kuttl" / "tests" / "queue-from-cr" / "00-install.yaml"
+    install.write_text("apiVersion: kuttl.dev/v1beta1\nkind: TestStep\ntimeout: 30\n---\n" + install.read_text())
+    with chdir(root):
+        found = spots(lint(["chainsaw", "kuttl/tests/queue-from-cr"], Config(select=("KQ0", "KQ4"))))
+    assert found == {("chainsaw/queue-from-cr/resources/job.yaml", 15, 9, "KQ402"),
+                     ("kuttl/tests/queue-from-cr/00-install.yaml", 19, 9, "KQ402")}

@@ -56,7 +56,7 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
     with_objects = {obj.file for obj in inputs.objects}
     inputs, context_objects = without_fragments(inputs, context_objects, scope, as_rendered)
     fragments = frozenset(file for file in with_objects - {obj.file for obj in inputs.objects}
-                          if not scope.is_check(file))  # files that are patches only
+                          if not (scope.is_check(file) or file in scope.harness_config))  # patches only
     from kqlint.cache.findings import observe
 
     observe(inputs.objects + context_objects, scope)  # what reused graph-reading findings are keyed by

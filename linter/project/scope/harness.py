@@ -34,6 +34,10 @@ CHAINSAW_TEST_FILES = ("chainsaw-test.yaml", "chainsaw-test.yml")
 CHAINSAW_GROUP = "chainsaw.kyverno.io"
 KUTTL_SUITE_FILES = ("kuttl-test.yaml",)
 KUTTL_GROUP = "kuttl.dev"
+# the harnesses' own configuration (chainsaw Test, StepTemplate, Configuration; kuttl TestSuite,
+# TestStep, TestAssert, TestFile): read by the harness, never sent to a cluster (kuttl's
+# step.go LoadYAML keeps TestStep/TestAssert/TestFile objects out of what it applies)
+HARNESS_GROUPS = frozenset({CHAINSAW_GROUP, KUTTL_GROUP})
 _CHAINSAW_STEP = re.compile(r"^\d+-(assert|errors)\.(?:yaml|yml)$")
 _KUTTL_ENTRY = re.compile(r"^(\d+-)?([^-.]+)(-[^.]+)?((?:\.gotmpl)?\.yaml)?$")
 _OPERATION_LISTS = ("try", "catch", "finally", "cleanup")

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from kqlint.project.discover import display_path, inputs_folder
 from kqlint.project.root import project_root
-from kqlint.project.scope.harness import KUTTL_GROUP, HarnessTests
+from kqlint.project.scope.harness import HARNESS_GROUPS, KUTTL_GROUP, HarnessTests
 from kqlint.project.scope.layout import (
     KUSTOMIZATION_NAMES,
     KUSTOMIZE_GROUP,
@@ -65,6 +65,7 @@ class Scope:
             self._add_variant(variant, top, config.max_file_size)
         objects = list(objects)
         kuttl = {os.path.abspath(obj.file) for obj in objects if obj.group == KUTTL_GROUP}
+        self.harness_config = frozenset(obj.file for obj in objects if obj.group in HARNESS_GROUPS)
         self.harness = HarnessTests(top, config.max_file_size, wanted, kuttl)
         self._samples: dict[str, str] = {}
         if self.config_units is None and wanted:
@@ -124,6 +125,11 @@ class Scope:
     def is_check(self, file: str) -> bool:
         """An assert or error file of a test harness: expected state, never applied."""
         return not file.startswith("<") and self.harness.is_check(file)
+
+    def never_applied(self, obj: Any) -> bool:
+        """An object a test harness reads and never applies: its own configuration, or the
+        expected state in an assert or error file."""
+        return obj.group in HARNESS_GROUPS or self.is_check(obj.file)
 
     def open_world(self, unit: str | None) -> bool:
         """A harness test's unit: applied into a namespace the harness creates, beside objects
