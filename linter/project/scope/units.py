@@ -26,6 +26,7 @@ from kqlint.project.workdir import absolute, working_folder
 
 if TYPE_CHECKING:
     from kqlint.config import Config
+    from kqlint.domain.objects import K8sObject
 
 
 HARNESS = "harness:"
@@ -126,7 +127,7 @@ class Scope:
         """An assert or error file of a test harness: expected state, never applied."""
         return not file.startswith("<") and self.harness.is_check(file)
 
-    def never_applied(self, obj: Any) -> bool:
+    def never_applied(self, obj: K8sObject) -> bool:
         """An object a test harness reads and never applies: its own configuration, or the
         expected state in an assert or error file."""
         return obj.group in HARNESS_GROUPS or self.is_check(obj.file)
