@@ -178,7 +178,7 @@ def run_key(cache: FileCache, paths: list[str], context_paths: list[str], beyond
              repr(inline_suppressions), repr(paths), repr(context_paths),
              repr(found.charts), repr(found.problems), repr(context.charts), repr(context.problems),
              str(len(found.files))]
-    from kqlint.project.scope.units import sample_markers  # READMEs make independent samples (units)
+    from kqlint.project.readme import sample_markers  # READMEs make independent samples (units)
 
     parts.append(repr(sample_markers(found.files + context.files)))
     return report_key(cache, parts, found.files + context.files)

@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from kqlint.project.root import folders_up
+from kqlint.project.root import folders_up, project_root
 from kqlint.project.workdir import working_folder
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
@@ -147,3 +147,11 @@ def inputs_folder(paths: list[str]) -> str:
         return os.path.commonpath(folders)
     except ValueError:  # different drives (Windows)
         return folders[0]
+
+
+def scope_top(paths: Iterable[str]) -> str:
+    """Where kustomizations, charts and samples are looked for: the project root of the linted
+    paths, else the folder holding them all."""
+    named = [p for p in paths if p and not p.startswith("<")]
+    folder = inputs_folder(named) if named else working_folder()
+    return project_root(folder) or folder

@@ -16,6 +16,7 @@ import os
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
+from kqlint.project.readme import holds_readme
 from kqlint.project.scope.layout import covers
 
 if TYPE_CHECKING:
@@ -23,14 +24,6 @@ if TYPE_CHECKING:
 
 SAMPLE = "sample:"
 _WORLD = ""  # the union-find node of everything outside the samples
-
-
-def holds_readme(folder: str) -> bool:
-    try:
-        return any(name.lower().startswith("readme") and os.path.isfile(os.path.join(folder, name))
-                   for name in os.listdir(folder))
-    except OSError:
-        return False
 
 
 def sample_units(objects: Iterable[K8sObject], top: str, placed: Callable[[str], str | None]) -> dict[str, str]:

@@ -10,8 +10,7 @@ from collections.abc import Iterable
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
-from kqlint.project.discover import display_path, inputs_folder
-from kqlint.project.root import project_root
+from kqlint.project.discover import display_path, scope_top
 from kqlint.project.scope.harness import HARNESS_GROUPS, KUTTL_GROUP, HarnessTests
 from kqlint.project.scope.layout import (
     KUSTOMIZATION_NAMES,
@@ -265,31 +264,9 @@ def _segments_match(pattern: list[str], parts: list[str]) -> bool:
     return bool(parts) and fnmatchcase(parts[0], pattern[0]) and _segments_match(pattern[1:], parts[1:])
 
 
-def scope_top(paths: Iterable[str]) -> str:
-    """Where kustomizations and charts are looked for: the project root of the linted paths,
-    else the folder holding them all."""
-    named = [p for p in paths if p and not p.startswith("<")]
-    folder = inputs_folder(named) if named else working_folder()
-    return project_root(folder) or folder
-
-
 def scope_of(objects: Iterable[Any], config: Config) -> Scope:
     objects = list(objects)
     files = sorted({obj.file for obj in objects})
     variants = {obj.file for obj in objects if obj.kind in KUSTOMIZE_KINDS and obj.group == KUSTOMIZE_GROUP
                 and os.path.basename(obj.file) not in KUSTOMIZATION_NAMES}
     return Scope(files, config, scope_top(files), variants, objects)
-
-
-def sample_markers(files: Iterable[str]) -> tuple[str, ...]:
-    """The folders above ``files`` (up to their project root) holding a README: what, beside
-    the files themselves, decides which folders are independent samples (a run's cache key)."""
-    from kqlint.project.scope.samples import holds_readme
-
-    named = sorted({os.path.abspath(f) for f in files if f and not f.startswith("<")})
-    if not named:
-        return ()
-    top = scope_top(named)
-    layout = Layout(top, 0)
-    folders = {above for file in named for above in layout.folders_up(file) if above != top}
-    return tuple(sorted(folder for folder in folders if holds_readme(folder)))
