@@ -119,14 +119,14 @@ def guard_cases() -> Iterator[Path]:
 
 
 def graph_like(graph: Any, objects: Iterable[Any], elsewhere: dict[Any, Any] | None = None) -> Any:
-    """A graph of ``objects`` with ``graph``'s platform model, unit, layout and (unless given)
-    objects of other units."""
+    """A graph of ``objects`` with ``graph``'s platform model, unit (and whether it is a test
+    harness's), layout and (unless given) objects of other units."""
     from kqlint.domain.graph import ObjectGraph, Placement
     from kqlint.domain.platform import platform_of
 
     platform = platform_of(graph)
     placement = Placement(graph.unit, graph.elsewhere if elsewhere is None else elsewhere, graph.kustomize_dirs,
-                          graph.applied_together, graph.unit_of)
+                          graph.applied_together, graph.unit_of, graph.open_world)
     made = ObjectGraph((), placement, platform=lambda _: platform)
     made.objects, made._by_kind, made._by_name = [], type(made._by_kind)(list), type(made._by_name)(list)
     made.add(objects)

@@ -192,6 +192,10 @@ def run_key(cache: FileCache, paths: list[str], context_paths: list[str], beyond
              repr(inline_suppressions), repr(paths), repr(context_paths),
              repr(found.charts), repr(found.problems), repr(context.charts), repr(context.problems),
              str(len(found.files))]
+    from kqlint.project.readme import sample_markers  # READMEs make independent samples (units)
+
+    named = [path for path in paths + beyond if os.path.isfile(path)]  # not walked: their folders looked at
+    parts += [repr(sorted(set(found.readmes + context.readmes))), repr(sample_markers(named))]
     return report_key(cache, parts, found.files + context.files)
 
 

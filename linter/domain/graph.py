@@ -73,6 +73,8 @@ class Placement:
     kustomize_dirs: frozenset[str] = frozenset()  # folders holding a kustomization
     applied_together: Callable[[str], str | None] = _no_unit  # the config-declared unit of a file
     unit_of: Callable[[str], str | None] = _no_unit  # the unit a file is in
+    # a test harness's unit: its objects may name objects only the system under test creates
+    open_world: bool = False
 
 
 class ObjectGraph:
@@ -90,6 +92,7 @@ class ObjectGraph:
         self.applied_together = placement.applied_together
         self.unit_of = placement.unit_of
         self.elsewhere = placement.elsewhere
+        self.open_world = placement.open_world
         self.build_platform: Callable[[ObjectGraph], Any] | None = platform
         self.add(objects)
         self.add(_builtin_priority_classes())
@@ -185,10 +188,13 @@ class ObjectGraph:
 
     def may_exist(self, kind: str, name: Any, namespace: str | None = None, group: str | None = None) -> bool:
         """An unresolved name that is still no proof of a missing object: ambiguous by
-        namespace, or defined in another unit (applied on its own). Rules that report unknown
-        references stay silent then."""
+        namespace, defined in another unit (applied on its own), or named from a test harness's
+        unit (the system under test may create it). Rules that report unknown references stay
+        silent then."""
         if not isinstance(name, str) or not name:
             return False
+        if self.open_world:
+            return True
         if self.ambiguous(kind, name, namespace, group) or self.placeholder_match(kind, name, namespace, group):
             return True
         floating = isinstance(namespace, ApplyTimeNamespace)

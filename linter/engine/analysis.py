@@ -61,7 +61,8 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
     streams = tuple(inputs.streams)
     with_objects = {obj.file for obj in inputs.objects}
     scope, inputs, context_objects = scoped(inputs, context_objects, config, scope, as_rendered)
-    fragments = frozenset(with_objects - {obj.file for obj in inputs.objects})  # files that are patches only
+    fragments = frozenset(file for file in with_objects - {obj.file for obj in inputs.objects}
+                          if not (scope.is_check(file) or file in scope.harness_config))  # patches only
     if stored is not None:
         stored.observe(inputs.objects + context_objects, scope)  # what reused graph-reading findings are keyed by
     errors: list[str] = []
@@ -128,7 +129,8 @@ def unit_graphs(inputs: Loaded, context_objects: list[K8sObject], config: Config
     requests: dict[int, frozenset[str]] = {}  # platform evidence per object, shared by the parts
     pins = run_pins(inputs.objects + context_objects, file_pins)  # read once, every part's evidence
     for part in partitions(inputs, context_objects, config, scope):
-        placement = Placement(part.unit, part.elsewhere, part.kustomize_dirs, scope.declared_unit, scope.unit_of)
+        placement = Placement(part.unit, part.elsewhere, part.kustomize_dirs, scope.declared_unit, scope.unit_of,
+                              scope.open_world(part.unit))
         yield part, build_graph(part.loaded, part.context, config, requests, placement,
                                 _pins_of(part.unit, pins, scope))
 

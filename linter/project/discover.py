@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from kqlint.project.root import folders_up
+from kqlint.project.root import folders_up, project_root
 from kqlint.project.workdir import working_folder
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
@@ -21,6 +21,7 @@ class Discovery:
     charts: dict[str, list[str]] = field(default_factory=dict)  # Chart.yaml -> template files skipped
     problems: list[tuple[str, str]] = field(default_factory=list)  # (path, message): KQ001
     missing: list[str] = field(default_factory=list)        # paths given that do not exist (exit 2)
+    readmes: list[str] = field(default_factory=list)        # walked folders holding a README (samples)
 
 
 def display_path(path: str) -> str:
@@ -133,6 +134,8 @@ def _walk(root: str, excludes: tuple[str, ...], found: Discovery) -> list[str]:
         for name in filenames:
             if name.endswith(MANIFEST_SUFFIXES) and not name.startswith("."):
                 files.append(os.path.join(directory, name))
+            elif name[:6].lower() == "readme":
+                found.readmes.append(directory)
     # one total order, the same the reports use (paths compared as strings)
     return sorted(files, key=lambda path: path.replace(os.sep, "/"))
 
@@ -147,3 +150,11 @@ def inputs_folder(paths: list[str]) -> str:
         return os.path.commonpath(folders)
     except ValueError:  # different drives (Windows)
         return folders[0]
+
+
+def scope_top(paths: Iterable[str]) -> str:
+    """Where kustomizations, charts and samples are looked for: the project root of the linted
+    paths, else the folder holding them all."""
+    named = [p for p in paths if p and not p.startswith("<")]
+    folder = inputs_folder(named) if named else working_folder()
+    return project_root(folder) or folder

@@ -8,6 +8,10 @@ An envsubst placeholder in the written name or in an object's name (`user-queue-
 `$QUEUE`, `${QUEUE:-x}`) stands for any non-empty name: a reference it can render to is
 not reported (nor resolved: which object it is would be a guess).
 
+In the files of a chainsaw or kuttl test, which the harness applies into a namespace it
+creates beside objects only the system under test makes (an operator's LocalQueue made from
+its CR), no name is reported unknown; their assert and error files are never objects.
+
 ## Why it breaks on a cluster
 Kueue accepts the LocalQueue but marks it `Active=False` with reason
 `ClusterQueueDoesNotExist`. Every workload submitted to it stays pending with

@@ -5,8 +5,12 @@
 - Kustomize patch files (``patches`` with a ``path``, ``patchesStrategicMerge``,
   ``patchesJson6902``) are fragments, not objects: never reported on, never resolved to.
 - Units: folders applied on their own. Every folder holding a ``kustomization.yaml`` (merged
-  with the kustomizations it includes) and every Helm chart folder is a unit; config
-  ``units:`` globs replace that detection. Files in no unit are shared: every unit sees them.
+  with the kustomizations it includes), every Helm chart folder, every chainsaw or kuttl test
+  and every independent sample (sibling folders with a README that no reference links) is a
+  unit; config ``units:`` globs replace that detection. Files in no unit are shared: every
+  unit sees them.
+- The assert and error files of a test harness are expected state, never applied; a test's
+  unit is open: its objects may name what only the system under test creates.
   A unit never resolves into another unit; a name defined only in another unit is neither
   resolved nor reported unknown.
 - A file a kustomization lists is applied in the namespace its ``namespace:`` sets (the
@@ -14,8 +18,8 @@
   namespaces make lookups from it uncertain (no unknown-reference finding).
 
 Modules: ``context`` (the context plan), ``layout`` (kustomizations and charts on disk),
-``units`` (fragments and the unit of each file) and ``partitions`` (one graph's objects
-per unit).
+``harness`` (chainsaw and kuttl tests), ``samples`` (independent samples), ``units``
+(fragments and the unit of each file) and ``partitions`` (one graph's objects per unit).
 """
 from __future__ import annotations
 

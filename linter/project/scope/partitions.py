@@ -30,14 +30,17 @@ def without_fragments(inputs: Loaded, context_objects: list[Any], scope: Scope,
     """Inputs and context without kustomize patch fragments (rules.md "Applied together"): the
     objects of patch files, and, where a kustomization sits in the folder or above, documents
     missing fields the API requires (a patch it names wrongly); the input ones are counted as
-    skipped documents. ``as_rendered``: ids of objects ``--kustomize`` rendered (whole objects)."""
-    if not scope.fragments and not scope.has_kustomizations():
+    skipped documents; likewise what test harnesses never apply: the expected state of their
+    assert and error files, and their own configuration (a chainsaw Test, a kuttl TestStep).
+    ``as_rendered``: ids of objects ``--kustomize`` rendered (whole objects)."""
+    if not scope.fragments and not scope.has_kustomizations() and not scope.harness.checks \
+            and not scope.harness_config:
         return inputs, context_objects
 
     def fragment(obj: K8sObject) -> bool:
         if id(obj) in as_rendered:
             return False
-        if scope.is_fragment(obj.file):
+        if scope.is_fragment(obj.file) or scope.never_applied(obj):
             return True
         if not scope.kustomized(obj.file):
             return False
@@ -53,8 +56,8 @@ def without_fragments(inputs: Loaded, context_objects: list[Any], scope: Scope,
     # a context object is read (its cached body decoded) only where it could matter: a copy of
     # an input's identity (KQ003); an incomplete workload is never what a reference resolves to
     identities = {(obj.kind, obj.name) for obj in kept}
-    return inputs, [obj for obj in context_objects
-                    if not (scope.is_fragment(obj.file) or (obj.kind, obj.name) in identities and fragment(obj))]
+    return inputs, [obj for obj in context_objects if not (scope.is_fragment(obj.file) or scope.never_applied(obj)
+                                                          or (obj.kind, obj.name) in identities and fragment(obj))]
 
 
 def apply_rendered_namespaces(objects: list[Any], scope: Scope, as_rendered: frozenset[int] = frozenset()) -> None:

@@ -1,6 +1,8 @@
 """Patch fragments and units (rules.md "Applied together"). Every folder holding a
-``kustomization.yaml`` (merged with the kustomizations it includes) and every Helm chart
-folder is a unit; config ``units:`` globs replace that detection. Files in no unit are shared."""
+``kustomization.yaml`` (merged with the kustomizations it includes), every Helm chart folder,
+every chainsaw or kuttl test and every independent sample is a unit; config ``units:`` globs
+replace that detection. Files in no unit are shared. The assert and error files of a test
+harness are never applied."""
 from __future__ import annotations
 
 import os
@@ -8,8 +10,8 @@ from collections.abc import Iterable
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
-from kqlint.project.discover import display_path, inputs_folder
-from kqlint.project.root import project_root
+from kqlint.project.discover import display_path, scope_top
+from kqlint.project.scope.harness import HARNESS_GROUPS, KUTTL_GROUP, HarnessTests
 from kqlint.project.scope.layout import (
     KUSTOMIZATION_NAMES,
     KUSTOMIZE_GROUP,
@@ -23,15 +25,21 @@ from kqlint.project.workdir import absolute, working_folder
 
 if TYPE_CHECKING:
     from kqlint.config import Config
+    from kqlint.domain.objects import K8sObject
+
+
+HARNESS = "harness:"
 
 
 class Scope:
     """Which files are patch fragments and which unit each file belongs to."""
 
-    def __init__(self, files: Iterable[str], config: Config, top: str, variants: Iterable[str] = ()) -> None:
+    def __init__(self, files: Iterable[str], config: Config, top: str, variants: Iterable[str] = (),
+                 objects: Iterable[Any] = ()) -> None:
         """``variants``: files holding a ``kind: Kustomization`` under another name than
         kustomize reads (``kustomization-prod.yaml``, copied into place to build a variant):
-        the patches they list are fragments too."""
+        the patches they list are fragments too. ``objects``: the objects of ``files``, whose
+        references tell independent samples apart."""
         self.layout = Layout(top, config.max_file_size)
         self.config_units = _config_units(config)
         self.fragments: set[str] = set()          # absolute paths of patch files
@@ -55,6 +63,17 @@ class Scope:
                 named += variants_here
         for variant in sorted({os.path.abspath(v) for v in [*variants, *named]}):
             self._add_variant(variant, top, config.max_file_size)
+        objects = list(objects)
+        kuttl = {os.path.abspath(obj.file) for obj in objects if obj.group == KUTTL_GROUP}
+        self.harness_config = frozenset(obj.file for obj in objects if obj.group in HARNESS_GROUPS)
+        self.harness = HarnessTests(top, config.max_file_size, wanted, kuttl)
+        self._samples: dict[str, str] = {}
+        if self.config_units is None and wanted:
+            from kqlint.project.scope.samples import sample_units
+
+            applied = [obj for obj in objects if not (self.is_fragment(obj.file) or self.is_check(obj.file)
+                                                      or self._harness_unit(obj.file))]
+            self._samples = sample_units(applied, top, self._placed)
 
     def _add_variant(self, path: str, top: str, max_file_size: int) -> None:
         """A kustomization under another name: its patches are fragments (kustomize never reads
@@ -102,6 +121,20 @@ class Scope:
 
     def is_fragment(self, file: str) -> bool:
         return bool(self.fragments) and os.path.abspath(file) in self.fragments
+
+    def is_check(self, file: str) -> bool:
+        """An assert or error file of a test harness: expected state, never applied."""
+        return not file.startswith("<") and self.harness.is_check(file)
+
+    def never_applied(self, obj: K8sObject) -> bool:
+        """An object a test harness reads and never applies: its own configuration, or the
+        expected state in an assert or error file."""
+        return obj.group in HARNESS_GROUPS or self.is_check(obj.file)
+
+    def open_world(self, unit: str | None) -> bool:
+        """A harness test's unit: applied into a namespace the harness creates, beside objects
+        that only the system under test creates (no name is proof of a missing object)."""
+        return unit is not None and unit.startswith(HARNESS)
 
     def has_kustomizations(self) -> bool:
         return bool(self._parent or self.variant_folders)
@@ -174,6 +207,14 @@ class Scope:
     def _unit(self, absolute: str) -> str | None:
         if self.config_units is not None:
             return _glob_unit(absolute, *self.config_units)
+        return self._placed(absolute) or self._samples.get(absolute)
+
+    def _harness_unit(self, file: str) -> str | None:
+        test = self.harness.test_folder(os.path.abspath(file)) if not file.startswith("<") else None
+        return HARNESS + test if test is not None else None
+
+    def _placed(self, absolute: str) -> str | None:
+        """The unit of a kustomization, chart or harness test ``absolute`` is in."""
         listed = self._resource_files.get(absolute)
         if listed is not None:
             return "kustomize:" + self._find(listed)
@@ -182,7 +223,7 @@ class Scope:
                 return "kustomize:" + self._find(folder)
             if self.layout.is_chart(folder):
                 return "chart:" + folder
-        return None
+        return self._harness_unit(absolute)
 
 
 def _config_units(config: Config) -> tuple[str, tuple[str, ...]] | None:
@@ -223,17 +264,9 @@ def _segments_match(pattern: list[str], parts: list[str]) -> bool:
     return bool(parts) and fnmatchcase(parts[0], pattern[0]) and _segments_match(pattern[1:], parts[1:])
 
 
-def scope_top(paths: Iterable[str]) -> str:
-    """Where kustomizations and charts are looked for: the project root of the linted paths,
-    else the folder holding them all."""
-    named = [p for p in paths if p and not p.startswith("<")]
-    folder = inputs_folder(named) if named else working_folder()
-    return project_root(folder) or folder
-
-
 def scope_of(objects: Iterable[Any], config: Config) -> Scope:
     objects = list(objects)
     files = sorted({obj.file for obj in objects})
     variants = {obj.file for obj in objects if obj.kind in KUSTOMIZE_KINDS and obj.group == KUSTOMIZE_GROUP
                 and os.path.basename(obj.file) not in KUSTOMIZATION_NAMES}
-    return Scope(files, config, scope_top(files), variants)
+    return Scope(files, config, scope_top(files), variants, objects)
