@@ -255,3 +255,59 @@ def test_without_evidence_the_model_says_what_it_assumes(tmp_path: Path) -> None
     assert model.volcano_version is None and not model.schedulers
     assert "volcano version: unknown" in model.lines()
     assert "scheduler names: default-scheduler and the gang-scheduler options only" in model.lines()
+
+
+# ------------------------------------------------------------------ KQ308: what counts as known
+
+TYPO_JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: j
+spec:
+  template:
+    spec:
+      schedulerName: volcano2
+      restartPolicy: Never
+      containers:
+      - name: main
+        image: x
+"""
+RUNNER = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {name}
+spec:
+  selector: {{matchLabels: {{app: r}}}}
+  template:
+    metadata:
+      labels: {{app: r}}
+    spec:
+      containers:
+      - name: main
+        image: x
+        args: ["--scheduler-name=volcano2"]
+"""
+
+
+def test_a_name_the_platform_knows_is_no_typo(tmp_path: Path) -> None:
+    assert _findings(tmp_path, "KQ308", {"job.yaml": TYPO_JOB})
+    configured = config_from_mapping({"platform": {"schedulers": ["volcano2"]}}, "cfg.yaml")
+    assert _findings(tmp_path, "KQ308", {}, configured) == []
+
+
+@pytest.mark.parametrize("host", ["volcano-scheduler-2", "batch-runner"])
+def test_a_scheduler_the_repository_runs_is_no_typo(tmp_path: Path, host: str) -> None:
+    """Scheduler-named hosts are platform evidence; any other container is searched only for a candidate typo."""
+    assert _findings(tmp_path, "KQ308", {"job.yaml": TYPO_JOB, "runner.yaml": RUNNER.format(name=host)}) == []
+    assert ("volcano2" in _model(tmp_path, {}).schedulers) == ("sched" in host)
+
+
+def test_explain_says_what_kq308_kq309_and_kq312_assume() -> None:
+    from kqlint.engine.registry import builtin_rules
+
+    docs = {rule.code: rule.module.__doc__ or "" for rule in builtin_rules()}
+    assert "What it assumes" in docs["KQ308"] and "platform.schedulers" in docs["KQ308"]
+    assert "What it assumes" in docs["KQ309"] and "platform.volcano.version" in docs["KQ309"]
+    assert "What it assumes" in docs["KQ312"]

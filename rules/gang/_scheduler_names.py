@@ -1,6 +1,7 @@
 """Scheduler names kqlint knows (KQ308 reports typos of them; KQ304 leaves typos to KQ308):
-``default-scheduler``, the configured gang-scheduler names, and the names the repository sets
-up (a KubeSchedulerConfiguration's profiles, text in a ConfigMap, ``--scheduler-name`` flags)."""
+``default-scheduler``, the configured gang-scheduler names, the platform model's
+``schedulers``, and the names the whole repository sets up (a KubeSchedulerConfiguration's
+profiles, text in a ConfigMap, ``--scheduler-name`` flags), read only for a candidate typo."""
 from __future__ import annotations
 
 import re
@@ -8,6 +9,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from kqlint.domain.graph import ObjectGraph, graph_fact
+from kqlint.domain.platform import platform_of
 from kqlint.domain.schedulers import flag_names
 from kqlint.spelling import edit_distance
 
@@ -19,11 +21,20 @@ MAX_SCANNED = 1_000_000  # characters of ConfigMap text scanned per object
 
 
 def known_scheduler_names(graph: ObjectGraph, configured: Iterable[str]) -> frozenset[str]:
-    return frozenset((DEFAULT_SCHEDULER, *configured)) | _established(graph)
+    """``default-scheduler``, the configured names and the platform model's ``schedulers``
+    (``platform.schedulers``, the profile, the evidence kqlint.domain.schedulers reads)."""
+    return frozenset((DEFAULT_SCHEDULER, *configured)) | platform_of(graph).schedulers
 
 
-def is_typo(name: str, known: frozenset[str]) -> bool:
-    return name not in known and bool(closest_names(name, known))
+def typo_targets(name: str, graph: ObjectGraph, configured: Iterable[str]) -> list[str]:
+    """The known names ``name`` is a typo of; [] when it is known or near none. A candidate
+    typo is first checked against every ``--scheduler-name`` and ``schedulerName:`` of the
+    repository (objects of any name): a scheduler the repository runs is never a typo."""
+    known = known_scheduler_names(graph, configured)
+    if name in known or not closest_names(name, known):
+        return []
+    known |= _established(graph)
+    return [] if name in known else closest_names(name, known)
 
 
 @graph_fact

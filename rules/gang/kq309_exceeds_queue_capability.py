@@ -30,6 +30,12 @@ Silent when the queue cannot be resolved (KQ310/KQ312 report unknown queues), wh
 not go to that scheduler, for a Volcano Job whose `minAvailable` the webhook rejects (KQ301),
 and under the `kakaocloud` profile for Volcano queues (KQ502).
 
+What it assumes: the queues are those in the inputs, context, `external` objects or profile (a
+queue not in view is never judged, and a cap set only on the cluster is not known); the Volcano
+release is `platform.volcano.version` or a `volcanosh/vc-*` image tag in the repository (the
+platform model's "volcano version" in `kqlint graph` and `--statistics`), and, when unknown,
+the smallest result over releases is used.
+
 ## Why it breaks on a cluster
 The gang scheduler admits a gang only when its minimum fits under the queue's cap. Above the
 cap it stays Pending (`queue resource quota insufficient`, `OverLimit`) for ever, however idle

@@ -12,8 +12,10 @@ Volcano queue references and Queue bounds that Volcano's admission webhook refus
 - a Queue whose `deserved` is above its `capability`, or whose `guarantee.resource` is above
   (or missing from) its `deserved`, for some resource; a child Queue whose `capability` is
   above that of its nearest ancestor (through `spec.parent`) that caps the same resource.
-Without any Volcano Queue in view, kqlint does not know the cluster's queues and says nothing
-about unknown or non-leaf queues. Silent under the `kakaocloud` profile, where KQ502 reports
+What it assumes: the Volcano Queues in view (inputs, context, `external` objects, profile) are
+the cluster's queues, plus `default` and `root`, which Volcano creates. Without any Volcano Queue
+in view, kqlint does not know the cluster's queues and says nothing about unknown or non-leaf
+queues. Silent under the `kakaocloud` profile, where KQ502 reports
 every Volcano queue reference.
 
 ## Why it breaks on a cluster
