@@ -241,6 +241,26 @@ def test_the_repository_establishes_schedulers_and_says_where(tmp_path: Path) ->
     assert described["volcano"]["version"] == "1.13" and described["schedulerWebhook"] is True
 
 
+def test_a_hierarchical_capacity_plugin_is_platform_evidence(tmp_path: Path) -> None:
+    conf = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: volcano-scheduler-configmap
+data:
+  volcano-scheduler.conf: |
+    tiers:
+    - plugins:
+      - name: capacity
+        enableHierarchy: {value}
+"""
+    assert not _model(tmp_path, {"conf.yaml": conf.format(value="false")}).volcano_hierarchy
+    model = _model(tmp_path, {"conf.yaml": conf.format(value="true")})
+    assert model.volcano_hierarchy and model.describe()["volcano"]["capacityHierarchy"] is True
+    assert any(line.startswith("Volcano capacity plugin hierarchy: on") and "volcano-scheduler-configmap" in line
+               for line in model.lines())
+
+
 def test_configured_schedulers_add_to_the_evidence_and_the_version_wins(tmp_path: Path) -> None:
     config = config_from_mapping({"platform": {"schedulers": ["yunikorn"], "volcano": {"version": "1.16"}}}, "cfg.yaml")
     model = _model(tmp_path, {"setup.yaml": SCHEDULER_SETUP}, config)

@@ -20,6 +20,7 @@ Facts
     plain_profiles         plugin (a KubeSchedulerConfiguration in the inputs)
     scheduler_webhook      True when a mutating webhook assigns ``schedulerName`` to pods
                            (Volcano's admission ``resourceGroups``)
+    volcano_hierarchy      True when Volcano's capacity plugin runs with ``enableHierarchy``
 
 Sources, per fact, the first that sets it wins (config > profile > evidence):
 1. the configuration's ``platform:`` section (``kueue.version``, ``kueue.integrations``,
@@ -101,6 +102,7 @@ class Platform:
     coscheduling_profiles: frozenset[str] = frozenset()
     plain_profiles: frozenset[str] = frozenset()
     scheduler_webhook: bool = False
+    volcano_hierarchy: bool = False
     sources: dict[str, str] = field(default_factory=dict, compare=False)  # fact -> where it came from
 
     # ------------------------------------------------------------ questions rules ask
@@ -146,10 +148,12 @@ class Platform:
         """Whether the model establishes any fact at all."""
         return bool(self.kueue_version or self.integrations is not None or self.gang_schedulers
                     or self.nic_resources or self.template_labels or self.volcano_version or self.schedulers
-                    or self.scheduler_webhook)
+                    or self.scheduler_webhook or self.volcano_hierarchy)
 
     def describe(self) -> dict[str, Any]:
         """The model as plain data (``kqlint graph --format json``), unknown facts as null."""
+        from kqlint.domain.schedulers import describe_schedulers
+
         version = ".".join(map(str, self.kueue_version)) if self.kueue_version else None
         return {
             "kueue": {"version": version,
@@ -158,16 +162,14 @@ class Platform:
             "gangSchedulers": sorted(self.gang_schedulers),
             "nicResources": sorted(self.nic_resources),
             "podTemplateLabels": [kind for _, kind in sorted(self.template_labels)],
-            "volcano": {"version": ".".join(map(str, self.volcano_version)) if self.volcano_version else None},
-            "schedulers": sorted(self.schedulers),
-            "coschedulingProfiles": sorted(self.coscheduling_profiles),
-            "profilesWithoutCoscheduling": sorted(self.plain_profiles),
-            "schedulerWebhook": self.scheduler_webhook,
+            **describe_schedulers(self),
             "sources": dict(sorted(self.sources.items())),
         }
 
     def lines(self) -> list[str]:
         """One line per fact (tree output and ``--statistics``)."""
+        from kqlint.domain.schedulers import scheduler_rows
+
         data = self.describe()
         kueue = data["kueue"]
         integrations = ", ".join(kueue["integrations"]) if kueue["integrations"] is not None else "unknown"
@@ -179,15 +181,7 @@ class Platform:
                 ("NIC resources", ", ".join(data["nicResources"]) or "none known", "nic-resources")]
         if self.template_labels:
             rows.append(("pod-template Kueue labels", ", ".join(data["podTemplateLabels"]), "pod-template-labels"))
-        rows += [("volcano version", data["volcano"]["version"] or "unknown", "volcano.version"),
-                 ("scheduler names", ", ".join(data["schedulers"]) or "default-scheduler and the gang-scheduler "
-                                                                     "options only", "schedulers")]
-        if self.coscheduling_profiles or self.plain_profiles:
-            rows.append(("kube-scheduler profiles", ", ".join(
-                [f"{n} (Coscheduling)" for n in data["coschedulingProfiles"]]
-                + [f"{n} (no Coscheduling)" for n in data["profilesWithoutCoscheduling"]]), "scheduler-profiles"))
-        if self.scheduler_webhook:
-            rows.append(("schedulerName assigned by a webhook", "yes", "scheduler-webhook"))
+        rows += scheduler_rows(self)
         return [f"{name}: {value}" + (f" (from {self.sources[key]})" if key in self.sources else "")
                 for name, value, key in rows]
 
@@ -252,12 +246,12 @@ def _merge_schedulers(result: Platform, layers: list[Platform], sources: dict[st
     where = [layer.sources["schedulers"] for layer in layers if layer.schedulers and "schedulers" in layer.sources]
     if where:
         sources["schedulers"] = "; ".join(where)
-    for key in ("scheduler-profiles", "scheduler-webhook"):
+    for key in ("scheduler-profiles", "scheduler-webhook", "volcano.hierarchy"):
         if key in evidence.sources:
             sources[key] = evidence.sources[key]
     return replace(result, schedulers=frozenset().union(*(layer.schedulers for layer in layers)),
                    coscheduling_profiles=evidence.coscheduling_profiles, plain_profiles=evidence.plain_profiles,
-                   scheduler_webhook=evidence.scheduler_webhook)
+                   scheduler_webhook=evidence.scheduler_webhook, volcano_hierarchy=evidence.volcano_hierarchy)
 
 
 def _from_settings(settings: dict[str, Any], where: str = "configuration `platform:`") -> Platform:

@@ -23,15 +23,20 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from kqlint.domain.fields import mappings
+
 if TYPE_CHECKING:
     from kqlint.domain.graph import ObjectGraph
     from kqlint.domain.objects import K8sObject
+    from kqlint.domain.platform import Platform
 
 DEFAULT_SCHEDULER = "default-scheduler"
 SCHEDULER_HOSTS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "Pod"})
 HOST_NAME_MARKERS = ("sched", "volcano")
 CONFIG_MAP_MARKERS = ("sched", "admission", "volcano")
 COSCHEDULING_PLUGIN = "Coscheduling"
+NO_SCHEDULERS = "default-scheduler and the gang-scheduler options only"
+SCANNED_WORDS = ("schedulerName", "enableHierarchy")
 MAX_SCANNED = 1_000_000  # characters of ConfigMap text read per value
 _FLAG = re.compile(r"^--?scheduler-name(?:=(.*))?$")
 _VOLCANO_IMAGE = re.compile(r"volcanosh/vc-(?:scheduler|controller-manager|webhook-manager):v(\d+)\.(\d+)(?:\.\d+)?\b")
@@ -45,6 +50,7 @@ class SchedulerEvidence:
     coscheduling: set[str] = field(default_factory=set)          # profiles that enable Coscheduling
     without_coscheduling: set[str] = field(default_factory=set)  # profiles that enable none
     webhook: str | None = None                                   # source of a scheduler-assigning webhook
+    hierarchy: str | None = None                                 # source of capacity enableHierarchy: true
     volcano_version: tuple[tuple[int, int], str] | None = None
 
 
@@ -94,18 +100,28 @@ def _enables_coscheduling(plugins: Any) -> bool:
 def _config_map(found: SchedulerEvidence, obj: K8sObject) -> None:
     data = obj.get("data")
     for key, value in sorted(data.items()) if isinstance(data, dict) else []:
-        if not isinstance(value, str) or "schedulerName" not in value[:MAX_SCANNED]:
+        if not isinstance(value, str) or not any(word in value[:MAX_SCANNED] for word in SCANNED_WORDS):
             continue
         where = f"ConfigMap {obj.display()} key {key} ({obj.file})"
         for document in _documents(obj.file, value[:MAX_SCANNED]):
             if document.get("kind") == "KubeSchedulerConfiguration":
                 _profiles(found, document, where)
+            if _capacity_hierarchy(document.get("tiers")):
+                found.hierarchy = found.hierarchy or where
             groups = document.get("resourceGroups")
             for group in groups if isinstance(groups, list) else []:
                 name = group.get("schedulerName") if isinstance(group, dict) else None
                 if isinstance(name, str) and name:
                     found.names.setdefault(name, f"Volcano admission resourceGroups in {where}")
                     found.webhook = found.webhook or where
+
+
+def _capacity_hierarchy(tiers: Any) -> bool:
+    """``volcano-scheduler.conf``: the ``capacity`` plugin with ``enableHierarchy: true`` in a
+    tier (volcano-sh/volcano ``pkg/scheduler/conf/scheduler_conf.go`` ``PluginOption``)."""
+    plugins = [plugin for tier in (tiers if isinstance(tiers, list) else []) if isinstance(tier, dict)
+               for plugin in mappings(tier.get("plugins"))]
+    return any(plugin.get("name") == "capacity" and plugin.get("enableHierarchy") is True for plugin in plugins)
 
 
 def _documents(file: str, text: str) -> Iterator[dict[str, Any]]:
@@ -172,3 +188,32 @@ def scheduler_facts(graph: ObjectGraph, facts: dict[str, Any], sources: dict[str
         facts["scheduler_webhook"], sources["scheduler-webhook"] = True, found.webhook
     if found.volcano_version:
         facts["volcano_version"], sources["volcano.version"] = found.volcano_version
+    if found.hierarchy:
+        facts["volcano_hierarchy"], sources["volcano.hierarchy"] = True, found.hierarchy
+
+
+def describe_schedulers(platform: Platform) -> dict[str, Any]:
+    """The scheduler facts of ``Platform.describe()``."""
+    version = platform.volcano_version
+    return {"volcano": {"version": ".".join(map(str, version)) if version else None,
+                        "capacityHierarchy": platform.volcano_hierarchy},
+            "schedulers": sorted(platform.schedulers),
+            "coschedulingProfiles": sorted(platform.coscheduling_profiles),
+            "profilesWithoutCoscheduling": sorted(platform.plain_profiles),
+            "schedulerWebhook": platform.scheduler_webhook}
+
+
+def scheduler_rows(platform: Platform) -> list[tuple[str, str, str]]:
+    """(fact, value, source key) rows of ``Platform.lines()``."""
+    data = describe_schedulers(platform)
+    rows = [("volcano version", data["volcano"]["version"] or "unknown", "volcano.version"),
+            ("scheduler names", ", ".join(data["schedulers"]) or NO_SCHEDULERS, "schedulers")]
+    if platform.coscheduling_profiles or platform.plain_profiles:
+        rows.append(("kube-scheduler profiles", ", ".join(
+            [f"{n} (Coscheduling)" for n in data["coschedulingProfiles"]]
+            + [f"{n} (no Coscheduling)" for n in data["profilesWithoutCoscheduling"]]), "scheduler-profiles"))
+    if platform.scheduler_webhook:
+        rows.append(("schedulerName assigned by a webhook", "yes", "scheduler-webhook"))
+    if platform.volcano_hierarchy:
+        rows.append(("Volcano capacity plugin hierarchy", "on (jobs only on leaf queues)", "volcano.hierarchy"))
+    return rows
