@@ -19,7 +19,14 @@ cannot express (kueue.md B8, B9, B13):
   for an Indexed job with `completions`, pod names that are not DNS-1035 labels of at most 63
   characters; `dependsOn` on the first replicatedJob or naming no earlier one; `replicas ×
   parallelism` above 2147483647; a `groupName` that is not a DNS-1035 label; a success policy
-  naming no replicatedJob.
+  naming no replicatedJob; a `network.subdomain` that is not a DNS-1035 label; a `managedBy`
+  that is not a domain-prefixed path of at most 63 characters; failure-policy rules with a name
+  outside `^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$` (no `-`), longer than 128 characters or
+  repeated, a target naming no replicatedJob, an `onJobFailureReasons` entry Kubernetes never
+  gives, or a `RestartJob` action with a replicatedJob of more than 1024 replicas; a
+  `coordinator` naming no replicatedJob, a job or pod index out of range, a replicatedJob that
+  is not Indexed with `completions`, or an endpoint (`<jobset>-<rjob>-<job>-<pod>.<subdomain>`)
+  longer than a label value.
 - a KAI PodGroup with two subgroups of one name, a subgroup `parent` naming no subgroup, parents
   forming a cycle, or `minMember` with `minSubGroup`; a KAI Queue without `spec.resources`.
 - a Volcano Job with no task, an unknown plugin, an `mpi` plugin without its master task,
