@@ -7,11 +7,11 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from helpers import chdir
+from helpers import chdir, lint_files
 from kqlint.config import Config, config_from_mapping
 from kqlint.domain.platform import platform_of
 from kqlint.domain.workloads.gang_needs import VolcanoTask, volcano_job_need
-from kqlint.engine.pipeline import Pipeline, lint
+from kqlint.engine.pipeline import Pipeline
 
 GPU = "nvidia.com/gpu"
 
@@ -104,12 +104,7 @@ spec:
 
 
 def _findings(tmp_path: Path, code: str, files: dict[str, str], config: Config | None = None) -> list[str]:
-    for name, text in files.items():
-        (tmp_path / name).write_text(text, encoding="utf-8")
-    with chdir(tmp_path):
-        report = lint(["."], (config or Config()).with_overrides(select=(code,)), auto_context=False)
-    assert not report.internal_errors
-    return [f"{f.location.line}: {f.message}" for f in report.findings]
+    return [f"{f.location.line}: {f.message}" for f in lint_files(tmp_path, files, (code,), config).findings]
 
 
 def test_kakaocloud_leaves_volcano_queues_to_kq502(tmp_path: Path) -> None:

@@ -31,7 +31,19 @@ cannot express (kueue.md B8, B9, B13):
   forming a cycle, or `minMember` with `minSubGroup`; a KAI Queue without `spec.resources`.
 - a Volcano Job with no task, an unknown plugin, an `mpi` plugin without its master task,
   two tasks of one name, a task name that is not a DNS-1123 label, or a job or pod name
-  (`<job>-<task>-<position>`) longer than 63 characters.
+  (`<job>-<task>-<position>`) longer than 63 characters; a `partitionPolicy` with
+  `totalPartitions` or `partitionSize` below 1, `replicas` other than their product, or a
+  `minAvailable` other than `minPartitions × partitionSize`; a `networkTopology` (job or
+  partition) with both `highestTierAllowed` and `highestTierName`; a `topologyPolicy` other than
+  `none` with a container that does not request whole CPUs; lifecycle policies (job or task)
+  with an event the webhook refuses (`PodRunning`, `OutOfSync`, `CommandIssued`), an unknown
+  action, both events and `exitCode` or neither, exit code 0, an event or exit code in two
+  policies, or `*` beside other events; volumes without a `mountPath`, with a repeated one, or
+  with neither `volumeClaimName` nor `volumeClaim`; task `dependsOn` names that do not form a
+  DAG.
+- a Volcano PodGroup whose `networkTopology` (or a `subGroupPolicy` entry's) sets both
+  `highestTierAllowed` and `highestTierName`; a Volcano Queue whose `volcano.sh/hierarchy` and
+  `volcano.sh/hierarchy-weights` annotations have different numbers of parts, or a weight ≤ 0.
 The message quotes the rule the server applies. The rules the ClusterQueue CRD states in CEL
 (as many `resources` as `coveredResources`, `borrowingLimit` without a cohort,
 `reclaimWithinCohort: Never` with `borrowWithinCohort`) are KQ002's.
@@ -98,7 +110,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kqlint.domain.kinds import JOBSET, KAI_GROUP, KUEUE_GROUP, LWS, POD, VOLCANO_JOB
+from kqlint.domain.kinds import JOBSET, KAI_GROUP, KUEUE_GROUP, LWS, POD, VOLCANO_JOB, VOLCANO_PODGROUP, VOLCANO_QUEUE
 from kqlint.domain.kueue import POD_GROUP_NAME, POD_GROUP_TOTAL
 from kqlint.domain.kueue.quota import group_flavors, resource_groups
 from kqlint.domain.objects import K8sObject
@@ -110,6 +122,11 @@ from kqlint.rules.engine._webhook_jobset import jobset_findings
 from kqlint.rules.engine._webhook_kai import kai_findings
 from kqlint.rules.engine._webhook_lws import lws_findings
 from kqlint.rules.engine._webhook_volcano import volcano_job_findings
+from kqlint.rules.engine._webhook_volcano_specs import (
+    volcano_job_spec_findings,
+    volcano_pod_group_findings,
+    volcano_queue_findings,
+)
 
 # findings cache: pure, the object's own fields and the pod templates it owns (a TrainJob's runtime templates belong
 # to the runtime and are skipped)
@@ -133,6 +150,11 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         yield from kai_findings(obj, ctx)
     if VOLCANO_JOB.of(obj):
         yield from volcano_job_findings(obj, ctx)
+        yield from volcano_job_spec_findings(obj, ctx)
+    if VOLCANO_PODGROUP.of(obj):
+        yield from volcano_pod_group_findings(obj, ctx)
+    if VOLCANO_QUEUE.of(obj):
+        yield from volcano_queue_findings(obj, ctx)
     yield from _pod_groups(obj, ctx)
 
 
