@@ -326,3 +326,21 @@ def test_explain_says_what_kq308_kq309_and_kq312_assume() -> None:
     assert "What it assumes" in docs["KQ308"] and "platform.schedulers" in docs["KQ308"]
     assert "What it assumes" in docs["KQ309"] and "platform.volcano.version" in docs["KQ309"]
     assert "What it assumes" in docs["KQ312"]
+
+
+def test_a_hostile_scheduler_configmap_is_read_bounded(tmp_path: Path) -> None:
+    """An alias bomb and a huge value in a ConfigMap the scheduler evidence parses: no crash,
+    no blow-up, and no fact taken from them."""
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
+        for i in range(12)) + "tiers: [{plugins: [{name: capacity, enableHierarchy: true}]}]\nschedulerName: x\n"
+    indented = "".join(f"    {line}\n" for line in bomb.splitlines())
+    huge = "schedulerName: y\n" + "#" * 2_000_000
+    config_map = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: volcano-scheduler-configmap\ndata:\n"
+                  f"  volcano-scheduler.conf: |\n{indented}  big: {huge!r}\n")
+    import time
+
+    started = time.process_time()
+    model = _model(tmp_path, {"cm.yaml": config_map})
+    assert time.process_time() - started < 20
+    assert not model.volcano_hierarchy and "x" not in model.schedulers

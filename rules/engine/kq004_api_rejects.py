@@ -104,6 +104,8 @@ List each flavor's `resources` in exactly the order of `coveredResources`; name 
 resource and flavor in one resource group only; set `cohortName` (v1beta1: `cohort`) before
 using a lending limit; keep `lendingLimit <= nominalQuota`; give every pod-group member both
 the group-name label and the total-count annotation.
+For a JobSet, LeaderWorkerSet, Volcano or KAI object, change the field the message names so it
+meets the webhook's rule it quotes.
 """
 from __future__ import annotations
 
