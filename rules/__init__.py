@@ -43,6 +43,7 @@ BUILTIN: tuple[str, ...] = (
     "kqlint.rules.gang.kq306_partial_probe_override",
     "kqlint.rules.gang.kq307_kubeflow_replicas_unset",
     "kqlint.rules.gang.kq308_unknown_scheduler_name",
+    "kqlint.rules.gang.kq309_exceeds_queue_capability",
     "kqlint.rules.gang.kq310_kai_queue_invalid",
     "kqlint.rules.gang.kq311_kai_queue_quota_inconsistent",
     "kqlint.rules.gang.kq312_volcano_queue_invalid",

@@ -60,6 +60,18 @@ def lint_case(case: Path, code: str | None, config: Config | None = None) -> Rep
         return lint([target], config, auto_context=False)
 
 
+def lint_files(folder: Path, files: dict[str, str], codes: tuple[str, ...],
+               config: Config | None = None) -> Report:
+    """``files`` (name -> text) written into ``folder`` and linted there with only ``codes``
+    selected; a run that hit an internal error fails the test."""
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    with chdir(folder):
+        report = lint(["."], (config or Config()).with_overrides(select=codes), auto_context=False)
+    assert not report.internal_errors, report.internal_errors
+    return report
+
+
 def rule_profile(code: str) -> str | None:
     """The profile a rule belongs to (its fixtures run with that profile active)."""
     from kqlint.engine.registry import builtin_rules

@@ -125,7 +125,7 @@ def _checked(monkeypatch: pytest.MonkeyPatch, code: str) -> list[str]:
 
 # Rules not yet declared to the findings-reuse tier run again on every object of their kinds
 # (and decode it): the gang schedulers' queue rules. The guard measures the rules it knows.
-NOT_REUSED = ("--ignore", "KQ308,KQ309,KQ310,KQ311,KQ312")
+NOT_REUSED = ("--ignore", "KQ310,KQ311")
 
 
 def test_a_comment_appended_checks_nothing_again(repo: Path, capsys: pytest.CaptureFixture[str],

@@ -13,16 +13,25 @@ Facts
     gang_schedulers        "volcano", "kai", "coscheduling" known to be installed
     nic_resources          RDMA NIC resources GPU nodes offer (``nvidia.com/mlnxnics``)
     template_labels        (group, kind) whose pod-template Kueue labels the platform documents
+    volcano_version        (major, minor) of the Volcano that runs, or None
+    schedulers             scheduler names known to run besides the gang-scheduler options
+                           (``platform.schedulers``, the profile, kqlint.domain.schedulers evidence)
+    coscheduling_profiles  kube-scheduler profiles that enable / do not enable the Coscheduling
+    plain_profiles         plugin (a KubeSchedulerConfiguration in the inputs)
+    scheduler_webhook      True when a mutating webhook assigns ``schedulerName`` to pods
+                           (Volcano's admission ``resourceGroups``)
+    volcano_hierarchy      True when Volcano's capacity plugin runs with ``enableHierarchy``
 
 Sources, per fact, the first that sets it wins (config > profile > evidence):
 1. the configuration's ``platform:`` section (``kueue.version``, ``kueue.integrations``,
-   ``gang-schedulers``, ``nic-resources``);
+   ``gang-schedulers``, ``nic-resources``, ``volcano.version``, ``schedulers``);
 2. the active profile (``kakaocloud``: seed 004);
 3. evidence in the inputs and context: a Kueue ``Configuration`` in the ``kueue-manager-config``
    ConfigMap (``controller_manager_config.yaml``: ``integrations.frameworks``), the Kueue
    versions the repository pins (kqlint.domain.pins: the manager's image tag, a release
    manifest URL, Kueue's Helm chart version; read once per run from every object and the
-   project's kustomizations, charts and values files), PodGroups of a gang scheduler, and pods
+   project's kustomizations, charts and values files), PodGroups of a gang scheduler, the
+   scheduler evidence of kqlint.domain.schedulers (``schedulers`` adds every layer's), and pods
    that request a NIC resource (``nic_resources`` adds the profile's and the evidence's; a
    configured list replaces both).
 
@@ -80,8 +89,6 @@ TEMPLATE_LABEL_KINDS = {"Deployment": ("apps", "Deployment"), "StatefulSet": ("a
 INSTALLED_PRIORITY_CLASSES: dict[str, dict[str, int]] = {
     "kai": {"train": 50, "build-preemptible": 75, "build": 100, "inference": 125},
 }
-POD_GROUP_SCHEDULERS = {"scheduling.volcano.sh": "volcano", "scheduling.run.ai": "kai",
-                        "scheduling.x-k8s.io": "coscheduling"}
 # Resource-name markers of an RDMA/fabric device (evidence for nic_resources).
 NIC_MARKERS = ("mlnx", "rdma", "hca", "infiniband", "roce")
 _VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.\d+)?(?:[-+].*)?$")
@@ -97,6 +104,12 @@ class Platform:
     template_labels: frozenset[tuple[str, str]] = frozenset()
     requested: frozenset[str] = frozenset()   # evidence: every resource some pod requests
     kueue_pins: tuple[Pin, ...] = ()          # evidence: every Kueue version the repository pins
+    volcano_version: tuple[int, int] | None = None
+    schedulers: frozenset[str] = frozenset()
+    coscheduling_profiles: frozenset[str] = frozenset()
+    plain_profiles: frozenset[str] = frozenset()
+    scheduler_webhook: bool = False
+    volcano_hierarchy: bool = False
     sources: dict[str, str] = field(default_factory=dict, compare=False)  # fact -> where it came from
 
     # ------------------------------------------------------------ questions rules ask
@@ -149,10 +162,13 @@ class Platform:
     def known(self) -> bool:
         """Whether the model establishes any fact at all."""
         return bool(self.kueue_version or self.integrations is not None or self.gang_schedulers
-                    or self.nic_resources or self.template_labels or self.kueue_pins)
+                    or self.nic_resources or self.template_labels or self.kueue_pins or self.volcano_version
+                    or self.schedulers or self.scheduler_webhook or self.volcano_hierarchy)
 
     def describe(self) -> dict[str, Any]:
         """The model as plain data (``kqlint graph --format json``), unknown facts as null."""
+        from kqlint.domain.schedulers import describe_schedulers
+
         version = ".".join(map(str, self.kueue_version)) if self.kueue_version else None
         return {
             "kueue": {"version": version,
@@ -161,11 +177,14 @@ class Platform:
             "gangSchedulers": sorted(self.gang_schedulers),
             "nicResources": sorted(self.nic_resources),
             "podTemplateLabels": [kind for _, kind in sorted(self.template_labels)],
+            **describe_schedulers(self),
             "sources": dict(sorted(self.sources.items())),
         }
 
     def lines(self) -> list[str]:
         """One line per fact (tree output and ``--statistics``)."""
+        from kqlint.domain.schedulers import scheduler_rows
+
         data = self.describe()
         kueue = data["kueue"]
         integrations = ", ".join(kueue["integrations"]) if kueue["integrations"] is not None else "unknown"
@@ -177,6 +196,7 @@ class Platform:
                 ("NIC resources", ", ".join(data["nicResources"]) or "none known", "nic-resources")]
         if self.template_labels:
             rows.append(("pod-template Kueue labels", ", ".join(data["podTemplateLabels"]), "pod-template-labels"))
+        rows += scheduler_rows(self)
         return [f"{name}: {value}" + (f" (from {self.sources[key]})" if key in self.sources else "")
                 for name, value, key in rows]
 
@@ -227,6 +247,9 @@ def _merge(layers: list[Platform]) -> Platform:
             result = replace(result, integrations=layer.integrations,
                              integrations_complete=layer.integrations_complete)
             sources["kueue.integrations"] = layer.sources.get("kueue.integrations", "")
+        if result.volcano_version is None and layer.volcano_version is not None:
+            result = replace(result, volcano_version=layer.volcano_version)
+            sources["volcano.version"] = layer.sources.get("volcano.version", "")
         if not result.template_labels and layer.template_labels:
             result = replace(result, template_labels=layer.template_labels)
             sources["pod-template-labels"] = layer.sources.get("pod-template-labels", "")
@@ -239,9 +262,25 @@ def _merge(layers: list[Platform]) -> Platform:
             sources[key] = "; ".join(where) or config.sources[key]
     result = replace(result, gang_schedulers=merged["gang_schedulers"], nic_resources=merged["nic_resources"],
                      kueue_pins=tuple(sorted({pin for layer in layers for pin in layer.kueue_pins})))
+    result = _merge_schedulers(result, layers, sources)
     if "nic-resources" not in config.sources:
         result = replace(result, requested=frozenset().union(*(layer.requested for layer in rest)))
     return replace(result, sources={k: v for k, v in sources.items() if v})
+
+
+def _merge_schedulers(result: Platform, layers: list[Platform], sources: dict[str, str]) -> Platform:
+    """Scheduler names add up over every layer (more names only make rules quieter); the
+    kube-scheduler profiles and the webhook are evidence only."""
+    evidence = layers[-1]
+    where = [layer.sources["schedulers"] for layer in layers if layer.schedulers and "schedulers" in layer.sources]
+    if where:
+        sources["schedulers"] = "; ".join(where)
+    for key in ("scheduler-profiles", "scheduler-webhook", "volcano.hierarchy"):
+        if key in evidence.sources:
+            sources[key] = evidence.sources[key]
+    return replace(result, schedulers=frozenset().union(*(layer.schedulers for layer in layers)),
+                   coscheduling_profiles=evidence.coscheduling_profiles, plain_profiles=evidence.plain_profiles,
+                   scheduler_webhook=evidence.scheduler_webhook, volcano_hierarchy=evidence.volcano_hierarchy)
 
 
 def _from_settings(settings: dict[str, Any], where: str = "configuration `platform:`") -> Platform:
@@ -261,7 +300,12 @@ def _from_settings(settings: dict[str, Any], where: str = "configuration `platfo
         facts["template_labels"] = frozenset(TEMPLATE_LABEL_KINDS[k] for k in kueue["pod-template-labels"]
                                              if k in TEMPLATE_LABEL_KINDS)
         sources["pod-template-labels"] = where
-    for key, attr in (("gang-schedulers", "gang_schedulers"), ("nic-resources", "nic_resources")):
+    volcano = settings.get("volcano")
+    volcano_version = parse_version(volcano.get("version")) if isinstance(volcano, dict) else None
+    if volcano_version is not None:
+        facts["volcano_version"], sources["volcano.version"] = volcano_version, where
+    for key, attr in (("gang-schedulers", "gang_schedulers"), ("nic-resources", "nic_resources"),
+                      ("schedulers", "schedulers")):
         if isinstance(settings.get(key), list):
             facts[attr] = frozenset(str(v) for v in settings[key])
             sources[key] = where
@@ -296,10 +340,9 @@ def _from_evidence(graph: ObjectGraph, requests: dict[int, frozenset[str]], pins
     versions = sorted({pin.version for pin in pins})
     if len(versions) == 1:  # pins that disagree leave it unknown (the class docstring)
         facts["kueue_version"], sources["kueue.version"] = versions[0], _pin_sources(pins)
-    schedulers = _pod_group_schedulers(graph)
-    if schedulers:
-        facts["gang_schedulers"] = frozenset(schedulers)
-        sources["gang-schedulers"] = "PodGroups in the inputs/context"
+    from kqlint.domain.schedulers import scheduler_facts
+
+    scheduler_facts(graph, facts, sources)
     requested = _requested_resources(graph, requests)
     facts["requested"] = frozenset(requested)
     nics = {name for name in requested if is_nic_resource(name)}
@@ -330,11 +373,6 @@ def _kueue_configuration(graph: ObjectGraph) -> tuple[K8sObject, frozenset[str]]
 def _pin_sources(pins: tuple[Pin, ...]) -> str:
     shown = "; ".join(pin.source for pin in pins[:3])
     return shown + (f"; {len(pins) - 3} more" if len(pins) > 3 else "")
-
-
-def _pod_group_schedulers(graph: ObjectGraph) -> set[str]:
-    return {POD_GROUP_SCHEDULERS[obj.group] for obj in graph.of_kind("PodGroup")
-            if obj.group in POD_GROUP_SCHEDULERS and obj.source in ("input", "context")}
 
 
 def _requested_resources(graph: ObjectGraph, memo: dict[int, frozenset[str]]) -> set[str]:

@@ -10,7 +10,6 @@ webhook validates a generated name (the prefix, cut to 58 characters, and 5 more
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,13 +18,11 @@ from kqlint.domain.objects import K8sObject
 from kqlint.engine.rule import RuleContext
 from kqlint.model import Finding
 from kqlint.rules.engine._webhook import rejected
+from kqlint.rules.engine._webhook_jobset_policies import DNS1035_FORMAT, DNS1035_LABEL, jobset_policy_findings
 
 MAX_INT32 = 2**31 - 1
 MAX_LABEL = 63
 GENERATED_PREFIX = 58  # names.SimpleNameGenerator: at most 58 characters of generateName, then 5
-DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
-DNS1035_FORMAT = ("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
-                  "alphabetic character, and end with an alphanumeric character")
 JOB_TOO_LONG = "JobSet name is too long, job names generated for this JobSet will exceed 63 characters"
 POD_TOO_LONG = "JobSet name is too long, pod names generated for this JobSet will exceed 63 characters"
 
@@ -47,6 +44,7 @@ def jobset_findings(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         job_name = job.get("name")
         if isinstance(job_name, str):  # another type is the schema's finding (KQ002)
             earlier.add(job_name)
+    yield from jobset_policy_findings(obj, ctx, name)
     targets = obj.get("spec", "successPolicy", "targetReplicatedJobs")
     for position, target in enumerate(targets if isinstance(targets, list) else []):
         if isinstance(target, str) and target not in earlier:

@@ -19,12 +19,31 @@ cannot express (kueue.md B8, B9, B13):
   for an Indexed job with `completions`, pod names that are not DNS-1035 labels of at most 63
   characters; `dependsOn` on the first replicatedJob or naming no earlier one; `replicas ×
   parallelism` above 2147483647; a `groupName` that is not a DNS-1035 label; a success policy
-  naming no replicatedJob.
+  naming no replicatedJob; a `network.subdomain` that is not a DNS-1035 label; a `managedBy`
+  that is not a domain-prefixed path of at most 63 characters; failure-policy rules with a name
+  outside `^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$` (no `-`), longer than 128 characters or
+  repeated, a target naming no replicatedJob, an `onJobFailureReasons` entry Kubernetes never
+  gives, or a `RestartJob` action with a replicatedJob of more than 1024 replicas; a
+  `coordinator` naming no replicatedJob, a job or pod index out of range, a replicatedJob that
+  is not Indexed with `completions`, or an endpoint (`<jobset>-<rjob>-<job>-<pod>.<subdomain>`)
+  longer than a label value.
 - a KAI PodGroup with two subgroups of one name, a subgroup `parent` naming no subgroup, parents
   forming a cycle, or `minMember` with `minSubGroup`; a KAI Queue without `spec.resources`.
 - a Volcano Job with no task, an unknown plugin, an `mpi` plugin without its master task,
   two tasks of one name, a task name that is not a DNS-1123 label, or a job or pod name
-  (`<job>-<task>-<position>`) longer than 63 characters.
+  (`<job>-<task>-<position>`) longer than 63 characters; a `partitionPolicy` with
+  `totalPartitions` or `partitionSize` below 1, `replicas` other than their product, or a
+  `minAvailable` other than `minPartitions × partitionSize`; a `networkTopology` (job or
+  partition) with both `highestTierAllowed` and `highestTierName`; a `topologyPolicy` other than
+  `none` with a container that does not request whole CPUs; lifecycle policies (job or task)
+  with an event the webhook refuses (`PodRunning`, `OutOfSync`, `CommandIssued`), an unknown
+  action, both events and `exitCode` or neither, exit code 0, an event or exit code in two
+  policies, or `*` beside other events; volumes without a `mountPath`, with a repeated one, or
+  with neither `volumeClaimName` nor `volumeClaim`; task `dependsOn` names that do not form a
+  DAG.
+- a Volcano PodGroup whose `networkTopology` (or a `subGroupPolicy` entry's) sets both
+  `highestTierAllowed` and `highestTierName`; a Volcano Queue whose `volcano.sh/hierarchy` and
+  `volcano.sh/hierarchy-weights` annotations have different numbers of parts, or a weight ≤ 0.
 The message quotes the rule the server applies. The rules the ClusterQueue CRD states in CEL
 (as many `resources` as `coveredResources`, `borrowingLimit` without a cohort,
 `reclaimWithinCohort: Never` with `borrowWithinCohort`) are KQ002's.
@@ -85,13 +104,15 @@ List each flavor's `resources` in exactly the order of `coveredResources`; name 
 resource and flavor in one resource group only; set `cohortName` (v1beta1: `cohort`) before
 using a lending limit; keep `lendingLimit <= nominalQuota`; give every pod-group member both
 the group-name label and the total-count annotation.
+For a JobSet, LeaderWorkerSet, Volcano or KAI object, change the field the message names so it
+meets the webhook's rule it quotes.
 """
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
 
-from kqlint.domain.kinds import JOBSET, KAI_GROUP, KUEUE_GROUP, LWS, POD, VOLCANO_JOB
+from kqlint.domain.kinds import JOBSET, KAI_GROUP, KUEUE_GROUP, LWS, POD, VOLCANO_JOB, VOLCANO_PODGROUP, VOLCANO_QUEUE
 from kqlint.domain.kueue import POD_GROUP_NAME, POD_GROUP_TOTAL
 from kqlint.domain.kueue.quota import group_flavors, resource_groups
 from kqlint.domain.objects import K8sObject
@@ -103,6 +124,11 @@ from kqlint.rules.engine._webhook_jobset import jobset_findings
 from kqlint.rules.engine._webhook_kai import kai_findings
 from kqlint.rules.engine._webhook_lws import lws_findings
 from kqlint.rules.engine._webhook_volcano import volcano_job_findings
+from kqlint.rules.engine._webhook_volcano_specs import (
+    volcano_job_spec_findings,
+    volcano_pod_group_findings,
+    volcano_queue_findings,
+)
 
 # findings cache: pure, the object's own fields and the pod templates it owns (a TrainJob's runtime templates belong
 # to the runtime and are skipped)
@@ -126,6 +152,11 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         yield from kai_findings(obj, ctx)
     if VOLCANO_JOB.of(obj):
         yield from volcano_job_findings(obj, ctx)
+        yield from volcano_job_spec_findings(obj, ctx)
+    if VOLCANO_PODGROUP.of(obj):
+        yield from volcano_pod_group_findings(obj, ctx)
+    if VOLCANO_QUEUE.of(obj):
+        yield from volcano_queue_findings(obj, ctx)
     yield from _pod_groups(obj, ctx)
 
 

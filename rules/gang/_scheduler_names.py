@@ -1,6 +1,7 @@
 """Scheduler names kqlint knows (KQ308 reports typos of them; KQ304 leaves typos to KQ308):
-``default-scheduler``, the configured gang-scheduler names, and the names the repository sets
-up (a KubeSchedulerConfiguration's profiles, text in a ConfigMap, ``--scheduler-name`` flags)."""
+``default-scheduler``, the configured gang-scheduler names, the platform model's
+``schedulers``, and the names the whole repository sets up (a KubeSchedulerConfiguration's
+profiles, text in a ConfigMap, ``--scheduler-name`` flags), read only for a candidate typo."""
 from __future__ import annotations
 
 import re
@@ -8,24 +9,32 @@ from collections.abc import Iterable
 from typing import Any
 
 from kqlint.domain.graph import ObjectGraph, graph_fact
-from kqlint.domain.objects import K8sObject
-from kqlint.domain.workloads import own_templates
+from kqlint.domain.platform import platform_of
+from kqlint.domain.schedulers import flag_names
 from kqlint.spelling import edit_distance
 
 DEFAULT_SCHEDULER = "default-scheduler"
 MAX_DISTANCE, MIN_LENGTH = 2, 4
 SCHEDULER_HOSTS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "Pod"})
-_FLAG = re.compile(r"^--?scheduler-name(?:=(.*))?$")
 _CONFIGURED = re.compile(r"schedulerName\"?\s*:\s*[\"']?([A-Za-z0-9][A-Za-z0-9._-]*)")
 MAX_SCANNED = 1_000_000  # characters of ConfigMap text scanned per object
 
 
 def known_scheduler_names(graph: ObjectGraph, configured: Iterable[str]) -> frozenset[str]:
-    return frozenset((DEFAULT_SCHEDULER, *configured)) | _established(graph)
+    """``default-scheduler``, the configured names and the platform model's ``schedulers``
+    (``platform.schedulers``, the profile, the evidence kqlint.domain.schedulers reads)."""
+    return frozenset((DEFAULT_SCHEDULER, *configured)) | platform_of(graph).schedulers
 
 
-def is_typo(name: str, known: frozenset[str]) -> bool:
-    return name not in known and bool(closest_names(name, known))
+def typo_targets(name: str, graph: ObjectGraph, configured: Iterable[str]) -> list[str]:
+    """The known names ``name`` is a typo of; [] when it is known or near none. A candidate
+    typo is first checked against every ``--scheduler-name`` and ``schedulerName:`` of the
+    repository (objects of any name): a scheduler the repository runs is never a typo."""
+    known = known_scheduler_names(graph, configured)
+    if name in known or not closest_names(name, known):
+        return []
+    known |= _established(graph)
+    return [] if name in known else closest_names(name, known)
 
 
 @graph_fact
@@ -38,7 +47,7 @@ def _established(graph: ObjectGraph) -> frozenset[str]:
         elif obj.kind == "KubeSchedulerConfiguration":
             found |= _profile_names(obj.get("profiles"))
         elif obj.kind in SCHEDULER_HOSTS and obj.group in ("", "apps"):
-            found |= _flag_names(obj)
+            found |= flag_names(obj)
     return frozenset(found)
 
 
@@ -52,21 +61,6 @@ def _configured_names(data: Any) -> set[str]:
 def _profile_names(profiles: Any) -> set[str]:
     return {p["schedulerName"] for p in profiles if isinstance(p, dict) and isinstance(p.get("schedulerName"), str)} \
         if isinstance(profiles, list) else set()
-
-
-def _flag_names(obj: K8sObject) -> set[str]:
-    found: set[str] = set()
-    for template in own_templates(obj):
-        for _, container in template.containers:
-            words = [str(w) for key in ("command", "args") if isinstance(container.get(key), list)
-                     for w in container[key]]
-            for position, word in enumerate(words):
-                match = _FLAG.match(word)
-                if match and match.group(1):
-                    found.add(match.group(1))
-                elif match and position + 1 < len(words):
-                    found.add(words[position + 1])
-    return found
 
 
 def closest_names(name: str, known: frozenset[str]) -> list[str]:

@@ -90,7 +90,7 @@ from kqlint.domain.workloads import (
 )
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.rules.gang._scheduler_names import is_typo, known_scheduler_names
+from kqlint.rules.gang._scheduler_names import typo_targets
 
 # findings cache: reads gang_markers: the object's own markers and its templates'
 META = RuleMeta(code="KQ304", slug="mixed-gang-schedulers", severity=Severity.ERROR,
@@ -119,10 +119,9 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
 
 def _mixed_names(obj: K8sObject, ctx: RuleContext) -> Finding | None:
     templates = own_templates(obj)
-    names = known_scheduler_names(ctx.graph, (*ctx.options.volcano_scheduler_names, *ctx.options.kai_scheduler_names,
-                                              *COSCHEDULING_SCHEDULER_NAMES))
+    names = (*ctx.options.volcano_scheduler_names, *ctx.options.kai_scheduler_names, *COSCHEDULING_SCHEDULER_NAMES)
     known = [(t, name) for t in templates  # a typo of a known name is KQ308's
-             if (name := effective_scheduler_name(t)) is not None and not is_typo(name, names)]
+             if (name := effective_scheduler_name(t)) is not None and not typo_targets(name, ctx.graph, names)]
     first, first_name = known[0] if known else (None, "")
     for tpl, name in known[1:]:
         if name != first_name and first is not None:
