@@ -1,0 +1,346 @@
+"""``kqlint simulate``'s model: the Kueue-managed workloads of the inputs, each alone on an empty
+cluster (stage 1), then all of them as one queue (stage 2), with what is not modelled said,
+never assumed silently (cli.md, ``kqlint simulate``).
+
+Routing, pod sets, requests and priorities come from the same domain functions the rules use
+(``routing``, ``podsets``, ``priority``); flavor assignment from ``admission``, the quota tree
+from ``capacity``, preemption from ``preemption``, the queue from ``queueing``.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from kqlint.domain.fields import strings, text, text_or
+from kqlint.domain.kinds import KUEUE_GROUP
+from kqlint.domain.kueue.admission import (
+    FIT,
+    NO_FIT,
+    Assignment,
+    Fungibility,
+    PodSetRequest,
+    QueueView,
+    assign,
+)
+from kqlint.domain.kueue.capacity import ZERO, QuotaTree, build_tree, resource_group_list
+from kqlint.domain.kueue.podsets import pod_sets
+from kqlint.domain.kueue.preemption import Cluster, Policy
+from kqlint.domain.kueue.priority import workload_priority
+from kqlint.domain.kueue.queueing import BEST_EFFORT_FIFO, Entry, run
+from kqlint.domain.kueue.quota import cohort_name
+from kqlint.domain.kueue.routing import all_managed_workloads, cluster_queue_name, local_queue
+from kqlint.domain.objects import INPUT
+from kqlint.domain.selectors import NAME_LABEL, namespace_labels, selector_matches
+
+if TYPE_CHECKING:
+    from kqlint.domain.graph import ObjectGraph
+    from kqlint.domain.kueue.routing import ManagedWorkload
+    from kqlint.domain.objects import K8sObject
+
+SCHEMA_VERSION = 1
+NEWEST_KUEUE = "0.19"
+MISCONFIGURED, INACTIVE = "Misconfigured", "Inactive"
+GROUP_ANNOTATION = "kueue.x-k8s.io/podset-group-name"
+BASE_ASSUMPTIONS = (
+    "nodes not modelled: a workload that fits quota is admitted even if no node could run it",
+    "nothing finishes: usage is released only by preemption",
+    "running usage is zero (Workload objects with status.admission and --running are not read)",
+    "creation order is the order kqlint reads the documents (files in sorted path order, documents in file order)"
+    " after objects with metadata.creationTimestamp",
+    "Fair Sharing, Admission Fair Sharing, partial admission, elastic jobs, waitForPodsReady and concurrent"
+    " admission not simulated",
+    "TAS node capacity not modelled",
+    "quotaCheckStrategy BlockUndeclared, no resources.excludeResourcePrefixes or transformations",
+)
+
+
+@dataclass
+class PodSetResult:
+    name: str
+    count: int
+    flavors: dict[str, str]
+    borrowing: bool
+
+
+@dataclass
+class Stage1:
+    mode: str                     # Fit | Borrow | NoFit
+    pod_sets: list[PodSetResult]
+    reason: str | None = None
+    message: str | None = None
+
+
+@dataclass(eq=False)
+class WorkloadResult:
+    unit: ManagedWorkload
+    local_queue: str
+    cluster_queue: str | None
+    priority: int | None
+    status: str = "not-simulated"
+    pod_sets: list[PodSetResult] = field(default_factory=list)
+    borrowing: bool = False
+    preempted: list[tuple[WorkloadResult, str]] = field(default_factory=list)
+    preemption_message: str | None = None
+    preempted_by: tuple[WorkloadResult, str] | None = None
+    waits_for: list[str] = field(default_factory=list)
+    reason: str | None = None
+    message: str | None = None
+    empty_cluster: Stage1 | None = None
+    requests: list[PodSetRequest] | None = None
+    entry: Entry | None = None
+
+    @property
+    def line(self) -> int:
+        return self.unit.obj.location().line
+
+    @property
+    def never_admissible(self) -> bool:
+        stage1 = self.empty_cluster
+        return self.status == "pending" and (
+            self.reason in (MISCONFIGURED, INACTIVE)
+            or (stage1 is not None and stage1.mode == "NoFit" and stage1.reason != "WaitingForQuota"))
+
+
+@dataclass
+class QueueResult:
+    name: str
+    cohort: str | None
+    strategy: str
+    usage: dict[str, dict[str, Any]]
+    borrowed: dict[str, dict[str, Any]]
+
+
+@dataclass
+class Simulation:
+    kueue_version: str | None
+    assumptions: list[str]
+    workloads: list[WorkloadResult]
+    cluster_queues: list[QueueResult]
+
+
+def simulate(graph: ObjectGraph, stage: int = 2) -> Simulation:
+    """Stage 1 for every Kueue-managed input workload, then (``stage`` 2) the queue."""
+    from kqlint.domain.platform import platform_of
+
+    version = platform_of(graph).kueue_version
+    assumptions = list(BASE_ASSUMPTIONS)
+    if version is None:
+        assumptions.insert(0, f"Kueue version unknown: Kueue {NEWEST_KUEUE} behaviour used")
+    empty, live = build_tree(graph), build_tree(graph)
+    queues = {name: node.queue for name, node in live.queues.items() if node.queue is not None}
+    inactive = {name: why for name, cq in queues.items() if (why := _inactive(cq, live, graph)) is not None}
+    flavor_objects = _flavors(graph, assumptions)
+    empty_views = {name: _view(cq, empty, flavor_objects) for name, cq in queues.items()}
+    results = [_stage1(unit, graph, queues, inactive, empty_views) for unit in _ordered_units(graph)]
+    if stage == 2:
+        views = {name: _view(cq, live, flavor_objects) for name, cq in queues.items() if name not in inactive}
+        _stage2(results, live, views, queues)
+    for result in results:
+        cq = queues.get(result.cluster_queue or "")
+        if cq is not None and result.status != "not-simulated":
+            result.waits_for = admission_checks(cq)
+    return Simulation(".".join(map(str, version)) if version else None, assumptions,
+                      sorted(results, key=lambda r: (r.unit.obj.file, r.unit.obj.doc, r.line)),
+                      [_queue_result(name, cq, live) for name, cq in sorted(queues.items())])
+
+
+# ------------------------------------------------------------------ inputs
+
+def _ordered_units(graph: ObjectGraph) -> list[ManagedWorkload]:
+    """Input workloads in creation order: timestamped ones first, by timestamp, then read order."""
+    units = [u for u in all_managed_workloads(graph) if u.obj.source == INPUT]
+    units.sort(key=lambda u: (u.obj.file, u.obj.doc))
+    stamped = [u for u in units if text(u.obj.get("metadata", "creationTimestamp"))]
+    stamped.sort(key=lambda u: str(u.obj.get("metadata", "creationTimestamp")))
+    return stamped + [u for u in units if not text(u.obj.get("metadata", "creationTimestamp"))]
+
+
+def _flavors(graph: ObjectGraph, assumptions: list[str]) -> dict[str, K8sObject]:
+    found: dict[str, K8sObject] = {}
+    for flavor in graph.of_kind("ResourceFlavor", KUEUE_GROUP):
+        found.setdefault(flavor.name, flavor)
+    bare = sorted(name for name, f in found.items() if not f.has("spec") and f.source != INPUT and not f.file)
+    if bare:
+        assumptions.append(f"ResourceFlavor {', '.join(bare)} known by name only: no node labels or taints assumed")
+    return found
+
+
+def pod_set_name(role: str, only: bool) -> str:
+    """The pod set name Kueue gives a template: ``main`` for a single-template job, the
+    replicatedJob / group name, or the lower-cased replica type."""
+    named = re.fullmatch(r"[A-Za-z]+\[(.+)\]", role)
+    if named:
+        return named.group(1)
+    if only or role in ("template", "pod"):
+        return "main"
+    return role.lower()
+
+
+def _requests(unit: ManagedWorkload, graph: ObjectGraph) -> list[PodSetRequest] | None:
+    found = pod_sets(unit, graph)
+    if not found or any(p.count < 1 for p in found):
+        return None
+    only = len(found) == 1
+    return [PodSetRequest(pod_set_name(p.template.role, only), p.count,
+                          {r: p.total(r) for r in p.per_pod}, p.template.spec,
+                          text(p.template.annotations.get(GROUP_ANNOTATION))) for p in found]
+
+
+def _stage1(unit: ManagedWorkload, graph: ObjectGraph, queues: dict[str, K8sObject],
+            inactive: dict[str, str], views: dict[str, QueueView]) -> WorkloadResult:
+    lq = local_queue(unit, graph)
+    cq_name = text(cluster_queue_name(lq)) if lq is not None else None
+    priority = workload_priority(unit, graph).value
+    result = WorkloadResult(unit, f"{unit.obj.namespace}/{unit.queue}", cq_name, priority)
+    requests = result.requests = _requests(unit, graph)
+    if priority is None:
+        result.message = "the workload's priority class does not exist: Kueue creates no Workload"
+        return result
+    if requests is None:
+        result.message = "the pod counts of this kind cannot be determined"
+        return result
+    result.status = "pending"
+    cq = queues.get(cq_name or "")
+    if lq is None:
+        return _fail(result, MISCONFIGURED, f"LocalQueue {unit.queue} doesn't exist")
+    if cq is None:
+        return _fail(result, MISCONFIGURED, f"ClusterQueue {cq_name} doesn't exist")
+    if not _namespace_admitted(cq, unit.obj.namespace, graph):
+        return _fail(result, MISCONFIGURED, "workload namespace doesn't match ClusterQueue selector")
+    if cq.name in inactive:
+        return _fail(result, INACTIVE, f"ClusterQueue {cq.name} is inactive: {inactive[cq.name]}")
+    assignment = assign(requests, views[cq.name])
+    result.empty_cluster = _stage1_result(assignment)
+    result.reason, result.message = result.empty_cluster.reason, result.empty_cluster.message
+    return result
+
+
+def _fail(result: WorkloadResult, reason: str, message: str) -> WorkloadResult:
+    result.reason, result.message = reason, message
+    result.empty_cluster = Stage1("NoFit", [], reason, message)
+    return result
+
+
+def _stage1_result(assignment: Assignment) -> Stage1:
+    pods = pod_set_results(assignment)
+    if assignment.mode == FIT:
+        return Stage1("Borrow" if assignment.borrowing else "Fit", pods)
+    return Stage1("NoFit", pods if assignment.mode != NO_FIT else [],
+                  assignment.no_fit_reason or "WaitingForQuota", assignment.message())
+
+
+def pod_set_results(assignment: Assignment) -> list[PodSetResult]:
+    return [PodSetResult(p.name, p.count, dict(sorted(p.flavors.items())), p.borrowing)
+            for p in assignment.pod_sets if p.flavors]
+
+
+# ------------------------------------------------------------------ ClusterQueues
+
+def _inactive(cq: K8sObject, tree: QuotaTree, graph: ObjectGraph) -> str | None:
+    """Kueue's ``Active=False`` reason for the ClusterQueue (B22, B26), as far as manifests show."""
+    if text_or(cq.get("spec", "stopPolicy"), "None") != "None":
+        return "Stopped"
+    names = [n for _, flavors in resource_group_list(cq) for n in flavors]
+    if any(graph.resolve("ResourceFlavor", n, None, KUEUE_GROUP) is None for n in names):
+        return "FlavorNotFound"
+    if any(graph.resolve("AdmissionCheck", n, None, KUEUE_GROUP) is None for n in admission_checks(cq)):
+        return "AdmissionCheckNotFound"
+    if tree.in_cycle(tree.queues[cq.name]):
+        return "HasCycle"
+    return None
+
+
+def admission_checks(cq: K8sObject) -> list[str]:
+    """Every admission check the ClusterQueue names (v1beta2 strategy, v1beta1 list)."""
+    names = strings(cq.get("spec", "admissionChecks"))
+    checks = cq.get("spec", "admissionChecksStrategy", "admissionChecks")
+    for check in checks if isinstance(checks, list) else []:
+        name = text(check.get("name")) if isinstance(check, dict) else None
+        if name is not None:
+            names.append(name)
+    return sorted(set(names))
+
+
+def _namespace_admitted(cq: K8sObject, namespace: str | None, graph: ObjectGraph) -> bool:
+    """``spec.namespaceSelector``: null admits none; a Namespace not in the inputs carries only
+    its name label (an unreadable selector is taken to admit)."""
+    selector = cq.get("spec", "namespaceSelector")
+    if selector is None:
+        return False
+    obj = graph.resolve("Namespace", namespace, None, "") if namespace else None
+    labels = namespace_labels(obj) if obj is not None else {NAME_LABEL: namespace or ""}
+    return selector_matches(selector, labels) is not False
+
+
+def _view(cq: K8sObject, tree: QuotaTree, flavors: dict[str, K8sObject]) -> QueueView:
+    spec = cq.get("spec")
+    spec = spec if isinstance(spec, dict) else {}
+    fungibility = spec.get("flavorFungibility")
+    fungibility = fungibility if isinstance(fungibility, dict) else {}
+    borrow = text_or(fungibility.get("whenCanBorrow"), "MayStopSearch")
+    preempt = text_or(fungibility.get("whenCanPreempt"), "TryNextFlavor")
+    groups = resource_group_list(cq)
+    return QueueView(cq.name, tree.queues[cq.name], groups, {n: flavors.get(n) for _, names in groups for n in names},
+                     Fungibility("MayStopSearch" if borrow == "Borrow" else borrow,
+                                 "MayStopSearch" if preempt == "Preempt" else preempt,
+                                 text(fungibility.get("preference"))),
+                     policy(cq).borrow_within_cohort != "Never")
+
+
+def policy(cq: K8sObject) -> Policy:
+    threshold = cq.get("spec", "preemption", "borrowWithinCohort", "maxPriorityThreshold")
+    return Policy(text_or(cq.get("spec", "preemption", "withinClusterQueue"), "Never"),
+                  text_or(cq.get("spec", "preemption", "reclaimWithinCohort"), "Never"),
+                  text_or(cq.get("spec", "preemption", "borrowWithinCohort", "policy"), "Never"),
+                  threshold if isinstance(threshold, int) and not isinstance(threshold, bool) else None)
+
+
+def _queue_result(name: str, cq: K8sObject, tree: QuotaTree) -> QueueResult:
+    from kqlint.domain.quantity import format_amount
+
+    node = tree.queues[name]
+    usage: dict[str, dict[str, Any]] = {}
+    borrowed: dict[str, dict[str, Any]] = {}
+    for (flavor, resource), amount in sorted(node.usage.items()):
+        usage.setdefault(flavor, {})[resource] = format_amount(amount)
+        over = max(amount - node.nominal((flavor, resource)), ZERO)
+        borrowed.setdefault(flavor, {})[resource] = format_amount(over)
+    return QueueResult(name, cohort_name(cq), text_or(cq.get("spec", "queueingStrategy"), BEST_EFFORT_FIFO),
+                       usage, borrowed)
+
+
+# ------------------------------------------------------------------ stage 2
+
+def _stage2(results: list[WorkloadResult], tree: QuotaTree, views: dict[str, QueueView],
+            queues: dict[str, K8sObject]) -> None:
+    cluster = Cluster(tree, {name: policy(queues[name]) for name in views})
+    entries = []
+    for created, result in enumerate(results):
+        if result.status != "pending" or result.reason in (MISCONFIGURED, INACTIVE):
+            continue
+        requests = result.requests
+        if result.cluster_queue not in views or requests is None:
+            continue
+        result.entry = Entry(f"{result.unit.obj.namespace}/{result.unit.obj.name}", result.cluster_queue,
+                             result.priority or 0, created, requests)
+        entries.append(result.entry)
+    strategies = {name: text_or(queues[name].get("spec", "queueingStrategy"), BEST_EFFORT_FIFO) for name in views}
+    run(entries, cluster, views, strategies)
+    by_entry = {id(r.entry): r for r in results if r.entry is not None}
+    for result in results:
+        if result.entry is not None:
+            _copy(result, result.entry, by_entry)
+
+
+def _copy(result: WorkloadResult, entry: Entry, by_entry: dict[int, WorkloadResult]) -> None:
+    result.status = entry.status
+    result.reason, result.message = entry.reason, entry.message
+    assignment = entry.assignment
+    if assignment is not None and entry.status != "pending":
+        result.pod_sets = pod_set_results(assignment)
+        result.borrowing = assignment.borrowing > 0
+    result.preempted = [(by_entry[id(victim)], reason) for victim, reason in entry.preempted]
+    result.preemption_message = entry.preemption_message
+    if entry.preempted_by is not None:
+        result.preempted_by = (by_entry[id(entry.preempted_by[0])], entry.preempted_by[1])
