@@ -174,8 +174,9 @@ def _assign_group(members: list[tuple[PodSetRequest, PodSetAssignment]], queue: 
             continue
         if resource in flavors:
             continue
-        if group is None:
+        if group is None:  # the spec's NoMatchingFlavor, whatever flavors other groups tried
             reasons, failed = [f"resource {resource} unavailable in ClusterQueue"], True
+            attempts.append(("", NO_FIT, NO_MATCHING_FLAVOR))
             break
         chosen, found_reasons, tried = _find_flavor(members, requests, group, queue, oracle, assignment.usage)
         attempts += tried

@@ -79,7 +79,7 @@ def run(entries: list[Entry], cluster: Cluster, views: dict[str, QueueView], str
         _cycle(heads, cluster, views, queues)
     for queue_name, queue in queues.items():
         if queue.stuck is not None:
-            for entry in queue.active:
+            for entry in queue.active[1:]:  # the stuck head keeps its own reason
                 entry.reason = BLOCKED
                 entry.message = f"waits behind {queue.stuck.name} at the head of ClusterQueue {queue_name} (StrictFIFO)"
 

@@ -25,17 +25,17 @@ from kqlint.domain.kueue.admission import (
 )
 from kqlint.domain.kueue.capacity import ZERO, QuotaTree, build_tree, resource_group_list
 from kqlint.domain.kueue.podsets import pod_sets
-from kqlint.domain.kueue.preemption import Cluster, Policy
+from kqlint.domain.kueue.preemption import Cluster, Holder, Policy
 from kqlint.domain.kueue.priority import workload_priority
 from kqlint.domain.kueue.queueing import BEST_EFFORT_FIFO, Entry, run
 from kqlint.domain.kueue.quota import cohort_name
-from kqlint.domain.kueue.routing import all_managed_workloads, cluster_queue_name, local_queue
+from kqlint.domain.kueue.routing import ManagedWorkload, all_managed_workloads, cluster_queue_name, local_queue
+from kqlint.domain.kueue.running import Running, running_workloads
 from kqlint.domain.objects import INPUT
 from kqlint.domain.selectors import NAME_LABEL, namespace_labels, selector_matches
 
 if TYPE_CHECKING:
     from kqlint.domain.graph import ObjectGraph
-    from kqlint.domain.kueue.routing import ManagedWorkload
     from kqlint.domain.objects import K8sObject
 
 SCHEMA_VERSION = 1
@@ -45,7 +45,7 @@ GROUP_ANNOTATION = "kueue.x-k8s.io/podset-group-name"
 BASE_ASSUMPTIONS = (
     "nodes not modelled: a workload that fits quota is admitted even if no node could run it",
     "nothing finishes: usage is released only by preemption",
-    "running usage is zero (Workload objects with status.admission and --running are not read)",
+    "running usage is what the inputs' Workload objects with status.admission and QuotaReserved=True hold",
     "creation order is the order kqlint reads the documents (files in sorted path order, documents in file order)"
     " after objects with metadata.creationTimestamp",
     "Fair Sharing, Admission Fair Sharing, partial admission, elastic jobs, waitForPodsReady and concurrent"
@@ -88,6 +88,7 @@ class WorkloadResult:
     message: str | None = None
     empty_cluster: Stage1 | None = None
     requests: list[PodSetRequest] | None = None
+    running: Running | None = None
     entry: Entry | None = None
 
     @property
@@ -132,7 +133,8 @@ def simulate(graph: ObjectGraph, stage: int = 2) -> Simulation:
     inactive = {name: why for name, cq in queues.items() if (why := _inactive(cq, live, graph)) is not None}
     flavor_objects = _flavors(graph, assumptions)
     empty_views = {name: _view(cq, empty, flavor_objects) for name, cq in queues.items()}
-    results = [_stage1(unit, graph, queues, inactive, empty_views) for unit in _ordered_units(graph)]
+    results = [_running_result(r) for r in running_workloads(graph)]
+    results += [_stage1(unit, graph, queues, inactive, empty_views) for unit in _ordered_units(graph)]
     if stage == 2:
         views = {name: _view(cq, live, flavor_objects) for name, cq in queues.items() if name not in inactive}
         _stage2(results, live, views, queues)
@@ -214,6 +216,14 @@ def _stage1(unit: ManagedWorkload, graph: ObjectGraph, queues: dict[str, K8sObje
     result.empty_cluster = _stage1_result(assignment)
     result.reason, result.message = result.empty_cluster.reason, result.empty_cluster.message
     return result
+
+
+def _running_result(running: Running) -> WorkloadResult:
+    obj = running.obj
+    unit = ManagedWorkload(obj, (), None, running.local_queue or "")
+    pods = [PodSetResult(name, count, dict(sorted(flavors.items())), False) for name, count, flavors in running.flavors]
+    return WorkloadResult(unit, f"{obj.namespace}/{running.local_queue}" if running.local_queue else "",
+                          running.queue, running.priority, "running", pods, running=running)
 
 
 def _fail(result: WorkloadResult, reason: str, message: str) -> WorkloadResult:
@@ -314,15 +324,20 @@ def _queue_result(name: str, cq: K8sObject, tree: QuotaTree) -> QueueResult:
 
 def _stage2(results: list[WorkloadResult], tree: QuotaTree, views: dict[str, QueueView],
             queues: dict[str, K8sObject]) -> None:
-    cluster = Cluster(tree, {name: policy(queues[name]) for name in views})
+    cluster = Cluster(tree, {name: policy(queues[name]) for name in queues})
     entries = []
     for created, result in enumerate(results):
+        running = result.running
+        if running is not None and running.queue in tree.queues:
+            result.entry = Entry(_name(result), running.queue, running.priority, created, [], "admitted")
+            result.entry.holder = Holder(result.entry, running.queue, running.usage, running.priority, created)
+            cluster.add(result.entry.holder)
         if result.status != "pending" or result.reason in (MISCONFIGURED, INACTIVE):
             continue
         requests = result.requests
         if result.cluster_queue not in views or requests is None:
             continue
-        result.entry = Entry(f"{result.unit.obj.namespace}/{result.unit.obj.name}", result.cluster_queue,
+        result.entry = Entry(_name(result), result.cluster_queue,
                              result.priority or 0, created, requests)
         entries.append(result.entry)
     strategies = {name: text_or(queues[name].get("spec", "queueingStrategy"), BEST_EFFORT_FIFO) for name in views}
@@ -333,7 +348,17 @@ def _stage2(results: list[WorkloadResult], tree: QuotaTree, views: dict[str, Que
             _copy(result, result.entry, by_entry)
 
 
+def _name(result: WorkloadResult) -> str:
+    return f"{result.unit.obj.namespace}/{result.unit.obj.name}"
+
+
 def _copy(result: WorkloadResult, entry: Entry, by_entry: dict[int, WorkloadResult]) -> None:
+    if entry.preempted_by is not None:
+        result.preempted_by = (by_entry[id(entry.preempted_by[0])], entry.preempted_by[1])
+    if result.running is not None:
+        if entry.status == "preempted":
+            result.status, result.reason = "preempted", entry.reason
+        return
     result.status = entry.status
     result.reason, result.message = entry.reason, entry.message
     assignment = entry.assignment
@@ -342,5 +367,3 @@ def _copy(result: WorkloadResult, entry: Entry, by_entry: dict[int, WorkloadResu
         result.borrowing = assignment.borrowing > 0
     result.preempted = [(by_entry[id(victim)], reason) for victim, reason in entry.preempted]
     result.preemption_message = entry.preemption_message
-    if entry.preempted_by is not None:
-        result.preempted_by = (by_entry[id(entry.preempted_by[0])], entry.preempted_by[1])
