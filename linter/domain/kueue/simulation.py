@@ -48,8 +48,8 @@ BASE_ASSUMPTIONS = (
     "running usage is what the inputs' Workload objects with status.admission and QuotaReserved=True hold",
     "creation order is the order kqlint reads the documents (files in sorted path order, documents in file order)"
     " after objects with metadata.creationTimestamp",
-    "Fair Sharing, Admission Fair Sharing, partial admission, elastic jobs, waitForPodsReady and concurrent"
-    " admission not simulated",
+    "Fair Sharing and Admission Fair Sharing assumed off; partial admission beyond job-min-parallelism, elastic"
+    " jobs, waitForPodsReady and concurrent admission not simulated",
     "TAS node capacity not modelled",
     "quotaCheckStrategy BlockUndeclared, no resources.excludeResourcePrefixes or transformations",
 )
@@ -134,7 +134,11 @@ def simulate(graph: ObjectGraph, stage: int = 2) -> Simulation:
     flavor_objects = _flavors(graph, assumptions)
     empty_views = {name: _view(cq, empty, flavor_objects) for name, cq in queues.items()}
     results = [_running_result(r) for r in running_workloads(graph)]
-    results += [_stage1(unit, graph, queues, inactive, empty_views) for unit in _ordered_units(graph)]
+    unknown: set[str] = set()
+    results += [_stage1(unit, graph, queues, inactive, empty_views, unknown) for unit in _ordered_units(graph)]
+    if unknown:
+        assumptions.append(f"{len(unknown)} namespace(s) without a Namespace object in the inputs assumed to match"
+                           " the ClusterQueue's namespaceSelector (their labels are unknown)")
     if stage == 2:
         views = {name: _view(cq, live, flavor_objects) for name, cq in queues.items() if name not in inactive}
         _stage2(results, live, views, queues)
@@ -190,7 +194,7 @@ def _requests(unit: ManagedWorkload, graph: ObjectGraph) -> list[PodSetRequest] 
 
 
 def _stage1(unit: ManagedWorkload, graph: ObjectGraph, queues: dict[str, K8sObject],
-            inactive: dict[str, str], views: dict[str, QueueView]) -> WorkloadResult:
+            inactive: dict[str, str], views: dict[str, QueueView], unknown: set[str]) -> WorkloadResult:
     lq = local_queue(unit, graph)
     cq_name = text(cluster_queue_name(lq)) if lq is not None else None
     priority = workload_priority(unit, graph).value
@@ -208,7 +212,7 @@ def _stage1(unit: ManagedWorkload, graph: ObjectGraph, queues: dict[str, K8sObje
         return _fail(result, MISCONFIGURED, f"LocalQueue {unit.queue} doesn't exist")
     if cq is None:
         return _fail(result, MISCONFIGURED, f"ClusterQueue {cq_name} doesn't exist")
-    if not _namespace_admitted(cq, unit.obj.namespace, graph):
+    if not _namespace_admitted(cq, unit.obj.namespace, graph, unknown):
         return _fail(result, MISCONFIGURED, "workload namespace doesn't match ClusterQueue selector")
     if cq.name in inactive:
         return _fail(result, INACTIVE, f"ClusterQueue {cq.name} is inactive: {inactive[cq.name]}")
@@ -272,15 +276,19 @@ def admission_checks(cq: K8sObject) -> list[str]:
     return sorted(set(names))
 
 
-def _namespace_admitted(cq: K8sObject, namespace: str | None, graph: ObjectGraph) -> bool:
-    """``spec.namespaceSelector``: null admits none; a Namespace not in the inputs carries only
-    its name label (an unreadable selector is taken to admit)."""
+def _namespace_admitted(cq: K8sObject, namespace: str | None, graph: ObjectGraph, unknown: set[str]) -> bool:
+    """``spec.namespaceSelector``: null admits none; a Namespace object is judged by its labels;
+    a namespace without one (labels unknown) or an unreadable selector is taken to admit."""
     selector = cq.get("spec", "namespaceSelector")
     if selector is None:
         return False
     obj = graph.resolve("Namespace", namespace, None, "") if namespace else None
-    labels = namespace_labels(obj) if obj is not None else {NAME_LABEL: namespace or ""}
-    return selector_matches(selector, labels) is not False
+    if obj is not None:
+        return selector_matches(selector, namespace_labels(obj)) is not False
+    if selector_matches(selector, {NAME_LABEL: namespace or ""}) is not False:
+        return True
+    unknown.add(namespace or "")  # its labels are unknown: admitted, and the report says so
+    return True
 
 
 def _view(cq: K8sObject, tree: QuotaTree, flavors: dict[str, K8sObject]) -> QueueView:
