@@ -38,7 +38,7 @@ def observed(workload: dict[str, Any], field: str) -> Any:
     if field == "flavors":
         return {p["name"]: p["flavors"] for p in workload.get("podSets", [])}
     if field == "emptyCluster":
-        return workload["emptyCluster"]["mode"]
+        return workload["emptyCluster"]["mode"] if workload["emptyCluster"] else None
     if field == "preempted":
         return [_ref(p) for p in workload["preempted"]]
     if field == "preemptedBy":

@@ -1,7 +1,7 @@
 """``kqlint simulate``: what Kueue's scheduler would do with the inputs' workloads, offline."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 from kqlint.cli.app import Exit, emit, err
@@ -17,6 +17,7 @@ from kqlint.cli.options import (
 )
 
 if TYPE_CHECKING:
+    from kqlint.domain.kueue.podsets import ResourceConfig
     from kqlint.domain.kueue.simulation import WorkloadResult
 
 
@@ -57,7 +58,7 @@ def simulate(
     for note in pipeline.notes:
         err(f"kqlint: note: {note}")
     graph, _ = pipeline.graph(list(paths or ["."]), context=tuple(context or ()))
-    sim = run_simulation(graph, stage)
+    sim = run_simulation(graph, stage, _resource_config(pipeline.config.rules))
     if not sim.workloads:
         err("kqlint: warning: nothing Kueue-managed in the inputs")
     shown = _selected(sim.workloads, workload) if workload is not None else sim.workloads
@@ -82,6 +83,19 @@ def _selected(workloads: list[WorkloadResult], wanted: str) -> list[WorkloadResu
         kinds = ", ".join(sorted({w.unit.obj.kind for w in found}))
         raise Exit(2, f"kqlint: --workload {wanted} is ambiguous ({kinds}): use KIND/NS/NAME")
     return found
+
+
+def _resource_config(rules: dict[str, dict[str, Any]]) -> ResourceConfig | None:
+    """Kueue's ``resources`` exclusions and transformations, as the KQ210 (else KQ209) options
+    mirror them: the same requests the quota rules judge."""
+    from kqlint.domain.kueue.podsets import ResourceConfig
+
+    for code in ("KQ210", "KQ209"):
+        values = rules.get(code) or {}
+        prefixes, transformations = values.get("exclude-resource-prefixes"), values.get("transformations")
+        if prefixes or transformations:
+            return ResourceConfig(tuple(p for p in prefixes or () if isinstance(p, str)), tuple(transformations or ()))
+    return None
 
 
 def _safe(text: str) -> str:

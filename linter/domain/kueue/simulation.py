@@ -24,7 +24,7 @@ from kqlint.domain.kueue.admission import (
     assign,
 )
 from kqlint.domain.kueue.capacity import ZERO, QuotaTree, build_tree, resource_group_list
-from kqlint.domain.kueue.podsets import pod_sets
+from kqlint.domain.kueue.podsets import ResourceConfig, pod_sets
 from kqlint.domain.kueue.preemption import Cluster, Holder, Policy
 from kqlint.domain.kueue.priority import workload_priority
 from kqlint.domain.kueue.queueing import BEST_EFFORT_FIFO, Entry, run
@@ -51,8 +51,13 @@ BASE_ASSUMPTIONS = (
     "Fair Sharing and Admission Fair Sharing assumed off; partial admission beyond job-min-parallelism, elastic"
     " jobs, waitForPodsReady and concurrent admission not simulated",
     "TAS node capacity not modelled",
-    "quotaCheckStrategy BlockUndeclared, no resources.excludeResourcePrefixes or transformations",
+    "the cluster's ClusterQueues, Cohorts, ResourceFlavors and AdmissionChecks are those of the inputs, their"
+    " context, config external and the profile",
+    "quotaCheckStrategy BlockUndeclared",
 )
+NO_RESOURCE_CONFIG = "no resources.excludeResourcePrefixes or transformations (set them as KQ210 or KQ209 options)"
+CONFIGURED = "resources.excludeResourcePrefixes and transformations as the KQ210/KQ209 options say"
+PER_POD = "a Deployment, StatefulSet, LeaderWorkerSet or pod integration object is simulated as one of its Workloads"
 
 
 @dataclass
@@ -120,12 +125,13 @@ class Simulation:
     cluster_queues: list[QueueResult]
 
 
-def simulate(graph: ObjectGraph, stage: int = 2) -> Simulation:
-    """Stage 1 for every Kueue-managed input workload, then (``stage`` 2) the queue."""
+def simulate(graph: ObjectGraph, stage: int = 2, resources: ResourceConfig | None = None) -> Simulation:
+    """Stage 1 for every Kueue-managed input workload, then (``stage`` 2) the queue;
+    ``resources``: Kueue's resource exclusions and transformations."""
     from kqlint.domain.platform import platform_of
 
     version = platform_of(graph).kueue_version
-    assumptions = list(BASE_ASSUMPTIONS)
+    assumptions = [*BASE_ASSUMPTIONS, CONFIGURED if resources is not None else NO_RESOURCE_CONFIG]
     if version is None:
         assumptions.insert(0, f"Kueue version unknown: Kueue {NEWEST_KUEUE} behaviour used")
     empty, live = build_tree(graph), build_tree(graph)
@@ -135,7 +141,10 @@ def simulate(graph: ObjectGraph, stage: int = 2) -> Simulation:
     empty_views = {name: _view(cq, empty, flavor_objects) for name, cq in queues.items()}
     results = [_running_result(r) for r in running_workloads(graph)]
     unknown: set[str] = set()
-    results += [_stage1(unit, graph, queues, inactive, empty_views, unknown) for unit in _ordered_units(graph)]
+    units = _ordered_units(graph)
+    results += [_stage1(unit, graph, queues, inactive, empty_views, unknown, resources) for unit in units]
+    if any(p.count != p.all_pods for unit in units for p in pod_sets(unit, graph)):
+        assumptions.append(PER_POD)
     if unknown:
         assumptions.append(f"{len(unknown)} namespace(s) without a Namespace object in the inputs assumed to match"
                            " the ClusterQueue's namespaceSelector (their labels are unknown)")
@@ -156,7 +165,7 @@ def simulate(graph: ObjectGraph, stage: int = 2) -> Simulation:
 def _ordered_units(graph: ObjectGraph) -> list[ManagedWorkload]:
     """Input workloads in creation order: timestamped ones first, by timestamp, then read order."""
     units = [u for u in all_managed_workloads(graph) if u.obj.source == INPUT]
-    units.sort(key=lambda u: (u.obj.file, u.obj.doc))
+    units.sort(key=lambda u: (u.obj.file, u.obj.doc))  # the order the documents are read
     stamped = [u for u in units if text(u.obj.get("metadata", "creationTimestamp"))]
     stamped.sort(key=lambda u: str(u.obj.get("metadata", "creationTimestamp")))
     return stamped + [u for u in units if not text(u.obj.get("metadata", "creationTimestamp"))]
@@ -183,8 +192,9 @@ def pod_set_name(role: str, only: bool) -> str:
     return role.lower()
 
 
-def _requests(unit: ManagedWorkload, graph: ObjectGraph) -> list[PodSetRequest] | None:
-    found = pod_sets(unit, graph)
+def _requests(unit: ManagedWorkload, graph: ObjectGraph, resources: ResourceConfig | None
+              ) -> list[PodSetRequest] | None:
+    found = pod_sets(unit, graph, resources)
     if not found or any(p.count < 1 for p in found):
         return None
     only = len(found) == 1
@@ -194,12 +204,13 @@ def _requests(unit: ManagedWorkload, graph: ObjectGraph) -> list[PodSetRequest] 
 
 
 def _stage1(unit: ManagedWorkload, graph: ObjectGraph, queues: dict[str, K8sObject],
-            inactive: dict[str, str], views: dict[str, QueueView], unknown: set[str]) -> WorkloadResult:
+            inactive: dict[str, str], views: dict[str, QueueView], unknown: set[str],
+            resources: ResourceConfig | None) -> WorkloadResult:
     lq = local_queue(unit, graph)
     cq_name = text(cluster_queue_name(lq)) if lq is not None else None
     priority = workload_priority(unit, graph).value
     result = WorkloadResult(unit, f"{unit.obj.namespace}/{unit.queue}", cq_name, priority)
-    requests = result.requests = _requests(unit, graph)
+    requests = result.requests = _requests(unit, graph, resources)
     if priority is None:
         result.message = "the workload's priority class does not exist: Kueue creates no Workload"
         return result
