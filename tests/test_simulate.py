@@ -125,3 +125,74 @@ def test_text_report(capsys: pytest.CaptureFixture[str]) -> None:
     assert "Job/team-a/owner" in out and "Workload/team-b/borrower (InCohortReclamation)" in out
     assert "by Job/team-a/owner (InCohortReclamation)" in out
     assert out.rstrip().splitlines()[-1].startswith("  - ")  # the assumptions close the report
+
+
+def _cohort_chain(depth: int, loop: bool) -> str:
+    docs = [f"apiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\nmetadata: {{name: c{i}}}\n"
+            f"spec: {{parentName: c{i + 1 if i + 1 < depth or not loop else 0}}}\n" for i in range(depth)]
+    return "---\n".join(docs)
+
+
+QUEUE = """
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: default}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: q}
+spec:
+  namespaceSelector: {}
+  cohortName: c0
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: default, resources: [{name: cpu, nominalQuota: 4}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: main, namespace: ns}
+spec: {clusterQueue: q}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: j, namespace: ns, labels: {kueue.x-k8s.io/queue-name: main}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+"""
+
+
+@pytest.mark.parametrize(("cohorts", "status", "message"), [
+    (_cohort_chain(3, loop=True), "pending", "ClusterQueue q is inactive: HasCycle"),
+    (_cohort_chain(2000, loop=False), "not-simulated", "the Cohort tree of ClusterQueue q is too deep"),
+    (_cohort_chain(5, loop=False), "admitted", None),
+])
+def test_hostile_cohort_trees(tmp_path: Path, capsys: pytest.CaptureFixture[str], cohorts: str, status: str,
+                              message: str | None) -> None:
+    """A loop of Cohort parents is Kueue's HasCycle; a chain deeper than kqlint follows is
+    reported not simulated: neither recurses without bound."""
+    (tmp_path / "cohorts.yaml").write_text(cohorts)
+    (tmp_path / "queue.yaml").write_text(QUEUE)
+    with chdir(tmp_path):
+        code, out, err = run(capsys, "simulate", ".", "-f", "json")
+    assert "Traceback" not in err and code == (0 if status == "admitted" else 1)
+    (job,) = json.loads(out)["workloads"]
+    assert (job["status"], job["message"]) == (status, message)
+
+
+def test_malformed_quotas_never_crash(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Wrong types where quotas, flavors, preemption and admission fields belong: no traceback."""
+    (tmp_path / "queue.yaml").write_text(QUEUE.replace("cohortName: c0", "cohortName: [c0]").replace(
+        "nominalQuota: 4", "nominalQuota: {a: 1}, borrowingLimit: [2], lendingLimit: x").replace(
+        "namespaceSelector: {}", "namespaceSelector: {}\n  preemption: [x]\n  flavorFungibility: oops\n"
+        "  queueingStrategy: 7\n  admissionChecksStrategy: {admissionChecks: [1, {name: 2}]}"))
+    (tmp_path / "running.yaml").write_text(
+        "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: w, namespace: ns}\n"
+        "spec: {priority: high}\nstatus:\n  admission: {clusterQueue: q, podSetAssignments: [7, {flavors: [x], "
+        "resourceUsage: 3}]}\n  conditions: [{type: QuotaReserved, status: 'True'}]\n")
+    with chdir(tmp_path):
+        code, out, err = run(capsys, "simulate", ".", "-f", "json")
+    assert code in (0, 1) and "Traceback" not in err and "internal error" not in err
+    assert {w["name"] for w in json.loads(out)["workloads"]} == {"j", "w"}

@@ -181,9 +181,13 @@ class QuotaTree:
     queues: dict[str, Node]
     cohorts: dict[str, Node]
     cyclic: frozenset[str] = frozenset()
+    deep: frozenset[str] = frozenset()     # Cohorts below more than MAX_DEPTH ancestors
 
     def in_cycle(self, queue: Node) -> bool:
         return queue.parent is not None and queue.parent.name in self.cyclic
+
+    def too_deep(self, queue: Node) -> bool:
+        return queue.parent is not None and queue.parent.name in self.deep
 
 
 def quotas_of(obj: K8sObject) -> dict[FlavorResource, Quota]:
@@ -227,14 +231,14 @@ def build_tree(graph: ObjectGraph) -> QuotaTree:
         member_of = cohort_name(node.queue) if node.queue is not None else None
         if member_of is not None:
             _link(node, cohorts[member_of])
-    cyclic = frozenset(_cyclic(cohorts))
+    cyclic, deep = _cyclic(cohorts)
     for cohort in cohorts.values():
         if cohort.parent is None:
             _accumulate(cohort)
     for node in queues.values():
         if node.parent is None:
             _accumulate(node)
-    return QuotaTree(queues, cohorts, cyclic)
+    return QuotaTree(queues, cohorts, frozenset(cyclic), frozenset(deep))
 
 
 def _link(child: Node, parent: Node) -> None:
@@ -242,24 +246,29 @@ def _link(child: Node, parent: Node) -> None:
     parent.children.append(child)
 
 
-def _cyclic(cohorts: dict[str, Node]) -> set[str]:
-    """Cohorts on or under a loop of ``parentName`` (Kueue's ``hierarchy.HasCycle``)."""
-    found: set[str] = set()
+MAX_DEPTH = 64  # a deeper Cohort chain is not simulated (bounded recursion on hostile input)
+
+
+def _cyclic(cohorts: dict[str, Node]) -> tuple[set[str], set[str]]:
+    """(Cohorts on or under a loop of ``parentName``: Kueue's ``hierarchy.HasCycle``; Cohorts
+    more than MAX_DEPTH levels deep)."""
+    cyclic: set[str] = set()
+    deep: set[str] = set()
     for cohort in cohorts.values():
         seen: set[str] = set()
         node: Node | None = cohort
-        while node is not None and node.name not in seen:
+        while node is not None and node.name not in seen and len(seen) <= MAX_DEPTH:
             seen.add(node.name)
             node = node.parent
         if node is not None:
-            found.add(cohort.name)
-    return found
+            (cyclic if node.name in seen else deep).add(cohort.name)
+    return cyclic, deep
 
 
 def _accumulate(node: Node, depth: int = 0) -> None:
     """Subtree quotas bottom up (``updateCohortResourceNode``/``accumulateFromChild``)."""
     node.subtree = {fr: quota.nominal for fr, quota in node.quotas.items()}
-    if depth > 64:
+    if depth > MAX_DEPTH + 1:
         return
     for child in node.children:
         _accumulate(child, depth + 1)

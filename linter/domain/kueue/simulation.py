@@ -138,7 +138,8 @@ def simulate(graph: ObjectGraph, stage: int = 2, resources: ResourceConfig | Non
     queues = {name: node.queue for name, node in live.queues.items() if node.queue is not None}
     inactive = {name: why for name, cq in queues.items() if (why := _inactive(cq, live, graph)) is not None}
     flavor_objects = _flavors(graph, assumptions)
-    empty_views = {name: _view(cq, empty, flavor_objects) for name, cq in queues.items()}
+    empty_views = {name: _view(cq, empty, flavor_objects) for name, cq in queues.items()
+                   if not empty.too_deep(empty.queues[name])}
     results = [_running_result(r) for r in running_workloads(graph)]
     unknown: set[str] = set()
     units = _ordered_units(graph)
@@ -149,7 +150,8 @@ def simulate(graph: ObjectGraph, stage: int = 2, resources: ResourceConfig | Non
         assumptions.append(f"{len(unknown)} namespace(s) without a Namespace object in the inputs assumed to match"
                            " the ClusterQueue's namespaceSelector (their labels are unknown)")
     if stage == 2:
-        views = {name: _view(cq, live, flavor_objects) for name, cq in queues.items() if name not in inactive}
+        views = {name: _view(cq, live, flavor_objects) for name, cq in queues.items()
+                 if name not in inactive and name in empty_views}
         _stage2(results, live, views, queues)
     for result in results:
         cq = queues.get(result.cluster_queue or "")
@@ -227,6 +229,9 @@ def _stage1(unit: ManagedWorkload, graph: ObjectGraph, queues: dict[str, K8sObje
         return _fail(result, MISCONFIGURED, "workload namespace doesn't match ClusterQueue selector")
     if cq.name in inactive:
         return _fail(result, INACTIVE, f"ClusterQueue {cq.name} is inactive: {inactive[cq.name]}")
+    if cq.name not in views:
+        result.status, result.message = "not-simulated", f"the Cohort tree of ClusterQueue {cq.name} is too deep"
+        return result
     assignment = assign(requests, views[cq.name])
     result.empty_cluster = _stage1_result(assignment)
     result.reason, result.message = result.empty_cluster.reason, result.empty_cluster.message
@@ -347,7 +352,7 @@ def _stage2(results: list[WorkloadResult], tree: QuotaTree, views: dict[str, Que
     entries = []
     for created, result in enumerate(results):
         running = result.running
-        if running is not None and running.queue in tree.queues:
+        if running is not None and running.queue in views:  # an inactive queue's usage is not modelled
             result.entry = Entry(_name(result), running.queue, running.priority, created, [], "admitted")
             result.entry.holder = Holder(result.entry, running.queue, running.usage, running.priority, created)
             cluster.add(result.entry.holder)
