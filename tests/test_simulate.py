@@ -14,6 +14,7 @@ from helpers import chdir
 from kqlint.cli import main
 
 CASES = Path(__file__).parent / "fixtures" / "simulate"
+ISOLATED = ("--context", "manifests.yaml")  # each case is its own cluster, not the repository's context
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -24,7 +25,7 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 
 def simulate_json(capsys: pytest.CaptureFixture[str], case: str, *more: str) -> tuple[int, dict[str, Any]]:
     with chdir(CASES / case):
-        code, out, err = run(capsys, "simulate", "manifests.yaml", "-f", "json", *more)
+        code, out, err = run(capsys, "simulate", "manifests.yaml", "-f", "json", *ISOLATED, *more)
     assert "Traceback" not in err
     return code, json.loads(out)
 
@@ -88,18 +89,18 @@ def test_workload_option(capsys: pytest.CaptureFixture[str]) -> None:
     assert [w["name"] for w in report["workloads"]] == ["first"]
     assert simulate_json(capsys, "pending_quota", "--workload", "Job/team-a/second")[0] == 1
     with chdir(CASES / "pending_quota"):
-        code, _, err = run(capsys, "simulate", "manifests.yaml", "--workload", "team-a/nope")
+        code, _, err = run(capsys, "simulate", "manifests.yaml", *ISOLATED, "--workload", "team-a/nope")
     assert code == 2 and "no Kueue-managed workload" in err
     with chdir(CASES / "pending_quota"):
-        assert run(capsys, "simulate", "manifests.yaml", "--workload", "nope")[0] == 2
+        assert run(capsys, "simulate", "manifests.yaml", *ISOLATED, "--workload", "nope")[0] == 2
 
 
 def test_exit_status(capsys: pytest.CaptureFixture[str]) -> None:
     assert simulate_json(capsys, "single_flavor_fits")[0] == 0
     assert simulate_json(capsys, "second_flavor")[0] == 1
     with chdir(CASES / "single_flavor_fits"):
-        assert run(capsys, "simulate", "manifests.yaml", "--format", "sarif")[0] == 2
-        assert run(capsys, "simulate", "manifests.yaml", "--stage", "3")[0] == 2
+        assert run(capsys, "simulate", "manifests.yaml", *ISOLATED, "--format", "sarif")[0] == 2
+        assert run(capsys, "simulate", "manifests.yaml", *ISOLATED, "--stage", "3")[0] == 2
         assert run(capsys, "simulate", "missing.yaml")[0] == 2
 
 
@@ -119,7 +120,7 @@ def test_stage_one_stops_before_the_queue(capsys: pytest.CaptureFixture[str]) ->
 
 def test_text_report(capsys: pytest.CaptureFixture[str]) -> None:
     with chdir(CASES / "reclaim_within_cohort"):
-        code, out, _ = run(capsys, "simulate", "manifests.yaml")
+        code, out, _ = run(capsys, "simulate", "manifests.yaml", *ISOLATED)
     assert code == 1
     assert "ClusterQueue team-a (cohort org, BestEffortFIFO)" in out
     assert "Job/team-a/owner" in out and "Workload/team-b/borrower (InCohortReclamation)" in out

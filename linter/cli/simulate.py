@@ -1,7 +1,7 @@
 """``kqlint simulate``: what Kueue's scheduler would do with the inputs' workloads, offline."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 from kqlint.cli.app import Exit, emit, err
@@ -19,6 +19,7 @@ from kqlint.cli.options import (
 if TYPE_CHECKING:
     from kqlint.domain.kueue.podsets import ResourceConfig
     from kqlint.domain.kueue.simulation import WorkloadResult
+    from kqlint.engine.pipeline import Pipeline
 
 
 def simulate(
@@ -58,7 +59,7 @@ def simulate(
     for note in pipeline.notes:
         err(f"kqlint: note: {note}")
     graph, _ = pipeline.graph(list(paths or ["."]), context=tuple(context or ()))
-    sim = run_simulation(graph, stage, _resource_config(pipeline.config.rules))
+    sim = run_simulation(graph, stage, _resource_config(pipeline))
     if not sim.workloads:
         err("kqlint: warning: nothing Kueue-managed in the inputs")
     shown = _selected(sim.workloads, workload) if workload is not None else sim.workloads
@@ -85,16 +86,21 @@ def _selected(workloads: list[WorkloadResult], wanted: str) -> list[WorkloadResu
     return found
 
 
-def _resource_config(rules: dict[str, dict[str, Any]]) -> ResourceConfig | None:
-    """Kueue's ``resources`` exclusions and transformations, as the KQ210 (else KQ209) options
-    mirror them: the same requests the quota rules judge."""
-    from kqlint.domain.kueue.podsets import ResourceConfig
+def _resource_config(pipeline: Pipeline) -> ResourceConfig | None:
+    """Kueue's ``resources`` exclusions and transformations, as the options of the first rule
+    that mirrors them (the quota rules) say: the same requests those rules judge."""
+    from dataclasses import fields
 
-    for code in ("KQ210", "KQ209"):
-        values = rules.get(code) or {}
-        prefixes, transformations = values.get("exclude-resource-prefixes"), values.get("transformations")
-        if prefixes or transformations:
-            return ResourceConfig(tuple(p for p in prefixes or () if isinstance(p, str)), tuple(transformations or ()))
+    from kqlint.domain.kueue.podsets import resource_config
+    from kqlint.engine.rule import options_from_mapping
+
+    for rule in pipeline.selected.loaded:
+        kind = rule.options_type
+        if kind is None or "exclude_resource_prefixes" not in {f.name for f in fields(kind)}:
+            continue
+        found = resource_config(options_from_mapping(kind, pipeline.config.rules.get(rule.code, {})))
+        if found.exclude_prefixes or found.transformations:
+            return found
     return None
 
 

@@ -1,5 +1,5 @@
 """Kubernetes label selectors as the API server evaluates them (``metav1.LabelSelector``), and
-the labels every Namespace carries; KQ211 and ``kqlint simulate`` ask here."""
+the labels every Namespace carries; the namespace-selector rule and ``kqlint simulate`` ask here."""
 from __future__ import annotations
 
 from typing import Any

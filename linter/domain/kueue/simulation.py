@@ -12,27 +12,33 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from kqlint.domain.fields import strings, text, text_or
+from kqlint.domain.fields import text, text_or
 from kqlint.domain.kinds import KUEUE_GROUP
 from kqlint.domain.kueue.admission import (
     FIT,
     NO_FIT,
     Assignment,
-    Fungibility,
     PodSetRequest,
     QueueView,
     assign,
 )
-from kqlint.domain.kueue.capacity import ZERO, QuotaTree, build_tree, resource_group_list
+from kqlint.domain.kueue.capacity import ZERO, QuotaTree, build_tree
 from kqlint.domain.kueue.podsets import ResourceConfig, pod_sets
-from kqlint.domain.kueue.preemption import Cluster, Holder, Policy
+from kqlint.domain.kueue.preemption import Cluster, Holder
 from kqlint.domain.kueue.priority import workload_priority
+from kqlint.domain.kueue.queue_view import (
+    admission_checks,
+    fair_sharing,
+    inactive_reason,
+    namespace_admitted,
+    policy,
+    queue_view,
+)
 from kqlint.domain.kueue.queueing import BEST_EFFORT_FIFO, Entry, run
 from kqlint.domain.kueue.quota import cohort_name
 from kqlint.domain.kueue.routing import ManagedWorkload, all_managed_workloads, cluster_queue_name, local_queue
 from kqlint.domain.kueue.running import Running, running_workloads
 from kqlint.domain.objects import INPUT
-from kqlint.domain.selectors import NAME_LABEL, namespace_labels, selector_matches
 
 if TYPE_CHECKING:
     from kqlint.domain.graph import ObjectGraph
@@ -48,15 +54,17 @@ BASE_ASSUMPTIONS = (
     "running usage is what the inputs' Workload objects with status.admission and QuotaReserved=True hold",
     "creation order is the order kqlint reads the documents (files in sorted path order, documents in file order)"
     " after objects with metadata.creationTimestamp",
-    "Fair Sharing and Admission Fair Sharing assumed off; partial admission beyond job-min-parallelism, elastic"
-    " jobs, waitForPodsReady and concurrent admission not simulated",
+    "Fair Sharing off (no Kueue Configuration of the inputs turns it on), Admission Fair Sharing off; partial"
+    " admission beyond job-min-parallelism, elastic jobs, waitForPodsReady and concurrent admission not simulated",
     "TAS node capacity not modelled",
     "the cluster's ClusterQueues, Cohorts, ResourceFlavors and AdmissionChecks are those of the inputs, their"
     " context, config external and the profile",
     "quotaCheckStrategy BlockUndeclared",
 )
-NO_RESOURCE_CONFIG = "no resources.excludeResourcePrefixes or transformations (set them as KQ210 or KQ209 options)"
-CONFIGURED = "resources.excludeResourcePrefixes and transformations as the KQ210/KQ209 options say"
+NO_RESOURCE_CONFIG = ("no resources.excludeResourcePrefixes or transformations (the exceeds-quota and"
+                      " resource-not-covered rule options mirror them)")
+CONFIGURED = "resources.excludeResourcePrefixes and transformations as the quota rules' options mirror them"
+FAIR_SHARING = "fair sharing is not simulated"
 PER_POD = "a Deployment, StatefulSet, LeaderWorkerSet or pod integration object is simulated as one of its Workloads"
 
 
@@ -136,9 +144,11 @@ def simulate(graph: ObjectGraph, stage: int = 2, resources: ResourceConfig | Non
         assumptions.insert(0, f"Kueue version unknown: Kueue {NEWEST_KUEUE} behaviour used")
     empty, live = build_tree(graph), build_tree(graph)
     queues = {name: node.queue for name, node in live.queues.items() if node.queue is not None}
-    inactive = {name: why for name, cq in queues.items() if (why := _inactive(cq, live, graph)) is not None}
+    inactive = {name: why for name, cq in queues.items() if (why := inactive_reason(cq, live, graph)) is not None}
+    if fair_sharing(graph):  # every ClusterQueue uses it: its queue is not simulated (cli.md)
+        inactive = {name: FAIR_SHARING for name in queues}
     flavor_objects = _flavors(graph, assumptions)
-    empty_views = {name: _view(cq, empty, flavor_objects) for name, cq in queues.items()
+    empty_views = {name: queue_view(cq, empty, flavor_objects) for name, cq in queues.items()
                    if not empty.too_deep(empty.queues[name])}
     results = [_running_result(r) for r in running_workloads(graph)]
     unknown: set[str] = set()
@@ -150,7 +160,7 @@ def simulate(graph: ObjectGraph, stage: int = 2, resources: ResourceConfig | Non
         assumptions.append(f"{len(unknown)} namespace(s) without a Namespace object in the inputs assumed to match"
                            " the ClusterQueue's namespaceSelector (their labels are unknown)")
     if stage == 2:
-        views = {name: _view(cq, live, flavor_objects) for name, cq in queues.items()
+        views = {name: queue_view(cq, live, flavor_objects) for name, cq in queues.items()
                  if name not in inactive and name in empty_views}
         _stage2(results, live, views, queues)
     for result in results:
@@ -225,8 +235,11 @@ def _stage1(unit: ManagedWorkload, graph: ObjectGraph, queues: dict[str, K8sObje
         return _fail(result, MISCONFIGURED, f"LocalQueue {unit.queue} doesn't exist")
     if cq is None:
         return _fail(result, MISCONFIGURED, f"ClusterQueue {cq_name} doesn't exist")
-    if not _namespace_admitted(cq, unit.obj.namespace, graph, unknown):
+    if not namespace_admitted(cq, unit.obj.namespace, graph, unknown):
         return _fail(result, MISCONFIGURED, "workload namespace doesn't match ClusterQueue selector")
+    if inactive.get(cq.name) == FAIR_SHARING:
+        result.status, result.message = "not-simulated", FAIR_SHARING
+        return result
     if cq.name in inactive:
         return _fail(result, INACTIVE, f"ClusterQueue {cq.name} is inactive: {inactive[cq.name]}")
     if cq.name not in views:
@@ -266,69 +279,6 @@ def pod_set_results(assignment: Assignment) -> list[PodSetResult]:
 
 
 # ------------------------------------------------------------------ ClusterQueues
-
-def _inactive(cq: K8sObject, tree: QuotaTree, graph: ObjectGraph) -> str | None:
-    """Kueue's ``Active=False`` reason for the ClusterQueue (B22, B26), as far as manifests show."""
-    if text_or(cq.get("spec", "stopPolicy"), "None") != "None":
-        return "Stopped"
-    names = [n for _, flavors in resource_group_list(cq) for n in flavors]
-    if any(graph.resolve("ResourceFlavor", n, None, KUEUE_GROUP) is None for n in names):
-        return "FlavorNotFound"
-    if any(graph.resolve("AdmissionCheck", n, None, KUEUE_GROUP) is None for n in admission_checks(cq)):
-        return "AdmissionCheckNotFound"
-    if tree.in_cycle(tree.queues[cq.name]):
-        return "HasCycle"
-    return None
-
-
-def admission_checks(cq: K8sObject) -> list[str]:
-    """Every admission check the ClusterQueue names (v1beta2 strategy, v1beta1 list)."""
-    names = strings(cq.get("spec", "admissionChecks"))
-    checks = cq.get("spec", "admissionChecksStrategy", "admissionChecks")
-    for check in checks if isinstance(checks, list) else []:
-        name = text(check.get("name")) if isinstance(check, dict) else None
-        if name is not None:
-            names.append(name)
-    return sorted(set(names))
-
-
-def _namespace_admitted(cq: K8sObject, namespace: str | None, graph: ObjectGraph, unknown: set[str]) -> bool:
-    """``spec.namespaceSelector``: null admits none; a Namespace object is judged by its labels;
-    a namespace without one (labels unknown) or an unreadable selector is taken to admit."""
-    selector = cq.get("spec", "namespaceSelector")
-    if selector is None:
-        return False
-    obj = graph.resolve("Namespace", namespace, None, "") if namespace else None
-    if obj is not None:
-        return selector_matches(selector, namespace_labels(obj)) is not False
-    if selector_matches(selector, {NAME_LABEL: namespace or ""}) is not False:
-        return True
-    unknown.add(namespace or "")  # its labels are unknown: admitted, and the report says so
-    return True
-
-
-def _view(cq: K8sObject, tree: QuotaTree, flavors: dict[str, K8sObject]) -> QueueView:
-    spec = cq.get("spec")
-    spec = spec if isinstance(spec, dict) else {}
-    fungibility = spec.get("flavorFungibility")
-    fungibility = fungibility if isinstance(fungibility, dict) else {}
-    borrow = text_or(fungibility.get("whenCanBorrow"), "MayStopSearch")
-    preempt = text_or(fungibility.get("whenCanPreempt"), "TryNextFlavor")
-    groups = resource_group_list(cq)
-    return QueueView(cq.name, tree.queues[cq.name], groups, {n: flavors.get(n) for _, names in groups for n in names},
-                     Fungibility("MayStopSearch" if borrow == "Borrow" else borrow,
-                                 "MayStopSearch" if preempt == "Preempt" else preempt,
-                                 text(fungibility.get("preference"))),
-                     policy(cq).borrow_within_cohort != "Never")
-
-
-def policy(cq: K8sObject) -> Policy:
-    threshold = cq.get("spec", "preemption", "borrowWithinCohort", "maxPriorityThreshold")
-    return Policy(text_or(cq.get("spec", "preemption", "withinClusterQueue"), "Never"),
-                  text_or(cq.get("spec", "preemption", "reclaimWithinCohort"), "Never"),
-                  text_or(cq.get("spec", "preemption", "borrowWithinCohort", "policy"), "Never"),
-                  threshold if isinstance(threshold, int) and not isinstance(threshold, bool) else None)
-
 
 def _queue_result(name: str, cq: K8sObject, tree: QuotaTree) -> QueueResult:
     from kqlint.domain.quantity import format_amount
