@@ -226,9 +226,8 @@ def _find_flavor(members: list[tuple[PodSetRequest, PodSetAssignment]], requests
             granular = (found, borrow)
             if _preferred(mode, granular, queue.fungibility):
                 mode = granular
-            if mode[0] == NO_FIT:
-                break
-            chosen[resource] = (name, found, borrow)
+            if mode[0] != NO_FIT:  # every resource is judged (its reasons count), as Kueue's ForEach does
+                chosen[resource] = (name, found, borrow)
         attempts.append((name, mode[0], no_fit if mode[0] == NO_FIT else ""))
         if not _try_next(mode, queue.fungibility):
             best, best_mode = chosen, mode

@@ -28,7 +28,7 @@ from kqlint.domain.kueue.admission import (
     assign,
 )
 from kqlint.domain.kueue.capacity import ZERO, FlavorResource, Node, add_usage, queue_available, remove_usage
-from kqlint.domain.kueue.preemption import Cluster, Holder, Preemptor, simulate, targets
+from kqlint.domain.kueue.preemption import ANY, Cluster, Holder, Preemptor, simulate, targets
 
 STRICT_FIFO, BEST_EFFORT_FIFO = "StrictFIFO", "BestEffortFIFO"
 BLOCKED = "Blocked"
@@ -116,6 +116,8 @@ def _process(entry: Entry, victims: list[tuple[Holder, str]], cluster: Cluster, 
     entry.message = assignment.message() or None
     if assignment.mode == NO_FIT or (assignment.mode == PREEMPT and not victims):
         entry.reason = assignment.no_fit_reason or WAITING_FOR_QUOTA
+        if assignment.mode == PREEMPT and cluster.policies[entry.queue].reclaim_within_cohort != ANY:
+            _reserve(view.node, _to_reserve(assignment, view.node), reserved)  # reserveCapacityForUnreclaimablePreempt
         _set_aside(entry, queue)
         return
     if any(holder.ref.status == "preempted" for holder, _ in victims) or not _fits(cluster, view, entry, victims):
@@ -130,10 +132,16 @@ def _process(entry: Entry, victims: list[tuple[Holder, str]], cluster: Cluster, 
     for holder, reason in victims:
         _evict(holder, entry, reason, cluster, queues)
     entry.preemption_message = f"{assignment.message()}. Pending the preemption of {len(victims)} workload(s)"
-    for fr, amount in _to_reserve(assignment, view.node).items():
-        add_usage(view.node, fr, amount)
-        reserved.append((view.node, fr, amount))
+    _reserve(view.node, _to_reserve(assignment, view.node), reserved)
     insort(queue.active, entry)
+
+
+def _reserve(node: Node, usage: dict[FlavorResource, Fraction],
+             reserved: list[tuple[Node, FlavorResource, Fraction]]) -> None:
+    """Usage held in this cycle's snapshot only (released when the cycle ends)."""
+    for fr, amount in usage.items():
+        add_usage(node, fr, amount)
+        reserved.append((node, fr, amount))
 
 
 def _set_aside(entry: Entry, queue: _Queue) -> None:
