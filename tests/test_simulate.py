@@ -47,7 +47,7 @@ def observed(workload: dict[str, Any], field: str) -> Any:
     return workload[field]
 
 
-@pytest.mark.parametrize("case", sorted(p.name for p in CASES.iterdir() if p.is_dir()))
+@pytest.mark.parametrize("case", sorted(p.name for p in CASES.iterdir() if (p / "expected.yaml").exists()))
 def test_scenario(case: str, capsys: pytest.CaptureFixture[str]) -> None:
     expected = yaml.safe_load((CASES / case / "expected.yaml").read_text())
     _, report = simulate_json(capsys, case)
@@ -197,3 +197,19 @@ def test_malformed_quotas_never_crash(tmp_path: Path, capsys: pytest.CaptureFixt
         code, out, err = run(capsys, "simulate", ".", "-f", "json")
     assert code in (0, 1) and "Traceback" not in err and "internal error" not in err
     assert {w["name"] for w in json.loads(out)["workloads"]} == {"j", "w"}
+
+
+def test_running_file(capsys: pytest.CaptureFixture[str]) -> None:
+    """--running: its Kueue-managed objects are admitted first in file order (never by
+    preemption) and hold quota; its admitted Workload objects keep their flavors; the file is
+    not also an input."""
+    with chdir(CASES / "pending_quota"):
+        code, out, err = run(capsys, "simulate", "manifests.yaml", *ISOLATED, "-f", "json",
+                             "--running", "../running/running.yaml")
+    assert "Traceback" not in err
+    status = {w["name"]: (w["status"], w["reason"]) for w in json.loads(out)["workloads"]}
+    assert status == {"already": ("running", None), "old": ("running", None), "too-big-to-run": ("pending",
+                      "WaitingForQuota"), "late-but-high": ("admitted", None), "first": ("pending", "WaitingForQuota"),
+                      "second": ("pending", "WaitingForQuota")}
+    with chdir(CASES / "pending_quota"):
+        assert run(capsys, "simulate", "manifests.yaml", "--running", "missing.yaml")[0] == 2

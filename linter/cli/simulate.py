@@ -30,6 +30,9 @@ def simulate(
     workload: str | None = typer.Option(None, "--workload", metavar="NS/NAME",
                                         help="Report only this workload (KIND/NS/NAME when the name is ambiguous); "
                                              "the whole queue is still simulated."),
+    running: list[str] | None = typer.Option(None, "--running", metavar="FILE",
+                                             help="Workloads already admitted (kubectl get workloads -A -o yaml, or "
+                                                  "Kueue-managed objects); repeatable. Not also an input."),
     stage: int = typer.Option(2, "--stage", metavar="1|2",
                               help="1: each workload alone on an empty cluster; 2 (default): also the queue."),
     config_file: str | None = config_option(),
@@ -58,8 +61,9 @@ def simulate(
     pipeline = Pipeline(config)
     for note in pipeline.notes:
         err(f"kqlint: note: {note}")
-    graph, _ = pipeline.graph(list(paths or ["."]), context=tuple(context or ()))
-    sim = run_simulation(graph, stage, _resource_config(pipeline))
+    running_files = _running_files(running or [])
+    graph, _ = pipeline.graph(list(paths or ["."]) + list(running or []), context=tuple(context or ()))
+    sim = run_simulation(graph, stage, _resource_config(pipeline), lambda file: _absolute(file) in running_files)
     if not sim.workloads:
         err("kqlint: warning: nothing Kueue-managed in the inputs")
     shown = _selected(sim.workloads, workload) if workload is not None else sim.workloads
@@ -102,6 +106,22 @@ def _resource_config(pipeline: Pipeline) -> ResourceConfig | None:
         if found.exclude_prefixes or found.transformations:
             return found
     return None
+
+
+def _running_files(files: list[str]) -> frozenset[str]:
+    """The ``--running`` files, absolute; one that is no readable file is a usage error."""
+    import os
+
+    for file in files:
+        if file == "-" or not os.path.isfile(file) or not os.access(file, os.R_OK):
+            raise Exit(2, f"kqlint: --running {file}: not a readable file")
+    return frozenset(_absolute(file) for file in files)
+
+
+def _absolute(path: str) -> str:
+    from kqlint.project.workdir import absolute
+
+    return absolute(path)
 
 
 def _safe(text: str) -> str:

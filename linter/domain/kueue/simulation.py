@@ -9,7 +9,9 @@ from ``capacity``, preemption from ``preemption``, the queue from ``queueing``.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from kqlint.domain.fields import text, text_or
@@ -17,12 +19,13 @@ from kqlint.domain.kinds import KUEUE_GROUP
 from kqlint.domain.kueue.admission import (
     FIT,
     NO_FIT,
+    WAITING_FOR_QUOTA,
     Assignment,
     PodSetRequest,
     QueueView,
     assign,
 )
-from kqlint.domain.kueue.capacity import ZERO, QuotaTree, build_tree
+from kqlint.domain.kueue.capacity import ZERO, FlavorResource, QuotaTree, build_tree
 from kqlint.domain.kueue.podsets import ResourceConfig, pod_sets
 from kqlint.domain.kueue.preemption import Cluster, Holder
 from kqlint.domain.kueue.priority import workload_priority
@@ -133,9 +136,11 @@ class Simulation:
     cluster_queues: list[QueueResult]
 
 
-def simulate(graph: ObjectGraph, stage: int = 2, resources: ResourceConfig | None = None) -> Simulation:
+def simulate(graph: ObjectGraph, stage: int = 2, resources: ResourceConfig | None = None,
+             running_file: Callable[[str], bool] | None = None) -> Simulation:
     """Stage 1 for every Kueue-managed input workload, then (``stage`` 2) the queue;
-    ``resources``: Kueue's resource exclusions and transformations."""
+    ``resources``: Kueue's resource exclusions and transformations; ``running_file``: whether
+    a file holds workloads already running (``--running``): admitted first, in file order."""
     from kqlint.domain.platform import platform_of
 
     version = platform_of(graph).kueue_version
@@ -162,7 +167,7 @@ def simulate(graph: ObjectGraph, stage: int = 2, resources: ResourceConfig | Non
     if stage == 2:
         views = {name: queue_view(cq, live, flavor_objects) for name, cq in queues.items()
                  if name not in inactive and name in empty_views}
-        _stage2(results, live, views, queues)
+        _stage2(results, live, views, queues, running_file or (lambda _: False))
     for result in results:
         cq = queues.get(result.cluster_queue or "")
         if cq is not None and result.status != "not-simulated":
@@ -297,15 +302,18 @@ def _queue_result(name: str, cq: K8sObject, tree: QuotaTree) -> QueueResult:
 # ------------------------------------------------------------------ stage 2
 
 def _stage2(results: list[WorkloadResult], tree: QuotaTree, views: dict[str, QueueView],
-            queues: dict[str, K8sObject]) -> None:
+            queues: dict[str, K8sObject], running_file: Callable[[str], bool]) -> None:
     cluster = Cluster(tree, {name: policy(queues[name]) for name in queues})
     entries = []
     for created, result in enumerate(results):
         running = result.running
         if running is not None and running.queue in views:  # an inactive queue's usage is not modelled
-            result.entry = Entry(_name(result), running.queue, running.priority, created, [], "admitted")
-            result.entry.holder = Holder(result.entry, running.queue, running.usage, running.priority, created)
-            cluster.add(result.entry.holder)
+            _hold(result, Entry(_name(result), running.queue, running.priority, created, [], "admitted"),
+                  running.usage, cluster)
+    for created, result in enumerate(results):
+        if running_file(result.unit.obj.file):
+            _admit_running(result, created, views, cluster)
+            continue
         if result.status != "pending" or result.reason in (MISCONFIGURED, INACTIVE):
             continue
         requests = result.requests
@@ -322,6 +330,30 @@ def _stage2(results: list[WorkloadResult], tree: QuotaTree, views: dict[str, Que
             _copy(result, result.entry, by_entry)
 
 
+def _hold(result: WorkloadResult, entry: Entry, usage: dict[FlavorResource, Fraction], cluster: Cluster) -> None:
+    result.entry = entry
+    entry.holder = Holder(entry, entry.queue, usage, entry.priority, entry.created)
+    cluster.add(entry.holder)
+
+
+def _admit_running(result: WorkloadResult, created: int, views: dict[str, QueueView], cluster: Cluster) -> None:
+    """A Kueue-managed object of a ``--running`` file: admitted by stage 1 against the usage so
+    far, never by preemption; one that does not fit stays pending with Kueue's reason."""
+    view = views.get(result.cluster_queue or "")
+    if result.status != "pending" or result.requests is None or view is None or result.running is not None:
+        return
+    assignment = assign(result.requests, view)
+    if assignment.mode != FIT:
+        result.reason = assignment.no_fit_reason or WAITING_FOR_QUOTA
+        result.message = assignment.message()
+        return
+    entry = Entry(_name(result), view.name, result.priority or 0, created, result.requests, "admitted")
+    entry.assignment = assignment
+    _hold(result, entry, dict(assignment.usage), cluster)
+    result.status, result.reason, result.message = "running", None, None
+    result.pod_sets, result.borrowing = pod_set_results(assignment), assignment.borrowing > 0
+
+
 def _name(result: WorkloadResult) -> str:
     return f"{result.unit.obj.namespace}/{result.unit.obj.name}"
 
@@ -329,7 +361,7 @@ def _name(result: WorkloadResult) -> str:
 def _copy(result: WorkloadResult, entry: Entry, by_entry: dict[int, WorkloadResult]) -> None:
     if entry.preempted_by is not None:
         result.preempted_by = (by_entry[id(entry.preempted_by[0])], entry.preempted_by[1])
-    if result.running is not None:
+    if result.running is not None or result.status == "running":
         if entry.status == "preempted":
             result.status, result.reason = "preempted", entry.reason
         return
