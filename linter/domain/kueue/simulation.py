@@ -54,7 +54,7 @@ GROUP_ANNOTATION = "kueue.x-k8s.io/podset-group-name"
 BASE_ASSUMPTIONS = (
     "nodes not modelled: a workload that fits quota is admitted even if no node could run it",
     "nothing finishes: usage is released only by preemption",
-    "running usage is what the inputs' Workload objects with status.admission and QuotaReserved=True hold",
+    "running usage is what admitted Workload objects (inputs, --running) and --running workloads hold",
     "creation order is the order kqlint reads the documents (files in sorted path order, documents in file order)"
     " after objects with metadata.creationTimestamp",
     "Fair Sharing off (no Kueue Configuration of the inputs turns it on), Admission Fair Sharing off; partial"
