@@ -1,7 +1,8 @@
-"""Workloads already holding quota: Kueue ``Workload`` objects of the inputs whose
+"""Kueue ``Workload`` objects of the inputs. Those holding quota: ``Workload`` objects whose
 ``status.admission`` names a ClusterQueue and whose ``QuotaReserved`` condition is ``True``
 (``kubectl get workloads -o yaml``). They keep their ClusterQueue, flavors and usage
-(``status.admission.podSetAssignments[].flavors`` / ``resourceUsage``), as Kueue's cache does."""
+(``status.admission.podSetAssignments[].flavors`` / ``resourceUsage``), as Kueue's cache does.
+The others are pending workloads of their own (a Workload written by hand, or a scenario)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from kqlint.domain.quantity import parse_quantity
 if TYPE_CHECKING:
     from kqlint.domain.graph import ObjectGraph
     from kqlint.domain.objects import K8sObject
+    from kqlint.domain.workloads.templates import PodTemplate
 
 
 @dataclass(frozen=True)
@@ -68,3 +70,40 @@ def _assignments(admission: dict[str, Any]) -> tuple[list[tuple[str, int, dict[s
             if amount is not None:
                 usage[(flavor, resource)] = usage.get((flavor, resource), ZERO) + amount
     return flavors, usage
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A Kueue ``Workload`` object of the inputs without quota: queued as Kueue would queue it
+    (``spec.queueName``, ``spec.priority``, ``spec.podSets[].count`` and ``template``)."""
+
+    obj: K8sObject
+    local_queue: str
+    priority: int
+    pod_sets: list[tuple[str, int, PodTemplate]]   # (name, count, template)
+
+
+def pending_workloads(graph: ObjectGraph) -> list[Pending]:
+    """Every Workload object of the inputs that holds no quota, in read order; one without a
+    queue name or pod sets Kueue can read is left out."""
+    from kqlint.domain.workloads.templates import full_template
+
+    found = []
+    for obj in graph.of_kind("Workload", KUEUE_GROUP, tiers=(INPUT,)):
+        queue = text(obj.get("spec", "queueName"))
+        if queue is None or (text(obj.get("status", "admission", "clusterQueue")) and _quota_reserved(obj)):
+            continue
+        sets = []
+        for index, pod_set in indexed_mappings(obj.get("spec", "podSets")):
+            count = pod_set.get("count", 1)
+            if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+                break
+            path = ("spec", "podSets", index, "template")
+            sets.append((str(pod_set.get("name") or "main"), count, full_template(obj, "template", path, count)))
+        else:
+            if sets:
+                priority = obj.get("spec", "priority")
+                found.append(Pending(obj, queue, priority if isinstance(priority, int) and not isinstance(
+                    priority, bool) else 0, sets))
+    found.sort(key=lambda p: (p.obj.file, p.obj.doc))
+    return found

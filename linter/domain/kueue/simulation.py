@@ -40,12 +40,14 @@ from kqlint.domain.kueue.queue_view import (
 from kqlint.domain.kueue.queueing import BEST_EFFORT_FIFO, Entry, run
 from kqlint.domain.kueue.quota import cohort_name
 from kqlint.domain.kueue.routing import ManagedWorkload, all_managed_workloads, cluster_queue_name, local_queue
-from kqlint.domain.kueue.running import Running, running_workloads
+from kqlint.domain.kueue.running import Running, pending_workloads, running_workloads
 from kqlint.domain.objects import INPUT
+from kqlint.domain.podspec import pod_requests
 
 if TYPE_CHECKING:
     from kqlint.domain.graph import ObjectGraph
     from kqlint.domain.objects import K8sObject
+    from kqlint.domain.workloads.templates import PodTemplate
 
 SCHEMA_VERSION = 1
 NEWEST_KUEUE = "0.19"
@@ -157,9 +159,9 @@ def simulate(graph: ObjectGraph, stage: int = 2, resources: ResourceConfig | Non
                    if not empty.too_deep(empty.queues[name])}
     results = [_running_result(r) for r in running_workloads(graph)]
     unknown: set[str] = set()
-    units = _ordered_units(graph)
-    results += [_stage1(unit, graph, queues, inactive, empty_views, unknown, resources) for unit in units]
-    if any(p.count != p.all_pods for unit in units for p in pod_sets(unit, graph)):
+    inputs = _inputs(graph, resources)
+    results += [_stage1(item, graph, queues, inactive, empty_views, unknown) for item in inputs]
+    if any(p.count != p.all_pods for item in inputs if item.unit.labels_path for p in pod_sets(item.unit, graph)):
         assumptions.append(PER_POD)
     if unknown:
         assumptions.append(f"{len(unknown)} namespace(s) without a Namespace object in the inputs assumed to match"
@@ -179,13 +181,38 @@ def simulate(graph: ObjectGraph, stage: int = 2, resources: ResourceConfig | Non
 
 # ------------------------------------------------------------------ inputs
 
-def _ordered_units(graph: ObjectGraph) -> list[ManagedWorkload]:
-    """Input workloads in creation order: timestamped ones first, by timestamp, then read order."""
-    units = [u for u in all_managed_workloads(graph) if u.obj.source == INPUT]
-    units.sort(key=lambda u: (u.obj.file, u.obj.doc))  # the order the documents are read
-    stamped = [u for u in units if text(u.obj.get("metadata", "creationTimestamp"))]
-    stamped.sort(key=lambda u: str(u.obj.get("metadata", "creationTimestamp")))
-    return stamped + [u for u in units if not text(u.obj.get("metadata", "creationTimestamp"))]
+@dataclass(frozen=True)
+class _Input:
+    """A workload to queue: its unit, Kueue's priority (None: no Workload is created) and pod sets."""
+
+    unit: ManagedWorkload
+    priority: int | None
+    requests: list[PodSetRequest] | None
+
+
+def _inputs(graph: ObjectGraph, resources: ResourceConfig | None) -> list[_Input]:
+    """The Kueue-managed objects and pending Workload objects of the inputs, in creation order:
+    timestamped ones first, by timestamp, then the order the documents are read."""
+    found = [_Input(u, workload_priority(u, graph).value, _requests(u, graph, resources))
+             for u in all_managed_workloads(graph) if u.obj.source == INPUT]
+    for pending in pending_workloads(graph):
+        unit = ManagedWorkload(pending.obj, tuple(t for _, _, t in pending.pod_sets), None, pending.local_queue)
+        requests = [_pod_set_request(name, count, t, resources.apply(pod_requests(t)) if resources else pod_requests(t))
+                    for name, count, t in pending.pod_sets]
+        found.append(_Input(unit, pending.priority, requests))
+    found.sort(key=lambda i: (i.unit.obj.file, i.unit.obj.doc))
+    stamped = [i for i in found if _stamp(i)]
+    stamped.sort(key=_stamp)
+    return stamped + [i for i in found if not _stamp(i)]
+
+
+def _stamp(item: _Input) -> str:
+    return text(item.unit.obj.get("metadata", "creationTimestamp")) or ""
+
+
+def _pod_set_request(name: str, count: int, template: PodTemplate, per_pod: dict[str, Fraction]) -> PodSetRequest:
+    return PodSetRequest(name, count, {r: a * count for r, a in per_pod.items()}, template.spec,
+                         text(template.annotations.get(GROUP_ANNOTATION)))
 
 
 def _flavors(graph: ObjectGraph, assumptions: list[str]) -> dict[str, K8sObject]:
@@ -214,20 +241,16 @@ def _requests(unit: ManagedWorkload, graph: ObjectGraph, resources: ResourceConf
     found = pod_sets(unit, graph, resources)
     if not found or any(p.count < 1 for p in found):
         return None
-    only = len(found) == 1
-    return [PodSetRequest(pod_set_name(p.template.role, only), p.count,
-                          {r: p.total(r) for r in p.per_pod}, p.template.spec,
-                          text(p.template.annotations.get(GROUP_ANNOTATION))) for p in found]
+    return [_pod_set_request(pod_set_name(p.template.role, len(found) == 1), p.count, p.template, p.per_pod)
+            for p in found]
 
 
-def _stage1(unit: ManagedWorkload, graph: ObjectGraph, queues: dict[str, K8sObject],
-            inactive: dict[str, str], views: dict[str, QueueView], unknown: set[str],
-            resources: ResourceConfig | None) -> WorkloadResult:
+def _stage1(item: _Input, graph: ObjectGraph, queues: dict[str, K8sObject],
+            inactive: dict[str, str], views: dict[str, QueueView], unknown: set[str]) -> WorkloadResult:
+    unit, priority, requests = item.unit, item.priority, item.requests
     lq = local_queue(unit, graph)
     cq_name = text(cluster_queue_name(lq)) if lq is not None else None
-    priority = workload_priority(unit, graph).value
-    result = WorkloadResult(unit, f"{unit.obj.namespace}/{unit.queue}", cq_name, priority)
-    requests = result.requests = _requests(unit, graph, resources)
+    result = WorkloadResult(unit, f"{unit.obj.namespace}/{unit.queue}", cq_name, priority, requests=requests)
     if priority is None:
         result.message = "the workload's priority class does not exist: Kueue creates no Workload"
         return result
