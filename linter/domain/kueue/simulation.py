@@ -26,7 +26,7 @@ from kqlint.domain.kueue.admission import (
     assign,
 )
 from kqlint.domain.kueue.capacity import ZERO, FlavorResource, QuotaTree, build_tree
-from kqlint.domain.kueue.podsets import ResourceConfig, pod_sets
+from kqlint.domain.kueue.podsets import JOB_MIN_PARALLELISM, ResourceConfig, pod_sets
 from kqlint.domain.kueue.preemption import Cluster, Holder
 from kqlint.domain.kueue.priority import workload_priority
 from kqlint.domain.kueue.queue_view import (
@@ -60,7 +60,8 @@ BASE_ASSUMPTIONS = (
     "creation order is the order kqlint reads the documents (files in sorted path order, documents in file order)"
     " after objects with metadata.creationTimestamp",
     "Fair Sharing off (no Kueue Configuration of the inputs turns it on), Admission Fair Sharing off; partial"
-    " admission beyond job-min-parallelism, elastic jobs, waitForPodsReady and concurrent admission not simulated",
+    " admission (a Job with job-min-parallelism is simulated whole), LocalQueue stopPolicy, elastic jobs,"
+    " waitForPodsReady and concurrent admission not simulated",
     "TAS node capacity not modelled",
     "the cluster's ClusterQueues, Cohorts, ResourceFlavors and AdmissionChecks are those of the inputs, their"
     " context, config external and the profile",
@@ -241,8 +242,9 @@ def _requests(unit: ManagedWorkload, graph: ObjectGraph, resources: ResourceConf
     found = pod_sets(unit, graph, resources)
     if not found or any(p.count < 1 for p in found):
         return None
-    return [_pod_set_request(pod_set_name(p.template.role, len(found) == 1), p.count, p.template, p.per_pod)
-            for p in found]
+    partial = JOB_MIN_PARALLELISM in unit.obj.annotations  # Kueue tries the whole Job first
+    return [_pod_set_request(pod_set_name(p.template.role, len(found) == 1), p.template.pods if partial else p.count,
+                             p.template, p.per_pod) for p in found]
 
 
 def _stage1(item: _Input, graph: ObjectGraph, queues: dict[str, K8sObject],
