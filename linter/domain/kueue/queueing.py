@@ -67,14 +67,19 @@ class _Queue:
     stuck: Entry | None = None     # StrictFIFO: a head that cannot be admitted
 
 
-def run(entries: list[Entry], cluster: Cluster, views: dict[str, QueueView], strategies: dict[str, str]) -> None:
-    """Admit ``entries`` as Kueue's scheduler would; results are written on the entries."""
-    queues = {name: _Queue(strategies.get(name, BEST_EFFORT_FIFO)) for name in views}
+def run(entries: list[Entry], cluster: Cluster, views: dict[str, QueueView], strategies: dict[str, str]) -> bool:
+    """Admit ``entries`` as Kueue's scheduler would; results are written on the entries.
+    False when the cycles were cut short (a bound against pathological inputs)."""
+    queues = {entry.queue: _Queue(strategies.get(entry.queue, BEST_EFFORT_FIFO)) for entry in entries}
     for entry in sorted(entries):
         queues[entry.queue].active.append(entry)
-    for _ in range(4 * len(entries) + 8):  # every cycle admits, preempts or sets one aside
-        heads = [(name, q.active.pop(0)) for name, q in sorted(queues.items()) if q.active and q.stuck is None]
+    names = sorted(queues)
+    finished = False
+    for _ in range(8 * len(entries) + 8):  # every cycle admits, preempts or sets one aside
+        heads = [(name, queues[name].active.pop(0)) for name in names
+                 if queues[name].active and queues[name].stuck is None]
         if not heads:
+            finished = True
             break
         _cycle(heads, cluster, views, queues)
     for queue_name, queue in queues.items():
@@ -82,6 +87,7 @@ def run(entries: list[Entry], cluster: Cluster, views: dict[str, QueueView], str
             for entry in queue.active[1:]:  # the stuck head keeps its own reason
                 entry.reason = BLOCKED
                 entry.message = f"waits behind {queue.stuck.name} at the head of ClusterQueue {queue_name} (StrictFIFO)"
+    return finished
 
 
 def _cycle(heads: list[tuple[str, Entry]], cluster: Cluster, views: dict[str, QueueView],

@@ -170,7 +170,7 @@ def simulate(graph: ObjectGraph, stage: int = 2, resources: ResourceConfig | Non
     if stage == 2:
         views = {name: queue_view(cq, live, flavor_objects) for name, cq in queues.items()
                  if name not in inactive and name in empty_views}
-        _stage2(results, live, views, queues, running_file or (lambda _: False))
+        _stage2(results, live, views, queues, running_file or (lambda _: False), assumptions)
     for result in results:
         cq = queues.get(result.cluster_queue or "")
         if cq is not None and result.status != "not-simulated":
@@ -202,13 +202,9 @@ def _inputs(graph: ObjectGraph, resources: ResourceConfig | None) -> list[_Input
                     for name, count, t in pending.pod_sets]
         found.append(_Input(unit, pending.priority, requests))
     found.sort(key=lambda i: (i.unit.obj.file, i.unit.obj.doc))
-    stamped = [i for i in found if _stamp(i)]
-    stamped.sort(key=_stamp)
-    return stamped + [i for i in found if not _stamp(i)]
-
-
-def _stamp(item: _Input) -> str:
-    return text(item.unit.obj.get("metadata", "creationTimestamp")) or ""
+    stamp = {id(i): text(i.unit.obj.get("metadata", "creationTimestamp")) or "" for i in found}
+    stamped = sorted((i for i in found if stamp[id(i)]), key=lambda i: stamp[id(i)])
+    return stamped + [i for i in found if not stamp[id(i)]]
 
 
 def _pod_set_request(name: str, count: int, template: PodTemplate, per_pod: dict[str, Fraction]) -> PodSetRequest:
@@ -327,7 +323,7 @@ def _queue_result(name: str, cq: K8sObject, tree: QuotaTree) -> QueueResult:
 # ------------------------------------------------------------------ stage 2
 
 def _stage2(results: list[WorkloadResult], tree: QuotaTree, views: dict[str, QueueView],
-            queues: dict[str, K8sObject], running_file: Callable[[str], bool]) -> None:
+            queues: dict[str, K8sObject], running_file: Callable[[str], bool], assumptions: list[str]) -> None:
     cluster = Cluster(tree, {name: policy(queues[name]) for name in queues})
     entries = []
     for created, result in enumerate(results):
@@ -348,7 +344,8 @@ def _stage2(results: list[WorkloadResult], tree: QuotaTree, views: dict[str, Que
                              result.priority or 0, created, requests)
         entries.append(result.entry)
     strategies = {name: text_or(queues[name].get("spec", "queueingStrategy"), BEST_EFFORT_FIFO) for name in views}
-    run(entries, cluster, views, strategies)
+    if not run(entries, cluster, views, strategies):
+        assumptions.append("the queue was cut short after 8 scheduling cycles per workload: later results are partial")
     by_entry = {id(r.entry): r for r in results if r.entry is not None}
     for result in results:
         if result.entry is not None:
