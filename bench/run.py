@@ -22,6 +22,8 @@ cache lives in ``--cache-dir`` the corpus folder's sibling ``NAME.cache``, kqlin
   precommit-edited  the same after editing that one file (a real commit)
   fix               ``kqlint check . --no-cache --fix --unsafe-fixes`` (compare with nocache)
   fix-cold          ``kqlint check . --fix --unsafe-fixes``, the cache removed (compare with cold)
+  simulate          ``kqlint simulate . --format json``: Kueue's scheduler over every workload (compare with
+                    nocache: the target is at most 2x)
 Edited and fixed files are restored before each run and afterwards. Commands run with bytecode caching allowed (as an
 installed kqlint has its .pyc files), after one warm-up run.
 
@@ -94,7 +96,7 @@ def kqlint_command(directory: Path, jobs: int) -> list[str]:
 
 
 SCENARIOS = ("nocache", "cold", "warm", "warm-1pct", "warm-1pct-edit", "warm-1pct-count", "precommit-warm",
-             "precommit-edited", "fix", "fix-cold")
+             "precommit-edited", "fix", "fix-cold", "simulate")
 
 
 def manifests(directory: Path) -> list[Path]:
@@ -118,6 +120,8 @@ class Scenario:
         (directory / ".git").mkdir(exist_ok=True)
 
     def command(self) -> list[str]:
+        if self.name == "simulate":  # the whole repository as one queue: compare with nocache (target <= 2x)
+            return [sys.executable, "-m", "kqlint", "simulate", ".", "--format", "json"]
         target = str(self.staged.relative_to(self.directory)) if self.name.startswith("precommit") else "."
         extra = ["--no-cache"] if self.name in ("nocache", "fix") else ["--cache-dir", str(cache_home(self.directory))]
         extra += ["--fix", "--unsafe-fixes"] if self.name.startswith("fix") else []

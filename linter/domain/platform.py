@@ -354,16 +354,7 @@ def _from_evidence(graph: ObjectGraph, requests: dict[int, frozenset[str]], pins
 
 def _kueue_configuration(graph: ObjectGraph) -> tuple[K8sObject, frozenset[str]] | None:
     """``integrations.frameworks`` of the Kueue Configuration in a kueue-manager-config ConfigMap."""
-    for obj in graph.of_kind("ConfigMap", ""):
-        if not obj.name.endswith(KUEUE_CONFIG_MAP):
-            continue
-        text = obj.get("data", KUEUE_CONFIG_KEY)
-        if not isinstance(text, str):
-            continue
-        from kqlint.loader import parse_bytes
-
-        source = parse_bytes(obj.file, text.encode("utf-8"))
-        document = source.documents[0] if source.documents and not source.problems else None
+    for obj, document in kueue_configurations(graph):
         frameworks = dig(document, ("integrations", "frameworks"))
         if isinstance(frameworks, list):
             return obj, frozenset(str(f) for f in frameworks if isinstance(f, str))
@@ -373,6 +364,21 @@ def _kueue_configuration(graph: ObjectGraph) -> tuple[K8sObject, frozenset[str]]
 def _pin_sources(pins: tuple[Pin, ...]) -> str:
     shown = "; ".join(pin.source for pin in pins[:3])
     return shown + (f"; {len(pins) - 3} more" if len(pins) > 3 else "")
+
+
+def kueue_configurations(graph: ObjectGraph) -> list[tuple[K8sObject, Any]]:
+    """(ConfigMap, parsed Kueue Configuration) of every kueue-manager-config ConfigMap."""
+    from kqlint.loader import parse_bytes
+
+    def parse() -> list[tuple[K8sObject, Any]]:
+        found = []
+        for obj in graph.of_kind("ConfigMap", ""):
+            text = obj.get("data", KUEUE_CONFIG_KEY)
+            if obj.name.endswith(KUEUE_CONFIG_MAP) and isinstance(text, str):
+                source = parse_bytes(obj.file, text.encode("utf-8"))
+                found.append((obj, source.documents[0] if source.documents and not source.problems else None))
+        return found
+    return graph.memo(kueue_configurations, parse)
 
 
 def _requested_resources(graph: ObjectGraph, memo: dict[int, frozenset[str]]) -> set[str]:

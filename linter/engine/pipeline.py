@@ -162,6 +162,23 @@ class Pipeline:
                              file_pins=_file_pins([*paths, *named], self.config))
             return GraphView(graphs, report, report)
 
+    def queue_graph(self, paths: list[str], *, context: Iterable[str] = ()) -> ObjectGraph:
+        """``kqlint simulate``: one graph of the inputs (without patch fragments) and the context
+        they may resolve to (nothing from units that hold no input), its platform model with the
+        versions the repository pins: every input workload queued together."""
+        from kqlint.engine.analysis import build_graph, run_pins, scoped
+
+        with self._working():
+            inputs, found = load_paths(paths, self.config, INPUT)
+            _refuse_missing(found)
+            named, _ = context_paths(paths, context, self.config)
+            context_loaded = load_context(named, self.config, inputs, input_paths=paths)
+            scope, inputs, kept = scoped(inputs, context_loaded.objects, self.config)
+            units = {scope.unit_of(obj.file) for obj in inputs.objects} | {None}
+            kept = [obj for obj in kept if scope.unit_of(obj.file) in units]
+            pins = run_pins(inputs.objects + kept, _file_pins([*paths, *named], self.config))
+            return build_graph(inputs, kept, self.config, pins=pins)
+
     def _rendered(self, directories: list[str], paths: list[str], context: Iterable[str],
                   allow_remote: bool) -> RenderedRun:
         """The plain ``paths``, the objects rendered from ``directories`` and the context of a

@@ -1,0 +1,94 @@
+"""What the simulator reads of a ClusterQueue: whether Kueue would keep it inactive
+(``inactiveReason`` in ``pkg/cache/scheduler/clusterqueue.go``, ``HasCycle``), whether its
+``namespaceSelector`` admits a namespace, its admission checks, flavor fungibility and
+preemption policy, and whether the Kueue Configuration turns Fair Sharing on."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kqlint.domain.fields import strings, text, text_or
+from kqlint.domain.kinds import KUEUE_GROUP
+from kqlint.domain.kueue.admission import Fungibility, QueueView
+from kqlint.domain.kueue.capacity import QuotaTree, resource_group_list
+from kqlint.domain.kueue.preemption import Policy
+from kqlint.domain.selectors import NAME_LABEL, namespace_labels, selector_matches
+
+if TYPE_CHECKING:
+    from kqlint.domain.graph import ObjectGraph
+    from kqlint.domain.objects import K8sObject
+
+
+def fair_sharing(graph: ObjectGraph) -> bool:
+    """Whether the Kueue Configuration of the inputs turns Fair Sharing on (B26): a
+    ``fairSharing`` section (v1beta2), ``fairSharing.enable: true`` (v1beta1)."""
+    from kqlint.domain.platform import kueue_configurations
+
+    for _, document in kueue_configurations(graph):
+        section = document.get("fairSharing") if isinstance(document, dict) else None
+        if isinstance(section, dict) and (not str(document.get("apiVersion", "")).endswith("v1beta1")
+                                          or section.get("enable") is True):
+            return True
+    return False
+
+
+def inactive_reason(cq: K8sObject, tree: QuotaTree, graph: ObjectGraph) -> str | None:
+    """Kueue's ``Active=False`` reason for the ClusterQueue (B22, B26), as far as manifests show."""
+    if text_or(cq.get("spec", "stopPolicy"), "None") != "None":
+        return "Stopped"
+    names = [n for _, flavors in resource_group_list(cq) for n in flavors]
+    if any(graph.resolve("ResourceFlavor", n, None, KUEUE_GROUP) is None for n in names):
+        return "FlavorNotFound"
+    if any(graph.resolve("AdmissionCheck", n, None, KUEUE_GROUP) is None for n in admission_checks(cq)):
+        return "AdmissionCheckNotFound"
+    if tree.in_cycle(tree.queues[cq.name]):
+        return "HasCycle"
+    return None
+
+
+def admission_checks(cq: K8sObject) -> list[str]:
+    """Every admission check the ClusterQueue names (v1beta2 strategy, v1beta1 list)."""
+    names = strings(cq.get("spec", "admissionChecks"))
+    checks = cq.get("spec", "admissionChecksStrategy", "admissionChecks")
+    for check in checks if isinstance(checks, list) else []:
+        name = text(check.get("name")) if isinstance(check, dict) else None
+        if name is not None:
+            names.append(name)
+    return sorted(set(names))
+
+
+def namespace_admitted(cq: K8sObject, namespace: str | None, graph: ObjectGraph, unknown: set[str]) -> bool:
+    """``spec.namespaceSelector``: null admits none; a Namespace object is judged by its labels;
+    a namespace without one (labels unknown) or an unreadable selector is taken to admit."""
+    selector = cq.get("spec", "namespaceSelector")
+    if selector is None:
+        return False
+    obj = graph.resolve("Namespace", namespace, None, "") if namespace else None
+    if obj is not None:
+        return selector_matches(selector, namespace_labels(obj)) is not False
+    if selector_matches(selector, {NAME_LABEL: namespace or ""}) is not False:
+        return True
+    unknown.add(namespace or "")  # its labels are unknown: admitted, and the report says so
+    return True
+
+
+def queue_view(cq: K8sObject, tree: QuotaTree, flavors: dict[str, K8sObject]) -> QueueView:
+    spec = cq.get("spec")
+    spec = spec if isinstance(spec, dict) else {}
+    fungibility = spec.get("flavorFungibility")
+    fungibility = fungibility if isinstance(fungibility, dict) else {}
+    borrow = text_or(fungibility.get("whenCanBorrow"), "MayStopSearch")
+    preempt = text_or(fungibility.get("whenCanPreempt"), "TryNextFlavor")
+    groups = resource_group_list(cq)
+    return QueueView(cq.name, tree.queues[cq.name], groups, {n: flavors.get(n) for _, names in groups for n in names},
+                     Fungibility("MayStopSearch" if borrow == "Borrow" else borrow,
+                                 "MayStopSearch" if preempt == "Preempt" else preempt,
+                                 text(fungibility.get("preference"))),
+                     policy(cq).borrow_within_cohort != "Never")
+
+
+def policy(cq: K8sObject) -> Policy:
+    threshold = cq.get("spec", "preemption", "borrowWithinCohort", "maxPriorityThreshold")
+    return Policy(text_or(cq.get("spec", "preemption", "withinClusterQueue"), "Never"),
+                  text_or(cq.get("spec", "preemption", "reclaimWithinCohort"), "Never"),
+                  text_or(cq.get("spec", "preemption", "borrowWithinCohort", "policy"), "Never"),
+                  threshold if isinstance(threshold, int) and not isinstance(threshold, bool) else None)

@@ -1,0 +1,109 @@
+"""Kueue ``Workload`` objects of the inputs. Those holding quota: ``Workload`` objects whose
+``status.admission`` names a ClusterQueue and whose ``QuotaReserved`` condition is ``True``
+(``kubectl get workloads -o yaml``). They keep their ClusterQueue, flavors and usage
+(``status.admission.podSetAssignments[].flavors`` / ``resourceUsage``), as Kueue's cache does.
+The others are pending workloads of their own (a Workload written by hand, or a scenario)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from kqlint.domain.fields import indexed_mappings, text
+from kqlint.domain.kinds import KUEUE_GROUP
+from kqlint.domain.kueue.capacity import ZERO, FlavorResource
+from kqlint.domain.objects import INPUT
+from kqlint.domain.quantity import parse_quantity
+
+if TYPE_CHECKING:
+    from kqlint.domain.graph import ObjectGraph
+    from kqlint.domain.objects import K8sObject
+    from kqlint.domain.workloads.templates import PodTemplate
+
+
+@dataclass(frozen=True)
+class Running:
+    obj: K8sObject
+    queue: str                       # the ClusterQueue of the admission
+    local_queue: str | None
+    priority: int
+    flavors: list[tuple[str, int, dict[str, str]]]   # (pod set, count, resource -> flavor)
+    usage: dict[FlavorResource, Fraction]
+
+
+def running_workloads(graph: ObjectGraph) -> list[Running]:
+    """Every admitted Workload object of the inputs, in read order."""
+    found = []
+    for obj in graph.of_kind("Workload", KUEUE_GROUP, tiers=(INPUT,)):
+        admission = obj.get("status", "admission")
+        queue = text(admission.get("clusterQueue")) if isinstance(admission, dict) else None
+        if queue is None or not _quota_reserved(obj):
+            continue
+        flavors, usage = _assignments(admission)
+        priority = obj.get("spec", "priority")
+        found.append(Running(obj, queue, text(obj.get("spec", "queueName")),
+                             priority if isinstance(priority, int) and not isinstance(priority, bool) else 0,
+                             flavors, usage))
+    found.sort(key=lambda r: (r.obj.file, r.obj.doc))
+    return found
+
+
+def _quota_reserved(obj: K8sObject) -> bool:
+    conditions = obj.get("status", "conditions")
+    return any(c.get("type") == "QuotaReserved" and c.get("status") == "True"
+               for _, c in indexed_mappings(conditions))
+
+
+def _assignments(admission: dict[str, Any]) -> tuple[list[tuple[str, int, dict[str, str]]],
+                                                     dict[FlavorResource, Fraction]]:
+    flavors: list[tuple[str, int, dict[str, str]]] = []
+    usage: dict[FlavorResource, Fraction] = {}
+    for _, assignment in indexed_mappings(admission.get("podSetAssignments")):
+        given = assignment.get("flavors")
+        given = {str(r): str(f) for r, f in given.items() if isinstance(f, str)} if isinstance(given, dict) else {}
+        used = assignment.get("resourceUsage")
+        used = used if isinstance(used, dict) else {}
+        count = assignment.get("count")
+        flavors.append((str(assignment.get("name") or "main"), count if isinstance(count, int) else 0, given))
+        for resource, flavor in given.items():
+            amount = parse_quantity(used.get(resource))
+            if amount is not None:
+                usage[(flavor, resource)] = usage.get((flavor, resource), ZERO) + amount
+    return flavors, usage
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A Kueue ``Workload`` object of the inputs without quota: queued as Kueue would queue it
+    (``spec.queueName``, ``spec.priority``, ``spec.podSets[].count`` and ``template``)."""
+
+    obj: K8sObject
+    local_queue: str
+    priority: int
+    pod_sets: list[tuple[str, int, PodTemplate]]   # (name, count, template)
+
+
+def pending_workloads(graph: ObjectGraph) -> list[Pending]:
+    """Every Workload object of the inputs that holds no quota, in read order; one without a
+    queue name or pod sets Kueue can read is left out."""
+    from kqlint.domain.workloads.templates import full_template
+
+    found = []
+    for obj in graph.of_kind("Workload", KUEUE_GROUP, tiers=(INPUT,)):
+        queue = text(obj.get("spec", "queueName"))
+        if queue is None or (text(obj.get("status", "admission", "clusterQueue")) and _quota_reserved(obj)):
+            continue
+        sets = []
+        for index, pod_set in indexed_mappings(obj.get("spec", "podSets")):
+            count = pod_set.get("count", 1)
+            if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+                break
+            path = ("spec", "podSets", index, "template")
+            sets.append((str(pod_set.get("name") or "main"), count, full_template(obj, "template", path, count)))
+        else:
+            if sets:
+                priority = obj.get("spec", "priority")
+                found.append(Pending(obj, queue, priority if isinstance(priority, int) and not isinstance(
+                    priority, bool) else 0, sets))
+    found.sort(key=lambda p: (p.obj.file, p.obj.doc))
+    return found

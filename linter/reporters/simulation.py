@@ -1,0 +1,117 @@
+"""``kqlint simulate`` as text (a table per ClusterQueue, the never-admissible workloads with
+Kueue's message, the assumptions) or JSON (schema version ``SCHEMA_VERSION``, cli.md)."""
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kqlint.domain.kueue.simulation import PodSetResult, Simulation, Stage1, WorkloadResult
+
+COLUMNS = ("workload", "priority", "status", "flavors", "borrowing", "preempted/by", "reason")
+
+
+def render_json(sim: Simulation, workloads: list[WorkloadResult]) -> str:
+    from kqlint import __version__
+    from kqlint.domain.kueue.simulation import SCHEMA_VERSION
+
+    document = {
+        "version": __version__, "schemaVersion": SCHEMA_VERSION, "kueueVersion": sim.kueue_version,
+        "assumptions": sim.assumptions,
+        "workloads": [_workload(w) for w in workloads],
+        "clusterQueues": [{"name": q.name, "cohort": q.cohort, "queueingStrategy": q.strategy,
+                           "usage": q.usage, "borrowed": q.borrowed} for q in sim.cluster_queues],
+        "summary": summary(workloads),
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def summary(workloads: list[WorkloadResult]) -> dict[str, int]:
+    never = sum(1 for w in workloads if w.never_admissible)
+    return {"workloads": len(workloads),
+            "admitted": sum(1 for w in workloads if w.status in ("admitted", "running")),
+            "pending": sum(1 for w in workloads if w.status == "pending") - never,
+            "neverAdmissible": never,
+            "preempted": sum(1 for w in workloads if w.status == "preempted"),
+            "notSimulated": sum(1 for w in workloads if w.status == "not-simulated")}
+
+
+def _ref(w: WorkloadResult, reason: str) -> dict[str, Any]:
+    obj = w.unit.obj
+    return {"kind": obj.kind, "namespace": obj.namespace, "name": obj.name, "reason": reason}
+
+
+def _pod_sets(pod_sets: list[PodSetResult]) -> list[dict[str, Any]]:
+    return [{"name": p.name, "count": p.count, "flavors": p.flavors, "borrowing": p.borrowing} for p in pod_sets]
+
+
+def _stage1(stage: Stage1 | None) -> dict[str, Any] | None:
+    if stage is None:
+        return None
+    return {"mode": stage.mode, "podSets": _pod_sets(stage.pod_sets), "reason": stage.reason, "message": stage.message}
+
+
+def _workload(w: WorkloadResult) -> dict[str, Any]:
+    obj = w.unit.obj
+    found: dict[str, Any] = {
+        "kind": obj.kind, "namespace": obj.namespace, "name": obj.name, "file": obj.file,
+        "line": w.line, "localQueue": w.local_queue, "clusterQueue": w.cluster_queue, "priority": w.priority,
+        "status": w.status}
+    if w.pod_sets:
+        found["podSets"] = _pod_sets(w.pod_sets)
+    found["borrowing"] = w.borrowing
+    found["preempted"] = [_ref(v, reason) for v, reason in w.preempted]
+    found["preemptionMessage"] = w.preemption_message
+    found["preemptedBy"] = _ref(*w.preempted_by) if w.preempted_by else None
+    found["waitsFor"] = w.waits_for
+    found["reason"] = w.reason
+    found["message"] = w.message
+    found["emptyCluster"] = _stage1(w.empty_cluster)
+    return found
+
+
+# ------------------------------------------------------------------ text
+
+def render_text(sim: Simulation, workloads: list[WorkloadResult]) -> str:
+    lines: list[str] = []
+    by_queue: dict[str, list[WorkloadResult]] = {}
+    for w in workloads:
+        by_queue.setdefault(w.cluster_queue or "(no ClusterQueue)", []).append(w)
+    queues = {q.name: q for q in sim.cluster_queues}
+    for name in sorted(by_queue):
+        queue = queues.get(name)
+        title = f"ClusterQueue {name}"
+        if queue is not None:
+            title += f" (cohort {queue.cohort or '-'}, {queue.strategy})"
+        lines += [title, *_table([_row(w) for w in by_queue[name]]), ""]
+    never = [w for w in workloads if w.never_admissible or w.status == "not-simulated"]
+    if never:
+        lines.append("Never admissible or not simulated:")
+        lines += [f"  {_name(w)}: {w.reason or 'not simulated'}: {w.message}" for w in never]
+        lines.append("")
+    counts = summary(workloads)
+    lines.append(", ".join(f"{n} {k}" for k, n in counts.items()))
+    lines.append("Assumptions:")
+    lines += [f"  - {a}" for a in sim.assumptions]
+    return "\n".join(lines) + "\n"
+
+
+def _name(w: WorkloadResult) -> str:
+    obj = w.unit.obj
+    return f"{obj.kind}/{obj.namespace}/{obj.name}"
+
+
+def _row(w: WorkloadResult) -> list[str]:
+    flavors = "; ".join(f"{p.name}: " + ", ".join(f"{r}={f}" for r, f in p.flavors.items()) for p in w.pod_sets)
+    preempted = ", ".join(f"{_name(v)} ({reason})" for v, reason in w.preempted)
+    if w.preempted_by is not None:
+        preempted = f"by {_name(w.preempted_by[0])} ({w.preempted_by[1]})"
+    status = w.status + (f" (waits for {', '.join(w.waits_for)})" if w.waits_for and w.status == "admitted" else "")
+    return [_name(w), "-" if w.priority is None else str(w.priority), status, flavors or "-",
+            "yes" if w.borrowing else "no", preempted or "-", w.reason or "-"]
+
+
+def _table(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in [list(COLUMNS), *rows]) for i in range(len(COLUMNS))]
+    return ["  " + "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip()
+            for row in [list(COLUMNS), *rows]]

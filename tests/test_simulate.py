@@ -1,0 +1,215 @@
+"""``kqlint simulate``: scenarios ported from Kueue's flavor-assigner, scheduler and preemption
+unit tests and its documented behaviour (tests/fixtures/simulate/<case>/: ``manifests.yaml``
+and ``expected.yaml``, the fields each workload must show in the JSON report), the JSON
+schema, ``--workload``, ``--stage`` and the exit status."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from helpers import chdir
+from kqlint.cli import main
+
+CASES = Path(__file__).parent / "fixtures" / "simulate"
+ISOLATED = ("--context", "manifests.yaml")  # each case is its own cluster, not the repository's context
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def simulate_json(capsys: pytest.CaptureFixture[str], case: str, *more: str) -> tuple[int, dict[str, Any]]:
+    with chdir(CASES / case):
+        code, out, err = run(capsys, "simulate", "manifests.yaml", "-f", "json", *ISOLATED, *more)
+    assert "Traceback" not in err
+    return code, json.loads(out)
+
+
+def _ref(item: dict[str, Any]) -> list[Any]:
+    return [item["kind"], item["namespace"], item["name"], item["reason"]]
+
+
+def observed(workload: dict[str, Any], field: str) -> Any:
+    """A workload's field in the shape expected.yaml spells it."""
+    if field == "flavors":
+        return {p["name"]: p["flavors"] for p in workload.get("podSets", [])}
+    if field == "emptyCluster":
+        return workload["emptyCluster"]["mode"] if workload["emptyCluster"] else None
+    if field == "preempted":
+        return [_ref(p) for p in workload["preempted"]]
+    if field == "preemptedBy":
+        return _ref(workload["preemptedBy"]) if workload["preemptedBy"] else None
+    return workload[field]
+
+
+@pytest.mark.parametrize("case", sorted(p.name for p in CASES.iterdir() if (p / "expected.yaml").exists()))
+def test_scenario(case: str, capsys: pytest.CaptureFixture[str]) -> None:
+    expected = yaml.safe_load((CASES / case / "expected.yaml").read_text())
+    _, report = simulate_json(capsys, case)
+    by_name = {f"{w['namespace']}/{w['name']}": w for w in report["workloads"]}
+    for name, fields in expected.items():
+        assert name in by_name, f"{case}: {name} not reported"
+        for field, value in fields.items():
+            assert observed(by_name[name], field) == value, f"{case}: {name}.{field}"
+
+
+def test_json_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    """Every key cli.md documents, in its types; the summary adds up; deterministic."""
+    code, report = simulate_json(capsys, "preempt_within_cq")
+    assert code == 1
+    assert set(report) == {"version", "schemaVersion", "kueueVersion", "assumptions", "workloads",
+                           "clusterQueues", "summary"}
+    assert report["schemaVersion"] == 1 and report["kueueVersion"] is None
+    assert any("Kueue version unknown" in a for a in report["assumptions"])
+    for workload in report["workloads"]:
+        assert {"kind", "namespace", "name", "file", "line", "localQueue", "clusterQueue", "priority", "status",
+                "borrowing", "preempted", "preemptionMessage", "preemptedBy", "waitsFor", "reason", "message",
+                "emptyCluster"} <= set(workload)
+        assert workload["status"] in ("admitted", "pending", "preempted", "running", "not-simulated")
+    positions = [(w["file"], w["line"]) for w in report["workloads"]]
+    assert positions == sorted(positions)
+    summary = report["summary"]
+    assert summary["workloads"] == len(report["workloads"]) == (
+        summary["admitted"] + summary["pending"] + summary["neverAdmissible"] + summary["preempted"]
+        + summary["notSimulated"])
+    queue = report["clusterQueues"][0]
+    assert queue == {"name": "team-a", "cohort": None, "queueingStrategy": "BestEffortFIFO",
+                     "usage": {"default": {"cpu": "6"}}, "borrowed": {"default": {"cpu": "0"}}}
+    assert simulate_json(capsys, "preempt_within_cq")[1] == report
+
+
+def test_workload_option(capsys: pytest.CaptureFixture[str]) -> None:
+    code, report = simulate_json(capsys, "pending_quota", "--workload", "team-a/first")
+    assert code == 0  # the one workload shown is admitted
+    assert [w["name"] for w in report["workloads"]] == ["first"]
+    assert simulate_json(capsys, "pending_quota", "--workload", "Job/team-a/second")[0] == 1
+    with chdir(CASES / "pending_quota"):
+        code, _, err = run(capsys, "simulate", "manifests.yaml", *ISOLATED, "--workload", "team-a/nope")
+    assert code == 2 and "no Kueue-managed workload" in err
+    with chdir(CASES / "pending_quota"):
+        assert run(capsys, "simulate", "manifests.yaml", *ISOLATED, "--workload", "nope")[0] == 2
+
+
+def test_exit_status(capsys: pytest.CaptureFixture[str]) -> None:
+    assert simulate_json(capsys, "single_flavor_fits")[0] == 0
+    assert simulate_json(capsys, "second_flavor")[0] == 1
+    with chdir(CASES / "single_flavor_fits"):
+        assert run(capsys, "simulate", "manifests.yaml", *ISOLATED, "--format", "sarif")[0] == 2
+        assert run(capsys, "simulate", "manifests.yaml", *ISOLATED, "--stage", "3")[0] == 2
+        assert run(capsys, "simulate", "missing.yaml")[0] == 2
+
+
+def test_nothing_managed_is_a_warning(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+    with chdir(tmp_path):
+        code, _, err = run(capsys, "simulate", ".")
+    assert code == 0 and "nothing Kueue-managed" in err
+
+
+def test_stage_one_stops_before_the_queue(capsys: pytest.CaptureFixture[str]) -> None:
+    """Stage 1 alone: every workload against an empty cluster, nothing admitted."""
+    _, report = simulate_json(capsys, "pending_quota", "--stage", "1")
+    modes = {w["name"]: (w["status"], w["emptyCluster"]["mode"]) for w in report["workloads"]}
+    assert modes == {"first": ("pending", "Fit"), "second": ("pending", "Fit"), "late-but-high": ("pending", "Fit")}
+
+
+def test_text_report(capsys: pytest.CaptureFixture[str]) -> None:
+    with chdir(CASES / "reclaim_within_cohort"):
+        code, out, _ = run(capsys, "simulate", "manifests.yaml", *ISOLATED)
+    assert code == 1
+    assert "ClusterQueue team-a (cohort org, BestEffortFIFO)" in out
+    assert "Job/team-a/owner" in out and "Workload/team-b/borrower (InCohortReclamation)" in out
+    assert "by Job/team-a/owner (InCohortReclamation)" in out
+    assert out.rstrip().splitlines()[-1].startswith("  - ")  # the assumptions close the report
+
+
+def _cohort_chain(depth: int, loop: bool) -> str:
+    docs = [f"apiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\nmetadata: {{name: c{i}}}\n"
+            f"spec: {{parentName: c{i + 1 if i + 1 < depth or not loop else 0}}}\n" for i in range(depth)]
+    return "---\n".join(docs)
+
+
+QUEUE = """
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: default}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: q}
+spec:
+  namespaceSelector: {}
+  cohortName: c0
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: default, resources: [{name: cpu, nominalQuota: 4}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: main, namespace: ns}
+spec: {clusterQueue: q}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: j, namespace: ns, labels: {kueue.x-k8s.io/queue-name: main}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+"""
+
+
+@pytest.mark.parametrize(("cohorts", "status", "message"), [
+    (_cohort_chain(3, loop=True), "pending", "ClusterQueue q is inactive: HasCycle"),
+    (_cohort_chain(2000, loop=False), "not-simulated", "the Cohort tree of ClusterQueue q is too deep"),
+    (_cohort_chain(5, loop=False), "admitted", None),
+])
+def test_hostile_cohort_trees(tmp_path: Path, capsys: pytest.CaptureFixture[str], cohorts: str, status: str,
+                              message: str | None) -> None:
+    """A loop of Cohort parents is Kueue's HasCycle; a chain deeper than kqlint follows is
+    reported not simulated: neither recurses without bound."""
+    (tmp_path / "cohorts.yaml").write_text(cohorts)
+    (tmp_path / "queue.yaml").write_text(QUEUE)
+    with chdir(tmp_path):
+        code, out, err = run(capsys, "simulate", ".", "-f", "json")
+    assert "Traceback" not in err and code == (0 if status == "admitted" else 1)
+    (job,) = json.loads(out)["workloads"]
+    assert (job["status"], job["message"]) == (status, message)
+
+
+def test_malformed_quotas_never_crash(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Wrong types where quotas, flavors, preemption and admission fields belong: no traceback."""
+    (tmp_path / "queue.yaml").write_text(QUEUE.replace("cohortName: c0", "cohortName: [c0]").replace(
+        "nominalQuota: 4", "nominalQuota: {a: 1}, borrowingLimit: [2], lendingLimit: x").replace(
+        "namespaceSelector: {}", "namespaceSelector: {}\n  preemption: [x]\n  flavorFungibility: oops\n"
+        "  queueingStrategy: 7\n  admissionChecksStrategy: {admissionChecks: [1, {name: 2}]}"))
+    (tmp_path / "running.yaml").write_text(
+        "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: w, namespace: ns}\n"
+        "spec: {priority: high}\nstatus:\n  admission: {clusterQueue: q, podSetAssignments: [7, {flavors: [x], "
+        "resourceUsage: 3}]}\n  conditions: [{type: QuotaReserved, status: 'True'}]\n")
+    with chdir(tmp_path):
+        code, out, err = run(capsys, "simulate", ".", "-f", "json")
+    assert code in (0, 1) and "Traceback" not in err and "internal error" not in err
+    assert {w["name"] for w in json.loads(out)["workloads"]} == {"j", "w"}
+
+
+def test_running_file(capsys: pytest.CaptureFixture[str]) -> None:
+    """--running: its Kueue-managed objects are admitted first in file order (never by
+    preemption) and hold quota; its admitted Workload objects keep their flavors; the file is
+    not also an input."""
+    with chdir(CASES / "pending_quota"):
+        code, out, err = run(capsys, "simulate", "manifests.yaml", *ISOLATED, "-f", "json",
+                             "--running", "../running/running.yaml")
+    assert "Traceback" not in err
+    status = {w["name"]: (w["status"], w["reason"]) for w in json.loads(out)["workloads"]}
+    assert status == {"already": ("running", None), "old": ("running", None), "too-big-to-run": ("pending",
+                      "WaitingForQuota"), "late-but-high": ("admitted", None), "first": ("pending", "WaitingForQuota"),
+                      "second": ("pending", "WaitingForQuota")}
+    with chdir(CASES / "pending_quota"):
+        assert run(capsys, "simulate", "manifests.yaml", "--running", "missing.yaml")[0] == 2
