@@ -153,3 +153,18 @@ def test_kustomize_refusal_gives_kustomize_reason(tmp_path: Path) -> None:
     code, _, err = cli("check", "--kustomize", "helm", "--no-config", cwd=repo)
     assert code == 2 and "must specify --enable-helm" in err and "| kqlint check -" in err, err
     assert not err.rstrip().endswith(">")
+
+
+def test_a_patch_path_with_a_nul_byte_is_no_file_and_no_crash(tmp_path: Path) -> None:
+    """A kustomization naming a patch whose path holds a NUL byte (found by the long fuzz run):
+    no file can have that name, so nothing is a patch of it, and the run goes on."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "kustomization.yaml").write_text(
+        'resources: [job.yaml]\npatches:\n  - path: "job\\0.yaml"\n', encoding="utf-8")
+    (tmp_path / "job.yaml").write_text(
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: a}\nspec:\n  template:\n    spec:\n"
+        "      restartPolicy: Never\n      containers: [{name: c, image: busybox}]\n", encoding="utf-8")
+    code, out, err = cli("check", ".", "--no-cache", "-f", "json", cwd=tmp_path)
+    assert code in (0, 1), err
+    assert json.loads(out)["summary"]["objects"] == 1  # the Job is linted, as no patch names it
+    assert "Traceback" not in err and "bug" not in err

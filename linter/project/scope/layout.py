@@ -149,7 +149,8 @@ def is_remote(folder: str, entry: str) -> bool:
 
 
 def _local(folder: str, entry: str) -> str:
-    """The absolute path of a local entry; "" for a remote one (URL, git reference)."""
-    if is_remote(folder, entry):
+    """The absolute path of a local entry; "" for a remote one (URL, git reference) or one no
+    file can have (a NUL byte: the system refuses such a path)."""
+    if "\x00" in entry or is_remote(folder, entry):
         return ""
     return os.path.normpath(os.path.join(folder, entry))
