@@ -36,6 +36,7 @@ BUILTIN: tuple[str, ...] = (
     "kqlint.rules.queues.kq211_cluster_queue_selects_no_namespace",
     "kqlint.rules.queues.kq217_no_matching_flavor",
     "kqlint.rules.queues.kq219_resource_flavor_self_tolerated",
+    "kqlint.rules.queues.kq220_cohort_misconfigured",
     "kqlint.rules.gang.kq301_min_member_mismatch",
     "kqlint.rules.gang.kq302_gang_group_missing",
     "kqlint.rules.gang.kq303_unknown_pod_group",

@@ -10,16 +10,18 @@ Facts
                            ``deployment``, ``jobset.x-k8s.io/jobset``, ...), or None
     integrations_complete  True when ``integrations`` is the whole list (a Kueue Configuration
                            or the config's list): a framework not in it is off
+    fair_sharing           Kueue's Fair Sharing is on (True/False), or None (unknown)
     gang_schedulers        "volcano", "kai", "coscheduling" known to be installed
     nic_resources          RDMA NIC resources GPU nodes offer (``nvidia.com/mlnxnics``)
     template_labels        (group, kind) whose pod-template Kueue labels the platform documents
 
 Sources, per fact, the first that sets it wins (config > profile > evidence):
 1. the configuration's ``platform:`` section (``kueue.version``, ``kueue.integrations``,
-   ``gang-schedulers``, ``nic-resources``);
+   ``kueue.fair-sharing``, ``gang-schedulers``, ``nic-resources``);
 2. the active profile (``kakaocloud``: seed 004);
 3. evidence in the inputs and context: a Kueue ``Configuration`` in the ``kueue-manager-config``
-   ConfigMap (``controller_manager_config.yaml``: ``integrations.frameworks``), the Kueue
+   ConfigMap (``controller_manager_config.yaml``: ``integrations.frameworks``, ``fairSharing``;
+   kqlint.domain.kueue_config), the Kueue
    manager's image tag (``.../kueue:v0.14.2``) for the version, PodGroups of a gang scheduler,
    and pods that request a NIC resource (``nic_resources`` adds the profile's and the
    evidence's; a configured list replaces both).
@@ -33,7 +35,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from kqlint.domain.objects import dig
+from kqlint.domain.kueue_config import manager_configurations
 from kqlint.domain.podspec import containers, resource_list
 
 if TYPE_CHECKING:
@@ -41,8 +43,6 @@ if TYPE_CHECKING:
     from kqlint.domain.objects import K8sObject
 
 POD = "pod"
-KUEUE_CONFIG_MAP = "kueue-manager-config"
-KUEUE_CONFIG_KEY = "controller_manager_config.yaml"
 # Kueue's Configuration framework names per integrated kind (config/components/manager/
 # controller_manager_config.yaml at kueue ff69552e).
 FRAMEWORKS: dict[tuple[str, str], str] = {
@@ -86,6 +86,7 @@ class Platform:
     kueue_version: tuple[int, int] | None = None
     integrations: frozenset[str] | None = None
     integrations_complete: bool = False
+    fair_sharing: bool | None = None   # Kueue's Fair Sharing is on (its Configuration), or None
     gang_schedulers: frozenset[str] = frozenset()
     nic_resources: frozenset[str] = frozenset()
     template_labels: frozenset[tuple[str, str]] = frozenset()
@@ -133,8 +134,8 @@ class Platform:
     # ------------------------------------------------------------ display
     def known(self) -> bool:
         """Whether the model establishes any fact at all."""
-        return bool(self.kueue_version or self.integrations is not None or self.gang_schedulers
-                    or self.nic_resources or self.template_labels)
+        return bool(self.kueue_version or self.integrations is not None or self.fair_sharing is not None
+                    or self.gang_schedulers or self.nic_resources or self.template_labels)
 
     def describe(self) -> dict[str, Any]:
         """The model as plain data (``kqlint graph --format json``), unknown facts as null."""
@@ -142,7 +143,8 @@ class Platform:
         return {
             "kueue": {"version": version,
                       "integrations": sorted(self.integrations) if self.integrations is not None else None,
-                      "integrationsComplete": self.integrations_complete},
+                      "integrationsComplete": self.integrations_complete,
+                      "fairSharing": self.fair_sharing},
             "gangSchedulers": sorted(self.gang_schedulers),
             "nicResources": sorted(self.nic_resources),
             "podTemplateLabels": [kind for _, kind in sorted(self.template_labels)],
@@ -158,6 +160,8 @@ class Platform:
             integrations += " (others unknown)"
         rows = [("kueue version", kueue["version"] or "unknown", "kueue.version"),
                 ("kueue integrations", integrations, "kueue.integrations"),
+                ("kueue fair sharing", "unknown" if self.fair_sharing is None else "on" if self.fair_sharing else "off",
+                 "kueue.fair-sharing"),
                 ("gang schedulers", ", ".join(data["gangSchedulers"]) or "unknown", "gang-schedulers"),
                 ("NIC resources", ", ".join(data["nicResources"]) or "none known", "nic-resources")]
         if self.template_labels:
@@ -199,6 +203,9 @@ def _merge(layers: list[Platform]) -> Platform:
             result = replace(result, integrations=layer.integrations,
                              integrations_complete=layer.integrations_complete)
             sources["kueue.integrations"] = layer.sources.get("kueue.integrations", "")
+        if result.fair_sharing is None and layer.fair_sharing is not None:
+            result = replace(result, fair_sharing=layer.fair_sharing)
+            sources["kueue.fair-sharing"] = layer.sources.get("kueue.fair-sharing", "")
         if not result.template_labels and layer.template_labels:
             result = replace(result, template_labels=layer.template_labels)
             sources["pod-template-labels"] = layer.sources.get("pod-template-labels", "")
@@ -228,6 +235,8 @@ def _from_settings(settings: dict[str, Any], where: str = "configuration `platfo
         facts["integrations"] = frozenset(str(n) for n in kueue["integrations"])
         facts["integrations_complete"] = kueue.get("integrations-complete", True) is not False
         sources["kueue.integrations"] = where
+    if isinstance(kueue.get("fair-sharing"), bool):
+        facts["fair_sharing"], sources["kueue.fair-sharing"] = kueue["fair-sharing"], where
     if isinstance(kueue.get("pod-template-labels"), list):
         facts["template_labels"] = frozenset(TEMPLATE_LABEL_KINDS[k] for k in kueue["pod-template-labels"]
                                              if k in TEMPLATE_LABEL_KINDS)
@@ -261,9 +270,13 @@ def _from_evidence(graph: ObjectGraph, requests: dict[int, frozenset[str]]) -> P
     sources: dict[str, str] = {}
     configuration = _kueue_configuration(graph)
     if configuration is not None:
-        obj, frameworks = configuration
-        facts["integrations"], facts["integrations_complete"] = frameworks, True
-        sources["kueue.integrations"] = f"ConfigMap {obj.display()} ({obj.file})"
+        obj, frameworks, fair_sharing = configuration
+        where = f"ConfigMap {obj.display()} ({obj.file})"
+        if frameworks is not None:
+            facts["integrations"], facts["integrations_complete"] = frameworks, True
+            sources["kueue.integrations"] = where
+        if fair_sharing is not None:
+            facts["fair_sharing"], sources["kueue.fair-sharing"] = fair_sharing, where
     version = _kueue_image_version(graph)
     if version is not None:
         facts["kueue_version"], sources["kueue.version"] = version[0], version[1]
@@ -280,21 +293,14 @@ def _from_evidence(graph: ObjectGraph, requests: dict[int, frozenset[str]]) -> P
     return Platform(**facts, sources=sources)
 
 
-def _kueue_configuration(graph: ObjectGraph) -> tuple[K8sObject, frozenset[str]] | None:
-    """``integrations.frameworks`` of the Kueue Configuration in a kueue-manager-config ConfigMap."""
-    for obj in graph.of_kind("ConfigMap", ""):
-        if not obj.name.endswith(KUEUE_CONFIG_MAP):
-            continue
-        text = obj.get("data", KUEUE_CONFIG_KEY)
-        if not isinstance(text, str):
-            continue
-        from kqlint.loader import parse_bytes
-
-        source = parse_bytes(obj.file, text.encode("utf-8"))
-        document = source.documents[0] if source.documents and not source.problems else None
-        frameworks = dig(document, ("integrations", "frameworks"))
-        if isinstance(frameworks, list):
-            return obj, frozenset(str(f) for f in frameworks if isinstance(f, str))
+def _kueue_configuration(graph: ObjectGraph) -> tuple[K8sObject, frozenset[str] | None, bool | None] | None:
+    """The first Kueue Configuration in a kueue-manager-config ConfigMap: its
+    ``integrations.frameworks`` (None when not a list) and whether Fair Sharing is on."""
+    for configuration in manager_configurations(graph):
+        frameworks = configuration.get("integrations", "frameworks")
+        listed = frozenset(str(f) for f in frameworks if isinstance(f, str)) if isinstance(frameworks, list) else None
+        if listed is not None or configuration.fair_sharing() is not None:
+            return configuration.configmap, listed, configuration.fair_sharing()
     return None
 
 

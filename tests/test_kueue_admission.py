@@ -1,0 +1,114 @@
+"""The admission model's shared parts (issue 32): the Cohort hierarchy (kqlint.domain.kueue.cohorts,
+Kueue's ``hierarchy.HasCycle``) and the manager Configuration embedded in kueue-manager-config
+(kqlint.domain.kueue_config: positions in the file, Fair Sharing for the platform model)."""
+from __future__ import annotations
+
+from kqlint.domain.graph import ObjectGraph
+from kqlint.domain.kueue.cohorts import ancestors, cluster_queues_in_cycle, cohort_cycles, has_cycle
+from kqlint.domain.kueue_config import configuration_of
+from kqlint.domain.objects import INPUT, K8sObject, objects_from_file
+from kqlint.domain.platform import build_platform
+from kqlint.loader import parse_bytes
+
+
+def objects(text: str, file: str = "x.yaml") -> list[K8sObject]:
+    found, _, _ = objects_from_file(parse_bytes(file, text.encode()), "default", INPUT)
+    return found
+
+
+def cohort(name: str, parent: str | None = None) -> str:
+    spec = f"spec: {{parentName: {parent}}}\n" if parent else ""
+    return f"apiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\nmetadata: {{name: {name}}}\n{spec}---\n"
+
+
+def cluster_queue(name: str, cohort_name: str) -> str:
+    return (f"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {{name: {name}}}\n"
+            f"spec: {{cohortName: {cohort_name}}}\n---\n")
+
+
+# ------------------------------------------------------------------ cohorts
+
+
+def test_a_loop_and_what_hangs_below_it_have_a_cycle_as_kueue_says() -> None:
+    graph = ObjectGraph(objects(cohort("a", "b") + cohort("b", "a") + cohort("c", "a") + cohort("d", "e")
+                                + cluster_queue("under", "c") + cluster_queue("free", "d")
+                                + cluster_queue("implicit", "zzz")))
+    assert [cycle.names for cycle in cohort_cycles(graph)] == [("a", "b")]
+    assert has_cycle("c", graph) and has_cycle("a", graph)  # below the loop: HasCycle too
+    assert not has_cycle("d", graph) and not has_cycle("e", graph) and not has_cycle("zzz", graph)
+    assert ancestors("c", graph) == ["a", "b"]
+    cycle, = cohort_cycles(graph)
+    assert [cq.name for cq in cluster_queues_in_cycle(cycle, graph)] == ["under"]
+
+
+def test_a_cohort_that_is_its_own_parent_is_one_loop_and_each_loop_is_reported_once() -> None:
+    graph = ObjectGraph(objects(cohort("self", "self") + cohort("p", "q") + cohort("q", "r") + cohort("r", "p")))
+    assert [cycle.names for cycle in cohort_cycles(graph)] == [("p", "q", "r"), ("self",)]
+
+
+def test_a_chain_ending_in_an_implicit_cohort_has_no_cycle() -> None:
+    graph = ObjectGraph(objects(cohort("a", "b") + cohort("b", "c")))
+    assert cohort_cycles(graph) == [] and ancestors("a", graph) == ["b", "c"]
+
+
+# ------------------------------------------------------------------ the manager Configuration
+
+CONFIG_MAP = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: kueue-manager-config
+  namespace: kueue-system
+data:
+  controller_manager_config.yaml: |
+    apiVersion: config.kueue.x-k8s.io/{version}
+    kind: Configuration
+{body}"""
+
+
+def configuration(version: str, body: str) -> K8sObject:
+    obj, = objects(CONFIG_MAP.format(version=version, body=body))
+    return obj
+
+
+def test_embedded_positions_map_onto_the_configmap_file() -> None:
+    parsed = configuration_of(configuration("v1beta2", "    fairSharing:\n      preemptionStrategies: []\n"))
+    assert parsed is not None
+    at = parsed.at("fairSharing", "preemptionStrategies")
+    assert (at.line, at.column) == (11, 7)
+    assert (parsed.at("kind").line, parsed.at("kind").column) == (9, 5)
+
+
+def test_four_space_layout_is_followed() -> None:
+    obj, = objects("apiVersion: v1\nkind: ConfigMap\nmetadata:\n    name: kueue-manager-config\ndata:\n"
+                   "    controller_manager_config.yaml: |\n        apiVersion: config.kueue.x-k8s.io/v1beta2\n"
+                   "        kind: Configuration\n\n        fairSharing: {}\n")
+    parsed = configuration_of(obj)
+    assert parsed is not None and (parsed.at("fairSharing").line, parsed.at("fairSharing").column) == (10, 9)
+
+
+def test_a_quoted_value_places_everything_at_the_key() -> None:
+    obj, = objects("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: kueue-manager-config}\ndata:\n"
+                   '  controller_manager_config.yaml: "apiVersion: config.kueue.x-k8s.io/v1beta2\\nkind: '
+                   'Configuration\\nfairSharing: {}\\n"\n')
+    parsed = configuration_of(obj)
+    assert parsed is not None and parsed.has("fairSharing")
+    assert (parsed.at("fairSharing").line, parsed.at("fairSharing").column) == (5, 3)
+
+
+def test_fair_sharing_per_api_version() -> None:
+    cases = {("v1beta2", "    fairSharing: {}\n"): True, ("v1beta2", "    waitForPodsReady: {}\n"): False,
+             ("v1beta1", "    fairSharing:\n      enable: true\n"): True,
+             ("v1beta1", "    fairSharing:\n      preemptionStrategies: [LessThanInitialShare]\n"): False,
+             ("v1alpha9", "    fairSharing: {}\n"): None}
+    for (version, body), expected in cases.items():
+        parsed = configuration_of(configuration(version, body))
+        assert parsed is not None and parsed.fair_sharing() is expected, (version, body)
+
+
+def test_the_platform_model_takes_fair_sharing_from_the_configuration_or_the_settings() -> None:
+    graph = ObjectGraph([configuration("v1beta2", "    fairSharing:\n      preemptionStrategies: []\n")])
+    model = build_platform(None, None, graph)
+    assert model.fair_sharing is True and "kueue-manager-config" in model.sources["kueue.fair-sharing"]
+    assert build_platform({"kueue": {"fair-sharing": False}}, None, graph).fair_sharing is False
+    assert build_platform(None, None, ObjectGraph([])).fair_sharing is None
