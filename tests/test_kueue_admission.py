@@ -112,3 +112,46 @@ def test_the_platform_model_takes_fair_sharing_from_the_configuration_or_the_set
     assert model.fair_sharing is True and "kueue-manager-config" in model.sources["kueue.fair-sharing"]
     assert build_platform({"kueue": {"fair-sharing": False}}, None, graph).fair_sharing is False
     assert build_platform(None, None, ObjectGraph([])).fair_sharing is None
+
+
+# ------------------------------------------------------------------ why the manager exits (KQ222)
+
+def test_go_durations_parse_as_time_parse_duration() -> None:
+    from kqlint.domain.kueue_config_checks import go_duration
+
+    assert go_duration("5m") == 300 and go_duration("1h30m") == 5400 and go_duration("-1.5s") == -1.5
+    assert go_duration("0") == 0 and go_duration("300ms") == 0.3
+    assert go_duration("5") is None and go_duration("5 minutes") is None and go_duration(5) is None
+    assert go_duration("") is None and go_duration("m") is None
+
+
+def test_names_a_release_knows() -> None:
+    from kqlint.domain.kueue_config_checks import known_in
+
+    assert known_in((17, None), (0, 19)) and not known_in((17, None), (0, 16))
+    assert known_in((9, 10), (0, 10)) and not known_in((9, 10), (0, 11))  # removed after 0.10
+    assert known_in((9, None), (1, 0)) and not known_in((9, 18), (1, 0)) and not known_in(None, (0, 19))
+
+
+def test_a_configmap_that_is_no_configuration_is_not_judged() -> None:
+    cases = ["apiVersion: v1\nkind: ConfigMap\nmetadata: {name: kueue-manager-config}\n"
+             "data: {controller_manager_config.yaml: {nested: map}}\n",
+             "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other-config}\n"
+             "data: {controller_manager_config.yaml: 'apiVersion: config.kueue.x-k8s.io/v1beta2'}\n"]
+    for text in cases:
+        obj, = objects(text)
+        assert configuration_of(obj) is None
+
+
+def test_a_hostile_embedded_document_is_bounded_and_never_crashes() -> None:
+    from kqlint.domain.kueue_config import MAX_CONFIG_BYTES
+    from kqlint.domain.kueue_config_checks import manager_exits
+
+    huge = "    a: " + "x" * (MAX_CONFIG_BYTES + 1) + "\n"
+    assert configuration_of(configuration("v1beta2", huge)) is None
+    deep = "    x: " + "[" * 300 + "]" * 300 + "\n"
+    broken = "    waitForPodsReady: [unclosed\n"
+    for body in (deep, broken, "    7: {}\n    featureGates: [1]\n    integrations: {frameworks: 3}\n"):
+        parsed = configuration_of(configuration("v1beta2", body))
+        assert parsed is not None
+        list(manager_exits(parsed, (0, 19), True))
