@@ -38,6 +38,7 @@ BUILTIN: tuple[str, ...] = (
     "kqlint.rules.queues.kq219_resource_flavor_self_tolerated",
     "kqlint.rules.queues.kq220_cohort_misconfigured",
     "kqlint.rules.queues.kq222_kueue_config_invalid",
+    "kqlint.rules.queues.kq223_kueue_config_migration",
     "kqlint.rules.gang.kq301_min_member_mismatch",
     "kqlint.rules.gang.kq302_gang_group_missing",
     "kqlint.rules.gang.kq303_unknown_pod_group",
