@@ -37,6 +37,7 @@ BUILTIN: tuple[str, ...] = (
     "kqlint.rules.queues.kq217_no_matching_flavor",
     "kqlint.rules.queues.kq219_resource_flavor_self_tolerated",
     "kqlint.rules.queues.kq220_cohort_misconfigured",
+    "kqlint.rules.queues.kq221_pod_group_count_mismatch",
     "kqlint.rules.queues.kq222_kueue_config_invalid",
     "kqlint.rules.queues.kq223_kueue_config_migration",
     "kqlint.rules.gang.kq301_min_member_mismatch",
