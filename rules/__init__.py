@@ -35,6 +35,7 @@ BUILTIN: tuple[str, ...] = (
     "kqlint.rules.queues.kq210_exceeds_quota",
     "kqlint.rules.queues.kq211_cluster_queue_selects_no_namespace",
     "kqlint.rules.queues.kq217_no_matching_flavor",
+    "kqlint.rules.queues.kq218_tas_unsatisfiable",
     "kqlint.rules.queues.kq219_resource_flavor_self_tolerated",
     "kqlint.rules.queues.kq220_cohort_misconfigured",
     "kqlint.rules.queues.kq221_pod_group_count_mismatch",

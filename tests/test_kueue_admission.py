@@ -155,3 +155,62 @@ def test_a_hostile_embedded_document_is_bounded_and_never_crashes() -> None:
         parsed = configuration_of(configuration("v1beta2", body))
         assert parsed is not None
         list(manager_exits(parsed, (0, 19), True))
+
+
+# ------------------------------------------------------------------ TAS (KQ218)
+
+def _template(annotations: dict[str, str]) -> object:
+    import json
+
+    from kqlint.domain.workloads import pod_templates
+
+    text = ("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, namespace: ml}\nspec:\n  template:\n"
+            f"    metadata:\n      annotations: {json.dumps(annotations)}\n"
+            "    spec: {containers: [{name: c, image: x}]}\n")
+    obj, = objects(text)
+    template, = pod_templates(obj)
+    return template
+
+
+def test_the_explicit_request_is_what_kueue_builds_from_the_annotations() -> None:
+    from kqlint.domain.kueue.tas import (
+        CONSTRAINTS,
+        PREFERRED,
+        REQUIRED,
+        SLICE_REQUIRED,
+        SLICE_SIZE,
+        UNCONSTRAINED,
+        TopologyRequest,
+        explicit_request,
+    )
+
+    def request(annotations: dict[str, str], version: tuple[int, int] | None = None) -> object:
+        return explicit_request(_template(annotations), version)  # type: ignore[arg-type]
+
+    assert request({}) is False and request({"other": "x"}) is False
+    assert request({REQUIRED: "rack", PREFERRED: "block"}) == TopologyRequest((("rack", REQUIRED),), REQUIRED)
+    assert request({UNCONSTRAINED: "true"}) == TopologyRequest((), UNCONSTRAINED)  # the lowest level: always there
+    assert request({UNCONSTRAINED: "false"}) is None and request({UNCONSTRAINED: "maybe"}) is None
+    both = request({PREFERRED: "block", SLICE_REQUIRED: "rack", SLICE_SIZE: "2"})
+    assert both == TopologyRequest((("block", PREFERRED), ("rack", SLICE_REQUIRED)), PREFERRED)
+    assert request({SLICE_REQUIRED: "rack"}) is False  # without a size Kueue builds no request
+    layers = '[{"topology": "block", "size": 8}, {"topology": "rack", "size": 2}]'
+    assert request({CONSTRAINTS: layers}) == TopologyRequest((("block", CONSTRAINTS), ("rack", CONSTRAINTS)),
+                                                             CONSTRAINTS)
+    assert request({CONSTRAINTS: layers}, (0, 18)) is None  # TASMultiLayerTopology off before 0.19
+    assert request({CONSTRAINTS: "not json"}) is None and request({CONSTRAINTS: "[]"}) is None
+
+
+def test_tas_is_checked_before_taints_in_the_shared_flavor_model() -> None:
+    from kqlint.domain.kueue.flavors import TOPOLOGY, check_flavor
+    from kqlint.domain.kueue.tas import TopologyRequest, tas_verdict
+
+    flavor, = objects("apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: plain}\n"
+                      "spec: {nodeTaints: [{key: gpu, effect: NoSchedule}]}\n")
+    verdict = tas_verdict(TopologyRequest((), "x"), False, ObjectGraph([flavor]))
+    tas_first = check_flavor({}, flavor, verdict)
+    assert tas_first.blocker == TOPOLOGY
+    assert tas_first.reason == 'Flavor "plain" does not support TopologyAwareScheduling'
+    assert check_flavor({}, flavor).reason == "untolerated taint gpu:NoSchedule in flavor plain"  # KQ217's view
+    no_tas = tas_verdict(False, False, ObjectGraph([flavor]))
+    assert check_flavor({}, flavor, no_tas).blocker == "tolerations"
