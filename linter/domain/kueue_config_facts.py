@@ -145,7 +145,11 @@ FRAMEWORKS: dict[str, tuple[int, int | None]] = {
 # Built-in frameworks whose job type is the same Kind.version.group on every release (an
 # ``externalFrameworks`` entry naming one duplicates it)
 STABLE_FRAMEWORK_KINDS: dict[str, str] = {
-    "batch/job": "Job.v1.batch", "deployment": "Deployment.v1.apps", "statefulset": "StatefulSet.v1.apps"}
+    "batch/job": "Job.v1.batch", "deployment": "Deployment.v1.apps", "statefulset": "StatefulSet.v1.apps",
+    **{f"kubeflow.org/{kind.lower()}": f"{kind}.v1.kubeflow.org"
+       for kind in ("PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob")},
+    **{f"ray.io/{kind.lower()}": f"{kind}.v1.ray.io" for kind in ("RayJob", "RayCluster", "RayService")},
+    "leaderworkerset.x-k8s.io/leaderworkerset": "LeaderWorkerSet.v1.leaderworkerset.x-k8s.io"}
 
 _GATES: tuple[tuple[tuple[int, int | None], str], ...] = (
     ((9, 11), "AdmissionCheckValidationRules KeepQuotaForProvReqRetry"),
