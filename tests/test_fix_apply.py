@@ -162,3 +162,35 @@ def test_insert_into_an_empty_flow_mapping() -> None:
     text = JOB.replace("  labels: {team: ml, 'tier': \"gold\"}", "  labels: {}")
     after = _fix(text, Edit.insert(("metadata", "labels"), "a", "b"))
     assert [b for _, b in _changed_lines(text, after)] == ["  labels: {a: b}"]
+
+
+CONFIG_MAP = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cfg
+data:
+  config.yaml: |
+    a: 1
+    b:
+      c: 2
+  other.yaml: |-
+    x: 1
+"""
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("config.yaml", "a: 1\nb:\n  c: 3\n\nd: [x]\n"),   # a blank line inside, clip chomping
+    ("config.yaml", "a: 2"),                           # no final line break: |-
+    ("other.yaml", "x: 2\ny: 3\n"),                    # the last block of the file
+])
+def test_a_literal_block_is_replaced_by_a_literal_block_at_its_indentation(key: str, value: str) -> None:
+    fixed = _fix(CONFIG_MAP, Edit.replace(("data", key), value), name="cfg")
+    document = parse_bytes("f.yaml", fixed.encode()).documents[0]
+    assert document["data"][key] == value and "\\n" not in fixed
+    assert fixed.endswith("\n") and f"  {key}: |" in fixed
+
+
+def test_a_value_a_literal_block_cannot_hold_is_quoted() -> None:
+    fixed = _fix(CONFIG_MAP, Edit.replace(("data", "config.yaml"), "  indented first\nline\n"), name="cfg")
+    assert '  config.yaml: "  indented first\\nline\\n"' in fixed

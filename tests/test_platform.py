@@ -262,7 +262,7 @@ def test_graph_json_and_tree_show_the_model(tmp_path: Path) -> None:
     assert code == 0
     platform = json.loads(out)["platform"]
     assert platform["kueue"] == {"version": "0.14", "integrations": ["batch/job", "pod"],
-                                 "integrationsComplete": True}
+                                 "integrationsComplete": True, "fairSharing": False}
     code, out, _ = cli("graph", ".", cwd=tmp_path)
     assert "Platform model:\n  kueue version: 0.14 (from image of Deployment" in out
 

@@ -105,7 +105,7 @@ def test_settings_as_json_have_the_documented_shape(repo: Path, capsys: pytest.C
     [unit] = data["units"]
     assert unit["unit"] is None and unit["inputObjects"] == 1
     assert unit["platform"]["kueue"] == {"version": None, "integrations": ["batch/job", "deployment"],
-                                         "integrationsComplete": True}
+                                         "integrationsComplete": True, "fairSharing": None}
     assert {"name": "deployment", "kinds": ["apps/Deployment"], "enabled": True, "optIn": True,
             "routesUnlabelled": True} in unit["kueueManaged"]["frameworks"]
     assert unit["kueueManaged"]["defaultLocalQueues"] == ["team-a (platform/queues.yaml)"]

@@ -10,6 +10,7 @@ Facts
                            ``deployment``, ``jobset.x-k8s.io/jobset``, ...), or None
     integrations_complete  True when ``integrations`` is the whole list (a Kueue Configuration
                            or the config's list): a framework not in it is off
+    fair_sharing           Kueue's Fair Sharing is on (True/False), or None (unknown)
     gang_schedulers        "volcano", "kai", "coscheduling" known to be installed
     nic_resources          RDMA NIC resources GPU nodes offer (``nvidia.com/mlnxnics``)
     template_labels        (group, kind) whose pod-template Kueue labels the platform documents
@@ -24,16 +25,17 @@ Facts
 
 Sources, per fact, the first that sets it wins (config > profile > evidence):
 1. the configuration's ``platform:`` section (``kueue.version``, ``kueue.integrations``,
-   ``gang-schedulers``, ``nic-resources``, ``volcano.version``, ``schedulers``);
+   ``kueue.fair-sharing``, ``gang-schedulers``, ``nic-resources``, ``volcano.version``,
+   ``schedulers``);
 2. the active profile (``kakaocloud``: seed 004);
 3. evidence in the inputs and context: a Kueue ``Configuration`` in the ``kueue-manager-config``
-   ConfigMap (``controller_manager_config.yaml``: ``integrations.frameworks``), the Kueue
-   versions the repository pins (kqlint.domain.pins: the manager's image tag, a release
-   manifest URL, Kueue's Helm chart version; read once per run from every object and the
-   project's kustomizations, charts and values files), PodGroups of a gang scheduler, the
-   scheduler evidence of kqlint.domain.schedulers (``schedulers`` adds every layer's), and pods
-   that request a NIC resource (``nic_resources`` adds the profile's and the evidence's; a
-   configured list replaces both).
+   ConfigMap (``controller_manager_config.yaml``: ``integrations.frameworks``, ``fairSharing``;
+   kqlint.domain.kueue_config), the Kueue versions the repository pins (kqlint.domain.pins: the
+   manager's image tag, a release manifest URL, Kueue's Helm chart version; read once per run
+   from every object and the project's kustomizations, charts and values files), PodGroups of a
+   gang scheduler, the scheduler evidence of kqlint.domain.schedulers (``schedulers`` adds every
+   layer's), and pods that request a NIC resource (``nic_resources`` adds the profile's and the
+   evidence's; a configured list replaces both).
 
 Pins that disagree on the minor release (0.12 here, 0.16 there) leave the version unknown, and
 ``pinned_before`` still names the older one: a rule stays silent where one of them would make
@@ -48,8 +50,10 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from kqlint.domain.objects import dig
-from kqlint.domain.podspec import containers, resource_list
+from kqlint.domain.kueue_config import manager_configurations
+from kqlint.domain.requested import is_nic_resource as is_nic_resource
+from kqlint.domain.requested import object_requested_resources as object_requested_resources
+from kqlint.domain.requested import requested_resources
 
 if TYPE_CHECKING:
     from kqlint.domain.graph import ObjectGraph
@@ -57,8 +61,6 @@ if TYPE_CHECKING:
     from kqlint.domain.pins import Pin
 
 POD = "pod"
-KUEUE_CONFIG_MAP = "kueue-manager-config"
-KUEUE_CONFIG_KEY = "controller_manager_config.yaml"
 # Kueue's Configuration framework names per integrated kind (config/components/manager/
 # controller_manager_config.yaml at kueue ff69552e).
 FRAMEWORKS: dict[tuple[str, str], str] = {
@@ -89,8 +91,6 @@ TEMPLATE_LABEL_KINDS = {"Deployment": ("apps", "Deployment"), "StatefulSet": ("a
 INSTALLED_PRIORITY_CLASSES: dict[str, dict[str, int]] = {
     "kai": {"train": 50, "build-preemptible": 75, "build": 100, "inference": 125},
 }
-# Resource-name markers of an RDMA/fabric device (evidence for nic_resources).
-NIC_MARKERS = ("mlnx", "rdma", "hca", "infiniband", "roce")
 _VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.\d+)?(?:[-+].*)?$")
 
 
@@ -99,6 +99,7 @@ class Platform:
     kueue_version: tuple[int, int] | None = None
     integrations: frozenset[str] | None = None
     integrations_complete: bool = False
+    fair_sharing: bool | None = None   # Kueue's Fair Sharing is on (its Configuration), or None
     gang_schedulers: frozenset[str] = frozenset()
     nic_resources: frozenset[str] = frozenset()
     template_labels: frozenset[tuple[str, str]] = frozenset()
@@ -161,9 +162,9 @@ class Platform:
     # ------------------------------------------------------------ display
     def known(self) -> bool:
         """Whether the model establishes any fact at all."""
-        return bool(self.kueue_version or self.integrations is not None or self.gang_schedulers
-                    or self.nic_resources or self.template_labels or self.kueue_pins or self.volcano_version
-                    or self.schedulers or self.scheduler_webhook or self.volcano_hierarchy)
+        return bool(self.kueue_version or self.integrations is not None or self.fair_sharing is not None
+                    or self.gang_schedulers or self.nic_resources or self.template_labels or self.kueue_pins
+                    or self.volcano_version or self.schedulers or self.scheduler_webhook or self.volcano_hierarchy)
 
     def describe(self) -> dict[str, Any]:
         """The model as plain data (``kqlint graph --format json``), unknown facts as null."""
@@ -173,7 +174,8 @@ class Platform:
         return {
             "kueue": {"version": version,
                       "integrations": sorted(self.integrations) if self.integrations is not None else None,
-                      "integrationsComplete": self.integrations_complete},
+                      "integrationsComplete": self.integrations_complete,
+                      "fairSharing": self.fair_sharing},
             "gangSchedulers": sorted(self.gang_schedulers),
             "nicResources": sorted(self.nic_resources),
             "podTemplateLabels": [kind for _, kind in sorted(self.template_labels)],
@@ -192,6 +194,8 @@ class Platform:
             integrations += " (others unknown)"
         rows = [("kueue version", kueue["version"] or self._unknown_version(), "kueue.version"),
                 ("kueue integrations", integrations, "kueue.integrations"),
+                ("kueue fair sharing", "unknown" if self.fair_sharing is None else "on" if self.fair_sharing else "off",
+                 "kueue.fair-sharing"),
                 ("gang schedulers", ", ".join(data["gangSchedulers"]) or "unknown", "gang-schedulers"),
                 ("NIC resources", ", ".join(data["nicResources"]) or "none known", "nic-resources")]
         if self.template_labels:
@@ -250,6 +254,9 @@ def _merge(layers: list[Platform]) -> Platform:
         if result.volcano_version is None and layer.volcano_version is not None:
             result = replace(result, volcano_version=layer.volcano_version)
             sources["volcano.version"] = layer.sources.get("volcano.version", "")
+        if result.fair_sharing is None and layer.fair_sharing is not None:
+            result = replace(result, fair_sharing=layer.fair_sharing)
+            sources["kueue.fair-sharing"] = layer.sources.get("kueue.fair-sharing", "")
         if not result.template_labels and layer.template_labels:
             result = replace(result, template_labels=layer.template_labels)
             sources["pod-template-labels"] = layer.sources.get("pod-template-labels", "")
@@ -296,6 +303,8 @@ def _from_settings(settings: dict[str, Any], where: str = "configuration `platfo
         facts["integrations"] = frozenset(str(n) for n in kueue["integrations"])
         facts["integrations_complete"] = kueue.get("integrations-complete", True) is not False
         sources["kueue.integrations"] = where
+    if isinstance(kueue.get("fair-sharing"), bool):
+        facts["fair_sharing"], sources["kueue.fair-sharing"] = kueue["fair-sharing"], where
     if isinstance(kueue.get("pod-template-labels"), list):
         facts["template_labels"] = frozenset(TEMPLATE_LABEL_KINDS[k] for k in kueue["pod-template-labels"]
                                              if k in TEMPLATE_LABEL_KINDS)
@@ -334,16 +343,20 @@ def _from_evidence(graph: ObjectGraph, requests: dict[int, frozenset[str]], pins
     sources: dict[str, str] = {}
     configuration = _kueue_configuration(graph)
     if configuration is not None:
-        obj, frameworks = configuration
-        facts["integrations"], facts["integrations_complete"] = frameworks, True
-        sources["kueue.integrations"] = f"{obj.display()} ({obj.file})"
+        obj, frameworks, fair_sharing = configuration
+        where = f"{obj.display()} ({obj.file})"
+        if frameworks is not None:
+            facts["integrations"], facts["integrations_complete"] = frameworks, True
+            sources["kueue.integrations"] = where
+        if fair_sharing is not None:
+            facts["fair_sharing"], sources["kueue.fair-sharing"] = fair_sharing, where
     versions = sorted({pin.version for pin in pins})
     if len(versions) == 1:  # pins that disagree leave it unknown (the class docstring)
         facts["kueue_version"], sources["kueue.version"] = versions[0], _pin_sources(pins)
     from kqlint.domain.schedulers import scheduler_facts
 
     scheduler_facts(graph, facts, sources)
-    requested = _requested_resources(graph, requests)
+    requested = requested_resources(graph, requests)
     facts["requested"] = frozenset(requested)
     nics = {name for name in requested if is_nic_resource(name)}
     if nics:
@@ -352,71 +365,17 @@ def _from_evidence(graph: ObjectGraph, requests: dict[int, frozenset[str]], pins
     return Platform(**facts, sources=sources)
 
 
-def _kueue_configuration(graph: ObjectGraph) -> tuple[K8sObject, frozenset[str]] | None:
-    """``integrations.frameworks`` of the Kueue Configuration in a kueue-manager-config ConfigMap."""
-    for obj, document in kueue_configurations(graph):
-        frameworks = dig(document, ("integrations", "frameworks"))
-        if isinstance(frameworks, list):
-            return obj, frozenset(str(f) for f in frameworks if isinstance(f, str))
+def _kueue_configuration(graph: ObjectGraph) -> tuple[K8sObject, frozenset[str] | None, bool | None] | None:
+    """The first Kueue Configuration in a kueue-manager-config ConfigMap: its
+    ``integrations.frameworks`` (None when not a list) and whether Fair Sharing is on."""
+    for configuration in manager_configurations(graph):
+        frameworks = configuration.get("integrations", "frameworks")
+        listed = frozenset(str(f) for f in frameworks if isinstance(f, str)) if isinstance(frameworks, list) else None
+        if listed is not None or configuration.fair_sharing() is not None:
+            return configuration.configmap, listed, configuration.fair_sharing()
     return None
 
 
 def _pin_sources(pins: tuple[Pin, ...]) -> str:
     shown = "; ".join(pin.source for pin in pins[:3])
     return shown + (f"; {len(pins) - 3} more" if len(pins) > 3 else "")
-
-
-def kueue_configurations(graph: ObjectGraph) -> list[tuple[K8sObject, Any]]:
-    """(ConfigMap, parsed Kueue Configuration) of every kueue-manager-config ConfigMap."""
-    from kqlint.loader import parse_bytes
-
-    def parse() -> list[tuple[K8sObject, Any]]:
-        found = []
-        for obj in graph.of_kind("ConfigMap", ""):
-            text = obj.get("data", KUEUE_CONFIG_KEY)
-            if obj.name.endswith(KUEUE_CONFIG_MAP) and isinstance(text, str):
-                source = parse_bytes(obj.file, text.encode("utf-8"))
-                found.append((obj, source.documents[0] if source.documents and not source.problems else None))
-        return found
-    return graph.memo(kueue_configurations, parse)
-
-
-def _requested_resources(graph: ObjectGraph, memo: dict[int, frozenset[str]]) -> set[str]:
-    """Extended resources some pod of the inputs/context requests (the nodes offer them).
-    A context object served from the cache brings its own (computed when the file was
-    cached), so its body is not decoded for this; others are computed once per run."""
-    found: set[str] = set()
-    for obj in graph.objects:
-        if obj.source in ("input", "context"):
-            known = getattr(obj, "known_requests", None)
-            if known is None:
-                known = memo.get(id(obj))
-                if known is None:
-                    known = memo[id(obj)] = object_requested_resources(obj, graph)
-            found |= known
-    return found
-
-
-def object_requested_resources(obj: K8sObject, graph: ObjectGraph | None = None,
-                               templates: list[Any] | None = None) -> frozenset[str]:
-    """The extended resources (names with a ``/``) one object's own pod templates request or
-    limit, and a TrainJob's ``resourcesPerNode``: a fact of the object alone (a TrainJob's
-    runtime templates are the runtime's own, so ``graph`` only shares the template cache).
-    ``templates``: the object's own templates, when already known."""
-    from kqlint.domain.workloads import RESOURCES_PER_NODE_PATH, has_pod_templates, own_templates
-
-    if not has_pod_templates(obj):
-        return frozenset()
-    templates = own_templates(obj, graph) if templates is None else templates
-    sections = [c.resources for t in templates for c in containers(t.spec)]
-    sections.append(obj.get(*RESOURCES_PER_NODE_PATH))
-    found: set[str] = set()
-    for resources in sections:
-        for key in ("requests", "limits"):
-            found |= {name for name in resource_list(resources, key) if isinstance(name, str) and "/" in name}
-    return frozenset(found)
-
-
-def is_nic_resource(name: str) -> bool:
-    lowered = name.lower()
-    return "/" in lowered and any(marker in lowered for marker in NIC_MARKERS)

@@ -10,12 +10,13 @@ NAME_LABEL = "kubernetes.io/metadata.name"
 
 
 def namespace_labels(namespace: K8sObject) -> dict[str, str]:
-    labels = {str(k): _label_text(v) for k, v in namespace.labels.items()}
+    labels = {str(k): label_text(v) for k, v in namespace.labels.items()}
     labels[NAME_LABEL] = namespace.name  # set by the API server on every Namespace
     return labels
 
 
-def _label_text(value: Any) -> str:
+def label_text(value: Any) -> str:
+    """A label value as the API server stores it (a YAML boolean or number becomes its text)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     return "" if value is None else str(value)
@@ -29,7 +30,7 @@ def selector_matches(selector: Any, labels: dict[str, str]) -> bool | None:
     expressions = selector.get("matchExpressions") or []
     if not isinstance(match_labels, dict) or not isinstance(expressions, list):
         return None
-    if any(labels.get(str(k)) != _label_text(v) for k, v in match_labels.items()):
+    if any(labels.get(str(k)) != label_text(v) for k, v in match_labels.items()):
         return False
     results = [_expression_matches(e, labels) for e in expressions]
     if None in results:
@@ -44,7 +45,7 @@ def _expression_matches(expression: Any, labels: dict[str, str]) -> bool | None:
     values = expression.get("values") or []
     if not isinstance(values, list):
         return None
-    values = [_label_text(v) for v in values]
+    values = [label_text(v) for v in values]
     if operator == "In":
         return key in labels and labels[key] in values
     if operator == "NotIn":

@@ -52,7 +52,7 @@ class RuleMeta:
     scope: Scope = "object"
     enabled: bool = True                      # enabled by default
     profile: str | None = None                # only with this profile active
-    fix: Literal["safe", "unsafe"] | None = None  # the fixes the rule can offer (None: none)
+    fix: Literal["safe", "unsafe"] | None = None  # the riskiest fix the rule can offer (None: none)
     # judged through queue-name -> LocalQueue -> ClusterQueue: its findings also name, under
     # ``related``, the LocalQueue and ClusterQueue a workload's queue resolved to in another folder
     shows_route: bool = False

@@ -98,8 +98,28 @@ class Target:
         first = self.text.text[start]
         if first in "&!*":
             raise NotApplicable("a tagged, anchored or aliased scalar")
+        if first == "|" and isinstance(edit.value, str):
+            block = self._literal_block(start, end, edit.value)
+            if block is not None:
+                return TextEdit(start, end, block)
         style = first if first in "'\"" else ""
         return TextEdit(start, end, scalar_text(edit.value, self._entry_in_flow(parent, step), style))
+
+    def _literal_block(self, start: int, end: int, value: str) -> str | None:
+        """``value`` as a literal block at the indentation of the block it replaces (embedded
+        files such as a ConfigMap's stay readable); None when a literal block cannot say it."""
+        text = self.text.text
+        content = text.find("\n", start) + 1
+        line_end = text.find("\n", content)
+        first_line = text[content:line_end if line_end >= 0 else len(text)]
+        indent = len(first_line) - len(first_line.lstrip(" "))
+        lines = value.split("\n")
+        if not content or not indent or not value or value[0] in " \t" or "\r" in value:
+            return None
+        chomp = "-" if not value.endswith("\n") else "+" if value.endswith("\n\n") else ""
+        body = lines[:-1] if value.endswith("\n") else lines
+        ending = "\n" if text[end - 1] == "\n" else ""  # the block's span may take its last line break
+        return f"|{chomp}\n" + "\n".join(" " * indent + line if line else "" for line in body) + ending
 
     def _entry_in_flow(self, parent: Any, step: Any) -> bool:
         slot = 2 * list(parent).index(step) if isinstance(parent, Map) else step

@@ -23,7 +23,9 @@ INTERFACE (rules depend on it):
 Layout: ``routing`` (ManagedWorkload, queue labels, LocalQueue -> ClusterQueue routes),
 ``priority`` (PriorityClass facts, pod and Workload priority), ``quota`` (the ClusterQueue view
 of resource groups, flavors and quotas; cohorts), ``podsets`` (the pod sets of one Workload and
-their requests).
+their requests), ``flavors`` and ``tas`` (Kueue's per-flavor checks: TAS, taints, affinity),
+``cohorts`` (the Cohort hierarchy and its loops). The manager Configuration is read outside this
+package (kqlint.domain.kueue_config), beside the platform model that uses it.
 
 A ``ManagedWorkload`` is one thing Kueue turns into Workloads: normally the whole object (its
 labels on the object's own ``metadata.labels``); for a DynamoGraphDeployment, which Kueue manages

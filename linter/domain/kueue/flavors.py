@@ -1,6 +1,7 @@
-"""Kueue's per-flavor checks for one pod set (kueue.md B23): the one model KQ210 and KQ217
+"""Kueue's per-flavor checks for one pod set (kueue.md B23): the one model KQ210, KQ217 and KQ218
 answer from, mirroring ``checkFlavorForPodSets`` in Kueue's
-``pkg/scheduler/flavorassigner/flavorassigner.go`` (taints, then node affinity).
+``pkg/scheduler/flavorassigner/flavorassigner.go`` (TAS, kqlint.domain.kueue.tas, then taints,
+then node affinity).
 
 What a pod set brings: its template's ``tolerations``, ``nodeSelector`` and required node
 affinity. What a flavor brings: ``spec.nodeLabels``, ``spec.nodeTaints`` and ``spec.tolerations``.
@@ -9,6 +10,7 @@ union of the group's keys is stricter, so a rejection here holds on every versio
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +26,9 @@ if TYPE_CHECKING:
 
 BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")  # PreferNoSchedule is ignored at admission
 TOLERATIONS, NODE_SELECTOR, AFFINITY = "tolerations", "nodeSelector", "affinity"
+TOPOLOGY = "topology"  # rejected by Topology Aware Scheduling (kqlint.domain.kueue.tas), checked first
+# a flavor -> Kueue's TAS reason for one pod set, None when it matches (kqlint.domain.kueue.tas.tas_verdict)
+TasVerdict = Callable[["K8sObject"], "str | None"]
 
 
 @dataclass(frozen=True)
@@ -32,15 +37,19 @@ class FlavorCheck:
 
     flavor: K8sObject
     reason: str | None = None     # "untolerated taint ... in flavor X" / "flavor X doesn't match node affinity"
-    blocker: str | None = None    # TOLERATIONS, NODE_SELECTOR or AFFINITY
+    blocker: str | None = None    # TOPOLOGY, TOLERATIONS, NODE_SELECTOR or AFFINITY
 
     @property
     def fits(self) -> bool:
         return self.reason is None
 
 
-def check_flavor(pod_spec: dict[str, Any], flavor: K8sObject) -> FlavorCheck:
-    """Kueue's verdict on ``flavor`` for a pod set with ``pod_spec``: taints first, then affinity."""
+def check_flavor(pod_spec: dict[str, Any], flavor: K8sObject, tas: TasVerdict | None = None) -> FlavorCheck:
+    """Kueue's verdict on ``flavor`` for a pod set with ``pod_spec``: TAS first (when ``tas`` is
+    given), then taints, then affinity."""
+    reason = tas(flavor) if tas is not None else None
+    if reason is not None:
+        return FlavorCheck(flavor, reason, TOPOLOGY)
     spec = flavor.get("spec")
     spec = spec if isinstance(spec, dict) else {}
     tolerations = _mappings(pod_spec.get("tolerations")) + _mappings(spec.get("tolerations"))
@@ -151,7 +160,8 @@ def _mappings(value: Any) -> list[dict[str, Any]]:
 
 # ------------------------------------------------------------------ a pod set against a ClusterQueue
 
-def group_checks(template: PodTemplate, flavor_names: list[str], graph: ObjectGraph) -> list[FlavorCheck] | None:
+def group_checks(template: PodTemplate, flavor_names: list[str], graph: ObjectGraph,
+                 tas: TasVerdict | None = None) -> list[FlavorCheck] | None:
     """Kueue's verdict on every flavor of one resource group, in the group's order; None when
     a flavor cannot be resolved (KQ206's) or is known by name only, so nothing is judged."""
     checks = []
@@ -159,7 +169,7 @@ def group_checks(template: PodTemplate, flavor_names: list[str], graph: ObjectGr
         flavor = graph.resolve("ResourceFlavor", name, None, KUEUE_GROUP)
         if flavor is None or not (flavor.source in (INPUT, CONTEXT) or flavor.has("spec")):
             return None
-        checks.append(check_flavor(template.spec, flavor))
+        checks.append(check_flavor(template.spec, flavor, tas))
     return checks
 
 

@@ -19,16 +19,11 @@ if TYPE_CHECKING:
 
 
 def fair_sharing(graph: ObjectGraph) -> bool:
-    """Whether the Kueue Configuration of the inputs turns Fair Sharing on (B26): a
-    ``fairSharing`` section (v1beta2), ``fairSharing.enable: true`` (v1beta1)."""
-    from kqlint.domain.platform import kueue_configurations
+    """Whether Fair Sharing is known to be on (B26): the platform model's fact, from the
+    configuration or the Kueue Configuration of the inputs (kqlint.domain.kueue_config)."""
+    from kqlint.domain.platform import platform_of
 
-    for _, document in kueue_configurations(graph):
-        section = document.get("fairSharing") if isinstance(document, dict) else None
-        if isinstance(section, dict) and (not str(document.get("apiVersion", "")).endswith("v1beta1")
-                                          or section.get("enable") is True):
-            return True
-    return False
+    return platform_of(graph).fair_sharing is True
 
 
 def inactive_reason(cq: K8sObject, tree: QuotaTree, graph: ObjectGraph) -> str | None:

@@ -1,0 +1,144 @@
+"""The Kueue manager ``Configuration`` embedded in the ``kueue-manager-config`` ConfigMap (key
+``controller_manager_config.yaml``): parsed once per ConfigMap, with positions in the ConfigMap's
+file, for the platform model (integrations, Fair Sharing), KQ222 and KQ223 (kueue.md B28, B29).
+
+Positions: the embedded text is parsed on its own; a node inside it is placed in the file when
+the value is a literal block scalar (``|``), whose lines map one to one onto the file's lines.
+Its indentation is not kept by the loader, so it is taken as the ConfigMap's own indentation
+step below the key (``data:`` at column 1 and the key at column 3: the text at column 5), the
+layout every Kueue manifest and kustomize/Helm output uses. Any other scalar style places every
+node at the ``controller_manager_config.yaml`` key.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from kqlint.domain.objects import dig
+from kqlint.model import Location
+
+if TYPE_CHECKING:
+    from kqlint.domain.graph import ObjectGraph
+    from kqlint.domain.objects import K8sObject
+    from kqlint.loader import LoadProblem
+
+KUEUE_CONFIG_MAP = "kueue-manager-config"
+KUEUE_CONFIG_KEY = "controller_manager_config.yaml"
+CONFIG_GROUP = "config.kueue.x-k8s.io"
+V1BETA1, V1BETA2 = f"{CONFIG_GROUP}/v1beta1", f"{CONFIG_GROUP}/v1beta2"
+MAX_CONFIG_BYTES = 1024 * 1024  # a manager configuration is a few kilobytes
+
+
+@dataclass(frozen=True)
+class KueueConfiguration:
+    """One embedded Configuration: its document (None when it does not parse to a mapping),
+    the load problems of its text (duplicate keys, syntax) and where its lines sit in the file."""
+
+    configmap: K8sObject
+    document: dict[str, Any] | None
+    root: Any
+    problems: tuple[LoadProblem, ...]
+    first_line: int      # the file line of the text's line 1 (0: not a literal block)
+    indent: int          # columns the text is shifted right in the file
+
+    @property
+    def api_version(self) -> str:
+        return str(self.get("apiVersion") or "")
+
+    def get(self, *path: Any) -> Any:
+        return dig(self.document, path) if self.document is not None else None
+
+    def has(self, *path: Any) -> bool:
+        marker = object()
+        return self.document is not None and dig(self.document, path, marker) is not marker
+
+    def at(self, *path: Any) -> Location:
+        """The file location of the key (or item) at ``path`` inside the embedded document, the
+        nearest existing ancestor when missing; the ConfigMap key when lines do not map."""
+        from kqlint.loader import locate
+
+        if self.root is None or not self.first_line:
+            return self.key_location()
+        start, end, _ = locate(self.root, tuple(path))
+        return self._shifted(start, end, path) if start else self.key_location()
+
+    def at_text(self, line: int, column: int) -> Location:
+        """A (line, column) of the embedded text in the file (load problems)."""
+        if not self.first_line:
+            return self.key_location()
+        return Location(self.configmap.file, self.first_line + line - 1, column + self.indent,
+                        ("data", KUEUE_CONFIG_KEY), self.configmap.ref)
+
+    def key_location(self) -> Location:
+        return self.configmap.at("data", KUEUE_CONFIG_KEY)
+
+    def _shifted(self, start: int, end: int, path: tuple[Any, ...]) -> Location:
+        from kqlint.loader import unpack
+
+        line, column = unpack(start)
+        end_line, end_column = unpack(end) if end else (0, 0)
+        return Location(self.configmap.file, self.first_line + line - 1, column + self.indent,
+                        ("data", KUEUE_CONFIG_KEY, *path), self.configmap.ref, "",
+                        self.first_line + end_line - 1 if end_line else 0,
+                        end_column + self.indent if end_line else 0)
+
+    # ------------------------------------------------------------ what the manager does
+    def fair_sharing(self) -> bool | None:
+        """Whether Fair Sharing is on: a v1beta2 ``fairSharing`` section, or v1beta1
+        ``fairSharing.enable: true`` (the v1beta1 conversion drops the section otherwise)."""
+        if self.api_version == V1BETA2:
+            return self.has("fairSharing")
+        if self.api_version == V1BETA1:
+            return self.get("fairSharing", "enable") is True
+        return None
+
+
+def is_manager_configmap(obj: K8sObject) -> bool:
+    return obj.kind == "ConfigMap" and not obj.group and obj.name.endswith(KUEUE_CONFIG_MAP)
+
+
+def configuration_of(obj: K8sObject) -> KueueConfiguration | None:
+    """The Configuration a kueue-manager-config ConfigMap embeds, parsed once per object."""
+    if not is_manager_configmap(obj):
+        return None
+    result: KueueConfiguration | None = obj.remember(configuration_of, lambda: _parse(obj))
+    return result
+
+
+def manager_configurations(graph: ObjectGraph) -> list[KueueConfiguration]:
+    """Every embedded Configuration of the graph, best tier first."""
+    found = [configuration_of(obj) for obj in graph.of_kind("ConfigMap", "")]
+    return [c for c in found if c is not None]
+
+
+def _parse(obj: K8sObject) -> KueueConfiguration | None:
+    from kqlint.loader import parse_bytes
+
+    text = obj.get("data", KUEUE_CONFIG_KEY)
+    if not isinstance(text, str):
+        return None
+    raw = text.encode("utf-8")
+    if len(raw) > MAX_CONFIG_BYTES:
+        return None
+    source = parse_bytes(obj.file, raw)
+    root = source.documents[0] if source.documents else None
+    document = root if isinstance(root, dict) and not _syntax_error(source.problems) else None
+    first_line, indent = _block_layout(obj, text)
+    return KueueConfiguration(obj, document, root if document is not None else None, tuple(source.problems),
+                              first_line, indent)
+
+
+def _syntax_error(problems: list[LoadProblem]) -> bool:
+    return any(not p.message.startswith("duplicate key") for p in problems)
+
+
+def _block_layout(obj: K8sObject, text: str) -> tuple[int, int]:
+    """(file line of the text's first line, indentation) for a literal block; (0, 0) otherwise."""
+    key = obj.at("data", KUEUE_CONFIG_KEY)
+    value = obj.at_value("data", KUEUE_CONFIG_KEY)
+    data = obj.at("data")
+    spans = value.end_line > value.line + 1 and value.line == key.line
+    if not spans or value.end_line - value.line - 1 < text.rstrip("\n").count("\n") + 1:
+        return 0, 0  # not a block whose lines are the text's lines (quoted, folded, one line)
+    step = key.column - data.column if key.column > data.column else 2
+    return value.line + 1, key.column - 1 + step
