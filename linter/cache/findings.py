@@ -55,7 +55,6 @@ class Reuse:
         self.current: dict[str, str] = {}         # and what each reused rule reads in it
         self.valid: frozenset[str] = frozenset()  # the rules that read there what they read when stored
         self.scoped: frozenset[str] = frozenset()  # the reused rules with scoped reads (RuleMeta.scoped_reads)
-        self.lazy_inputs = False                  # inputs may stay encoded (kqlint.engine.inputs.load_paths)
 
     @property
     def tables(self) -> Tables:
@@ -280,9 +279,7 @@ def begin(cache: FileCache, config: Config, rules: list[Any], inputs: int) -> Re
     key, codes, reads = results_key(cache, config, rules) if inputs >= MIN_INPUT_FILES else (None, _NONE, _NONE)
     if key is None:
         return None
-    stored = Reuse(cache, key, codes, reads, {rule.code: rule.meta for rule in rules})
-    stored.lazy_inputs = all(_builtin(rule) for rule in rules) and not config.plugins
-    return stored
+    return Reuse(cache, key, codes, reads, {rule.code: rule.meta for rule in rules})
 
 
 _NONE: frozenset[str] = frozenset()

@@ -36,19 +36,17 @@ class Reading:
 
 def load_sources(files: list[str], cache: FileCache, reading: Reading, jobs: int,
                  parsed: dict[tuple[str, str], SourceFile] | None = None, *, lazy: bool,
-                 lazy_hits: bool | None = None, verdicts: PlaceholderVerdicts | None = None,
+                 verdicts: PlaceholderVerdicts | None = None,
                  parsed_one: Callable[[], None] | None = None) -> list[SourceFile]:
     """Every file's source, in order: hits from the cache, misses parsed (over ``jobs``
     processes) and stored. ``parsed``: sources by (path, content digest) parsed earlier in
     this process (the passes of one --fix run), taken from there, and the misses parsed now
-    added to it. ``lazy``: objects whose fields are decoded on first use; ``lazy_hits``: the
-    same for what is read from entries: hits, and the entries workers made of the files they
-    parsed (default: as ``lazy``). A lazy object is decoded by whoever reads it first: the
-    workers that run the per-object rules, or the graph rules; objects no rule reads are never
-    decoded. ``verdicts``: the placeholder verdicts of the files parsed now whose text hints
-    at placeholders are worked out where they are parsed and kept there. ``parsed_one()`` is
-    called for each file parsed (progress)."""
-    lazy_hits = lazy if lazy_hits is None else lazy_hits
+    added to it. ``lazy`` (context files): objects whose fields are decoded on first use, by
+    whoever reads them first (the graph rules); objects no rule reads are never decoded (input
+    files are decoded at once: kept encoded, they bought nothing measurable, docs/performance.md).
+    ``verdicts``: the placeholder verdicts of the files parsed now whose text hints at
+    placeholders are worked out where they are parsed and kept there. ``parsed_one()`` is called
+    for each file parsed (progress)."""
     from kqlint.engine.parallel import map_chunks
     from kqlint.project.discover import STDIN, display_path
 
@@ -56,7 +54,7 @@ def load_sources(files: list[str], cache: FileCache, reading: Reading, jobs: int
     misses: list[tuple[int, str, Miss | None]] = []
     shown = {path: display_path(path) for path in files}  # asked for several times per file below
     for position, path in enumerate(files):
-        hit = cache.lookup(path, shown[path], lazy_hits) if path != STDIN else None
+        hit = cache.lookup(path, shown[path], lazy) if path != STDIN else None
         if isinstance(hit, SourceFile):
             results[position] = hit
         elif parsed is not None and hit is not None and hit.digest is not None and (path, hit.digest) in parsed:
@@ -98,7 +96,7 @@ def load_sources(files: list[str], cache: FileCache, reading: Reading, jobs: int
         path, source, blob, judged, hashed = result
         if source is None and blob is not None:
             try:
-                source = cache.source_of(blob, path, shown[path], lazy_hits)
+                source = cache.source_of(blob, path, shown[path], lazy)
             except Exception:
                 source, blob = loader.parse_file(path, shown[path], reading.max_file_size), None
         return path, source, blob, judged, hashed

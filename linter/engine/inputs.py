@@ -60,15 +60,12 @@ class Loaded:
 def load_paths(paths: list[str], config: Config, tier: str,
                progress: Callable[[int, int], None] | None = None, jobs: int = 1,
                skip: frozenset[str] = frozenset(), cache: FileCache | None = None,
-               texts: Mapping[str, bytes] | None = None, passes: FixPasses | None = None,
-               lazy_inputs: bool = False) -> tuple[Loaded, Discovery]:
+               texts: Mapping[str, bytes] | None = None, passes: FixPasses | None = None) -> tuple[Loaded, Discovery]:
     """Read and parse every file (but those in ``skip``, absolute paths); ``progress(done,
     total)`` is called as files are done. With a ``cache`` (kqlint.cache.FileCache), unchanged
     files are not parsed again. ``texts``: the content of files (by absolute path) to parse
     instead of what is on disk (an editor's unsaved buffers, kqlint.server); no cache then.
-    ``passes``: what earlier passes of a --fix run parsed. ``lazy_inputs``: input files served
-    from the cache may stay encoded until an object's fields are read (the run reuses stored
-    findings and only built-in rules see the sources: kqlint.cache.findings)."""
+    ``passes``: what earlier passes of a --fix run parsed."""
     if texts is not None:
         cache = None
     from kqlint.engine.parallel import effective_jobs, map_chunks
@@ -114,9 +111,8 @@ def load_paths(paths: list[str], config: Config, tier: str,
             lazy = tier == CONTEXT
             reading = Reading(config.max_file_size, config.namespace, tier, tuple(config.crds or ()))
             parsed = passes.parsed if passes is not None and not lazy else None  # a --fix pass
-            sources = load_sources(files, cache, reading, jobs, parsed, lazy=lazy,
-                                   lazy_hits=lazy or (passes is None and lazy_inputs),  # a pass edits what it loads
-                                   verdicts=verdicts, parsed_one=count)
+            sources = load_sources(files, cache, reading, jobs, parsed, lazy=lazy, verdicts=verdicts,
+                                   parsed_one=count)
             if parsed is not None:
                 sources = [_unshared(source) for source in sources]
         elif texts is not None:

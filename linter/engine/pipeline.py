@@ -238,8 +238,7 @@ class Pipeline:
         from kqlint.engine.lifetime import keep
 
         passes = self._passes
-        inputs, found = load_paths(paths, self.config, INPUT, progress, jobs, cache=self.cache, passes=passes,
-                                   lazy_inputs=stored is not None and stored.lazy_inputs)
+        inputs, found = load_paths(paths, self.config, INPUT, progress, jobs, cache=self.cache, passes=passes)
         _refuse_missing(found)
         context_loaded = load_context(named_context, self.config, inputs, jobs, self.cache, input_paths=paths,
                                       passes=passes)
