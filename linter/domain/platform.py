@@ -13,6 +13,8 @@ Facts
     gang_schedulers        "volcano", "kai", "coscheduling" known to be installed
     nic_resources          RDMA NIC resources GPU nodes offer (``nvidia.com/mlnxnics``)
     template_labels        (group, kind) whose pod-template Kueue labels the platform documents
+    manage_jobs_without_queue_name  the Kueue Configuration's ``manageJobsWithoutQueueName``
+                           (False when a Configuration in the inputs leaves it unset), or None
 
 Sources, per fact, the first that sets it wins (config > profile > evidence):
 1. the configuration's ``platform:`` section (``kueue.version``, ``kueue.integrations``,
@@ -89,6 +91,7 @@ class Platform:
     gang_schedulers: frozenset[str] = frozenset()
     nic_resources: frozenset[str] = frozenset()
     template_labels: frozenset[tuple[str, str]] = frozenset()
+    manage_jobs_without_queue_name: bool | None = None
     requested: frozenset[str] = frozenset()   # evidence: every resource some pod requests
     sources: dict[str, str] = field(default_factory=dict, compare=False)  # fact -> where it came from
 
@@ -199,6 +202,8 @@ def _merge(layers: list[Platform]) -> Platform:
             result = replace(result, integrations=layer.integrations,
                              integrations_complete=layer.integrations_complete)
             sources["kueue.integrations"] = layer.sources.get("kueue.integrations", "")
+        if result.manage_jobs_without_queue_name is None:
+            result = replace(result, manage_jobs_without_queue_name=layer.manage_jobs_without_queue_name)
         if not result.template_labels and layer.template_labels:
             result = replace(result, template_labels=layer.template_labels)
             sources["pod-template-labels"] = layer.sources.get("pod-template-labels", "")
@@ -261,9 +266,15 @@ def _from_evidence(graph: ObjectGraph, requests: dict[int, frozenset[str]]) -> P
     sources: dict[str, str] = {}
     configuration = _kueue_configuration(graph)
     if configuration is not None:
-        obj, frameworks = configuration
-        facts["integrations"], facts["integrations_complete"] = frameworks, True
-        sources["kueue.integrations"] = f"ConfigMap {obj.display()} ({obj.file})"
+        obj, document = configuration
+        frameworks = dig(document, ("integrations", "frameworks"))
+        if isinstance(frameworks, list):
+            facts["integrations"] = frozenset(str(f) for f in frameworks if isinstance(f, str))
+            facts["integrations_complete"] = True
+            sources["kueue.integrations"] = f"ConfigMap {obj.display()} ({obj.file})"
+        manage = document.get("manageJobsWithoutQueueName", False)  # Kueue's default: false (B14)
+        if isinstance(manage, bool):
+            facts["manage_jobs_without_queue_name"] = manage
     version = _kueue_image_version(graph)
     if version is not None:
         facts["kueue_version"], sources["kueue.version"] = version[0], version[1]
@@ -280,8 +291,10 @@ def _from_evidence(graph: ObjectGraph, requests: dict[int, frozenset[str]]) -> P
     return Platform(**facts, sources=sources)
 
 
-def _kueue_configuration(graph: ObjectGraph) -> tuple[K8sObject, frozenset[str]] | None:
-    """``integrations.frameworks`` of the Kueue Configuration in a kueue-manager-config ConfigMap."""
+def _kueue_configuration(graph: ObjectGraph) -> tuple[K8sObject, dict[str, Any]] | None:
+    """The Kueue Configuration document of a kueue-manager-config ConfigMap (the first that
+    lists ``integrations.frameworks``, else the first that parses as a mapping)."""
+    found: tuple[K8sObject, dict[str, Any]] | None = None
     for obj in graph.of_kind("ConfigMap", ""):
         if not obj.name.endswith(KUEUE_CONFIG_MAP):
             continue
@@ -292,10 +305,12 @@ def _kueue_configuration(graph: ObjectGraph) -> tuple[K8sObject, frozenset[str]]
 
         source = parse_bytes(obj.file, text.encode("utf-8"))
         document = source.documents[0] if source.documents and not source.problems else None
-        frameworks = dig(document, ("integrations", "frameworks"))
-        if isinstance(frameworks, list):
-            return obj, frozenset(str(f) for f in frameworks if isinstance(f, str))
-    return None
+        if not isinstance(document, dict):
+            continue
+        if isinstance(dig(document, ("integrations", "frameworks")), list):
+            return obj, document
+        found = found or (obj, document)
+    return found
 
 
 def _kueue_image_version(graph: ObjectGraph) -> tuple[tuple[int, int], str] | None:

@@ -1,0 +1,143 @@
+"""The admission rules of rules.md "Admission" (KQ212–KQ216) and the KQ209 amendment: severities
+that follow the platform's Kueue version, the reason words of Kueue in the messages, positions,
+`related` entries and fixes, beyond what the fixture pairs check."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from kqlint.config import Config
+from kqlint.engine.pipeline import lint
+from kqlint.fix.model import Applicability
+from kqlint.model import Finding, Report, Severity
+
+
+def run(tmp_path: Path, text: str, code: str, config: str = "") -> Report:
+    (tmp_path / "objects.yaml").write_text(text, encoding="utf-8")
+    if config:
+        (tmp_path / ".kqlint.yaml").write_text(config, encoding="utf-8")
+    from helpers import chdir
+    from kqlint.config import load_config
+
+    with chdir(tmp_path):
+        base = load_config(".kqlint.yaml") if config else Config()
+        report = lint(["."], base.with_overrides(select=(code,)), auto_context=False)
+    assert not report.internal_errors, report.internal_errors
+    return report
+
+
+def only(report: Report) -> Finding:
+    assert len(report.findings) == 1, [f.message for f in report.findings]
+    return report.findings[0]
+
+
+def version(v: str) -> str:
+    return f"platform:\n  kueue:\n    version: \"{v}\"\n"
+
+
+# ------------------------------------------------------------------ KQ212 queue-name-annotation
+
+JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+  namespace: ml
+  annotations:
+    kueue.x-k8s.io/queue-name: {value}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: main
+        image: busybox
+"""
+
+
+@pytest.mark.parametrize("kueue,severity", [("", Severity.ERROR), ("0.15", Severity.ERROR),
+                                            ("0.19", Severity.ERROR), ("0.14", Severity.INFO)])
+def test_kq212_is_an_info_only_where_kueue_still_reads_the_annotation(
+        tmp_path: Path, kueue: str, severity: Severity) -> None:
+    finding = only(run(tmp_path, JOB.format(value="training"), "KQ212", version(kueue) if kueue else ""))
+    assert finding.severity is severity
+    assert (finding.location.line, finding.location.column) == (7, 5)  # the annotation key
+    assert ("ignored from 0.15" in finding.message) is (severity is Severity.INFO)
+    assert finding.fix is not None and finding.fix.applicability is Applicability.SAFE
+
+
+def test_kq212_fix_moves_the_annotation_into_the_labels(tmp_path: Path) -> None:
+    fix = only(run(tmp_path, JOB.format(value="training"), "KQ212")).fix
+    assert fix is not None
+    assert [(e.op, e.path, e.key, e.value) for e in fix.edits] == [
+        ("remove", ("metadata", "annotations"), None, None),
+        ("insert", ("metadata",), "labels", {"kueue.x-k8s.io/queue-name": "training"})]
+
+
+@pytest.mark.parametrize("value", ["Training", "'12345678901234567890123456789012345678901234567890123456789012345'",
+                                   "'4'", "a_b"])
+def test_kq212_offers_no_fix_for_a_value_the_webhook_would_refuse_as_a_label(tmp_path: Path, value: str) -> None:
+    finding = only(run(tmp_path, JOB.format(value=value), "KQ212"))
+    assert finding.fix is None or value == "'4'"
+
+
+def test_kq212_non_string_annotation_values_never_crash(tmp_path: Path) -> None:
+    for value in ("[a, b]", "{a: 1}", "null", "4", "''"):  # kubectl refuses some: then no object at all
+        report = run(tmp_path, JOB.format(value=value), "KQ212")
+        assert all(f.fix is None for f in report.findings)
+
+
+def test_kq212_message_says_what_manage_jobs_without_queue_name_does(tmp_path: Path) -> None:
+    config_map = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: kueue-manager-config, namespace: kueue-system}
+data:
+  controller_manager_config.yaml: |
+    apiVersion: config.kueue.x-k8s.io/v1beta2
+    kind: Configuration
+    manageJobsWithoutQueueName: %s
+---
+"""
+    on = only(run(tmp_path, config_map % "true" + JOB.format(value="training"), "KQ212")).message
+    off = only(run(tmp_path, config_map % "false" + JOB.format(value="training"), "KQ212")).message
+    unknown = only(run(tmp_path, JOB.format(value="training"), "KQ212")).message
+    assert "stays suspended and is never admitted" in on and "outside the quota" not in on
+    assert "outside the quota" in off and "manageJobsWithoutQueueName" not in off
+    assert "outside the quota" in unknown and "manageJobsWithoutQueueName" in unknown
+
+
+def test_kq212_silent_where_the_integration_is_off(tmp_path: Path) -> None:
+    config = "platform:\n  kueue:\n    integrations: [pod]\n"
+    assert not run(tmp_path, JOB.format(value="training"), "KQ212", config).findings
+
+
+def test_kq212_cronjob_annotation_moves_to_the_job_template_labels(tmp_path: Path) -> None:
+    cronjob = """\
+apiVersion: batch/v1
+kind: CronJob
+metadata:
+  name: nightly
+  namespace: ml
+spec:
+  schedule: "0 0 * * *"
+  jobTemplate:
+    metadata:
+      labels: {app: nightly}
+      annotations:
+        kueue.x-k8s.io/queue-name: training
+        owner: ml
+    spec:
+      template:
+        spec:
+          restartPolicy: Never
+          containers:
+          - name: main
+            image: busybox
+"""
+    finding = only(run(tmp_path, cronjob, "KQ212"))
+    assert (finding.location.line, finding.location.column) == (12, 9)
+    assert finding.fix is not None
+    assert [(e.op, e.path) for e in finding.fix.edits] == [
+        ("remove", ("spec", "jobTemplate", "metadata", "annotations", "kueue.x-k8s.io/queue-name")),
+        ("insert", ("spec", "jobTemplate", "metadata", "labels"))]
