@@ -141,3 +141,39 @@ spec:
     assert [(e.op, e.path) for e in finding.fix.edits] == [
         ("remove", ("spec", "jobTemplate", "metadata", "annotations", "kueue.x-k8s.io/queue-name")),
         ("insert", ("spec", "jobTemplate", "metadata", "labels"))]
+
+
+# ------------------------------------------------------------------ KQ214 too-many-podsets
+
+@pytest.mark.parametrize("kueue,limit", [(None, 18), ((0, 14), 8), ((0, 17), 8), ((0, 18), 10), ((0, 19), 18),
+                                         ((0, 20), 18), ((1, 0), 18)])
+def test_kq214_limit_follows_the_kueue_release(kueue: tuple[int, int] | None, limit: int) -> None:
+    from kqlint.domain.platform import Platform
+    from kqlint.rules.queues.kq214_too_many_podsets import pod_set_limit
+
+    assert pod_set_limit(Platform(kueue_version=kueue)) == limit
+
+
+def _count(text: str) -> int | None:
+    from kqlint.domain.objects import INPUT, objects_from_file
+    from kqlint.loader import parse_bytes
+    from kqlint.rules.queues.kq214_too_many_podsets import pod_set_count
+
+    found, _, _ = objects_from_file(parse_bytes("x.yaml", text.encode()), "default", INPUT)
+    counted = pod_set_count(found[0])
+    return None if counted is None else counted.total
+
+
+def test_kq214_counts_pod_sets_as_kueue_builds_them() -> None:
+    assert _count("apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: t}\nspec:\n  tfReplicaSpecs:\n"
+                  "    Chief: {replicas: 1}\n    PS: {replicas: 2}\n    Worker: {replicas: 4}\n") == 3
+    components = "".join("  - podSets: [{replicas: 1, path: template.spec.template}, {path: x}]\n"
+                         "    template: {}\n" for _ in range(3))
+    assert _count("apiVersion: workload.codeflare.dev/v1beta2\nkind: AppWrapper\nmetadata: {name: a}\nspec:\n"
+                  "  components:\n" + components + "  - template: {}\n") == 6  # no podSets: not counted
+    assert _count("apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: r}\nspec:\n  clusterSelector: {a: b}\n"
+                  "  rayClusterSpec: {workerGroupSpecs: []}\n") is None  # an existing cluster: not managed
+    assert _count("apiVersion: ray.io/v1\nkind: RayService\nmetadata: {name: r}\nspec:\n  rayClusterConfig:\n"
+                  "    workerGroupSpecs: [{groupName: a}, {groupName: b}, oops]\n") == 3
+    assert _count("apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: j}\nspec:\n"
+                  "  replicatedJobs: {not: a list}\n") == 0

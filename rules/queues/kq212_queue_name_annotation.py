@@ -179,9 +179,12 @@ def _message(obj: K8sObject, annotation: QueueAnnotation, ctx: RuleContext, defa
         message = f"{where}; Kueue reads only the label since 0.15: LocalQueue defaulting sends it to `default`"
     else:
         manage = platform_of(ctx.graph).manage_jobs_without_queue_name
-        outcome = {True: "with manageJobsWithoutQueueName it stays suspended and is never admitted",
-                   False: "it is not managed and runs at once outside the quota"}.get(
-            manage, "it runs at once outside the quota (never admitted under manageJobsWithoutQueueName)")
+        if manage is None:
+            outcome = "it runs at once outside the quota (never admitted under manageJobsWithoutQueueName)"
+        elif manage:
+            outcome = "with manageJobsWithoutQueueName it stays suspended and is never admitted"
+        else:
+            outcome = "it is not managed and runs at once outside the quota"
         message = f"{where}; Kueue reads only the label since 0.15: {outcome}"
     return message if len(message) <= MESSAGE_LIMIT else message[:MESSAGE_LIMIT - 3] + "..."
 
