@@ -36,6 +36,7 @@ BUILTIN: tuple[str, ...] = (
     "kqlint.rules.queues.kq211_cluster_queue_selects_no_namespace",
     "kqlint.rules.queues.kq212_queue_name_annotation",
     "kqlint.rules.queues.kq214_too_many_podsets",
+    "kqlint.rules.queues.kq216_cluster_queue_inactive",
     "kqlint.rules.queues.kq217_no_matching_flavor",
     "kqlint.rules.gang.kq301_min_member_mismatch",
     "kqlint.rules.gang.kq302_gang_group_missing",

@@ -177,3 +177,69 @@ def test_kq214_counts_pod_sets_as_kueue_builds_them() -> None:
                   "    workerGroupSpecs: [{groupName: a}, {groupName: b}, oops]\n") == 3
     assert _count("apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: j}\nspec:\n"
                   "  replicatedJobs: {not: a list}\n") == 0
+
+
+# ------------------------------------------------------------------ KQ216 cluster-queue-inactive
+
+MULTIKUEUE_QUEUE = """\
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: q}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: ["cpu"]
+    flavors:
+    - {name: a, resources: [{name: cpu, nominalQuota: 1}]}
+    - {name: b, resources: [{name: cpu, nominalQuota: 1}]}
+  admissionChecksStrategy:
+    admissionChecks:
+    - name: mk
+      onFlavors: %s
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: AdmissionCheck
+metadata: {name: mk}
+spec:
+  controllerName: kueue.x-k8s.io/multikueue
+  parameters: {apiGroup: kueue.x-k8s.io, kind: MultiKueueConfig, name: workers}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: MultiKueueConfig
+metadata: {name: workers}
+spec: {clusters: [w1]}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: MultiKueueCluster
+metadata: {name: w1}
+spec: {clusterSource: {kubeConfig: {locationType: Secret, location: w1}}}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: a}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: b}
+"""
+
+
+@pytest.mark.parametrize("on_flavors,reported", [("[a, b]", False), ("[b, a]", False), ("[a]", True), ("[]", False)])
+def test_kq216_a_multikueue_check_on_every_flavor_is_not_per_flavor(
+        tmp_path: Path, on_flavors: str, reported: bool) -> None:
+    findings = run(tmp_path, MULTIKUEUE_QUEUE % on_flavors, "KQ216").findings
+    assert bool(findings) is reported
+    assert all("MultiKueueAdmissionCheckAppliedPerFlavor" in f.message and f.location.line == 13 for f in findings)
+
+
+def test_kq216_a_check_defined_in_another_unit_is_not_missing(tmp_path: Path) -> None:
+    queue = MULTIKUEUE_QUEUE % "[a, b]"
+    config = "units: [queues, checks]\n"
+    (tmp_path / "queues").mkdir()
+    (tmp_path / "checks").mkdir()
+    docs = queue.split("---\n")
+    (tmp_path / "queues" / "q.yaml").write_text(docs[0] + "---\n" + "---\n".join(docs[4:]), encoding="utf-8")
+    (tmp_path / "checks" / "c.yaml").write_text("---\n".join(docs[1:4]), encoding="utf-8")
+    assert not run(tmp_path, "", "KQ216", config).findings
+    (tmp_path / "checks" / "c.yaml").write_text("---\n".join(docs[2:4]), encoding="utf-8")  # no AdmissionCheck
+    assert [f.location.line for f in run(tmp_path, "", "KQ216", config).findings] == [13]

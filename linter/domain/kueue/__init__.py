@@ -23,7 +23,8 @@ INTERFACE (rules depend on it):
 Layout: ``routing`` (ManagedWorkload, queue labels, LocalQueue -> ClusterQueue routes),
 ``priority`` (PriorityClass facts, pod and Workload priority), ``quota`` (the ClusterQueue view
 of resource groups, flavors and quotas; cohorts), ``podsets`` (the pod sets of one Workload and
-their requests).
+their requests), ``activity`` (why Kueue marks a ClusterQueue inactive: admission checks,
+TAS Topologies).
 
 A ``ManagedWorkload`` is one thing Kueue turns into Workloads: normally the whole object (its
 labels on the object's own ``metadata.labels``); for a DynamoGraphDeployment, which Kueue manages
