@@ -243,3 +243,44 @@ def test_kq216_a_check_defined_in_another_unit_is_not_missing(tmp_path: Path) ->
     assert not run(tmp_path, "", "KQ216", config).findings
     (tmp_path / "checks" / "c.yaml").write_text("---\n".join(docs[2:4]), encoding="utf-8")  # no AdmissionCheck
     assert [f.location.line for f in run(tmp_path, "", "KQ216", config).findings] == [13]
+
+
+# ------------------------------------------------------------------ KQ213 queue-label-conflict
+
+LWS = """\
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata:
+  name: serve
+  namespace: ml
+  labels: {kueue.x-k8s.io/queue-name: serving}
+spec:
+  leaderWorkerTemplate:
+    size: 2
+    workerTemplate:
+      metadata:
+        labels: {kueue.x-k8s.io/queue-name: batch}
+      spec:
+        containers: [{name: worker, image: vllm}]
+"""
+LWS_ON = "    integrations: [leaderworkerset.x-k8s.io/leaderworkerset]\n"
+
+
+@pytest.mark.parametrize("kueue,severity,words", [
+    ("0.17", Severity.ERROR, "SchedulingGated"), ("0.18", Severity.WARNING, "overwrites"),
+    (None, Severity.WARNING, "overwrites")])
+def test_kq213_lws_is_an_error_only_before_kueue_0_18(
+        tmp_path: Path, kueue: str | None, severity: Severity, words: str) -> None:
+    config = "platform:\n  kueue:\n" + (f"    version: \"{kueue}\"\n" if kueue else "") + LWS_ON
+    finding = only(run(tmp_path, LWS, "KQ213", config))
+    assert finding.severity is severity and words in finding.message
+    assert (finding.location.line, finding.location.column) == (12, 18)  # the template's label
+    assert [(r.line, r.column) for r in finding.related] == [(6, 12)]  # the owner's label
+
+
+def test_kq213_a_job_template_conflict_is_a_warning_whatever_the_version(tmp_path: Path) -> None:
+    job = JOB.replace("  annotations:\n    kueue.x-k8s.io/queue-name: {value}\n",
+                      "  labels: {kueue.x-k8s.io/queue-name: a}\n").replace(
+        "  template:\n", "  template:\n    metadata: {labels: {kueue.x-k8s.io/queue-name: b}}\n")
+    finding = only(run(tmp_path, job, "KQ213", version("0.14")))
+    assert finding.severity is Severity.WARNING and "ignores the label" in finding.message

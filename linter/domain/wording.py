@@ -16,6 +16,12 @@ if TYPE_CHECKING:
 LOOKED_IN = "the inputs, --context, config `external` or the profile"
 # Roles of the only template of a kind (a Job's `template`, a Pod's own spec): not named.
 SINGLE_ROLES = ("template", "pod")
+MESSAGE_LIMIT = 240  # a finding's message at most (what breaks; the remedy says how to fix)
+
+
+def fit_message(message: str) -> str:
+    """``message`` cut to the message budget, with ``...`` where it was cut."""
+    return message if len(message) <= MESSAGE_LIMIT else message[:MESSAGE_LIMIT - 3] + "..."
 
 
 def is_single(role: str) -> bool:

@@ -105,7 +105,7 @@ from kqlint.domain.kueue import CRONJOB, DEFAULT_LOCAL_QUEUE, INTEGRATIONS, QUEU
 from kqlint.domain.kueue.routing import default_local_queue, defaulting_applies
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.platform import platform_of
-from kqlint.domain.wording import template_text
+from kqlint.domain.wording import fit_message, template_text
 from kqlint.domain.workloads import own_templates
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.fix.model import Edit, Fix, removals
@@ -118,7 +118,6 @@ META = RuleMeta(code="KQ212", slug="queue-name-annotation", severity=Severity.ER
                 kinds=frozenset(INTEGRATIONS | {CRONJOB}), fix="safe",
                 reads=reading.RUNTIMES | {K.LOCAL_QUEUE})
 
-MESSAGE_LIMIT = 240
 LABEL_ONLY_SINCE = (0, 15)  # kueue.md B18: QueueAnnotation removed in v0.15.0
 
 
@@ -186,7 +185,7 @@ def _message(obj: K8sObject, annotation: QueueAnnotation, ctx: RuleContext, defa
         else:
             outcome = "it is not managed and runs at once outside the quota"
         message = f"{where}; Kueue reads only the label since 0.15: {outcome}"
-    return message if len(message) <= MESSAGE_LIMIT else message[:MESSAGE_LIMIT - 3] + "..."
+    return fit_message(message)
 
 
 def move_to_label_fix(obj: K8sObject, labels_path: tuple[Any, ...], found: list[QueueAnnotation]) -> Fix | None:

@@ -129,6 +129,7 @@ from kqlint.domain.kueue.activity import (
 )
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.platform import platform_of
+from kqlint.domain.wording import fit_message
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Location, Severity
 
@@ -142,7 +143,6 @@ META = RuleMeta(code="KQ216", slug="cluster-queue-inactive", severity=Severity.E
                                  PROVISIONING_REQUEST_CONFIG, MULTIKUEUE_CONFIG, MULTIKUEUE_CLUSTER}))
 
 INACTIVE_QUEUE = "Kueue marks the ClusterQueue inactive and it admits nothing"
-MESSAGE_LIMIT = 240
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
@@ -155,10 +155,6 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         yield from _flavor_findings(obj, ctx)
 
 
-def _short(message: str) -> str:
-    return message if len(message) <= MESSAGE_LIMIT else message[:MESSAGE_LIMIT - 3] + "..."
-
-
 def _queue_finding(cq: K8sObject, cause: Cause, ctx: RuleContext) -> Finding:
     entry = cause.entry
     at = cq.at_value(*entry.path) if isinstance(entry.path[-1], int) else cq.at(*entry.path)
@@ -168,7 +164,7 @@ def _queue_finding(cq: K8sObject, cause: Cause, ctx: RuleContext) -> Finding:
                 for e in (entry, *cause.others) if e.target is not None and e.target.root is not None]
     return ctx.finding(
         at=at, related=related,
-        message=_short(f"ClusterQueue {cq.name}: {INACTIVE_QUEUE} ({cause.reason}: {cause.detail})"),
+        message=fit_message(f"ClusterQueue {cq.name}: {INACTIVE_QUEUE} ({cause.reason}: {cause.detail})"),
         remedy=_QUEUE_REMEDY[cause.reason])
 
 
@@ -192,7 +188,7 @@ def _check_findings(ac: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     yield ctx.finding(
         at=ac.at(*problem.path),
         related=[(cq.at("metadata", "name"), f"ClusterQueue {cq.name} uses it") for cq in queues],
-        message=_short(f"{ac.display()} is inactive ({problem.reason}: {problem.detail}), so Kueue marks "
+        message=fit_message(f"{ac.display()} is inactive ({problem.reason}: {problem.detail}), so Kueue marks "
                        f"ClusterQueue {names} inactive ({INACTIVE}) and it admits nothing"),
         remedy=("Point spec.parameters at an existing config of the controller's kind (apiGroup kueue.x-k8s.io, "
                 "kind ProvisioningRequestConfig or MultiKueueConfig) whose MultiKueueClusters exist"))
@@ -210,6 +206,7 @@ def _flavor_findings(flavor: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     yield ctx.finding(
         at=flavor.at("spec", "topologyName"),
         related=[(cq.at("metadata", "name"), f"ClusterQueue {cq.name} uses flavor {flavor.name}") for cq in queues],
-        message=_short(f"{flavor.display()}: there is no Topology \"{topology}\" for TAS flavor \"{flavor.name}\", "
-                       f"so Kueue marks ClusterQueue {names} inactive ({TOPOLOGY_NOT_FOUND}) and it admits nothing"),
+        message=fit_message(f"{flavor.display()}: there is no Topology \"{topology}\" for TAS flavor "
+                            f"\"{flavor.name}\", so Kueue marks ClusterQueue {names} inactive "
+                            f"({TOPOLOGY_NOT_FOUND}) and it admits nothing"),
         remedy=f"Create Topology `{topology}` or fix spec.topologyName")
