@@ -37,6 +37,7 @@ BUILTIN: tuple[str, ...] = (
     "kqlint.rules.queues.kq212_queue_name_annotation",
     "kqlint.rules.queues.kq213_queue_label_conflict",
     "kqlint.rules.queues.kq214_too_many_podsets",
+    "kqlint.rules.queues.kq215_workload_without_requests",
     "kqlint.rules.queues.kq216_cluster_queue_inactive",
     "kqlint.rules.queues.kq217_no_matching_flavor",
     "kqlint.rules.gang.kq301_min_member_mismatch",

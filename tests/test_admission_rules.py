@@ -284,3 +284,87 @@ def test_kq213_a_job_template_conflict_is_a_warning_whatever_the_version(tmp_pat
         "  template:\n", "  template:\n    metadata: {labels: {kueue.x-k8s.io/queue-name: b}}\n")
     finding = only(run(tmp_path, job, "KQ213", version("0.14")))
     assert finding.severity is Severity.WARNING and "ignores the label" in finding.message
+
+
+# ------------------------------------------------------------------ LimitRange defaults (B31)
+
+def _defaulted(text: str) -> dict[str, str]:
+    from kqlint.domain.graph import ObjectGraph
+    from kqlint.domain.kueue.limitranges import defaulted_requests
+    from kqlint.domain.objects import INPUT, objects_from_file
+    from kqlint.domain.quantity import format_amount
+    from kqlint.domain.workloads import own_templates
+    from kqlint.loader import parse_bytes
+
+    found, _, _ = objects_from_file(parse_bytes("x.yaml", text.encode()), "default", INPUT)
+    graph = ObjectGraph(found)
+    job = next(obj for obj in found if obj.kind == "Job")
+    return {r: format_amount(q) for r, q in defaulted_requests(own_templates(job, graph)[0], graph).items()}
+
+
+LIMIT_RANGES = """\
+apiVersion: v1
+kind: LimitRange
+metadata: {name: b-later, namespace: ml}
+spec:
+  limits:
+  - type: Container
+    defaultRequest: {cpu: "2", memory: 1Gi}
+---
+apiVersion: v1
+kind: LimitRange
+metadata: {name: a-first, namespace: ml}
+spec:
+  limits:
+  - type: Container
+    defaultRequest: {cpu: "1"}
+    default: {ephemeral-storage: 1Gi, memory: 4Gi}
+  - type: Pod
+    defaultRequest: {memory: 8Gi}
+---
+apiVersion: v1
+kind: LimitRange
+metadata: {name: other, namespace: elsewhere}
+spec:
+  limits:
+  - type: Container
+    defaultRequest: {nvidia.com/gpu: "1"}
+---
+"""
+POD_JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata: {name: j, namespace: ml}
+spec:
+  template:
+    spec:
+      containers:
+      - name: main
+        image: busybox
+        resources: %s
+"""
+
+
+def test_limit_range_defaults_merge_as_kueue_summarizes_them() -> None:
+    # the first LimitRange by name wins per resource; defaultRequest before the default limit;
+    # a LimitRange of another namespace counts for nothing
+    assert _defaulted(LIMIT_RANGES + POD_JOB % "{}") == {"cpu": "1", "memory": "1Gi", "ephemeral-storage": "1Gi"}
+    # the container's own values stay first; a request default wins over the container's own limit
+    assert _defaulted(LIMIT_RANGES + POD_JOB % "{requests: {cpu: 500m}, limits: {memory: 2Gi}}") == {
+        "cpu": "500m", "memory": "1Gi", "ephemeral-storage": "1Gi"}
+    assert _defaulted(POD_JOB % "{}") == {}
+
+
+def test_kq215_counts_a_default_limit_as_a_request(tmp_path: Path) -> None:
+    queues = (Path(__file__).parent / "fixtures/rules/KQ215/good-flavors-without-placement/queues.yaml")
+    flavored = queues.read_text(encoding="utf-8").replace(
+        "spec: {}   # a flavor that places nothing: nothing to inject", "spec: {nodeLabels: {a: b}}").replace(
+        "q215", "ml")
+    job = POD_JOB.replace("metadata: {name: j, namespace: ml}",
+                          "metadata: {name: j, namespace: ml, labels: {kueue.x-k8s.io/queue-name: batch}}")
+    assert len(run(tmp_path, flavored + "---\n" + job % "{}", "KQ215").findings) == 1
+    limit_only = "apiVersion: v1\nkind: LimitRange\nmetadata: {name: l, namespace: ml}\nspec:\n  limits:\n" \
+                 "  - {type: Container, default: {cpu: '1'}}\n---\n"
+    assert not run(tmp_path, limit_only + flavored + "---\n" + job % "{}", "KQ215").findings
+    pod_only = limit_only.replace("Container", "Pod")  # type Pod reaches only pod-level resources that are set
+    assert len(run(tmp_path, pod_only + flavored + "---\n" + job % "{}", "KQ215").findings) == 1

@@ -24,7 +24,7 @@ Layout: ``routing`` (ManagedWorkload, queue labels, LocalQueue -> ClusterQueue r
 ``priority`` (PriorityClass facts, pod and Workload priority), ``quota`` (the ClusterQueue view
 of resource groups, flavors and quotas; cohorts), ``podsets`` (the pod sets of one Workload and
 their requests), ``activity`` (why Kueue marks a ClusterQueue inactive: admission checks,
-TAS Topologies).
+TAS Topologies), ``limitranges`` (LimitRange defaults in the requests Kueue counts).
 
 A ``ManagedWorkload`` is one thing Kueue turns into Workloads: normally the whole object (its
 labels on the object's own ``metadata.labels``); for a DynamoGraphDeployment, which Kueue manages
