@@ -368,3 +368,37 @@ def test_kq215_counts_a_default_limit_as_a_request(tmp_path: Path) -> None:
     assert not run(tmp_path, limit_only + flavored + "---\n" + job % "{}", "KQ215").findings
     pod_only = limit_only.replace("Container", "Pod")  # type Pod reaches only pod-level resources that are set
     assert len(run(tmp_path, pod_only + flavored + "---\n" + job % "{}", "KQ215").findings) == 1
+
+
+# ------------------------------------------------------------------ KQ209 amendment: LimitRange defaults
+
+KQ209_CASE = Path(__file__).parent / "fixtures/rules/KQ209/bad-limitrange-default/objects.yaml"
+
+
+def test_kq209_limit_range_of_the_context_is_named_at_the_workload(tmp_path: Path) -> None:
+    from helpers import chdir
+
+    docs = KQ209_CASE.read_text(encoding="utf-8").split("---\n")
+    (tmp_path / "platform").mkdir()
+    (tmp_path / "platform" / "limitrange.yaml").write_text(docs[0], encoding="utf-8")
+    (tmp_path / "objects.yaml").write_text("---\n".join(docs[1:]), encoding="utf-8")
+    with chdir(tmp_path):
+        report = lint(["objects.yaml"], Config(select=("KQ209",), context=("platform",)), auto_context=False)
+    finding = only(report)
+    assert finding.location.file == "objects.yaml" and finding.location.line == 36  # the queue-name label
+    assert "LimitRange q209-lr/defaults adds ephemeral-storage" in finding.message
+    assert ("platform/limitrange.yaml", 13) in [(r.file, r.line) for r in finding.related], finding.related
+
+
+def test_kq209_without_the_limit_range_the_job_fits(tmp_path: Path) -> None:
+    docs = KQ209_CASE.read_text(encoding="utf-8").split("---\n")
+    assert not run(tmp_path, "---\n".join(docs[1:]), "KQ209").findings
+
+
+def test_kq210_counts_limit_range_defaults_as_requests(tmp_path: Path) -> None:
+    docs = KQ209_CASE.read_text(encoding="utf-8").split("---\n")
+    limit_range = docs[0].replace('      cpu: "1"\n      ephemeral-storage: 2Gi   # expect: KQ209:7\n',
+                                  '      cpu: "1"\n').replace("cpu: 500m", "cpu: \"100\"")
+    job = docs[-1].replace('          requests:\n            cpu: "1"\n', "          limits: {memory: 1Gi}\n")
+    findings = run(tmp_path, "---\n".join([limit_range, *docs[1:-1], job]), "KQ210").findings
+    assert len(findings) == 1 and "cpu" in findings[0].message  # 100 cores from the default > 64

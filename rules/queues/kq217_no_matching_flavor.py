@@ -105,17 +105,18 @@ from kqlint.domain.kueue import (
     resource_config,
 )
 from kqlint.domain.kueue.flavors import FlavorCheck, rejecting_group
+from kqlint.domain.kueue.limitranges import LIMIT_RANGE
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.wording import fit_message, pod_set_text
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Location, Severity
 
 # findings cache: reads managed_workloads; LocalQueue -> ClusterQueue candidates; the ClusterQueue's resource groups
-# and their ResourceFlavors (group_checks)
+# and their ResourceFlavors (group_checks); the namespace's LimitRanges (pod_sets' requests)
 META = RuleMeta(code="KQ217", slug="no-matching-flavor", severity=Severity.ERROR,
                 summary="no flavor of the ClusterQueue suits a pod set's tolerations, nodeSelector or node affinity",
                 shows_route=True,
-                reads=reading.ROUTING | {K.CLUSTER_QUEUE, K.RESOURCE_FLAVOR})
+                reads=reading.ROUTING | {K.CLUSTER_QUEUE, K.RESOURCE_FLAVOR, LIMIT_RANGE})
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
