@@ -402,3 +402,32 @@ def test_kq210_counts_limit_range_defaults_as_requests(tmp_path: Path) -> None:
     job = docs[-1].replace('          requests:\n            cpu: "1"\n', "          limits: {memory: 1Gi}\n")
     findings = run(tmp_path, "---\n".join([limit_range, *docs[1:-1], job]), "KQ210").findings
     assert len(findings) == 1 and "cpu" in findings[0].message  # 100 cores from the default > 64
+
+
+# ------------------------------------------------------------------ KQ004: Kueue's job webhooks
+
+@pytest.mark.parametrize("raw,problem", [
+    ('[{"topology": "block", "size": 8}, {"topology": "rack", "size": 4}]', None),
+    ('[{"topology": "block", "size": 8}, {"topology": "rack", "size": 3}]', "evenly divide"),
+    ('[{"topology": "rack", "size": 2}, {"topology": "rack", "size": 1}]', "Duplicate"),
+    ('[]', "between 1 and 3"),
+    ('[{"topology": "a", "size": 1}, {"topology": "b", "size": 1}, {"topology": "c", "size": 1},'
+     ' {"topology": "d", "size": 1}]', "between 1 and 3"),
+    ('[{"topology": "rack", "size": 0}]', "greater than or equal to 1"),
+    ('[{"topology": "bad label!", "size": 1}]', "label name"),
+    ('{"topology": "rack"}', "JSON array"),
+    ('not json', "JSON array"),
+])
+def test_kq004_multi_layer_constraints_as_kueue_validates_them(raw: str, problem: str | None) -> None:
+    from kqlint.rules.engine._webhook_kueue import _constraints_problem
+
+    found = _constraints_problem(raw)
+    assert (found is None) if problem is None else (found is not None and problem in found)
+
+
+@pytest.mark.parametrize("value,valid", [("kubernetes.io/hostname", True), ("rack", True), ("cloud.google.com/x", True),
+                                         ("Bad/Prefix", False), ("a" * 64, False), ("", False), ("x/", False)])
+def test_kq004_topology_levels_are_label_names(value: str, valid: bool) -> None:
+    from kqlint.rules.engine._webhook_kueue import _label_name
+
+    assert _label_name(value) is valid
