@@ -417,6 +417,7 @@ def test_kq210_counts_limit_range_defaults_as_requests(tmp_path: Path) -> None:
     ('[{"topology": "bad label!", "size": 1}]', "label name"),
     ('{"topology": "rack"}', "JSON array"),
     ('not json', "JSON array"),
+    ("[" * 100_000 + "]" * 100_000, "JSON array"),  # hostile nesting: no RecursionError escapes
 ])
 def test_kq004_multi_layer_constraints_as_kueue_validates_them(raw: str, problem: str | None) -> None:
     from kqlint.rules.engine._webhook_kueue import _constraints_problem

@@ -174,7 +174,7 @@ def _constraints(obj: K8sObject, path: tuple[Any, ...], raw: str, found: set[str
 def _constraints_problem(raw: str) -> str | None:
     try:
         entries = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # a hostile annotation may nest deeply
         return "must be a valid JSON array"
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         return "must be a valid JSON array"
