@@ -241,7 +241,11 @@ def test_kq216_a_check_defined_in_another_unit_is_not_missing(tmp_path: Path) ->
     (tmp_path / "queues" / "q.yaml").write_text(docs[0] + "---\n" + "---\n".join(docs[4:]), encoding="utf-8")
     (tmp_path / "checks" / "c.yaml").write_text("---\n".join(docs[1:4]), encoding="utf-8")
     assert not run(tmp_path, "", "KQ216", config).findings
-    (tmp_path / "checks" / "c.yaml").write_text("---\n".join(docs[2:4]), encoding="utf-8")  # no AdmissionCheck
+    (tmp_path / "checks" / "c.yaml").write_text("---\n".join(docs[2:4]), encoding="utf-8")  # no check at all
+    assert not run(tmp_path, "", "KQ216", config).findings  # checks are managed elsewhere
+    other = docs[1].replace("metadata: {name: mk}", "metadata: {name: other}")  # the unit manages checks
+    (tmp_path / "queues" / "q.yaml").write_text(docs[0] + "---\n" + "---\n".join([other, *docs[4:]]),
+                                                encoding="utf-8")
     assert [f.location.line for f in run(tmp_path, "", "KQ216", config).findings] == [13]
 
 

@@ -52,7 +52,8 @@ def kueue_job_findings(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     if (obj.group, obj.kind) not in JOB_KINDS:
         return
     yield from _labels(obj, ctx)
-    templates = [t for t in own_templates(obj) if t.meta_path is not None]
+    templates = [t for t in own_templates(obj, ctx.graph)
+                 if t.meta_path is not None and any(str(key).startswith(PREFIX) for key in t.annotations)]
     for template in templates:
         rejected = list(_tas_annotations(obj, template, ctx))
         # ValidateSliceSizeAnnotationUpperBound runs once the request itself is valid (job_webhook.go)

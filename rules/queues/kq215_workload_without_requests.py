@@ -153,12 +153,14 @@ PLACEMENT_FIELDS = ("nodeLabels", "nodeTaints", "tolerations")
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     for template, unit in managed_templates(obj, ctx.graph):
+        if not _requests_nothing(template, ctx):
+            continue
         queues = cluster_queue_candidates(unit, ctx.graph)
         if len(queues) != 1 or not quota_known(queues[0]) or PODS in covered_resources(queues[0]):
             continue
         cq = queues[0]
         placing = _placing_flavors(cq, ctx)
-        if not placing or not _requests_nothing(template, ctx):
+        if not placing:
             continue
         first = template.owner.at(*template.spec_path, "containers", 0, "name")
         related: list[tuple[Location, str]] = [(cq.at("metadata", "name"), f"ClusterQueue {cq.name}")]
@@ -176,13 +178,15 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
 def _placing_flavors(cq: K8sObject, ctx: RuleContext) -> list[tuple[K8sObject, str]]:
     """(ResourceFlavor, first placement field it sets) for each resolved flavor of ``cq`` that
     sets nodeLabels, nodeTaints or tolerations."""
-    found = []
-    for name in sorted(queue_flavors(cq)):
-        flavor = ctx.graph.resolve(K.RESOURCE_FLAVOR.kind, name, group=K.KUEUE_GROUP)
-        field = next((f for f in PLACEMENT_FIELDS if flavor is not None and flavor.get("spec", f)), None)
-        if flavor is not None and field is not None:
-            found.append((flavor, field))
-    return found
+    def build() -> list[tuple[K8sObject, str]]:
+        found = []
+        for name in sorted(queue_flavors(cq)):
+            flavor = ctx.graph.resolve(K.RESOURCE_FLAVOR.kind, name, group=K.KUEUE_GROUP)
+            field = next((f for f in PLACEMENT_FIELDS if flavor is not None and flavor.get("spec", f)), None)
+            if flavor is not None and field is not None:
+                found.append((flavor, field))
+        return found
+    return ctx.graph.memo((_placing_flavors, id(cq), cq), build)
 
 
 def _requests_nothing(template: PodTemplate, ctx: RuleContext) -> bool:

@@ -24,7 +24,10 @@ the TAS check there), nor where the platform's Kueue is older than 0.14 (TAS off
 
 Not reported: `FlavorNotFound` (KQ206), `Stopped` (a deliberate `stopPolicy`), cohort cycles
 (KQ220), checks of other controllers (their activity is not knowable). A name that may be
-defined elsewhere (another unit, an ambiguous namespace) is not reported missing.
+defined elsewhere (another unit, an ambiguous namespace) is not reported missing, nor is any
+name of a kind (AdmissionCheck, ProvisioningRequestConfig, MultiKueueConfig,
+MultiKueueCluster, Topology) the run holds no object of, in the inputs, `--context`, config
+`external` or the profile: those objects are then managed elsewhere.
 
 ## Why it breaks on a cluster
 An inactive ClusterQueue admits no workload: every LocalQueue pointing at it holds its
@@ -49,6 +52,13 @@ spec:
   admissionChecksStrategy:
     admissionChecks:
     - name: dws-prov          # no AdmissionCheck of that name
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: AdmissionCheck
+metadata:
+  name: dws-provisioning
+spec:
+  controllerName: example.com/approval
 ---
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor

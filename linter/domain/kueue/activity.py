@@ -5,7 +5,9 @@ constraints) and the Topologies of its TAS flavors. An AdmissionCheck is judged 
 Kueue's own controllers (``provisioning/admissioncheck_reconciler.go`` and
 ``multikueue/admissioncheck.go``, ``Reconcile``; ``refValidForGK`` in
 ``pkg/util/admissioncheck``); another controller's verdict is not knowable. A name that does not
-resolve but may exist elsewhere (``ObjectGraph.may_exist``) is unknown, never missing.
+resolve but may exist elsewhere (``ObjectGraph.may_exist``) is unknown, never missing; so is
+every name of a kind the run holds no object of (inputs, context, config ``external``, the
+profile): such objects are managed elsewhere, as gang-scheduler queues are (rules.md).
 
 Not judged here: ``FlavorNotFound`` (KQ206), ``Stopped`` (a deliberate stopPolicy)."""
 from __future__ import annotations
@@ -84,8 +86,14 @@ def check_entries(cq: K8sObject, graph: ObjectGraph) -> list[CheckEntry]:
 
 def _entry(name: str, path: tuple[Any, ...], on: frozenset[str] | None, graph: ObjectGraph) -> CheckEntry:
     target = graph.resolve(ADMISSION_CHECK.kind, name, group=KUEUE_GROUP)
-    unknown = target is None and graph.may_exist(ADMISSION_CHECK.kind, name, None, KUEUE_GROUP)
-    return CheckEntry(name, path, on, target, unknown)
+    return CheckEntry(name, path, on, target, target is None and not known_missing(ADMISSION_CHECK, name, graph))
+
+
+def known_missing(kind: GroupKind, name: str, graph: ObjectGraph) -> bool:
+    """Whether ``name`` names no object of ``kind`` for sure: it does not resolve, cannot be
+    defined elsewhere, and the run holds objects of that kind (so it manages them)."""
+    return (graph.resolve(kind.kind, name, group=kind.group) is None
+            and not graph.may_exist(kind.kind, name, None, kind.group) and bool(graph.of_kind(kind.kind, kind.group)))
 
 
 def queue_flavors(cq: K8sObject) -> frozenset[str]:
@@ -149,9 +157,8 @@ def inactive_check(ac: K8sObject, graph: ObjectGraph) -> CheckProblem | None:
     names = [c for c in clusters if isinstance(c, str)] if isinstance(clusters, list) else []
     if not names or len(names) != len(clusters or ()):
         return None  # nothing listed (or unreadable): not judged
-    missing = [c for c in names if graph.resolve(MULTIKUEUE_CLUSTER.kind, c, group=KUEUE_GROUP) is None]
-    if len(missing) < len(names) or any(graph.may_exist(MULTIKUEUE_CLUSTER.kind, c, None, KUEUE_GROUP)
-                                        for c in missing):
+    missing = [c for c in names if known_missing(MULTIKUEUE_CLUSTER, c, graph)]
+    if len(missing) < len(names):
         return None  # some clusters usable (SomeActiveClusters is still active), or unknown
     return CheckProblem("NoUsableClusters", f"Missing clusters: {missing} (MultiKueueConfig {config.name})",
                         ("spec", "parameters", "name"))
@@ -170,8 +177,7 @@ def _parameters_problem(ac: K8sObject, kind: GroupKind, graph: ObjectGraph) -> t
         return f"wrong group {parameters.get('apiGroup')!r}, expecting {kind.group!r}", base + ("apiGroup",)
     if parameters.get("kind") != kind.kind:
         return f"wrong kind {parameters.get('kind')!r}, expecting {kind.kind!r}", base + ("kind",)
-    if graph.resolve(kind.kind, name, group=KUEUE_GROUP) is None and not graph.may_exist(kind.kind, name, None,
-                                                                                          KUEUE_GROUP):
+    if known_missing(kind, name, graph):
         return f"{kind.kind} {name!r} not found", base + ("name",)
     return None
 
@@ -179,9 +185,7 @@ def _parameters_problem(ac: K8sObject, kind: GroupKind, graph: ObjectGraph) -> t
 def missing_topology(flavor: K8sObject, graph: ObjectGraph) -> str | None:
     """The ``topologyName`` of a ResourceFlavor that names no Topology (``TopologyNotFound``)."""
     name = text(flavor.get("spec", "topologyName"))
-    if name is None or graph.resolve(TOPOLOGY.kind, name, group=KUEUE_GROUP) is not None:
-        return None
-    return None if graph.may_exist(TOPOLOGY.kind, name, None, KUEUE_GROUP) else name
+    return name if name is not None and known_missing(TOPOLOGY, name, graph) else None
 
 
 def queues_naming(kind: str, name: str, graph: ObjectGraph) -> Iterator[K8sObject]:
