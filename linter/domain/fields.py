@@ -6,6 +6,7 @@ theirs; none of them guesses (``integer`` refuses ``"4"``, ``integer_or_digits``
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -74,3 +75,17 @@ def plain(value: Any) -> Any:
     if isinstance(value, list):
         return [plain(item) for item in value]
     return value
+
+
+_DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+
+
+def is_dns1123_subdomain(value: Any) -> bool:
+    """A Kubernetes DNS-1123 subdomain: at most 253 characters, lowercase alphanumerics, `-`, `.`."""
+    return isinstance(value, str) and 0 < len(value) <= 253 and _DNS1123_SUBDOMAIN.fullmatch(value) is not None
+
+
+def is_label_value(value: Any) -> bool:
+    """A valid Kubernetes label value (at most 63 characters; may be empty)."""
+    return isinstance(value, str) and len(value) <= 63 and _LABEL_VALUE.fullmatch(value) is not None

@@ -132,6 +132,8 @@ DECLARED_API_VERSIONS: dict[str, str] = {
     "LocalQueue": f"{KUEUE_GROUP}/v1beta2",
     "ResourceFlavor": f"{KUEUE_GROUP}/v1beta2",
     "Cohort": f"{KUEUE_GROUP}/v1beta2",
+    **{kind: f"{KUEUE_GROUP}/v1beta2" for kind in (
+        "AdmissionCheck", "Topology", "ProvisioningRequestConfig", "MultiKueueConfig", "MultiKueueCluster")},
     "Namespace": "v1",
     "PodGroup": f"{VOLCANO_GROUP}/v1beta1",
     "ClusterTrainingRuntime": f"{TRAINER_GROUP}/v1alpha1",

@@ -22,6 +22,8 @@ Facts
     scheduler_webhook      True when a mutating webhook assigns ``schedulerName`` to pods
                            (Volcano's admission ``resourceGroups``)
     volcano_hierarchy      True when Volcano's capacity plugin runs with ``enableHierarchy``
+    manage_jobs_without_queue_name  the Kueue Configuration's ``manageJobsWithoutQueueName``
+                           (False when a Configuration in the inputs leaves it unset), or None
 
 Sources, per fact, the first that sets it wins (config > profile > evidence):
 1. the configuration's ``platform:`` section (``kueue.version``, ``kueue.integrations``,
@@ -103,6 +105,7 @@ class Platform:
     gang_schedulers: frozenset[str] = frozenset()
     nic_resources: frozenset[str] = frozenset()
     template_labels: frozenset[tuple[str, str]] = frozenset()
+    manage_jobs_without_queue_name: bool | None = None
     requested: frozenset[str] = frozenset()   # evidence: every resource some pod requests
     kueue_pins: tuple[Pin, ...] = ()          # evidence: every Kueue version the repository pins
     volcano_version: tuple[int, int] | None = None
@@ -257,6 +260,8 @@ def _merge(layers: list[Platform]) -> Platform:
         if result.fair_sharing is None and layer.fair_sharing is not None:
             result = replace(result, fair_sharing=layer.fair_sharing)
             sources["kueue.fair-sharing"] = layer.sources.get("kueue.fair-sharing", "")
+        if result.manage_jobs_without_queue_name is None:
+            result = replace(result, manage_jobs_without_queue_name=layer.manage_jobs_without_queue_name)
         if not result.template_labels and layer.template_labels:
             result = replace(result, template_labels=layer.template_labels)
             sources["pod-template-labels"] = layer.sources.get("pod-template-labels", "")
@@ -343,13 +348,15 @@ def _from_evidence(graph: ObjectGraph, requests: dict[int, frozenset[str]], pins
     sources: dict[str, str] = {}
     configuration = _kueue_configuration(graph)
     if configuration is not None:
-        obj, frameworks, fair_sharing = configuration
+        obj, frameworks, fair_sharing, manage = configuration
         where = f"{obj.display()} ({obj.file})"
         if frameworks is not None:
             facts["integrations"], facts["integrations_complete"] = frameworks, True
             sources["kueue.integrations"] = where
         if fair_sharing is not None:
             facts["fair_sharing"], sources["kueue.fair-sharing"] = fair_sharing, where
+        if manage is not None:
+            facts["manage_jobs_without_queue_name"] = manage
     versions = sorted({pin.version for pin in pins})
     if len(versions) == 1:  # pins that disagree leave it unknown (the class docstring)
         facts["kueue_version"], sources["kueue.version"] = versions[0], _pin_sources(pins)
@@ -365,15 +372,22 @@ def _from_evidence(graph: ObjectGraph, requests: dict[int, frozenset[str]], pins
     return Platform(**facts, sources=sources)
 
 
-def _kueue_configuration(graph: ObjectGraph) -> tuple[K8sObject, frozenset[str] | None, bool | None] | None:
-    """The first Kueue Configuration in a kueue-manager-config ConfigMap: its
-    ``integrations.frameworks`` (None when not a list) and whether Fair Sharing is on."""
-    for configuration in manager_configurations(graph):
-        frameworks = configuration.get("integrations", "frameworks")
-        listed = frozenset(str(f) for f in frameworks if isinstance(f, str)) if isinstance(frameworks, list) else None
-        if listed is not None or configuration.fair_sharing() is not None:
-            return configuration.configmap, listed, configuration.fair_sharing()
-    return None
+def _kueue_configuration(graph: ObjectGraph
+                         ) -> tuple[K8sObject, frozenset[str] | None, bool | None, bool | None] | None:
+    """The Kueue Configuration of a kueue-manager-config ConfigMap (the first that lists
+    ``integrations.frameworks``, else the first that parses as a mapping): its frameworks (None
+    when not a list), whether Fair Sharing is on, and ``manageJobsWithoutQueueName`` (Kueue's
+    default false when unset, B14; None when not a boolean)."""
+    parsed = [c for c in manager_configurations(graph) if c.document is not None]
+    listing = [c for c in parsed if isinstance(c.get("integrations", "frameworks"), list)]
+    if not parsed:
+        return None
+    chosen = (listing or parsed)[0]
+    frameworks = chosen.get("integrations", "frameworks")
+    listed = frozenset(str(f) for f in frameworks if isinstance(f, str)) if isinstance(frameworks, list) else None
+    manage = chosen.get("manageJobsWithoutQueueName")
+    manage = False if manage is None else manage if isinstance(manage, bool) else None
+    return chosen.configmap, listed, chosen.fair_sharing(), manage
 
 
 def _pin_sources(pins: tuple[Pin, ...]) -> str:

@@ -18,6 +18,12 @@ LOOKED_IN = "the inputs, --context, config `external` or the profile"
 SINGLE_ROLES = ("template", "pod")
 # (suffixes, prefixes) a name may carry or drop and still mean the same object (``ml-cq``, ``ml``)
 Affixes = tuple[tuple[str, ...], tuple[str, ...]]
+MESSAGE_LIMIT = 240  # a finding's message at most (what breaks; the remedy says how to fix)
+
+
+def fit_message(message: str) -> str:
+    """``message`` cut to the message budget, with ``...`` where it was cut."""
+    return message if len(message) <= MESSAGE_LIMIT else message[:MESSAGE_LIMIT - 3] + "..."
 
 
 def is_single(role: str) -> bool:

@@ -21,6 +21,7 @@ reports; empty until then.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Literal
@@ -84,3 +85,25 @@ class Fix:
     @classmethod
     def unsafe(cls, title: str, *edits: Edit) -> Fix:
         return cls(title, edits, Applicability.UNSAFE)
+
+
+def removals(get: Callable[..., Any], paths: list[Path]) -> list[Edit]:
+    """Edits that remove the entries at ``paths`` of one object (``get(*path)`` reads it); a
+    mapping they leave empty goes with them (a key with nothing under it would read as null,
+    not as an empty mapping), up to the nearest mapping that keeps something."""
+    return [Edit.remove(path) for path in _emptied(get, paths)]
+
+
+def _emptied(get: Callable[..., Any], paths: list[Path]) -> list[Path]:
+    by_parent: dict[Path, set[Any]] = {}
+    for path in paths:
+        by_parent.setdefault(path[:-1], set()).add(path[-1])
+    found: list[Path] = []
+    for parent, keys in by_parent.items():
+        mapping = get(*parent)
+        whole = isinstance(mapping, dict) and set(mapping) <= keys and parent and isinstance(parent[-1], str)
+        if whole and parent[:-1] and isinstance(get(*parent[:-1]), dict):
+            found += _emptied(get, [parent])
+        else:
+            found += [parent + (key,) for key in sorted(keys, key=str)]
+    return found

@@ -25,10 +25,16 @@ class TextEdit:
 
     def overlaps(self, other: TextEdit) -> bool:
         if self.start == other.start:
-            return True  # two inserts (or an insert and a change) at one point: order is ambiguous
+            # two inserts (or an insert and a change) at one point: order is ambiguous; an insert
+            # just before a deletion is not (either order gives the same text)
+            return not (_insert_then_delete(self, other) or _insert_then_delete(other, self))
         return max(self.start, other.start) < min(self.end, other.end) or \
             (self.start == self.end and other.start < self.start < other.end) or \
             (other.start == other.end and self.start < other.start < self.end)
+
+
+def _insert_then_delete(insert: TextEdit, deletion: TextEdit) -> bool:
+    return insert.start == insert.end and deletion.end > deletion.start and not deletion.content
 
 
 class Text:

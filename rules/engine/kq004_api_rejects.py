@@ -29,6 +29,21 @@ cannot express (kueue.md B8, B9, B13):
   longer than a label value.
 - a KAI PodGroup with two subgroups of one name, a subgroup `parent` naming no subgroup, parents
   forming a cycle, or `minMember` with `minSubGroup`; a KAI Queue without `spec.resources`.
+- a Job, JobSet, Kubeflow job, RayJob, RayCluster, RayService or AppWrapper Kueue's job webhook
+  refuses: a `kueue.x-k8s.io/queue-name` label that is not a DNS-1123 subdomain; a
+  `kueue.x-k8s.io/max-exec-time-seconds` label that is not an integer above 0; on a pod
+  template, more than one of the `podset-required-topology`, `podset-preferred-topology`,
+  `podset-unconstrained-topology` annotations (`must not contain more than one topology
+  annotation`), a required/preferred/slice-required level that is not a label name, an
+  unconstrained value that is not a boolean, `podset-slice-required-topology` without
+  `podset-slice-size` or the reverse, a slice size that is not a whole number from 1 to the
+  pod set's count, a `podset-group-name` that is a number, lacks a required or preferred
+  topology, sits beside the slice annotations, or is not shared by exactly two pod sets (one of
+  count 1, both with the same topology), a `podset-slice-required-topology-constraints` that
+  is not a JSON list of 1–3 layers with unique label names and sizes ≥ 1 each dividing the one
+  above, or sits beside the two-level slice annotations or a group name; for a Ray kind with a
+  `queue-name` label, a worker group named `head`, and a RayJob with both or neither of
+  `clusterSelector` and `rayClusterSpec`, or without `shutdownAfterJobFinishes: true`.
 - a Volcano Job with no task, an unknown plugin, an `mpi` plugin without its master task,
   two tasks of one name, a task name that is not a DNS-1123 label, or a job or pod name
   (`<job>-<task>-<position>`) longer than 63 characters; a `partitionPolicy` with
@@ -122,6 +137,7 @@ from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 from kqlint.rules.engine._webhook_jobset import jobset_findings
 from kqlint.rules.engine._webhook_kai import kai_findings
+from kqlint.rules.engine._webhook_kueue import kueue_job_findings
 from kqlint.rules.engine._webhook_lws import lws_findings
 from kqlint.rules.engine._webhook_volcano import volcano_job_findings
 from kqlint.rules.engine._webhook_volcano_specs import (
@@ -158,6 +174,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     if VOLCANO_QUEUE.of(obj):
         yield from volcano_queue_findings(obj, ctx)
     yield from _pod_groups(obj, ctx)
+    yield from kueue_job_findings(obj, ctx)
 
 
 # ------------------------------------------------------------------ resourceGroups

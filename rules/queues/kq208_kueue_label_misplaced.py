@@ -113,7 +113,7 @@ from kqlint.domain.platform import Platform, platform_of
 from kqlint.domain.wording import template_text
 from kqlint.domain.workloads import own_templates
 from kqlint.engine.rule import RuleContext, RuleMeta
-from kqlint.fix.model import Edit, Fix
+from kqlint.fix.model import Edit, Fix, removals
 from kqlint.model import Finding, Location, Severity
 
 # findings cache: reads the platform model's template labels and integrations; own_templates
@@ -294,27 +294,10 @@ def move_labels_fix(obj: K8sObject, labels: list[MisplacedLabel]) -> Fix | None:
         return None
     if isinstance(own, dict) and any(key in own for key in values):
         return None  # an empty or non-string value already there: the user's to resolve
-    removals = [Edit.remove(path) for path in _emptied(obj, [label.at.path for label in labels])]
+    removed = removals(obj.get, [label.at.path for label in labels])
     if isinstance(own, dict):
         inserts = [Edit.insert(("metadata", "labels"), key, value) for key, value in values.items()]
     else:
         inserts = [Edit.insert(("metadata",), "labels", values)]
     names = " and ".join(f"`{key}`" for key in values)
-    return Fix.safe(f"Move {names} to the {obj.kind}'s metadata.labels", *removals, *inserts)
-
-
-def _emptied(obj: K8sObject, paths: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-    """What to remove so that ``paths`` go: a mapping left empty goes with them (``labels:``
-    with nothing under it would read as null, not as an empty mapping)."""
-    by_parent: dict[tuple[Any, ...], set[Any]] = {}
-    for path in paths:
-        by_parent.setdefault(path[:-1], set()).add(path[-1])
-    found: list[tuple[Any, ...]] = []
-    for parent, keys in by_parent.items():
-        mapping = obj.get(*parent)
-        whole = isinstance(mapping, dict) and set(mapping) <= keys and parent and isinstance(parent[-1], str)
-        if whole and parent[:-1] and isinstance(obj.get(*parent[:-1]), dict):
-            found += _emptied(obj, [parent])
-        else:
-            found += [parent + (key,) for key in sorted(keys, key=str)]
-    return found
+    return Fix.safe(f"Move {names} to the {obj.kind}'s metadata.labels", *removed, *inserts)

@@ -158,6 +158,7 @@ from kqlint.domain.kueue import (
     resource_config,
 )
 from kqlint.domain.kueue.flavors import usable_flavor_names
+from kqlint.domain.kueue.limitranges import LIMIT_RANGE
 from kqlint.domain.kueue.quota import quota_scope
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.quantity import exact_sum, format_amount, parse_quantity
@@ -166,11 +167,11 @@ from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Location, Severity
 
 # findings cache: reads managed_workloads; LocalQueue -> ClusterQueue, its cohort's ClusterQueues and Cohorts; their
-# quotas whole (scoped_reads); the ResourceFlavors a pod set can use (usable_flavor_names)
+# quotas whole (scoped_reads); the ResourceFlavors a pod set can use (usable_flavor_names); LimitRanges
 META = RuleMeta(code="KQ210", slug="exceeds-quota", severity=Severity.ERROR,
                 summary="a Kueue-managed workload needs more than its ClusterQueue can ever provide",
                 shows_route=True,
-                reads=reading.ROUTING | {K.CLUSTER_QUEUE, K.COHORT, K.RESOURCE_FLAVOR},
+                reads=reading.ROUTING | {K.CLUSTER_QUEUE, K.COHORT, K.RESOURCE_FLAVOR, LIMIT_RANGE},
                 scoped_reads=("ClusterQueue", quota_scope))
 
 PODS = "pods"

@@ -105,19 +105,18 @@ from kqlint.domain.kueue import (
     resource_config,
 )
 from kqlint.domain.kueue.flavors import FlavorCheck, rejecting_group
+from kqlint.domain.kueue.limitranges import LIMIT_RANGE
 from kqlint.domain.objects import K8sObject
-from kqlint.domain.wording import pod_set_text
+from kqlint.domain.wording import fit_message, pod_set_text
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Location, Severity
 
 # findings cache: reads managed_workloads; LocalQueue -> ClusterQueue candidates; the ClusterQueue's resource groups
-# and their ResourceFlavors (group_checks)
+# and their ResourceFlavors (group_checks); the namespace's LimitRanges (pod_sets' requests)
 META = RuleMeta(code="KQ217", slug="no-matching-flavor", severity=Severity.ERROR,
                 summary="no flavor of the ClusterQueue suits a pod set's tolerations, nodeSelector or node affinity",
                 shows_route=True,
-                reads=reading.ROUTING | {K.CLUSTER_QUEUE, K.RESOURCE_FLAVOR})
-
-MESSAGE_LIMIT = 240
+                reads=reading.ROUTING | {K.CLUSTER_QUEUE, K.RESOURCE_FLAVOR, LIMIT_RANGE})
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
@@ -142,8 +141,7 @@ def _finding(ctx: RuleContext, unit: ManagedWorkload, pod_set: PodSet, cq: K8sOb
     reasons = "; ".join(c.reason or "" for c in checks)
     message = (f"{unit.display()}: no flavor of ClusterQueue {cq.name} suits {pod_set_text(template)}, so the "
                f"Workload stays pending for ever (NoMatchingFlavor): {reasons}")
-    if len(message) > MESSAGE_LIMIT:
-        message = message[:MESSAGE_LIMIT - 3] + "..."
+    message = fit_message(message)
     related: list[tuple[Location, str]] = [(cq.at("spec", "resourceGroups", group),
                                             f"ClusterQueue {cq.name}: the resource group")]
     related += [(_flavor_spot(c), c.reason or "") for c in checks]

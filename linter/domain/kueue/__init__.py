@@ -24,8 +24,10 @@ Layout: ``routing`` (ManagedWorkload, queue labels, LocalQueue -> ClusterQueue r
 ``priority`` (PriorityClass facts, pod and Workload priority), ``quota`` (the ClusterQueue view
 of resource groups, flavors and quotas; cohorts), ``podsets`` (the pod sets of one Workload and
 their requests), ``flavors`` and ``tas`` (Kueue's per-flavor checks: TAS, taints, affinity),
-``cohorts`` (the Cohort hierarchy and its loops). The manager Configuration is read outside this
-package (kqlint.domain.kueue_config), beside the platform model that uses it.
+``cohorts`` (the Cohort hierarchy and its loops), ``activity`` (why Kueue marks a ClusterQueue
+inactive: admission checks, TAS Topologies), ``limitranges`` (LimitRange defaults in the
+requests Kueue counts). The manager Configuration is read outside this package
+(kqlint.domain.kueue_config), beside the platform model that uses it.
 
 A ``ManagedWorkload`` is one thing Kueue turns into Workloads: normally the whole object (its
 labels on the object's own ``metadata.labels``); for a DynamoGraphDeployment, which Kueue manages

@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 from kqlint.domain import kinds as K
 from kqlint.domain.fields import above_one
+from kqlint.domain.kueue.limitranges import defaulted_requests
 from kqlint.domain.objects import K8sObject
-from kqlint.domain.podspec import effective_resources, pod_requests
+from kqlint.domain.podspec import effective_resources
 from kqlint.domain.quantity import Requests, parse_quantity, requirement_requests, resource_list
 from kqlint.domain.workloads import (
     RESOURCES_PER_NODE_PATH,
@@ -76,11 +77,12 @@ def pod_sets(unit: ManagedWorkload, graph: ObjectGraph,
 
 
 def _requests(template: PodTemplate, graph: ObjectGraph) -> Requests:
-    """``pod_requests`` once per template and graph (KQ209 and KQ210 both ask)."""
+    """The requests Kueue counts for one pod (LimitRange defaults included, kueue.md B31), once
+    per template and graph (KQ209 and KQ210 both ask)."""
     cache: dict[PodTemplate, Requests] = graph.memo(_requests, dict)
     found = cache.get(template)
     if found is None:
-        found = cache[template] = pod_requests(template)
+        found = cache[template] = defaulted_requests(template, graph)
     return found
 
 

@@ -1,0 +1,265 @@
+"""KQ004: what Kueue's job webhooks refuse on create (kueue.md B30), from the object alone.
+
+``jobframework.ValidateJobOnCreate`` (``validation.go``): the ``queue-name`` label must be a
+DNS-1123 subdomain, the ``max-exec-time-seconds`` label an integer > 0. The TAS annotations of
+each pod template (``tas_validation.go``: ``ValidateTASPodSetRequest``,
+``ValidateSliceSizeAnnotationUpperBound``, ``ValidatePodSetGroupingTopology``), which every
+integration's webhook runs while ``TopologyAwareScheduling`` is on (beta, on by default from
+0.14). For a RayCluster, RayJob or RayService that carries a ``queue-name`` label
+(``rayjob_webhook.go`` ``validateCreate``, ``raycluster/common.go`` ``ValidateCreate``): a
+RayJob with both or neither of ``clusterSelector`` and ``rayClusterSpec``, or with
+``shutdownAfterJobFinishes`` false; a worker group named ``head``.
+
+Not judged here (they need the platform's Kueue version, which a pure rule does not read):
+``podset-slice-required-topology-constraints`` on Kueue older than 0.19, and the
+``elastic-job`` annotation checks."""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from kqlint.domain import kinds as K
+from kqlint.domain.fields import is_dns1123_subdomain, text
+from kqlint.domain.kueue import QUEUE_LABEL
+from kqlint.domain.objects import K8sObject
+from kqlint.domain.workloads import PodTemplate, as_count, own_templates
+from kqlint.engine.rule import RuleContext
+from kqlint.model import Finding
+
+PREFIX = "kueue.x-k8s.io/"
+REQUIRED, PREFERRED, UNCONSTRAINED = (f"{PREFIX}podset-required-topology", f"{PREFIX}podset-preferred-topology",
+                                      f"{PREFIX}podset-unconstrained-topology")
+SLICE_REQUIRED, SLICE_SIZE = f"{PREFIX}podset-slice-required-topology", f"{PREFIX}podset-slice-size"
+CONSTRAINTS = f"{PREFIX}podset-slice-required-topology-constraints"
+GROUP_NAME = f"{PREFIX}podset-group-name"
+MAX_EXEC_TIME = f"{PREFIX}max-exec-time-seconds"
+# Kinds whose webhook runs these checks on every object (the job integrations on by default)
+JOB_KINDS = frozenset({K.JOB, K.JOBSET, *K.KUBEFLOW_JOBS, K.RAYJOB, K.RAYCLUSTER, K.RAYSERVICE, K.APPWRAPPER})
+RAY_KINDS = frozenset({K.RAYJOB, K.RAYCLUSTER, K.RAYSERVICE})
+_QUALIFIED_NAME = re.compile(r"([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)")
+_INT32 = re.compile(r"[+-]?\d+")
+_BOOL = frozenset({"1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "false", "False"})
+
+
+def as_text(value: Any) -> str:
+    """An annotation or label value as the API holds it (a string; anything else: empty)."""
+    return value if isinstance(value, str) else ""
+
+
+def kueue_job_findings(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    if (obj.group, obj.kind) not in JOB_KINDS:
+        return
+    yield from _labels(obj, ctx)
+    templates = [t for t in own_templates(obj, ctx.graph)
+                 if t.meta_path is not None and any(str(key).startswith(PREFIX) for key in t.annotations)]
+    for template in templates:
+        rejected = list(_tas_annotations(obj, template, ctx))
+        # ValidateSliceSizeAnnotationUpperBound runs once the request itself is valid (job_webhook.go)
+        yield from rejected or _upper_bounds(obj, template, ctx)
+    yield from _groups(obj, templates, ctx)
+    if (obj.group, obj.kind) in RAY_KINDS and text(obj.labels.get(QUEUE_LABEL)) is not None:
+        yield from _ray(obj, ctx)
+
+
+def _reject(ctx: RuleContext, obj: K8sObject, path: tuple[Any, ...], text_: str, remedy: str,
+            value: bool = False) -> Finding:
+    return ctx.finding(at=obj.at_value(*path) if value else obj.at(*path),
+                       message=f"{obj.display()}: Kueue's webhook rejects it (`{text_}`)", remedy=remedy)
+
+
+def _labels(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    labels = obj.labels
+    queue = labels.get(QUEUE_LABEL)
+    if QUEUE_LABEL in labels and isinstance(queue, str) and queue and not is_dns1123_subdomain(queue):
+        yield _reject(ctx, obj, ("metadata", "labels", QUEUE_LABEL), f"{QUEUE_LABEL}: a lowercase RFC 1123 "
+                      "subdomain must consist of lower case alphanumeric characters, '-' or '.'",
+                      "Name the LocalQueue with lowercase letters, digits, '-' and '.'", value=True)
+    if MAX_EXEC_TIME in labels:
+        value = as_text(labels[MAX_EXEC_TIME])
+        number = int(value) if _INT32.fullmatch(value) else None
+        if number is None or number <= 0:
+            yield _reject(ctx, obj, ("metadata", "labels", MAX_EXEC_TIME),
+                          f"{MAX_EXEC_TIME}: Invalid value: {value!r}: should be greater than 0" if number is not None
+                          else f"{MAX_EXEC_TIME}: Invalid value: {value!r}: not an integer",
+                          "Set the maximum execution time as a whole number of seconds above 0", value=True)
+
+
+def _tas_annotations(obj: K8sObject, template: PodTemplate, ctx: RuleContext) -> Iterator[Finding]:
+    annotations = template.annotations
+    assert template.meta_path is not None
+    base = template.meta_path + ("annotations",)
+
+    def at(key: str) -> tuple[Any, ...]:
+        return base + (key,)
+
+    def value(key: str) -> str:
+        return as_text(annotations.get(key))
+    found = {key for key in (REQUIRED, PREFERRED, UNCONSTRAINED, SLICE_REQUIRED, SLICE_SIZE, CONSTRAINTS, GROUP_NAME)
+             if key in annotations}
+    modes = [key for key in (REQUIRED, PREFERRED, UNCONSTRAINED) if key in found]
+    if len(modes) > 1:
+        yield _reject(ctx, obj, at(modes[1]), "must not contain more than one topology annotation",
+                      "Keep one of podset-required-topology, podset-preferred-topology, podset-unconstrained-topology")
+    for key in (REQUIRED, PREFERRED, SLICE_REQUIRED):
+        if key in found and not _label_name(value(key)):
+            yield _reject(ctx, obj, at(key), f"{key}: Invalid value: {value(key)!r}: name part must consist of "
+                          "alphanumeric characters, '-', '_' or '.'", "Name a node label of the Topology's levels",
+                          value=True)
+    if GROUP_NAME in found:
+        if value(GROUP_NAME).isdigit():
+            yield _reject(ctx, obj, at(GROUP_NAME), f"{GROUP_NAME}: must not be a number",
+                          "Give the pod-set group a name that is not a number", value=True)
+        for other in (SLICE_SIZE, SLICE_REQUIRED):
+            if other in found:
+                yield _reject(ctx, obj, at(GROUP_NAME), f"{GROUP_NAME}: may not be set when '{other}' is specified",
+                              "Drop the group name or the slice annotations")
+        if REQUIRED not in found and PREFERRED not in found:
+            yield _reject(ctx, obj, at(GROUP_NAME), f"{GROUP_NAME}: may not be set when neither '{PREFERRED}' nor "
+                          f"'{REQUIRED}' is specified", "Add a required or preferred topology to the grouped pod sets")
+    if UNCONSTRAINED in found and value(UNCONSTRAINED) not in _BOOL:
+        yield _reject(ctx, obj, at(UNCONSTRAINED), f"{UNCONSTRAINED}: must be a boolean value",
+                      "Write \"true\" or \"false\"", value=True)
+    yield from _slice_size(obj, at(SLICE_SIZE), value(SLICE_SIZE), found, ctx)
+    if SLICE_REQUIRED in found and SLICE_SIZE not in found:
+        yield _reject(ctx, obj, at(SLICE_REQUIRED), f"{SLICE_SIZE}: must be set when '{SLICE_REQUIRED}' is specified",
+                      "Add podset-slice-size (pods per slice)")
+    if CONSTRAINTS in found:
+        yield from _constraints(obj, at(CONSTRAINTS), value(CONSTRAINTS), found, ctx)
+
+
+def _slice_size(obj: K8sObject, path: tuple[Any, ...], raw: str, found: set[str],
+                ctx: RuleContext) -> Iterator[Finding]:
+    if SLICE_SIZE not in found:
+        return
+    if SLICE_REQUIRED not in found:
+        yield _reject(ctx, obj, path, f"{SLICE_SIZE}: may not be set when '{SLICE_REQUIRED}' is not specified",
+                      "Add podset-slice-required-topology or drop podset-slice-size")
+    size = int(raw) if _INT32.fullmatch(raw) else None
+    if size is None:
+        yield _reject(ctx, obj, path, f"{SLICE_SIZE}: must be a numeric value", "Write a whole number", value=True)
+    elif size < 1:
+        yield _reject(ctx, obj, path, f"{SLICE_SIZE}: must be greater than or equal to 1", "Write a number >= 1",
+                      value=True)
+
+
+def _upper_bounds(obj: K8sObject, template: PodTemplate, ctx: RuleContext) -> Iterator[Finding]:
+    """A slice (or the first constraint layer) larger than the pod set's count."""
+    count = _pod_set_count(obj, template)
+    base = template.meta_path + ("annotations",) if template.meta_path is not None else ()
+    raw = as_text(template.annotations.get(SLICE_SIZE))
+    if SLICE_SIZE in template.annotations and _INT32.fullmatch(raw) and int(raw) > count:
+        yield _reject(ctx, obj, (*base, SLICE_SIZE), f"{SLICE_SIZE}: must not be greater than pod set count {count}",
+                      f"Use a slice size of at most {count}", value=True)
+    if CONSTRAINTS in template.annotations:
+        layers = json.loads(as_text(template.annotations[CONSTRAINTS]))  # valid: no rejection came before
+        if layers[0]["size"] > count:
+            yield _reject(ctx, obj, (*base, CONSTRAINTS), f"{CONSTRAINTS}: must not be greater than pod set count "
+                          f"{count}", f"Use a first layer of at most {count} pods", value=True)
+
+
+def _constraints(obj: K8sObject, path: tuple[Any, ...], raw: str, found: set[str],
+                 ctx: RuleContext) -> Iterator[Finding]:
+    for other in (SLICE_REQUIRED, SLICE_SIZE, GROUP_NAME):
+        if other in found:
+            yield _reject(ctx, obj, path, f"{CONSTRAINTS}: may not be set when '{other}' is specified",
+                          "Use either the multi-layer constraints or the two-level slice annotations")
+    problem = _constraints_problem(raw)
+    if problem is not None:
+        yield _reject(ctx, obj, path, f"{CONSTRAINTS}: {problem}",
+                      "Write a JSON list of 1 to 3 {\"topology\": <node label>, \"size\": <n>} entries, coarsest "
+                      "first, each size dividing the one above", value=True)
+
+
+def _constraints_problem(raw: str) -> str | None:
+    try:
+        entries = json.loads(raw)
+    except (ValueError, RecursionError):  # a hostile annotation may nest deeply
+        return "must be a valid JSON array"
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        return "must be a valid JSON array"
+    if not 1 <= len(entries) <= 3:
+        return "must have between 1 and 3 layers"
+    sizes = [e.get("size") for e in entries]
+    topologies = [e.get("topology") for e in entries]
+    if any(not isinstance(s, int) or isinstance(s, bool) or s < 1 for s in sizes):
+        return "size: must be greater than or equal to 1"
+    if any(not isinstance(t, str) or not _label_name(t) for t in topologies):
+        return "topology: not a valid label name"
+    if len(set(topologies)) != len(topologies):
+        return "topology: Duplicate value"
+    if any(above % below for above, below in zip(sizes, sizes[1:], strict=False)):
+        return "size: must evenly divide the parent layer size"
+    return None
+
+
+def _groups(obj: K8sObject, templates: list[PodTemplate], ctx: RuleContext) -> Iterator[Finding]:
+    """``ValidatePodSetGroupingTopology``: a group of exactly 2 pod sets, one with a count of
+    1, with the same required or preferred topology."""
+    groups: dict[str, list[PodTemplate]] = {}
+    for template in templates:
+        name = template.annotations.get(GROUP_NAME)
+        if isinstance(name, str):
+            groups.setdefault(name, []).append(template)
+    for name, members in groups.items():
+        at = [m.meta_path + ("annotations", GROUP_NAME) for m in members if m.meta_path is not None]
+        if len(members) != 2:
+            for path in at:
+                yield _reject(ctx, obj, path, f"{GROUP_NAME}: can only define groups of exactly 2 pod sets, got: "
+                              f"{len(members)} pod set(s)", "Group exactly two pod sets (a leader and its workers)",
+                              value=True)
+            continue
+        counts = [_pod_set_count(obj, m) for m in members]
+        if 1 not in counts:
+            yield _reject(ctx, obj, at[0], f"{GROUP_NAME}: can only define groups where at least one pod set has "
+                          f"only 1 replica, got: {counts[0]} replica(s) and {counts[1]} replica(s) in the group",
+                          "Group a single-pod set (a leader) with its workers", value=True)
+        first, second = (m.annotations for m in members)
+        if any(first.get(key) != second.get(key) for key in (REQUIRED, PREFERRED)):
+            yield _reject(ctx, obj, at[1], f"must specify '{REQUIRED}' or '{PREFERRED}' topology consistent with "
+                          f"the other pod set in group '{name}'", "Give both pod sets the same topology annotation",
+                          value=True)
+
+
+def _pod_set_count(obj: K8sObject, template: PodTemplate) -> int:
+    """The pod set's count as Kueue builds it (a LeaderWorkerSet's per group)."""
+    if K.LWS.of(obj):
+        return template.pods // max(as_count(obj.get("spec", "replicas"), 1), 1)
+    return template.pods
+
+
+def _label_name(value: str) -> bool:
+    """``ValidateLabelName``: an optional DNS-1123 subdomain prefix and a name of at most 63."""
+    prefix, _, name = value.rpartition("/")
+    if prefix and not is_dns1123_subdomain(prefix):
+        return False
+    return 0 < len(name) <= 63 and _QUALIFIED_NAME.fullmatch(name) is not None
+
+
+def _ray(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    spec_path: tuple[Any, ...] = ("spec",)
+    if K.RAYJOB.of(obj):
+        has_selector = bool(obj.get("spec", "clusterSelector"))
+        has_cluster = isinstance(obj.get("spec", "rayClusterSpec"), dict)
+        if has_selector and has_cluster:
+            yield _reject(ctx, obj, ("spec", "clusterSelector"), "spec.clusterSelector: a kueue managed job should "
+                          "not use an existing cluster", "Drop clusterSelector or rayClusterSpec")
+            return
+        if has_selector:
+            return  # an existing cluster: not managed by Kueue
+        if not has_cluster:
+            yield _reject(ctx, obj, ("spec",), "spec.rayClusterSpec: rayClusterSpec is required for Kueue-managed "
+                          "jobs that don't use clusterSelector", "Add spec.rayClusterSpec")
+            return
+        if obj.get("spec", "shutdownAfterJobFinishes") is not True:
+            yield _reject(ctx, obj, ("spec", "shutdownAfterJobFinishes"), "spec.shutdownAfterJobFinishes: a kueue "
+                          "managed job should delete the cluster after finishing", "Set shutdownAfterJobFinishes: true")
+        spec_path = ("spec", "rayClusterSpec")
+    elif K.RAYSERVICE.of(obj):
+        spec_path = ("spec", "rayClusterConfig")
+    groups = obj.get(*spec_path, "workerGroupSpecs")
+    for index, group in enumerate(groups if isinstance(groups, list) else []):
+        if isinstance(group, dict) and group.get("groupName") == "head":
+            yield _reject(ctx, obj, (*spec_path, "workerGroupSpecs", index, "groupName"),
+                          "groupName: \"head\" is reserved for the head group", "Rename the worker group", value=True)
