@@ -436,3 +436,15 @@ def test_kq004_topology_levels_are_label_names(value: str, valid: bool) -> None:
     from kqlint.rules.engine._webhook_kueue import _label_name
 
     assert _label_name(value) is valid
+
+
+@pytest.mark.parametrize(("queue", "rejected"), [("Team_Queue", True), ("${QUEUE:-team-queue}", False),
+                                                 ("team-$ENV", False)])
+def test_kq004_a_queue_name_with_an_envsubst_placeholder_is_a_template_not_a_rejection(
+        tmp_path: Path, queue: str, rejected: bool) -> None:
+    """An envsubst template's queue name is rendered before it is applied (KQ203 treats it so)."""
+    job = ("apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j\n  labels:\n"
+           f"    kueue.x-k8s.io/queue-name: \"{queue}\"\nspec:\n  template:\n    spec:\n"
+           "      restartPolicy: Never\n      containers: [{name: c, image: busybox}]\n")
+    findings = run(tmp_path, job, "KQ004").findings
+    assert [f.location.line for f in findings if "queue-name" in f.message] == ([6] if rejected else [])

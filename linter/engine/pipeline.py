@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from kqlint.cache.findings import Reuse
     from kqlint.domain.pins import Pin
     from kqlint.engine.survey import ContextChoice, RunFiles, UnitModel
+    from kqlint.loader import SourceFile
     from kqlint.project.scope.units import Scope
 
 Progress = Callable[[int, int], None]
@@ -330,24 +331,26 @@ def prepare(config: Config | None, rules: Iterable[Rule] | None = None) -> tuple
 def _file_pins(paths: list[str], config: Config, cache: FileCache | None = None) -> tuple[Pin, ...]:
     """The Kueue versions the run's kustomizations and values files pin, each file read
     through ``cache`` when the run has one (an unchanged file is not read again)."""
-    from kqlint.project.scope.pins import file_pins
+    from kqlint.project.scope.pins import file_pins, pin_files, pins_in
 
     if cache is None:
         return file_pins(paths, config)
+    return pins_in(_read_through(path, cache, config) for path in pin_files(paths, config))
+
+
+def _read_through(path: str, cache: FileCache, config: Config) -> SourceFile:
+    """``path`` parsed: served by ``cache``, or from the bytes it read, or from disk."""
     from kqlint.cache import Miss
     from kqlint.loader import SourceFile, load_file, parse_bytes
     from kqlint.project.discover import display_path
 
-    def read(path: str) -> SourceFile:
-        display = display_path(path)
-        found = cache.lookup(path, display, lazy=False)
-        if isinstance(found, SourceFile):
-            return found
-        if isinstance(found, Miss) and found.raw is not None:
-            return parse_bytes(display, found.raw)
-        return load_file(path, display, config.max_file_size)
-
-    return file_pins(paths, config, read)
+    display = display_path(path)
+    found = cache.lookup(path, display, lazy=False)
+    if isinstance(found, SourceFile):
+        return found
+    if isinstance(found, Miss) and found.raw is not None:
+        return parse_bytes(display, found.raw)
+    return load_file(path, display, config.max_file_size)
 
 
 def _refuse_missing(found: Discovery) -> None:

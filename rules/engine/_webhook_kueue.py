@@ -26,6 +26,7 @@ from kqlint.domain.kueue import QUEUE_LABEL
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.workloads import PodTemplate, as_count, own_templates
 from kqlint.engine.rule import RuleContext
+from kqlint.loader.placeholders import holds_placeholder
 from kqlint.model import Finding
 
 PREFIX = "kueue.x-k8s.io/"
@@ -72,7 +73,8 @@ def _reject(ctx: RuleContext, obj: K8sObject, path: tuple[Any, ...], text_: str,
 def _labels(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     labels = obj.labels
     queue = labels.get(QUEUE_LABEL)
-    if QUEUE_LABEL in labels and isinstance(queue, str) and queue and not is_dns1123_subdomain(queue):
+    if QUEUE_LABEL in labels and isinstance(queue, str) and queue and not is_dns1123_subdomain(queue) \
+            and not holds_placeholder(queue):  # an envsubst template's name: rendered before it is applied
         yield _reject(ctx, obj, ("metadata", "labels", QUEUE_LABEL), f"{QUEUE_LABEL}: a lowercase RFC 1123 "
                       "subdomain must consist of lower case alphanumeric characters, '-' or '.'",
                       "Name the LocalQueue with lowercase letters, digits, '-' and '.'", value=True)

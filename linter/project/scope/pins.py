@@ -28,21 +28,29 @@ if TYPE_CHECKING:
 
 MAX_PIN_FILES = 2048
 Extract = Callable[[Any, str], Iterator["Pin"]]
-Read = Callable[[str], "SourceFile"]
 
 
-def file_pins(paths: Iterable[str], config: Config, read: Read | None = None) -> tuple[Pin, ...]:
-    """The Kueue pins in the pin files under ``paths`` (the run's input and context paths);
-    ``read``: how a file is read (default: from disk, up to ``max-file-size``)."""
-    if read is None:
-        from kqlint.loader import load_file
+def file_pins(paths: Iterable[str], config: Config) -> tuple[Pin, ...]:
+    """The Kueue pins in the pin files under ``paths`` (the run's input and context paths),
+    each read from disk up to ``max-file-size``."""
+    from kqlint.loader import load_file
 
-        def read(path: str) -> SourceFile:
-            return load_file(path, display_path(path), config.max_file_size)
+    return pins_in(load_file(path, display_path(path), config.max_file_size) for path in pin_files(paths, config))
 
+
+def pin_files(paths: Iterable[str], config: Config) -> list[str]:
+    """The files under ``paths`` (the run's input and context paths) that may pin Kueue: the
+    caller reads them (through its cache, when it has one) and hands them to ``pins_in``."""
+    return [path for path, _ in _pin_files([p for p in dict.fromkeys(paths) if p != STDIN], config)]
+
+
+def pins_in(sources: Iterable[SourceFile]) -> tuple[Pin, ...]:
+    """The Kueue pins the pin files ``sources`` (pin_files, parsed) hold."""
     found: set[Pin] = set()
-    for path, extract in _pin_files([p for p in dict.fromkeys(paths) if p != STDIN], config):
-        source = read(path)
+    for source in sources:
+        extract = _extractor(os.path.basename(source.path))
+        if extract is None:
+            continue
         for document in source.documents:  # what parsed (a file YAML refuses has none)
             found.update(extract(document, source.path))
     return tuple(sorted(found))
