@@ -8,6 +8,7 @@ import pytest
 from kqlint.domain.graph import ObjectGraph
 from kqlint.domain.kueue import managed_templates
 from kqlint.domain.objects import INPUT, K8sObject, objects_from_file
+from kqlint.domain.platform import UNKNOWN, Platform
 from kqlint.domain.workloads import own_templates, replica_specs
 from kqlint.fix.model import Applicability, Fix
 from kqlint.loader import parse_bytes
@@ -52,7 +53,7 @@ spec:
 def test_kq005_cluster_queue_migration_renames_moves_and_replaces() -> None:
     obj = one(CQ + "  cohort: research\n  admissionChecks: [prov, multikueue]\n"
                    "  flavorFungibility: {whenCanBorrow: Borrow, whenCanPreempt: Preempt}\n")
-    fix = kq005.v1beta2_fix(obj)
+    fix = kq005.v1beta2_fix(obj, UNKNOWN)
     assert fix is not None and fix.applicability is Applicability.SAFE
     assert edits(fix) == [
         ("replace", ("apiVersion",), None, "kueue.x-k8s.io/v1beta2"),
@@ -68,23 +69,23 @@ def test_kq005_cluster_queue_migration_renames_moves_and_replaces() -> None:
 def test_kq005_plain_kinds_change_only_api_version() -> None:
     for kind in ("LocalQueue", "ResourceFlavor", "WorkloadPriorityClass", "Cohort", "Topology"):
         obj = one(f"apiVersion: kueue.x-k8s.io/v1beta1\nkind: {kind}\nmetadata: {{name: x}}\n")
-        assert edits(kq005.v1beta2_fix(obj)) == [("replace", ("apiVersion",), None, "kueue.x-k8s.io/v1beta2")]
+        assert edits(kq005.v1beta2_fix(obj, UNKNOWN)) == [("replace", ("apiVersion",), None, "kueue.x-k8s.io/v1beta2")]
 
 
 def test_kq005_no_fix_when_admission_checks_strategy_is_also_written() -> None:
     obj = one(CQ + "  admissionChecks: [prov]\n  admissionChecksStrategy: {admissionChecks: [{name: x}]}\n")
-    assert kq005.v1beta2_fix(obj) is None
+    assert kq005.v1beta2_fix(obj, UNKNOWN) is None
     assert kq005.kueue_v1beta2(obj).manual  # type: ignore[union-attr]
 
 
 def test_kq005_no_fix_when_cohort_and_cohort_name_are_both_written() -> None:
-    assert kq005.v1beta2_fix(one(CQ + "  cohort: a\n  cohortName: b\n")) is None
+    assert kq005.v1beta2_fix(one(CQ + "  cohort: a\n  cohortName: b\n"), UNKNOWN) is None
 
 
 def test_kq005_empty_admission_checks_are_dropped() -> None:
     obj = one(CQ + "  admissionChecks: []\n")
-    assert ("remove", ("spec", "admissionChecks"), None, None) in edits(kq005.v1beta2_fix(obj))
-    assert not any(e.op == "insert" for e in kq005.v1beta2_fix(obj).edits)  # type: ignore[union-attr]
+    assert ("remove", ("spec", "admissionChecks"), None, None) in edits(kq005.v1beta2_fix(obj, UNKNOWN))
+    assert not any(e.op == "insert" for e in kq005.v1beta2_fix(obj, UNKNOWN).edits)  # type: ignore[union-attr]
 
 
 WORKLOAD = """apiVersion: kueue.x-k8s.io/v1beta1
@@ -101,7 +102,7 @@ spec:
 ])
 def test_kq005_workload_priority_class_becomes_a_ref(source: str, group: str, kind: str) -> None:
     obj = one(WORKLOAD + f"  priorityClassName: high\n  priorityClassSource: {source}\n")
-    assert edits(kq005.v1beta2_fix(obj))[1:] == [
+    assert edits(kq005.v1beta2_fix(obj, UNKNOWN))[1:] == [
         ("remove", ("spec", "priorityClassName"), None, None),
         ("remove", ("spec", "priorityClassSource"), None, None),
         ("insert", ("spec",), "priorityClassRef", {"group": group, "kind": kind, "name": "high"}),
@@ -110,32 +111,33 @@ def test_kq005_workload_priority_class_becomes_a_ref(source: str, group: str, ki
 
 def test_kq005_workload_class_without_source_has_no_mechanical_equivalent() -> None:
     obj = one(WORKLOAD + "  priorityClassName: high\n")
-    assert kq005.v1beta2_fix(obj) is None
+    assert kq005.v1beta2_fix(obj, UNKNOWN) is None
     assert "priorityClassRef" in kq005.kueue_v1beta2(obj).manual[0]  # type: ignore[union-attr]
 
 
 def test_kq005_admission_check_retry_delay_is_removed() -> None:
     obj = one("apiVersion: kueue.x-k8s.io/v1beta1\nkind: AdmissionCheck\nmetadata: {name: prov}\n"
               "spec: {controllerName: x, retryDelayMinutes: 15}\n")
-    assert edits(kq005.v1beta2_fix(obj))[1:] == [("remove", ("spec", "retryDelayMinutes"), None, None)]
+    assert edits(kq005.v1beta2_fix(obj, UNKNOWN))[1:] == [("remove", ("spec", "retryDelayMinutes"), None, None)]
 
 
 def test_kq005_multikueue_cluster_kubeconfig_moves_under_cluster_source() -> None:
     obj = one("apiVersion: kueue.x-k8s.io/v1beta1\nkind: MultiKueueCluster\nmetadata: {name: w1}\n"
               "spec:\n  kubeConfig: {locationType: Secret, location: w1-secret}\n")
-    assert edits(kq005.v1beta2_fix(obj))[1:] == [
+    assert edits(kq005.v1beta2_fix(obj, UNKNOWN))[1:] == [
         ("remove", ("spec", "kubeConfig"), None, None),
         ("insert", ("spec",), "clusterSource", {"kubeConfig": {"locationType": "Secret", "location": "w1-secret"}}),
     ]
 
 
 def test_kq005_unknown_kueue_kind_gets_no_fix() -> None:
-    assert kq005.v1beta2_fix(one("apiVersion: kueue.x-k8s.io/v1beta1\nkind: Mystery\nmetadata: {name: x}\n")) is None
+    mystery = one("apiVersion: kueue.x-k8s.io/v1beta1\nkind: Mystery\nmetadata: {name: x}\n")
+    assert kq005.v1beta2_fix(mystery, UNKNOWN) is None
 
 
 def test_kq005_v1alpha1_cohort_renames_parent() -> None:
     obj = one("apiVersion: kueue.x-k8s.io/v1alpha1\nkind: Cohort\nmetadata: {name: c}\nspec: {parent: root}\n")
-    assert edits(kq005.v1alpha1_fix(obj, "kueue.x-k8s.io/v1beta1")) == [
+    assert edits(kq005.v1alpha1_fix(obj, "kueue.x-k8s.io/v1beta1", UNKNOWN)) == [
         ("replace", ("apiVersion",), None, "kueue.x-k8s.io/v1beta1"),
         ("rename", ("spec", "parent"), "parentName", None),
     ]
@@ -152,10 +154,10 @@ def test_kq005_removed_core_apis_only_where_the_schema_is_the_same() -> None:
 
 def test_kq005_fungibility_fix_needs_kueue_0_15() -> None:
     obj = one(CQ + "  flavorFungibility: {whenCanBorrow: Borrow}\n")
-    assert edits(kq005.fungibility_fix(obj, "whenCanBorrow", None)) == [
+    assert edits(kq005.fungibility_fix(obj, "whenCanBorrow", UNKNOWN)) == [
         ("replace", ("spec", "flavorFungibility", "whenCanBorrow"), None, "MayStopSearch")]
-    assert kq005.fungibility_fix(obj, "whenCanBorrow", False) is None
-    assert kq005.fungibility_fix(obj, "whenCanPreempt", True) is None
+    assert kq005.fungibility_fix(obj, "whenCanBorrow", Platform(kueue_version=(0, 14))) is None
+    assert kq005.fungibility_fix(obj, "whenCanPreempt", Platform(kueue_version=(0, 15))) is None
 
 
 # ------------------------------------------------------------------ KQ002 spellings

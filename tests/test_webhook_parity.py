@@ -118,3 +118,14 @@ def test_queue_weights_go_cannot_parse_are_not_judged(tmp_path: Path) -> None:
              "    volcano.sh/hierarchy: root/q\n    volcano.sh/hierarchy-weights: {weights}\n")
     assert _messages(tmp_path, queue.format(weights="1/0x1p-2")) == []   # Go reads hex floats; Python does not
     assert _messages(tmp_path, queue.format(weights="1/-2"))
+
+
+@pytest.mark.parametrize("policy", ["{event: [PodFailed], action: RestartJob}", "{event: PodFailed, action: [x]}",
+                                    "{exitCode: {a: 1}, action: RestartJob}", "{exitCode: [1], action: RestartJob}"])
+def test_a_volcano_policy_field_of_another_type_is_the_schemas_not_a_crash(tmp_path: Path, policy: str) -> None:
+    """Found by the long fuzz run: a list or mapping where the webhook expects a string or an
+    exit code is KQ002's; the webhook checks (KQ004) skip that policy and never crash."""
+    job = ("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j}\nspec:\n"
+           f"  policies: [{policy}]\n  tasks:\n  - name: t\n    replicas: 1\n    template:\n"
+           "      spec: {containers: [{name: c, image: busybox}]}\n")
+    assert lint_files(tmp_path, {"m.yaml": job}, ("KQ004",)).findings == ()

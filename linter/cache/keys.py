@@ -23,7 +23,8 @@ ENCODING_MODULES = ("kqlint.domain", "kqlint.engine", "kqlint.domain.objects", "
                     "kqlint.domain.workloads.extract", "kqlint.domain.workloads.gang",
                     "kqlint.domain.workloads.shapes", "kqlint.domain.workloads.templates",
                     "kqlint.domain.workloads.trainer", "kqlint.domain.kueue", "kqlint.domain.kueue.podsets",
-                    "kqlint.domain.kueue.priority", "kqlint.domain.kueue.quota", "kqlint.domain.kueue.routing",
+                    "kqlint.domain.kueue.priority", "kqlint.domain.kueue.quota", "kqlint.domain.kueue.limitranges",
+                    "kqlint.domain.kueue.routing",
                     "kqlint.domain.graph", "kqlint.model", "kqlint.domain.wording", "kqlint.spelling")
 
 

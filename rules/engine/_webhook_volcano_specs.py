@@ -140,10 +140,19 @@ def _policies(obj: K8sObject, ctx: RuleContext, path: tuple[Any, ...]) -> Iterat
                         "keep the `*` policy alone, or list the events one by one")
 
 
+def _typed_as_the_schema_says(policy: dict[str, Any]) -> bool:
+    """``event``/``action`` strings, ``events`` a list of strings, ``exitCode`` an integer (or unset)."""
+    event, events, action, code = (policy.get(key) for key in ("event", "events", "action", "exitCode"))
+    return (event is None or isinstance(event, str)) and (action is None or isinstance(action, str)) \
+        and (events is None or isinstance(events, list) and all(isinstance(e, str) for e in events)) \
+        and (code is None or isinstance(code, int) and not isinstance(code, bool))
+
+
 def _policy_problem(policy: dict[str, Any], events: dict[Any, int], codes: set[Any],
                     index: int) -> tuple[str, str, str] | None:
-    listed = [e for e in policy.get("events") or [] if isinstance(e, str)] if isinstance(policy.get("events"), list) \
-        else []
+    if not _typed_as_the_schema_says(policy):
+        return None  # a field of another type: the schema's (KQ002)
+    listed = [e for e in policy.get("events") or [] if isinstance(e, str)]
     if policy.get("event"):
         listed.append(policy["event"])
     code = policy.get("exitCode")
