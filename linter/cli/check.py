@@ -108,6 +108,9 @@ def check(
     diff: bool = typer.Option(False, "--diff", help="Print a unified diff of what --fix would change; write "
                                                     "nothing; exit 1 when there is a change."),
     fix_only: bool = typer.Option(False, "--fix-only", help="Apply fixes and report nothing else."),
+    add_noqa: bool = typer.Option(False, "--add-noqa",
+                                  help="Write a `# kqlint: ignore[CODE]` comment where each current finding is, "
+                                       "then report what is left."),
 ) -> None:
     """Lint files and folders (default: the current directory)."""
     from kqlint.cli.progress import guarded_lint
@@ -146,7 +149,18 @@ def check(
         preflight.check(targets_paths, config, tuple(context or ()), err, rules)
     except preflight.PreflightError as exc:
         raise Exit(2, f"kqlint: {exc}") from None
-    if fix or diff or fix_only:
+    if add_noqa:
+        if fix or diff or fix_only or kustomize or write_baseline or STDOUT in targets_paths:
+            raise Exit(2, "kqlint: --add-noqa writes comments into the files it lints: it takes no `-` and does "
+                          "not combine with --fix, --diff, --fix-only, --kustomize or --write-baseline")
+        from kqlint.cli.noqa import add_noqa_run
+
+        cache = _open_cache(no_cache, cache_dir, config, targets_paths)
+        pipeline = Pipeline(config, lint_rules, cache=cache)
+        report = add_noqa_run(lambda: guarded_lint(pipeline, targets_paths, tuple(context or ()),
+                                                    not no_inline_suppressions, progress=False, jobs=_jobs(jobs)),
+                              lambda found: apply_baseline(found, baseline, None, True), err, quiet)
+    elif fix or diff or fix_only:
         if kustomize:
             raise Exit(2, "kqlint: --fix, --diff and --fix-only do not combine with --kustomize; fix the sources")
         if STDOUT in targets_paths and len(targets_paths) > 1:  # the stream's fixes are not a file's
