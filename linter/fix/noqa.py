@@ -42,6 +42,7 @@ class Commented:
 
     text: str                        # the new text (BOM excluded)
     data: bytes = b""                # the new text as the file's bytes (its byte-order mark kept)
+    edits: list[TextEdit] = field(default_factory=list)  # what changed, offsets in the text
     lines: int = 0                   # lines given a comment or more codes in one
     skipped: list[tuple[int, str]] = field(default_factory=list)  # (line, why not)
     refused: str | None = None       # why the file is left alone whole
@@ -83,7 +84,8 @@ def add_noqa(raw: bytes, display: str, findings: Sequence[Finding]) -> Commented
                 chosen[line] = fitting
     outcome.skipped.sort()
     outcome.lines = len(chosen)
-    outcome.text = apply_text(text.text, [p.edit for p in chosen.values()])
+    outcome.edits = [p.edit for p in chosen.values()]
+    outcome.text = apply_text(text.text, outcome.edits)
     outcome.data = text.encoded(outcome.text)
     return outcome
 
