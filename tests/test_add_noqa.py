@@ -221,3 +221,23 @@ def test_kubectl_reads_the_commented_files_as_before(repo: Path) -> None:
     before = decoded()
     assert _add_noqa(repo)[0] == 0
     assert decoded() == before
+
+
+def test_values_that_go_on_below_cost_no_parse_of_their_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    import kqlint.fix.verify as verify
+
+    parses = []
+    real = verify.parse_bytes
+
+    def counted(display: str, raw: bytes) -> object:
+        parses.append(display)
+        return real(display, raw)
+
+    monkeypatch.setattr(verify, "parse_bytes", counted)
+    text = "".join(f"k{i}: one\n  two\n" if i % 2 else f"k{i}: |\n  one\n" for i in range(200))
+    findings = [_finding("KQ101", 1 + 2 * i) for i in range(200)]
+    outcome = add_noqa(text.encode(), "f.yaml", findings)
+    assert outcome.lines == 200 and not outcome.skipped
+    assert outcome.text.count("\n# kqlint: ignore[KQ101]\nk") == 100  # above the plain scalars that go on
+    assert outcome.text.count(": |  # kqlint: ignore[KQ101]\n") == 100  # after the block scalars' headers
+    assert len(parses) == 2  # the file, then every comment at once

@@ -80,7 +80,8 @@ def check(
                                            help="Also list suppressed findings, with their justification "
                                                 "(json, sarif)."),
     report_unused_suppressions: bool = typer.Option(False, "--report-unused-suppressions",
-                                                    help="Report suppressions that silenced nothing (info KQ000)."),
+                                                    help="Report every suppression that silenced nothing (info KQ000), "
+                                                         "not only comments one line off their finding."),
     baseline: str | None = typer.Option(None, "--baseline", metavar="FILE",
                                            help="Report only findings that are not in this baseline file."),
     write_baseline: str | None = typer.Option(None, "--write-baseline", metavar="FILE",
@@ -137,6 +138,8 @@ def check(
         from kqlint.engine.registry import enable
 
         lint_rules, config = enable(rules, config, "KQ000")
+        config = config.with_overrides(rules={**config.rules, "KQ000": {**config.rules.get("KQ000", {}),
+                                                                       "report-all": True}})
     targets_paths = list(paths or ["."])
     if STDOUT in targets_paths and sys.stdin is None:
         raise Exit(2, "kqlint: `-` reads stdin, but there is no stdin")

@@ -71,23 +71,41 @@ def add_noqa(raw: bytes, display: str, findings: Sequence[Finding]) -> Commented
     check = _Checker(text, display, wanted)
     wanted = {line: [code for code in found if not check.silenced(line, code)] for line, found in wanted.items()}
     wanted = check.wanted = {line: found for line, found in wanted.items() if found}
-    options = {line: placements(text, line, found) for line, found in wanted.items()}
-    chosen = {line: choices[0] for line, choices in options.items() if choices}
-    if not check.keeps(chosen):
-        chosen = {}
-        for line, choices in options.items():
-            fitting = next((p for p in choices if check.keeps({**chosen, line: p})), None)
-            if fitting is None:
-                outcome.skipped.append((line, "a comment on or above this line would change what the file "
-                                              "means (inside a multi-line value)"))
-            else:
-                chosen[line] = fitting
+    continued = _continued_lines(check.source.documents, text)
+    options = {line: placements(text, line, found, line in continued) for line, found in wanted.items()}
+    chosen = _choose(check, options, outcome.skipped)
     outcome.skipped.sort()
     outcome.lines = len(chosen)
     outcome.edits = [p.edit for p in chosen.values()]
     outcome.text = apply_text(text.text, outcome.edits)
     outcome.data = text.encoded(outcome.text)
     return outcome
+
+
+def _choose(check: _Checker, options: dict[int, list[Placement]], skipped: list[tuple[int, str]]
+            ) -> dict[int, Placement]:
+    """A placement for each line: the first choice of every line at once, halved where that
+    fails (a parse per try: a few lines that need another choice cost a few parses each)."""
+    chosen: dict[int, Placement] = {}
+
+    def settle(lines: list[int]) -> None:
+        trial = {**chosen, **{line: options[line][0] for line in lines}}
+        if check.keeps(trial):
+            chosen.update(trial)
+        elif len(lines) > 1:
+            settle(lines[:len(lines) // 2])
+            settle(lines[len(lines) // 2:])
+        else:
+            fitting = next((p for p in options[lines[0]][1:] if check.keeps({**chosen, lines[0]: p})), None)
+            if fitting is None:
+                skipped.append((lines[0], "a comment on or above this line would change what the file means "
+                                          "(inside a multi-line value)"))
+            else:
+                chosen[lines[0]] = fitting
+
+    if options:
+        settle(list(options))
+    return chosen
 
 
 def _refusal(text: Text, display: str, findings: Sequence[Finding]) -> str | None:
@@ -100,8 +118,9 @@ def _refusal(text: Text, display: str, findings: Sequence[Finding]) -> str | Non
     return None
 
 
-def placements(text: Text, line: int, codes: Sequence[str]) -> list[Placement]:
-    """Where a comment silencing ``codes`` on ``line`` can go, best first (see the module)."""
+def placements(text: Text, line: int, codes: Sequence[str], continued: bool = False) -> list[Placement]:
+    """Where a comment silencing ``codes`` on ``line`` can go, best first (see the module);
+    ``continued``: a scalar goes on past the line's end, so a line above comes first."""
     from kqlint.engine.suppress import ignore_brackets, parse_names
 
     start = text.starts[line - 1]
@@ -121,8 +140,37 @@ def placements(text: Text, line: int, codes: Sequence[str]) -> list[Placement]:
     found.append(Placement(TextEdit(end, end, separator + directive(codes)), False))
     indent = content[:len(content) - len(content.lstrip(" \t"))]
     line_break = text.text[end:text.next_line(start)] or text.newline
-    found.append(Placement(TextEdit(start, start, indent + directive(codes) + line_break), True))
+    found.insert(len(found) - 1 if continued else len(found),
+                 Placement(TextEdit(start, start, indent + directive(codes) + line_break), True))
     return found
+
+
+def _continued_lines(documents: Sequence[Any], text: Text) -> set[int]:
+    """The lines a plain or quoted scalar goes on past (a block scalar's header line takes a
+    comment): there a comment at the end of the line would end the scalar or join it. Only
+    an order of preference: every placement is verified."""
+    from kqlint.loader import Map, Seq, node_end, positions_of, unpack
+
+    lines: set[int] = set()
+    stack: list[Any] = [d for d in documents if isinstance(d, (Map, Seq))]
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        positions: Any = positions_of(node)
+        values = list(node.values()) if isinstance(node, Map) else list(node)
+        starts = [positions[2 * i + 1] for i in range(len(values))] if isinstance(node, Map) else list(positions)
+        for value, packed in zip(values, starts, strict=False):
+            if isinstance(value, (Map, Seq)):
+                stack.append(value)
+                continue
+            (first, column), end = unpack(packed), node_end(value, packed)
+            last = unpack(end)[0] if end else first
+            if last > first and text.text[text.starts[first - 1] + column - 1:][:1] not in ("|", ">"):
+                lines.update(range(first, last))
+    return lines
 
 
 class _Checker:
