@@ -241,3 +241,11 @@ def test_values_that_go_on_below_cost_no_parse_of_their_own(monkeypatch: pytest.
     assert outcome.text.count("\n# kqlint: ignore[KQ101]\nk") == 100  # above the plain scalars that go on
     assert outcome.text.count(": |  # kqlint: ignore[KQ101]\n") == 100  # after the block scalars' headers
     assert len(parses) == 2  # the file, then every comment at once
+
+
+def test_an_unused_suppression_is_not_silenced() -> None:
+    text = "# kqlint: ignore[KQ101]\na: 1\n"
+    outcome = add_noqa(text.encode(), "f.yaml", [_finding("KQ000", 1)])
+    assert (outcome.text, outcome.lines, outcome.edits) == (text, 0, [])
+    assert outcome.skipped == [(1, "the suppression here silenced nothing (KQ000): remove it or move it to "
+                                   "its finding")]

@@ -157,7 +157,7 @@ def test_a_comment_one_line_off_its_finding_is_a_warning_by_default(alone: Path)
 def test_add_noqa_puts_the_comment_where_the_finding_is(alone: Path) -> None:
     _case(alone, "bad-near-miss")
     code, _, err = cli("check", ".", "--add-noqa", cwd=alone)
-    assert code == 0 and "1 unused suppression(s) (KQ000) left alone" in err
+    assert code == 0 and "job.yaml:17: no comment added: the suppression here silenced nothing (KQ000)" in err
     assert "nvidia.com/gpu: 2  # expect: KQ403:15  # related: KQ000:15  # kqlint: ignore[KQ403]" in \
         (alone / "job.yaml").read_text()
     assert _codes(alone, "--report-unused-suppressions")[1] == [("KQ000", 17, 13)]  # now plainly unused: remove it

@@ -11,8 +11,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from kqlint.model import Finding, Report
 
-UNUSED_SUPPRESSION = "KQ000"  # a comment silencing it would keep a stale suppression for good
-
 
 def add_noqa_run(lint: Callable[[], Report], shown: Callable[[Report], Report],
                  err: Callable[[str], None], quiet: bool) -> Report:
@@ -24,11 +22,8 @@ def add_noqa_run(lint: Callable[[], Report], shown: Callable[[Report], Report],
     report = lint()
     inputs = set(report.files)
     by_file: dict[str, list[Finding]] = {}
-    stale = 0
     for finding in shown(report).findings:
-        if finding.code == UNUSED_SUPPRESSION:
-            stale += 1
-        elif finding.location.file in inputs:
+        if finding.location.file in inputs:
             by_file.setdefault(finding.location.file, []).append(finding)
     notes: list[str] = []
     targets: dict[str, tuple[str, str, list[Finding]]] = {}  # real file -> (path, target, findings)
@@ -54,8 +49,6 @@ def add_noqa_run(lint: Callable[[], Report], shown: Callable[[Report], Report],
             lines, files = lines + outcome.lines, files + 1
     for note in notes:
         err(f"kqlint: {note}")
-    if stale:
-        err(f"kqlint: {stale} unused suppression(s) (KQ000) left alone: remove or move those comments")
     if not quiet:
         err(f"kqlint: added {lines} suppression comment(s) in {files} file{'s' if files != 1 else ''}")
     return lint() if files else report

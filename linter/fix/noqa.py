@@ -14,8 +14,9 @@ For each line that holds findings, in this order:
 A placement is kept only when the new text parses to the same documents with the same load
 problems (as --fix verifies its edits), every comment suppression still covers the lines it
 covered, and the new comment covers the finding's line. A line where none of them holds is
-left alone with a reason; a file kubectl reads as JSON (no comments), that is not UTF-8 or
-that does not load as manifests (KQ001, KQ006) is left alone whole.
+left alone with a reason, as is a KQ000 finding (an unused suppression is removed or moved,
+not silenced); a file kubectl reads as JSON (no comments), that is not UTF-8 or that does
+not load as manifests (KQ001, KQ006) is left alone whole.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from kqlint.fix.text import Text, TextEdit, apply_text
 from kqlint.model import Finding
 
 NOT_IN_A_LINE = ("KQ001", "KQ006")  # the file as a whole cannot be read: no comment can be checked
+UNUSED_SUPPRESSION = "KQ000"  # silencing it would keep a stale or misplaced suppression for good
 
 
 @dataclass(frozen=True)
@@ -62,11 +64,15 @@ def add_noqa(raw: bytes, display: str, findings: Sequence[Finding]) -> Commented
     if refusal is not None:
         return Commented(text.text, refused=refusal)
     codes: dict[int, set[str]] = {}
-    for finding in findings:
-        codes.setdefault(finding.location.line, set()).add(finding.code)
     outcome = Commented(text.text)
-    outcome.skipped = [(line, "the finding has no line in the file") for line in sorted(codes)
-                       if not 1 <= line <= len(text.starts)]
+    for finding in findings:
+        if finding.code == UNUSED_SUPPRESSION:
+            outcome.skipped.append((finding.location.line, "the suppression here silenced nothing (KQ000): "
+                                                           "remove it or move it to its finding"))
+        else:
+            codes.setdefault(finding.location.line, set()).add(finding.code)
+    outcome.skipped += [(line, "the finding has no line in the file") for line in sorted(codes)
+                        if not 1 <= line <= len(text.starts)]
     wanted = {line: sorted(found) for line, found in sorted(codes.items()) if 1 <= line <= len(text.starts)}
     check = _Checker(text, display, wanted)
     wanted = {line: [code for code in found if not check.silenced(line, code)] for line, found in wanted.items()}
