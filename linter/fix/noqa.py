@@ -73,9 +73,9 @@ def add_noqa(raw: bytes, display: str, findings: Sequence[Finding]) -> Commented
             codes.setdefault(finding.location.line, set()).add(finding.code)
     outcome.skipped += [(line, "the finding has no line in the file") for line in sorted(codes)
                         if not 1 <= line <= len(text.starts)]
-    wanted = {line: sorted(found) for line, found in sorted(codes.items()) if 1 <= line <= len(text.starts)}
-    check = _Checker(text, display, wanted)
-    wanted = {line: [code for code in found if not check.silenced(line, code)] for line, found in wanted.items()}
+    check = _Checker(text, display)
+    wanted = {line: [code for code in sorted(found) if not check.silenced(line, code)]  # not done already
+              for line, found in sorted(codes.items()) if 1 <= line <= len(text.starts)}
     wanted = check.wanted = {line: found for line, found in wanted.items() if found}
     continued = _continued_lines(check.source.documents, text)
     options = {line: placements(text, line, found, line in continued) for line, found in wanted.items()}
@@ -182,12 +182,13 @@ def _continued_lines(documents: Sequence[Any], text: Text) -> set[int]:
 class _Checker:
     """Whether placements keep the file's meaning and silence what they are for."""
 
-    def __init__(self, text: Text, display: str, wanted: dict[int, list[str]]) -> None:
+    def __init__(self, text: Text, display: str) -> None:
         from kqlint.domain.fields import plain
         from kqlint.engine.suppress import line_coverage
         from kqlint.fix.verify import parse_bytes
 
-        self.text, self.display, self.wanted = text, display, wanted
+        self.text, self.display = text, display
+        self.wanted: dict[int, list[str]] = {}  # line -> the codes its comment must silence
         self.source = parse_bytes(display, text.encoded(text.text))
         self.expected: list[Any] = [plain(document) for document in self.source.documents]
         self.covered = line_coverage(display, self.source.comment_lines)
