@@ -179,3 +179,10 @@ def test_an_unused_comment_outside_the_block_stays_a_plain_opt_in_kq000(alone: P
 def test_a_comment_where_its_finding_is_stays_silent(alone: Path) -> None:
     _case(alone, "good-placed-where-the-finding-is")
     assert _codes(alone, "--report-unused-suppressions")[:2] == (0, [])
+
+
+def test_a_blanket_comment_says_nothing_of_what_it_meant(alone: Path) -> None:
+    _case(alone, "bad-near-miss")
+    job = alone / "job.yaml"
+    job.write_text(job.read_text().replace("# kqlint: ignore[KQ403]", "# kqlint: ignore"))
+    assert _codes(alone)[1] == [("KQ403", 21, 15)]

@@ -5,7 +5,7 @@ Suppressions that silenced nothing in this run: a `kqlint.io/ignore` or
 `# kqlint: ignore-file[...]` comment.
 
 - By default, only a comment one line off its finding, as a warning: a
-  `# kqlint: ignore[...]` comment that silenced nothing while a finding it names is
+  `# kqlint: ignore[...]` comment naming rules that silenced nothing while a finding it names is
   reported in the same block (the mapping or sequence holding the line the comment is
   about), e.g. a comment above `requests:` when the finding is on the limit below. The
   finding is under `related`.
@@ -136,7 +136,8 @@ def check_suppressions(audit: SuppressionAudit, ctx: RuleContext) -> Iterator[Fi
     for item in audit.index.unused():
         if _names_kq000(item) or not _judged(item, ran, known):
             continue
-        meant = _meant(item, objects.get(item.file, []), reported, blocks) if item.kind == "comment" else None
+        named = item.kind == "comment" and ALL not in item.names  # a blanket one says nothing of what it meant
+        meant = _meant(item, objects.get(item.file, []), reported, blocks) if named else None
         if meant is None and not report_all:
             continue
         location, obj = _where(item, audit.objects)
