@@ -249,3 +249,23 @@ def test_an_unused_suppression_is_not_silenced() -> None:
     assert (outcome.text, outcome.lines, outcome.edits) == (text, 0, [])
     assert outcome.skipped == [(1, "the suppression here silenced nothing (KQ000): remove it or move it to "
                                    "its finding")]
+
+
+def test_round_trip_on_the_examples_leaves_only_files_that_do_not_load(tmp_path: Path) -> None:
+    examples = tmp_path / "examples"
+    shutil.copytree(Path(__file__).parent.parent / "examples", examples)
+    (examples / ".git").mkdir()
+    before = {p: p.read_bytes() for p in examples.rglob("*") if p.is_file()}
+    code, found = _findings(examples)
+    assert code == 1 and len({c for _, _, c in found}) >= 8  # many rules, KQ001 and KQ006 among them
+    code, err = _add_noqa(examples)
+    left = _findings(examples)[1]
+    assert code == 1 and sorted({c for _, _, c in left}) == ["KQ001", "KQ006"]
+    assert len(left) == sum(1 for _, _, c in found if c in ("KQ001", "KQ006"))
+    changed = {p for p, raw in before.items() if p.read_bytes() != raw}
+    assert {str(p.relative_to(examples)) for p in changed} == {f for f, _, c in found if c not in ("KQ001", "KQ006")}
+    assert f"added {len(found) - len(left)} suppression comment(s) in {len(changed)} files" in err
+    for path in changed:  # only comments were added: without them, every line is as it was
+        new = path.read_text().splitlines()
+        assert [line.split("  # kqlint: ignore[")[0] for line in new if not line.strip().startswith("# kqlint:")] \
+            == before[path].decode().splitlines()
