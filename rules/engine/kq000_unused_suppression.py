@@ -83,7 +83,8 @@ intentionally unused suppression, silence this rule for it explicitly:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -126,21 +127,16 @@ def prepare(run: Run) -> tuple[set[str], set[str], bool]:
 def check_suppressions(audit: SuppressionAudit, ctx: RuleContext) -> Iterator[Finding]:
     known, ran, by_name = ctx.state
     report_all = by_name or bool(ctx.options is not None and ctx.options.report_all)
-    blocks: dict[int, dict[int, tuple[int, int]]] = {}
-    reported: dict[str, list[Finding]] = {}
-    for finding in audit.reported:
-        reported.setdefault(finding.location.file, []).append(finding)
-    objects: dict[str, list[K8sObject]] = {}
-    for obj in audit.objects:
-        objects.setdefault(obj.file, []).append(obj)
+    files = _files(audit)
     for item in audit.index.unused():
         if _names_kq000(item) or not _judged(item, ran, known):
             continue
+        in_file = files.get(item.file) or _File((), ())
         named = item.kind == "comment" and ALL not in item.names  # a blanket one says nothing of what it meant
-        meant = _meant(item, objects.get(item.file, []), reported, blocks) if named else None
+        meant = in_file.meant(item) if named else None
         if meant is None and not report_all:
             continue
-        location, obj = _where(item, audit.objects)
+        location, obj = _where(item, in_file)
         if meant is not None:
             message, remedy = _near_miss(item, location, known, meant)
             yield ctx.finding(location, message, remedy=remedy, severity=Severity.WARNING,
@@ -177,27 +173,52 @@ def _judged(item: Suppression, ran: set[str], known: set[str]) -> bool:
 
 # ------------------------------------------------------------------ a comment one line off
 
-def _meant(item: Suppression, objects: Sequence[K8sObject], reported: dict[str, list[Finding]],
-           blocks: dict[int, dict[int, tuple[int, int]]]) -> Finding | None:
-    """The reported finding a comment that silenced nothing was probably written for: one it
-    names, in the mapping or sequence that holds the node the comment is about (the nearest).
-    ``objects``: the input objects of its file; ``reported``: the reported findings by file;
-    ``blocks``: each object's blocks by line (kqlint.loader.positions), by id, filled as asked."""
-    from kqlint.loader.positions import blocks_by_line
+class _File:
+    """One file's input objects by the line each starts on, its reported findings by line, and
+    each object's blocks (kqlint.loader.positions.blocks_by_line), worked out when asked."""
 
-    candidates = [f for f in reported.get(item.file, ()) if item.matches(f)]
-    if not candidates:
-        return None
-    for obj in objects:
-        if obj.root is None:
-            continue
-        if id(obj) not in blocks:
-            blocks[id(obj)] = blocks_by_line(obj.data)
-        block = blocks[id(obj)].get(item.line) or blocks[id(obj)].get(item.line + 1)
-        if block is not None:
-            inside = [f for f in candidates if block[0] <= f.location.line <= block[1]]
-            return min(inside, key=lambda f: (abs(f.location.line - item.line), -f.location.line), default=None)
-    return None
+    def __init__(self, objects: Iterable[K8sObject], findings: Iterable[Finding]) -> None:
+        starts = sorted((obj.location().line, index, obj) for index, obj in enumerate(objects))
+        self.starts = [line for line, _, _ in starts]
+        self.objects = [obj for _, _, obj in starts]
+        self.findings = sorted(findings, key=lambda f: f.location.line)
+        self.lines = [f.location.line for f in self.findings]
+        self.blocks: dict[int, dict[int, tuple[int, int]]] = {}
+
+    def owner(self, line: int) -> K8sObject | None:
+        """The last object starting at or before ``line``."""
+        index = bisect_right(self.starts, line) - 1
+        return self.objects[index] if index >= 0 else None
+
+    def block(self, line: int) -> tuple[int, int] | None:
+        from kqlint.loader.positions import blocks_by_line
+
+        obj = self.owner(line)
+        if obj is None or obj.root is None:
+            return None
+        if id(obj) not in self.blocks:
+            self.blocks[id(obj)] = blocks_by_line(obj.data)
+        return self.blocks[id(obj)].get(line)
+
+    def meant(self, item: Suppression) -> Finding | None:
+        """The reported finding a comment that silenced nothing was probably written for: one
+        it names, in the mapping or sequence holding the node the comment is about (the nearest)."""
+        block = self.block(item.line) or self.block(item.line + 1)  # at the end of a line, or above one
+        if block is None:
+            return None
+        inside = self.findings[bisect_left(self.lines, block[0]):bisect_right(self.lines, block[1])]
+        return min((f for f in inside if item.matches(f)),
+                   key=lambda f: (abs(f.location.line - item.line), -f.location.line), default=None)
+
+
+def _files(audit: SuppressionAudit) -> dict[str, _File]:
+    objects: dict[str, list[K8sObject]] = {}
+    for obj in audit.objects:
+        objects.setdefault(obj.file, []).append(obj)
+    findings: dict[str, list[Finding]] = {}
+    for finding in audit.reported:
+        findings.setdefault(finding.location.file, []).append(finding)
+    return {file: _File(objects.get(file, ()), findings.get(file, ())) for file in objects.keys() | findings.keys()}
 
 
 def _near_miss(item: Suppression, location: Location, known: set[str], meant: Finding) -> tuple[str, str]:
@@ -210,21 +231,18 @@ def _near_miss(item: Suppression, location: Location, known: set[str], meant: Fi
 
 # ------------------------------------------------------------------ where and what
 
-def _where(item: Suppression, objects: Sequence[Any]) -> tuple[Location, Any]:
+def _where(item: Suppression, in_file: _File) -> tuple[Location, Any]:
     """The suppression's location, with the object it belongs to (the annotation's owner, or
     the object whose document holds the comment) for baselines and fingerprints."""
-    in_file = [o for o in objects if o.file == item.file]
     if item.kind == "annotation":
-        for obj in in_file:
+        owner = in_file.owner(item.line)
+        for obj in ([owner] if owner is not None else []) + in_file.objects:  # its owner, almost always
             for key in obj.annotations:
                 loc = obj.at("metadata", "annotations", key)
                 if (loc.line, loc.column) == (item.line, item.column):
                     return loc, obj
     if item.kind == "comment":
-        owner = None
-        for obj in in_file:  # the last object starting at or before the line it covers
-            if obj.location().line <= item.line + 1:
-                owner = obj
+        owner = in_file.owner(item.line + 1)  # the last object starting at or before the line it covers
         if owner is not None:
             ref: ObjectRef = owner.ref
             return Location(item.file, item.line, item.column, (), ref, "", *_comment_end(item)), owner
