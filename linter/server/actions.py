@@ -44,25 +44,32 @@ def has_text(finding: Finding) -> bool:
 
 
 def ignore_actions(uri: str, asked: Sequence[tuple[types.Diagnostic, Finding]], raw: bytes,
-                   index: LineIndex) -> list[types.CodeAction]:
+                   index: LineIndex, known: dict[tuple[str, int], types.TextEdit | None]) -> list[types.CodeAction]:
     """For each diagnostic asked about, the comment that silences its finding, once per code and
     line; none where ``--add-noqa`` would write none (JSON, a file that does not load, a line
-    inside a multi-line value)."""
-    from kqlint.fix.noqa import add_noqa
-
+    inside a multi-line value, KQ000). ``known``: the edits worked out for this text so far."""
     actions: list[types.CodeAction] = []
     done: set[tuple[str, int]] = set()
-    bom = 1 if index.text.startswith(BOM) else 0  # kqlint.fix.noqa counts offsets after it
     for shown, finding in asked:
         key = (finding.code, finding.location.line)
-        commented = add_noqa(raw, finding.location.file, [finding]) if key not in done else None
-        if commented is None or len(commented.edits) != 1:
+        if key not in known:
+            known[key] = _ignore_edit(finding, raw, index)
+        edit = known[key]
+        if edit is None or key in done:
             continue
         done.add(key)
-        [edit] = commented.edits
-        where = types.Range(types.Position(*index.position(edit.start + bom)),
-                            types.Position(*index.position(edit.end + bom)))
         actions.append(types.CodeAction(f"Ignore {finding.code} for this line", kind=types.CodeActionKind.QuickFix,
-                                        diagnostics=[shown],
-                                        edit=types.WorkspaceEdit(changes={uri: [types.TextEdit(where, edit.content)]})))
+                                        diagnostics=[shown], edit=types.WorkspaceEdit(changes={uri: [edit]})))
     return actions
+
+
+def _ignore_edit(finding: Finding, raw: bytes, index: LineIndex) -> types.TextEdit | None:
+    from kqlint.fix.noqa import add_noqa
+
+    commented = add_noqa(raw, finding.location.file, [finding])
+    if len(commented.edits) != 1:
+        return None
+    [edit] = commented.edits
+    bom = 1 if index.text.startswith(BOM) else 0  # kqlint.fix.noqa counts offsets after it
+    return types.TextEdit(types.Range(types.Position(*index.position(edit.start + bom)),
+                                      types.Position(*index.position(edit.end + bom))), edit.content)

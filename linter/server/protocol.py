@@ -38,6 +38,7 @@ class Linted:
     index: LineIndex
     shown: list[tuple[types.Diagnostic, Finding]] = field(default_factory=list)
     fixes: list[Finding] | None = None  # the findings with their fixes as text (resolved when asked)
+    ignores: dict[tuple[str, int], Any] = field(default_factory=dict)  # (code, line) -> its comment's edit
 
 
 class KqlintServer(LanguageServer):
@@ -145,7 +146,7 @@ class KqlintServer(LanguageServer):
                      if _identity(shown) in asked]
             actions += [quickfix(params.text_document.uri, shown, finding, linted.index)
                         for shown, finding in pairs if has_text(finding)]
-            actions += ignore_actions(params.text_document.uri, pairs, linted.raw, linted.index)
+            actions += ignore_actions(params.text_document.uri, pairs, linted.raw, linted.index, linted.ignores)
         if wanted is None or any(FIX_ALL.startswith(k) for k in wanted):
             safe = [f for f in fixed if has_text(f) and f.fix is not None and f.fix.applicability.value == "safe"]
             if safe:
