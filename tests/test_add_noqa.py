@@ -174,7 +174,8 @@ def test_an_input_and_a_symlink_to_it_get_one_comment(repo: Path) -> None:
 
 def test_refuses_stdin_and_the_fix_modes(repo: Path) -> None:
     (repo / "pods.yaml").write_text(EXISTING)
-    for args in (("-",), (".", "--fix"), (".", "--diff"), (".", "--write-baseline", "b.yaml")):
+    for args in (("-",), (".", "--fix"), (".", "--diff"), (".", "--write-baseline", "b.yaml"),
+                 (".", "--no-inline-suppressions")):
         code, _, err = cli("check", *args, "--add-noqa", cwd=repo)
         assert code == 2 and "--add-noqa writes comments into the files it lints" in err
     assert (repo / "pods.yaml").read_text() == EXISTING
@@ -269,3 +270,9 @@ def test_round_trip_on_the_examples_leaves_only_files_that_do_not_load(tmp_path:
         new = path.read_text().splitlines()
         assert [line.split("  # kqlint: ignore[")[0] for line in new if not line.strip().startswith("# kqlint:")] \
             == before[path].decode().splitlines()
+
+
+def test_a_file_that_is_not_utf8_is_left_alone() -> None:
+    raw = "apiVersion: v1\nkind: Pod\n".encode("utf-16")
+    outcome = add_noqa(raw, "f.yaml", [_finding("KQ101", 2)])
+    assert (outcome.refused, outcome.lines) == ("it is not UTF-8 text", 0)

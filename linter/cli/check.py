@@ -153,15 +153,16 @@ def check(
     except preflight.PreflightError as exc:
         raise Exit(2, f"kqlint: {exc}") from None
     if add_noqa:
-        if fix or diff or fix_only or kustomize or write_baseline or STDOUT in targets_paths:
+        if fix or diff or fix_only or kustomize or write_baseline or no_inline_suppressions or STDOUT in targets_paths:
             raise Exit(2, "kqlint: --add-noqa writes comments into the files it lints: it takes no `-` and does "
-                          "not combine with --fix, --diff, --fix-only, --kustomize or --write-baseline")
+                          "not combine with --fix, --diff, --fix-only, --kustomize, --write-baseline or "
+                          "--no-inline-suppressions")
         from kqlint.cli.noqa import add_noqa_run
 
         cache = _open_cache(no_cache, cache_dir, config, targets_paths)
         pipeline = Pipeline(config, lint_rules, cache=cache)
         report = add_noqa_run(lambda: guarded_lint(pipeline, targets_paths, tuple(context or ()),
-                                                    not no_inline_suppressions, progress=False, jobs=_jobs(jobs)),
+                                                    True, progress=False, jobs=_jobs(jobs)),
                               lambda found: apply_baseline(found, baseline, None, True), err, quiet)
     elif fix or diff or fix_only:
         if kustomize:
