@@ -49,13 +49,14 @@ def markers(case: Path, regex: re.Pattern[str] = EXPECT_RE) -> set[tuple[str, in
 
 
 def lint_case(case: Path, code: str | None, config: Config | None = None) -> Report:
-    """Lint one fixture case (a file or folder) from its parent folder, only ``code`` enabled."""
+    """Lint one fixture case (a file or folder) from its parent folder, only ``code`` enabled
+    (and the rules its own ``.kqlint.yaml`` selects: KQ000's cases need the rule a comment meant)."""
     base = case.parent if case.is_file() else case
     with chdir(base):
         if config is None:
             config = load_config(".kqlint.yaml") if Path(".kqlint.yaml").is_file() else Config()
         if code is not None:
-            config = config.with_overrides(select=(code,), profile=config.profile or rule_profile(code))
+            config = config.with_overrides(select=(code, *config.select), profile=config.profile or rule_profile(code))
         target = case.name if case.is_file() else "."
         return lint([target], config, auto_context=False)
 

@@ -228,7 +228,7 @@ async def test_safe_fix_is_a_preferred_quickfix_with_the_edit_check_reports(tmp_
     reported = check_json(root, "job.yaml")[2]["fix"]
     [fix] = reported["edits"]
     text = job.read_text(encoding="utf-8")
-    [action] = found
+    [action] = [a for a in found if not a.title.startswith("Ignore ")]
     assert action.kind == types.CodeActionKind.QuickFix and action.is_preferred
     assert action.title == f"KQ403: {reported['title']}"
     assert reported["title"] == "Set extended-resource limits equal to their requests"
@@ -286,6 +286,29 @@ async def test_a_did_you_mean_is_an_unsafe_quickfix_that_renames_the_reference(t
     assert (edit.range.start.line, edit.range.start.character, edit.range.end.character) == (6, 31, 38)
     assert apply_edits(job.read_text(encoding="utf-8"), [edit]) == \
         job.read_text(encoding="utf-8").replace("queue-name: trainig", "queue-name: training")
+
+
+async def test_ignore_for_this_line_writes_what_add_noqa_writes(tmp_path: Path) -> None:
+    root = copy_project(tmp_path)
+    job = root / "job.yaml"
+    text = job.read_text(encoding="utf-8")
+    async with session(root) as client:
+        diagnostics = await open_file(client, job)
+        found = await actions(client, job, diagnostics, only=[types.CodeActionKind.QuickFix.value])
+        ignores = {a.title: a for a in found if a.title.startswith("Ignore ")}
+        assert sorted(ignores) == ["Ignore KQ102 for this line", "Ignore KQ203 for this line",
+                                   "Ignore KQ403 for this line"]
+        action = ignores["Ignore KQ203 for this line"]  # on the line with the emoji (UTF-16 positions)
+        assert action.kind == types.CodeActionKind.QuickFix and not action.is_preferred
+        assert [d.code for d in action.diagnostics or []] == ["KQ203"]
+        assert action.edit is not None and action.edit.changes is not None
+        buffer = apply_edits(text, action.edit.changes[uri(job)])
+        after = await change(client, job, buffer, 2)
+    assert "KQ203" not in [d.code for d in after] and len(after) == len(diagnostics) - 1
+    subprocess.run([sys.executable, "-m", "kqlint", "check", "job.yaml", "--add-noqa", "--select", "KQ203"],
+                   cwd=root, capture_output=True, check=False)
+    assert buffer == job.read_text(encoding="utf-8") != text
+    assert "trainng}}  # kqlint: ignore[KQ203]\n" in buffer
 
 
 # ------------------------------------------------------------------ hover

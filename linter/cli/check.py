@@ -79,7 +79,8 @@ def check(
                                            help="Also list suppressed findings, with their justification "
                                                 "(json, sarif)."),
     report_unused_suppressions: bool = typer.Option(False, "--report-unused-suppressions",
-                                                    help="Report suppressions that silenced nothing (info KQ000)."),
+                                                    help="Report every suppression that silenced nothing (info KQ000), "
+                                                         "not only comments one line off their finding."),
     baseline: str | None = typer.Option(None, "--baseline", metavar="FILE",
                                            help="Report only findings that are not in this baseline file."),
     write_baseline: str | None = typer.Option(None, "--write-baseline", metavar="FILE",
@@ -114,6 +115,9 @@ def check(
     show_files: bool = typer.Option(False, "--show-files",
                                     help="Print the input and context files the run would read, one per line, "
                                          "then exit 0 without linting; --format json for JSON."),
+    add_noqa: bool = typer.Option(False, "--add-noqa",
+                                  help="Write a `# kqlint: ignore[CODE]` comment where each current finding is, "
+                                       "then report what is left."),
 ) -> None:
     """Lint files and folders (default: the current directory)."""
     from kqlint.cli.progress import guarded_lint
@@ -140,6 +144,8 @@ def check(
         from kqlint.engine.registry import enable
 
         lint_rules, config = enable(rules, config, "KQ000")
+        config = config.with_overrides(rules={**config.rules, "KQ000": {**config.rules.get("KQ000", {}),
+                                                                       "report-all": True}})
     targets_paths = list(paths or ["."])
     if STDOUT in targets_paths and sys.stdin is None:
         raise Exit(2, "kqlint: `-` reads stdin, but there is no stdin")
@@ -159,7 +165,19 @@ def check(
                          list(format or []) + ([output_format] if output_format else []), list(output or []),
                          config_file, no_config, no_cache, cache_dir), Pipeline(config, lint_rules), fail)
         raise typer.Exit(0)
-    if fix or diff or fix_only:
+    if add_noqa:
+        if fix or diff or fix_only or kustomize or write_baseline or no_inline_suppressions or STDOUT in targets_paths:
+            raise Exit(2, "kqlint: --add-noqa writes comments into the files it lints: it takes no `-` and does "
+                          "not combine with --fix, --diff, --fix-only, --kustomize, --write-baseline or "
+                          "--no-inline-suppressions")
+        from kqlint.cli.noqa import add_noqa_run
+
+        cache = _open_cache(no_cache, cache_dir, config, targets_paths)
+        pipeline = Pipeline(config, lint_rules, cache=cache)
+        report = add_noqa_run(lambda: guarded_lint(pipeline, targets_paths, tuple(context or ()),
+                                                    True, progress=False, jobs=_jobs(jobs)),
+                              lambda found: apply_baseline(found, baseline, None, True), err, quiet)
+    elif fix or diff or fix_only:
         if kustomize:
             raise Exit(2, "kqlint: --fix, --diff and --fix-only do not combine with --kustomize; fix the sources")
         if STDOUT in targets_paths and len(targets_paths) > 1:  # the stream's fixes are not a file's

@@ -88,7 +88,7 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
     findings = per_file.apply(findings, config)
     index = _suppressions(inputs, inline_suppressions)
     reported, suppressed = apply(findings, index)
-    audit = SuppressionAudit(index, inputs.objects)  # judged once every other finding is known
+    audit = SuppressionAudit(index, inputs.objects, reported)  # judged once every other finding is known
     for rule in rules:
         unused = _engine_hook([rule], states, config, errors, "the suppressions",
                               lambda rule, ctx: rule.check_suppressions(audit, ctx))

@@ -95,6 +95,7 @@ class SuppressionAudit:
 
     index: SuppressionIndex       # each suppression knows whether it silenced something
     objects: Sequence[K8sObject]  # the input objects (owners of annotations and comments)
+    reported: Sequence[Finding] = ()  # what the other rules report, no suppression having matched it
 
 
 class Rule(Protocol):

@@ -110,6 +110,26 @@ def directives(line: str) -> list[tuple[str, str | None, int]]:
     return [(m.group(1), m.group(2), m.start() + 1) for m in _DIRECTIVE_RE.finditer(line, start)]
 
 
+def ignore_brackets(line: str) -> tuple[int, int] | None:
+    """The span (0-based, end exclusive) of what is inside the brackets of the first
+    ``# kqlint: ignore[...]`` naming rules in the comment of ``line`` (None: there is none):
+    where ``check --add-noqa`` adds a code to a comment already there."""
+    start = comment_start(line)
+    if start is None:
+        return None
+    for match in _DIRECTIVE_RE.finditer(line, start):
+        if match.group(1) == "ignore" and match.group(2) is not None and parse_names(match.group(2), False):
+            return match.start(2), match.end(2)
+    return None
+
+
+def line_coverage(file: str, comment_lines: dict[int, str]) -> dict[int, frozenset[str]]:
+    """Line -> the rule names ``# kqlint: ignore`` comments silence there (``all`` included)."""
+    index = SuppressionIndex()
+    index.add_comments(file, comment_lines)
+    return {line: frozenset().union(*(item.names for item in items)) for (_, line), items in index.by_line.items()}
+
+
 @dataclass
 class SuppressionIndex:
     by_object: dict[str, list[Suppression]] = field(default_factory=dict)   # file + ObjectRef.key()

@@ -22,7 +22,9 @@ Fixes whose text edits overlap one already taken wait for the next pass.
 
 Modules: ``text`` (the file's text and text edits), ``render`` (values as YAML text), ``edits``
 (one path edit -> one text edit, per op), ``verify`` (the edited text parses to the intended
-data), ``plan`` (one file: planning, overlaps, applying; ``resolve`` for reports).
+data), ``plan`` (one file: planning, overlaps, applying; ``resolve`` for reports), ``passes``
+(--fix's passes and its one writer), ``noqa`` (``check --add-noqa``: a suppression comment
+per finding, verified the same way and written by the same writer).
 """
 from __future__ import annotations
 

@@ -106,7 +106,7 @@ def _one_pass(report: Report, unsafe: bool, write: bool, namespace: str, outcome
     readable: list[tuple[str, str, bytes, list[Finding]]] = []
     for path, findings in sorted(by_file.items()):
         target = writable_target(path, inputs)
-        raw = _read(target) if not isinstance(target, Refusal) else None
+        raw = read_input(target) if not isinstance(target, Refusal) else None
         if isinstance(target, Refusal):
             notes[path] = target.reason
         elif raw is None:
@@ -153,11 +153,11 @@ def readable_input(files: Iterable[str], streams: Iterable[StreamText] = ()) -> 
     def read(path: str) -> bytes | None:
         if path in read_from_stdin:
             return read_from_stdin[path]
-        return _read(path) if path in inputs and not path.startswith("<") else None
+        return read_input(path) if path in inputs and not path.startswith("<") else None
     return read
 
 
-def _read(path: str) -> bytes | None:
+def read_input(path: str) -> bytes | None:
     try:
         with open(path, "rb") as handle:
             return handle.read()
@@ -201,7 +201,7 @@ def write_atomically(path: str, expected: bytes, data: bytes) -> str | None:
             stream.write(data)
             stream.flush()
             os.fchmod(stream.fileno(), mode)
-        if _read(path) != expected:
+        if read_input(path) != expected:
             return "it changed on disk since it was read"
         os.replace(temporary, path)
         return None

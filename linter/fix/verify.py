@@ -66,7 +66,11 @@ def _parses_as_intended(text: Text, source: SourceFile, planned: list[Planned], 
     except (KeyError, IndexError, TypeError, AttributeError):
         return False
     new_text = apply_text(text.text, [e for p in planned for e in p.edits])
-    fixed = parse_bytes(display, text.encoded(new_text))
+    return reads_as(source, parse_bytes(display, text.encoded(new_text)), expected)
+
+
+def reads_as(source: SourceFile, fixed: SourceFile, expected: list[Any]) -> bool:
+    """Whether ``fixed`` (an edit of ``source``) parses to ``expected`` with no new load problem."""
     old_problems = {(p.code, p.message.split(" (first at")[0]) for p in source.problems}
     if any((p.code, p.message.split(" (first at")[0]) not in old_problems for p in fixed.problems):
         return False

@@ -80,6 +80,43 @@ def node_end(node: Any, packed: int) -> int:
     return (packed & START_MASK) + len(text)  # a plain scalar, as written in the usual way
 
 
+def blocks_by_line(root: Any) -> dict[int, tuple[int, int]]:
+    """For each line where a node starts, the lines (first, last) of the mapping or sequence
+    holding the node a comment on or above that line is about: the first node on the line
+    (the deepest of those at the smallest column: the item's mapping for ``- name: x``). One
+    walk of ``root``, each shared (aliased) node once."""
+    best: dict[int, tuple[int, int, Any]] = {}  # line -> (column, -depth, parent)
+    stack, seen = [(root, 0)], set()
+    while stack:
+        node, depth = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        for start, child in _children(node):
+            line, column = unpack(start)
+            if line not in best or (column, -depth) < best[line][:2]:
+                best[line] = (column, -depth, node)
+            if isinstance(child, (Map, Seq)) and child:
+                stack.append((child, depth + 1))
+    spans: dict[int, tuple[int, int]] = {}
+    for parent in {id(parent): parent for _, _, parent in best.values()}.values():
+        end = node_end(parent, 0)
+        first = min(unpack(start)[0] for start, _ in _children(parent))
+        spans[id(parent)] = (first, unpack(end)[0] if end else first)
+    return {line: (spans[id(parent)][0], max(spans[id(parent)][1], line)) for line, (_, _, parent) in best.items()}
+
+
+def _children(node: Any) -> Iterator[tuple[int, Any]]:
+    """(packed start, node) of each key of a Map (with its value) or item of a Seq."""
+    positions: Any = positions_of(node)
+    if isinstance(node, Map) and len(positions) == 2 * len(node):
+        for index, value in enumerate(node.values()):
+            yield positions[2 * index] & START_MASK, value
+    elif isinstance(node, Seq) and len(positions) == len(node):
+        for index, item in enumerate(node):
+            yield positions[index] & START_MASK, item
+
+
 def iter_paths(node: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
     """Every key and item path below ``node`` (used by tests and by the fuzz suite)."""
     if isinstance(node, dict):

@@ -1,6 +1,7 @@
 """``kqlint server``: the language server (pygls). Diagnostics are ``kqlint check FILE`` on the
 unsaved buffer, with the workspace's other manifests as context (kqlint.server.workspace);
-code actions are the fixes of those findings, as text edits of the buffer; hover on a
+code actions are the fixes of those findings, as text edits of the buffer, and a comment that
+ignores each one on its line (kqlint.server.actions); hover on a
 diagnostic is its rule's ``kqlint explain`` text. Nothing is ever written to disk but the
 cache. Each lint runs inside one error boundary: a crash is one log message, and the server
 goes on serving."""
@@ -14,6 +15,7 @@ from typing import Any
 
 from kqlint import __version__
 from kqlint.model import Finding, Report, Severity
+from kqlint.server.actions import FIX_ALL, fix_all, has_text, ignore_actions, lsp_range, quickfix
 from kqlint.server.positions import UTF8, UTF16, UTF32, LineIndex
 from kqlint.server.transport import BoundedInput, LspProtocol, path_of, uri_of
 from kqlint.server.workspace import ConfigProblem, Folders, Workspace, unreadable_root
@@ -21,7 +23,6 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 SOURCE = "kqlint"
-FIX_ALL = "source.fixAll.kqlint"
 LINTED_SUFFIXES = (".yaml", ".yml", ".json")
 SEVERITIES = {Severity.ERROR: types.DiagnosticSeverity.Error, Severity.WARNING: types.DiagnosticSeverity.Warning,
               Severity.INFO: types.DiagnosticSeverity.Information}
@@ -37,6 +38,7 @@ class Linted:
     index: LineIndex
     shown: list[tuple[types.Diagnostic, Finding]] = field(default_factory=list)
     fixes: list[Finding] | None = None  # the findings with their fixes as text (resolved when asked)
+    ignores: dict[tuple[str, int], Any] = field(default_factory=dict)  # (code, line) -> its comment's edit
 
 
 class KqlintServer(LanguageServer):
@@ -140,11 +142,13 @@ class KqlintServer(LanguageServer):
         if wanted is None or any(types.CodeActionKind.QuickFix.value.startswith(k) or
                                  k.startswith(types.CodeActionKind.QuickFix.value) for k in wanted):
             asked = {_identity(d) for d in params.context.diagnostics}
+            pairs = [(shown, finding) for shown, finding in zip([d for d, _ in linted.shown], fixed, strict=True)
+                     if _identity(shown) in asked]
             actions += [quickfix(params.text_document.uri, shown, finding, linted.index)
-                        for shown, finding in zip([d for d, _ in linted.shown], fixed, strict=True)
-                        if _identity(shown) in asked and _has_text(finding)]
+                        for shown, finding in pairs if has_text(finding)]
+            actions += ignore_actions(params.text_document.uri, pairs, linted.raw, linted.index, linted.ignores)
         if wanted is None or any(FIX_ALL.startswith(k) for k in wanted):
-            safe = [f for f in fixed if _has_text(f) and f.fix is not None and f.fix.applicability.value == "safe"]
+            safe = [f for f in fixed if has_text(f) and f.fix is not None and f.fix.applicability.value == "safe"]
             if safe:
                 actions.append(fix_all(params.text_document.uri, safe, linted.index))
         return actions
@@ -199,15 +203,9 @@ def diagnostic(finding: Finding, index: LineIndex, others: dict[str, LineIndex],
 
     url = code_doc_url(finding.code)
     return types.Diagnostic(
-        _range(index, location.line, location.column, location.end_line, location.end_column),
+        lsp_range(index, location.line, location.column, location.end_line, location.end_column),
         with_remedy(finding), severity=SEVERITIES[finding.severity], code=finding.code, source=SOURCE,
         code_description=types.CodeDescription(url) if url else None, related_information=related or None)
-
-
-def _range(index: LineIndex, line: int, column: int, end_line: int = 0, end_column: int = 0) -> types.Range:
-    start = types.Position(*index.lsp(line, column))
-    end = types.Position(*index.lsp(end_line, end_column)) if end_line else start
-    return types.Range(start, end)
 
 
 def _related_range(file: str, line: int, column: int, finding: Finding, index: LineIndex,
@@ -218,7 +216,7 @@ def _related_range(file: str, line: int, column: int, finding: Finding, index: L
         if file not in others:
             others[file] = LineIndex(_read_text(os.path.join(root, file)), index.encoding)
         index = others[file]
-    return _range(index, line, column)
+    return lsp_range(index, line, column)
 
 
 def _read_text(path: str) -> str:
@@ -227,30 +225,6 @@ def _read_text(path: str) -> str:
 
     raw, _ = read_bytes(path)
     return raw.decode("utf-8", "replace") if raw is not None else ""
-
-
-def quickfix(uri: str, shown: types.Diagnostic, finding: Finding, index: LineIndex) -> types.CodeAction:
-    assert finding.fix is not None
-    safe = finding.fix.applicability.value == "safe"
-    title = f"{finding.code}: {finding.fix.title}" + ("" if safe else " (unsafe: changes what the workload does)")
-    return types.CodeAction(title, kind=types.CodeActionKind.QuickFix, diagnostics=[shown], is_preferred=safe,
-                            edit=types.WorkspaceEdit(changes={uri: text_edits(finding, index)}))
-
-
-def fix_all(uri: str, findings: list[Finding], index: LineIndex) -> types.CodeAction:
-    edits = [edit for finding in findings for edit in text_edits(finding, index)]
-    return types.CodeAction("kqlint: apply every safe fix", kind=FIX_ALL,
-                            edit=types.WorkspaceEdit(changes={uri: edits}))
-
-
-def text_edits(finding: Finding, index: LineIndex) -> list[types.TextEdit]:
-    assert finding.fix is not None
-    return [types.TextEdit(_range(index, e.line, e.column, e.end_line, e.end_column), e.content)
-            for e in finding.fix.text]
-
-
-def _has_text(finding: Finding) -> bool:
-    return finding.fix is not None and bool(finding.fix.text)
 
 
 def _identity(shown: types.Diagnostic) -> tuple[Any, ...]:
