@@ -14,8 +14,9 @@ may change between releases. docs/configuration.md ("Plugins") shows a complete 
   config ``rules:``), ``ctx.graph``, ``ctx.state`` (what ``prepare(run)`` returned) and
   ``ctx.finding(at, message, related=...)``, which builds a :class:`Finding`. **Yield
   it**: findings are what the rule yields; one built and not yielded is not reported.
-- ``prepare(run)`` (optional) runs once per lint run with a :class:`Run` (``run.config``);
-  its result is ``ctx.state``.
+- ``prepare(run)`` (optional) runs once per lint run, before ``--jobs`` workers fork, with a
+  :class:`Run` (``run.config``, ``run.kinds``: the input objects' apiVersion and kind); its
+  result is ``ctx.state``.
 - :class:`Fix`, :class:`Edit`, :class:`Applicability`: the change a finding proposes,
   as edits of nodes by path inside the object (``--fix`` applies safe ones).
 """

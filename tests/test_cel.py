@@ -146,3 +146,19 @@ def test_the_same_value_is_judged_once_per_process(monkeypatch: pytest.MonkeyPat
     for _ in range(5):
         assert [v.message for v in rules.violations(_object({"n": 0, "other": 1}))] == ["m"]
     assert len(calls) == 1
+
+
+def test_the_cel_rules_of_the_inputs_kinds_are_compiled_before_workers_fork() -> None:
+    """KQ002's prepare compiles the CEL programs of the kinds the run holds, in the process
+    that forks the --jobs workers (they inherit them); kinds the run does not hold are left."""
+    from kqlint.config import Config
+    from kqlint.engine.rule import Run
+    from kqlint.rules.engine import kq002_schema_violation as kq002
+    from kqlint.schema import cel_runtime
+
+    cel_runtime._PROGRAMS.clear()
+    schemas = kq002.prepare(Run(Config(), (), (), frozenset({("jobset.x-k8s.io/v1alpha2", "JobSet")})))
+    rules = schemas.cel("jobset.x-k8s.io/v1alpha2", "JobSet")
+    assert rules is not None and {rule.rule for rule in rules.rules} <= set(cel_runtime._PROGRAMS)
+    trainer = schemas.cel("trainer.kubeflow.org/v1alpha1", "TrainJob")
+    assert trainer is not None and not {rule.rule for rule in trainer.rules} <= set(cel_runtime._PROGRAMS)

@@ -66,7 +66,8 @@ def analyze(inputs: Loaded, found: Discovery, context_objects: list[K8sObject], 
     if stored is not None:
         stored.observe(inputs.objects + context_objects, scope)  # what reused graph-reading findings are keyed by
     errors: list[str] = []
-    rules, states = prepare_rules(RuleSet.of(selected), config, errors)
+    rules, states = prepare_rules(RuleSet.of(selected), config, errors,
+                                  frozenset((obj.api_version, obj.kind) for obj in inputs.objects))
     routed = frozenset(rule.meta.code for rule in rules if getattr(rule.meta, "shows_route", False))
     findings: list[Finding] = []
     platform_lines: dict[str, None] = {}  # the platform model of every graph, in order, once

@@ -73,6 +73,7 @@ class Run:
     config: Config
     rules: Sequence[Rule]      # every rule loaded (built-in, plugins, custom)
     selected: Sequence[Rule]   # the rules this run runs
+    kinds: frozenset[tuple[str, str]] = frozenset()  # (apiVersion, kind) of the input objects
 
 
 @dataclass(frozen=True)

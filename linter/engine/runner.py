@@ -46,10 +46,12 @@ def _rule_options(rule: Rule, config: Config) -> Any:
     return options_from_mapping(rule.options_type, config.rules.get(rule.code, {}))
 
 
-def prepare_rules(rules: RuleSet, config: Config, errors: list[str]) -> tuple[list[Rule], dict[str, Any]]:
-    """Each rule's per-run setup (``prepare(run)``, its ``ctx.state``); a rule whose setup
-    fails is one internal-error line and does not run."""
-    run = Run(config, rules.loaded, rules)
+def prepare_rules(rules: RuleSet, config: Config, errors: list[str],
+                  kinds: frozenset[tuple[str, str]] = frozenset()) -> tuple[list[Rule], dict[str, Any]]:
+    """Each rule's per-run setup (``prepare(run)``, its ``ctx.state``), in this process before
+    any --jobs worker forks; a rule whose setup fails is one internal-error line and does not
+    run. ``kinds``: (apiVersion, kind) of the input objects."""
+    run = Run(config, rules.loaded, rules, kinds)
     ready, states = [], {}
     for rule in rules:
         failed = len(errors)

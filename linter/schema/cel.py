@@ -105,6 +105,14 @@ class CelSchema:
         self.document, self.resolve, self.source = document, resolve, source
         self.rules = rules_of(document, resolve)
 
+    def compile(self) -> None:
+        """Every rule's programs, compiled now (once per process: kqlint.schema.cel_runtime); a
+        rule that does not compile is said so when an object reaches it, as before."""
+        for rule in self.rules:
+            cel_runtime.program(rule.rule)
+            if rule.message_expression:
+                cel_runtime.program(rule.message_expression)
+
     def violations(self, data: dict[str, Any]) -> list[CelViolation]:
         """Every rule the object breaks, in schema order, then document order."""
         found: list[CelViolation] = []

@@ -114,8 +114,15 @@ MAX_SHOWN_CHOICES = 8
 
 
 def prepare(run: Run) -> SchemaCatalog:
-    """One catalog per run (``ctx.state``): the --crd files are not read again per object."""
-    return catalog(tuple(run.config.crds or ()))
+    """One catalog per run (``ctx.state``): the --crd files are not read again per object. The
+    CEL rules of the inputs' kinds are compiled here, before --jobs forks: every worker inherits
+    the programs (and the CEL library) instead of building its own."""
+    schemas = catalog(tuple(run.config.crds or ()))
+    for api_version, kind in sorted(run.kinds):
+        rules = schemas.cel(api_version, kind)
+        if rules is not None:
+            rules.compile()
+    return schemas
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
