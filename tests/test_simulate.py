@@ -213,3 +213,34 @@ def test_running_file(capsys: pytest.CaptureFixture[str]) -> None:
                       "second": ("pending", "WaitingForQuota")}
     with chdir(CASES / "pending_quota"):
         assert run(capsys, "simulate", "manifests.yaml", "--running", "missing.yaml")[0] == 2
+
+
+KQ216_CASES = Path(__file__).parent / "fixtures" / "rules" / "KQ216"
+
+
+@pytest.mark.parametrize("case", sorted(p.name for p in KQ216_CASES.iterdir() if p.name.startswith("bad-")))
+def test_a_cluster_queue_kq216_reports_inactive_is_inactive_in_the_simulation(case: str, tmp_path: Path) -> None:
+    """KQ216 and simulate ask the same functions (kqlint.domain.kueue.activity): every
+    ClusterQueue a KQ216 finding names is one the simulation holds inactive, for the reason that
+    finding gives."""
+    import re
+    import shutil
+
+    from kqlint.config import Config
+    from kqlint.domain.kueue.capacity import build_tree
+    from kqlint.domain.kueue.queue_view import inactive_reason
+    from kqlint.engine.pipeline import Pipeline, lint
+
+    shutil.copytree(KQ216_CASES / case, tmp_path / "repo")
+    (tmp_path / "repo" / ".git").mkdir()
+    with chdir(tmp_path / "repo"):
+        findings = lint(["."], Config(select=("KQ216",))).findings
+        graph = Pipeline(Config()).queue_graph(["."])
+    tree = build_tree(graph)
+    queues = {cq.name: cq for cq in graph.of_kind("ClusterQueue", "kueue.x-k8s.io")}
+    named = [(re.search(r"ClusterQueue ([a-z0-9.-]+)", f.message), f.message) for f in findings]
+    assert named and all(match is not None for match, _ in named)
+    for match, message in named:
+        assert match is not None
+        reason = inactive_reason(queues[match.group(1)], tree, graph)
+        assert reason is not None and reason in message, (match.group(1), reason, message)

@@ -35,8 +35,35 @@ def inactive_reason(cq: K8sObject, tree: QuotaTree, graph: ObjectGraph) -> str |
         return "FlavorNotFound"
     if any(graph.resolve("AdmissionCheck", n, None, KUEUE_GROUP) is None for n in admission_checks(cq)):
         return "AdmissionCheckNotFound"
+    known = _known_inactive(cq, graph)  # what KQ216 reports, from the same functions
+    if known is not None:
+        return known
     if tree.in_cycle(tree.queues[cq.name]):
         return "HasCycle"
+    return None
+
+
+def _known_inactive(cq: K8sObject, graph: ObjectGraph) -> str | None:
+    """KQ216's reasons (kqlint.domain.kueue.activity): the MultiKueue constraints, an inactive
+    AdmissionCheck, a TAS flavor whose Topology is missing."""
+    from kqlint.domain.kueue.activity import (
+        INACTIVE,
+        TOPOLOGY_NOT_FOUND,
+        check_entries,
+        inactive_check,
+        missing_topology,
+        queue_causes,
+    )
+
+    causes = queue_causes(cq, graph)
+    if causes:
+        return causes[0].reason
+    if any(e.target is not None and inactive_check(e.target, graph) is not None for e in check_entries(cq, graph)):
+        return INACTIVE
+    flavors = [graph.resolve("ResourceFlavor", n, None, KUEUE_GROUP) for _, names in resource_group_list(cq)
+               for n in names]
+    if any(f is not None and missing_topology(f, graph) is not None for f in flavors):
+        return TOPOLOGY_NOT_FOUND
     return None
 
 
