@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+import tempfile
+from typing import IO, Any
 
 from kqlint.cache.home import read_owned
 from kqlint.cache.keys import CACHE_FORMAT
@@ -35,17 +36,57 @@ def encode_index(files: Records, entries: Records) -> bytes:
                       sort_keys=True, separators=(",", ":")).encode()
 
 
-def pack_entries(pack: str, new: dict[str, bytes], entries: Records) -> list[bytes]:
-    """The chunks of the pack named ``pack`` holding ``new`` (by content hash), written one
-    after another (never joined: a pack is as large as every entry of a cold run); records in
-    ``entries`` where each one sits."""
-    offset = 0
-    chunks = []
-    for digest, blob in sorted(new.items()):
-        entries[digest] = [pack, offset, len(blob)]
-        chunks.append(blob)
-        offset += len(blob)
-    return chunks
+class PackWriter:
+    """The entries a run parses, written to a temporary file of the settings folder as they
+    arrive (a cold run keeps none of them in memory: together they are as large as the
+    repository's parse), then given a pack's name by ``finish``: no run sees a pack half written."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+        self._where: dict[str, tuple[int, int]] = {}  # content hash -> (offset, length) in the file
+        self._out: IO[bytes] | None = None
+        self._temporary = ""
+        self._size = 0
+
+    @property
+    def writing(self) -> bool:
+        return self._out is not None
+
+    def add(self, digest: str, blob: bytes) -> None:
+        """Append one entry (once per content hash). Raises OSError."""
+        if digest in self._where:
+            return
+        if self._out is None:
+            handle, self._temporary = tempfile.mkstemp(dir=self.folder, prefix=".tmp-")
+            self._out = os.fdopen(handle, "wb")
+        self._out.write(blob)
+        self._where[digest] = (self._size, len(blob))
+        self._size += len(blob)
+
+    def finish(self, pack: str, live: set[str], entries: Records) -> None:
+        """Name the file ``pack`` and record in ``entries`` where each of its ``live`` entries
+        sits; with no live entry, remove it. The next ``add`` starts a new file. Raises OSError."""
+        out, temporary, where = self._out, self._temporary, self._where
+        self._out, self._temporary, self._where, self._size = None, "", {}, 0
+        if out is None:
+            return
+        kept = {digest: place for digest, place in where.items() if digest in live}
+        try:
+            out.close()
+            if kept:
+                os.replace(temporary, os.path.join(self.folder, pack))
+        finally:
+            if not kept or os.path.exists(temporary):
+                _unlink(temporary)
+        for digest, (offset, length) in kept.items():
+            entries[digest] = [pack, offset, length]
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def sparse_packs(folder: str, entries: Records) -> list[str]:
