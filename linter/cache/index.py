@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 from typing import IO, Any
 
-from kqlint.cache.home import read_owned
+from kqlint.cache.home import MAX_READ, read_owned
 from kqlint.cache.keys import CACHE_FORMAT
 
 INDEX = "index.json"
@@ -105,8 +106,51 @@ def sparse_packs(folder: str, entries: Records) -> list[str]:
     return sparse
 
 
-def entry_bytes(data: bytes | None, offset: int, length: int) -> bytes | None:
-    """The entry at ``offset`` of a pack's bytes, or None when the pack is missing or too short."""
-    if data is None or offset + length > len(data):
+class PackReader:
+    """Entries read one at a time from the packs of a settings folder, so a run holds only the
+    entries it keeps (not whole packs): a pack is opened once, without following a link, and
+    must be a regular file; an entry must lie inside it. ``close`` before the packs are pruned."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+        self._open: dict[str, tuple[int, int] | None] = {}  # pack -> (descriptor, size), None: unreadable
+
+    def entry(self, pack: str, offset: int, length: int) -> bytes | None:
+        """The entry's bytes, or None when the pack is missing, foreign or too short."""
+        if pack not in self._open:
+            self._open[pack] = _open_pack(os.path.join(self.folder, pack))
+        opened = self._open[pack]
+        if opened is None or offset < 0 or not 0 <= length <= MAX_READ or offset + length > opened[1]:
+            return None
+        descriptor = opened[0]
+        try:
+            if hasattr(os, "pread"):
+                data = os.pread(descriptor, length, offset)
+            else:  # Windows
+                os.lseek(descriptor, offset, os.SEEK_SET)
+                data = os.read(descriptor, length)
+        except OSError:
+            return None
+        return data if len(data) == length else None
+
+    def close(self) -> None:
+        for opened in self._open.values():
+            if opened is not None:
+                os.close(opened[0])
+        self._open.clear()
+
+
+def _open_pack(path: str) -> tuple[int, int] | None:
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        descriptor = os.open(path, flags)
+    except OSError:
         return None
-    return data[offset:offset + length]
+    try:
+        info = os.fstat(descriptor)
+    except OSError:
+        info = None
+    if info is None or not stat.S_ISREG(info.st_mode):
+        os.close(descriptor)
+        return None
+    return descriptor, info.st_size

@@ -21,9 +21,8 @@ from kqlint.cache.home import (
     check_owned,
     owned_folder,
     project_folder,
-    read_owned,
 )
-from kqlint.cache.index import INDEX, PackWriter, encode_index, entry_bytes, read_index, sparse_packs
+from kqlint.cache.index import INDEX, PackReader, PackWriter, encode_index, read_index, sparse_packs
 from kqlint.cache.keys import content_hash, project_root, settings_key
 from kqlint.loader import SourceFile
 
@@ -62,7 +61,7 @@ class FileCache:
         self.seen: dict[str, list[Any]] = {}
         self._packer = PackWriter(self.folder)  # the entries parsed in this run, on disk as they come
         self._flushes = 0
-        self._packs: dict[str, bytes | None] = {}
+        self._packs = PackReader(self.folder)
         self._discoveries: dict[tuple[Any, ...], Any] = {}
         self.changed_during_run = False
         self._cwd = os.getcwd()  # a run changes no directory: one system call, not one per file
@@ -85,6 +84,7 @@ class FileCache:
         self._unparsed.clear()
         self._discoveries.clear()
         self._digests_this_lint.clear()
+        self._packs.close()  # a pack an earlier lint read may since have been replaced
         self.changed_during_run = False
         self._cwd = os.getcwd()
 
@@ -246,19 +246,10 @@ class FileCache:
 
     def _read_entry(self, digest: str) -> Entry | None:
         try:
-            pack, offset, length = self.entries[digest]
-            blob = entry_bytes(self._pack(pack), offset, length)
+            blob = self._packs.entry(*self.entries[digest])
             return None if blob is None else decode_entry(blob)
         except Exception:
             return None
-
-    def _pack(self, name: str) -> bytes | None:
-        if name not in self._packs:
-            try:
-                self._packs[name] = read_owned(os.path.join(self.folder, name))
-            except OSError:
-                self._packs[name] = None
-        return self._packs[name]
 
     # ------------------------------------------------------------ store
     def add(self, digest: str, blob: bytes) -> None:
@@ -298,11 +289,11 @@ class FileCache:
         live = self._live = {record[4] for record in files.values()}
         entries = {digest: where for digest, where in entries.items() if digest in live}
         for pack in sparse_packs(self.folder, entries):  # mostly garbage: its live entries move to this run's pack
-            data = self._pack(pack)
             for digest, (name, offset, length) in list(entries.items()):
-                blob = entry_bytes(data, offset, length) if name == pack else None
+                blob = self._packs.entry(name, offset, length) if name == pack else None
                 if blob is not None:
                     self.add(digest, blob)
+        self._packs.close()  # before pruning: an open pack keeps its disk space
         self._flushes += 1
         try:
             self._packer.finish(f"pack-{self.started_ns:x}-{os.getpid()}-{self._flushes}", live, entries)
