@@ -204,10 +204,8 @@ def _check_head(head: Any) -> None:
             raise ValueError("damaged cache entry")
     if not isinstance(fields, dict) or not all(isinstance(p, dict) for p in problems):
         raise ValueError("damaged cache entry")
-    if not isinstance(digests, tuple) or not all(isinstance(d, str) for d in digests):
-        raise ValueError("damaged cache entry")
-    if not isinstance(projections, tuple) or len(projections) != len(digests) \
-            or not all(isinstance(d, str) for d in projections):
+    if not isinstance(digests, tuple) or not isinstance(projections, tuple) or len(projections) != len(digests) \
+            or not all(isinstance(d, str) for d in digests + projections):
         raise ValueError("damaged cache entry")
 
 
