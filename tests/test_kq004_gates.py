@@ -163,3 +163,25 @@ def test_the_platform_model_shows_the_gates_and_where_they_come_from(tmp_path: P
     assert platform.kueue_gates == (("TASMultiLayerTopology", False),)
     assert platform.describe()["kueue"]["featureGates"] == ["TASMultiLayerTopology=false"]
     assert "kueue feature gates: TASMultiLayerTopology=false (from --feature-gates of" in "\n".join(platform.lines())
+
+
+def test_gates_a_hostile_repository_writes_are_bounded_and_plain(tmp_path: Path) -> None:
+    """The platform model shows the gates: names not spelled as Kueue's (escape sequences,
+    spaces) are dropped, and so are gates beyond a bound, whatever the flag holds."""
+    from helpers import chdir
+    from kqlint.config import Config
+    from kqlint.domain.kueue_config import MAX_GATES
+    from kqlint.domain.platform import platform_of
+    from kqlint.engine.pipeline import Pipeline
+
+    def flag(i: int) -> str:
+        return ",".join(f"Gate{i}x{j}=true" for j in range(5000)) + ",\x1b[31mRed=true,Two Words=false"
+
+    managers = [_manager(f"kueue-{i}", "registry.k8s.io/kueue/kueue:v0.19.1", f"['--feature-gates={flag(i)}']")
+                for i in range(40)]
+    (tmp_path / "m.yaml").write_text("---\n".join(managers), encoding="utf-8")
+    with chdir(tmp_path):
+        platform = platform_of(Pipeline(Config()).graph(["."]).graphs[0])
+    assert len(platform.kueue_gates) <= MAX_GATES
+    assert all(name.isalnum() for name, _ in platform.kueue_gates)
+    assert all(len(line) < 10_000 and "\x1b" not in line for line in platform.lines())

@@ -11,6 +11,7 @@ node at the ``controller_manager_config.yaml`` key.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,9 @@ KUEUE_CONFIG_KEY = "controller_manager_config.yaml"
 CONFIG_GROUP = "config.kueue.x-k8s.io"
 V1BETA1, V1BETA2 = f"{CONFIG_GROUP}/v1beta1", f"{CONFIG_GROUP}/v1beta2"
 MAX_CONFIG_BYTES = 1024 * 1024  # a manager configuration is a few kilobytes
+MAX_GATES = 128  # Kueue knows 80 feature gates (kube_features.go at ff69552e)
+MAX_GATE_SOURCES = 16  # manager Deployments and Configurations whose gates are read
+_GATE_NAME = re.compile(r"[A-Z][A-Za-z0-9]{0,79}")
 
 
 @dataclass(frozen=True)
@@ -98,7 +102,7 @@ class KueueConfiguration:
         gates = self.get("featureGates")
         if not isinstance(gates, dict):
             return None
-        return {str(name): value for name, value in gates.items() if isinstance(value, bool)}
+        return _known_form({str(name): value for name, value in gates.items() if isinstance(value, bool)})
 
 
 def is_manager_configmap(obj: K8sObject) -> bool:
@@ -148,7 +152,13 @@ def manager_gates(graph: ObjectGraph) -> list[tuple[str, dict[str, bool]]]:
         gates = config.feature_gates()
         if gates:
             found.append((f"featureGates of {config.configmap.display()} ({config.configmap.file})", gates))
-    return [(where, gates) for where, gates in found if gates]
+    kept: list[tuple[str, dict[str, bool]]] = []
+    names: set[str] = set()
+    for where, gates in found:  # bounded: at most MAX_GATES names over MAX_GATE_SOURCES sources
+        if gates and len(kept) < MAX_GATE_SOURCES and len(names | gates.keys()) <= MAX_GATES:
+            kept.append((where, gates))
+            names |= gates.keys()
+    return kept
 
 
 def gates_flag(deployment: K8sObject, namespace: str | None = None) -> str | None:
@@ -177,12 +187,18 @@ def parse_gates(flag: str) -> dict[str, bool]:
     from kqlint.domain.fields import go_bool
 
     gates: dict[str, bool] = {}
-    for pair in flag.split(",")[:256]:
+    for pair in flag.split(",", MAX_GATES)[:MAX_GATES]:
         name, _, value = pair.partition("=")
         enabled = go_bool(value.strip())
-        if name.strip() and enabled is not None:
+        if enabled is not None:
             gates[name.strip()] = enabled
-    return gates
+    return _known_form(gates)
+
+
+def _known_form(gates: dict[str, bool]) -> dict[str, bool]:
+    """Only names spelled as Kueue's gates are (``TASMultiLayerTopology``), at most MAX_GATES: the
+    platform model shows them, and a repository may write anything there."""
+    return dict(list((name, on) for name, on in gates.items() if _GATE_NAME.fullmatch(name))[:MAX_GATES])
 
 
 def _parse(obj: K8sObject) -> KueueConfiguration | None:
