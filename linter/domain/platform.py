@@ -170,7 +170,8 @@ class Platform:
         """Whether the model establishes any fact at all."""
         return bool(self.kueue_version or self.integrations is not None or self.fair_sharing is not None
                     or self.gang_schedulers or self.nic_resources or self.template_labels or self.kueue_pins
-                    or self.volcano_version or self.schedulers or self.scheduler_webhook or self.volcano_hierarchy)
+                    or self.volcano_version or self.schedulers or self.scheduler_webhook or self.volcano_hierarchy
+                    or self.kueue_gates)
 
     def describe(self) -> dict[str, Any]:
         """The model as plain data (``kqlint graph --format json``), unknown facts as null."""
