@@ -545,7 +545,8 @@ def test_pure_rules_read_nothing_but_their_object() -> None:
     errors: list[str] = []
     pure = pure_codes()
     rules, states = prepare_rules(RuleSet(r for r in builtin_rules() if r.code in pure), config, errors)
-    assert not errors and {rule.code for rule in rules} == set(pure) and len(pure) >= 12
+    # KQ004 reads the platform model since Kueue's release and feature gates decide some webhook checks
+    assert not errors and {rule.code for rule in rules} == set(pure) and len(pure) >= 11
     checked = 0
     for rule in rules:
         scope = _scope(rule)

@@ -21,6 +21,18 @@ def text_or(value: Any, default: str) -> str:
     return value if isinstance(value, str) and value else default
 
 
+GO_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
+GO_FALSE = frozenset({"0", "f", "F", "FALSE", "false", "False"})
+
+
+def go_bool(value: Any) -> bool | None:
+    """A string as Go's ``strconv.ParseBool`` reads it (annotations, flags): None when it is not
+    one of its spellings."""
+    if not isinstance(value, str):
+        return None
+    return True if value in GO_TRUE else False if value in GO_FALSE else None
+
+
 def integer(value: Any) -> int | None:
     """``value`` when it is an int (YAML ``true`` is a bool, not 1), else None."""
     return value if isinstance(value, int) and not isinstance(value, bool) else None

@@ -11,6 +11,7 @@ node at the ``controller_manager_config.yaml`` key.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,9 @@ KUEUE_CONFIG_KEY = "controller_manager_config.yaml"
 CONFIG_GROUP = "config.kueue.x-k8s.io"
 V1BETA1, V1BETA2 = f"{CONFIG_GROUP}/v1beta1", f"{CONFIG_GROUP}/v1beta2"
 MAX_CONFIG_BYTES = 1024 * 1024  # a manager configuration is a few kilobytes
+MAX_GATES = 128  # Kueue knows 80 feature gates (kube_features.go at ff69552e)
+MAX_GATE_SOURCES = 16  # manager Deployments and Configurations whose gates are read
+_GATE_NAME = re.compile(r"[A-Z][A-Za-z0-9]{0,79}")
 
 
 @dataclass(frozen=True)
@@ -92,6 +96,14 @@ class KueueConfiguration:
             return self.get("fairSharing", "enable") is True
         return None
 
+    def feature_gates(self) -> dict[str, bool] | None:
+        """``featureGates`` as the manager reads it (a map of booleans: other values fail the
+        strict decoding, KQ222), or None when it is not set."""
+        gates = self.get("featureGates")
+        if not isinstance(gates, dict):
+            return None
+        return _known_form({str(name): value for name, value in gates.items() if isinstance(value, bool)})
+
 
 def is_manager_configmap(obj: K8sObject) -> bool:
     return obj.kind == "ConfigMap" and not obj.group and obj.name.endswith(KUEUE_CONFIG_MAP)
@@ -109,6 +121,84 @@ def manager_configurations(graph: ObjectGraph) -> list[KueueConfiguration]:
     """Every embedded Configuration of the graph, best tier first."""
     found = [configuration_of(obj) for obj in graph.of_kind("ConfigMap", "")]
     return [c for c in found if c is not None]
+
+
+def manager_facts(graph: ObjectGraph
+                  ) -> tuple[K8sObject, frozenset[str] | None, bool | None, bool | None] | None:
+    """The Kueue Configuration of a kueue-manager-config ConfigMap (the first that lists
+    ``integrations.frameworks``, else the first that parses as a mapping): its frameworks (None
+    when not a list), whether Fair Sharing is on, and ``manageJobsWithoutQueueName`` (Kueue's
+    default false when unset, B14; None when not a boolean)."""
+    parsed = [c for c in manager_configurations(graph) if c.document is not None]
+    listing = [c for c in parsed if isinstance(c.get("integrations", "frameworks"), list)]
+    if not parsed:
+        return None
+    chosen = (listing or parsed)[0]
+    frameworks = chosen.get("integrations", "frameworks")
+    listed = frozenset(str(f) for f in frameworks if isinstance(f, str)) if isinstance(frameworks, list) else None
+    manage = chosen.get("manageJobsWithoutQueueName")
+    manage = False if manage is None else manage if isinstance(manage, bool) else None
+    return chosen.configmap, listed, chosen.fair_sharing(), manage
+
+
+def manager_gates(graph: ObjectGraph) -> list[tuple[str, dict[str, bool]]]:
+    """The feature gates Kueue managers are started with, and where each set is written: a
+    manager Deployment's ``--feature-gates`` or a kueue-manager-config Configuration's
+    ``featureGates`` (``LoadAndValidateFeatureGates``, ``pkg/config/validation.go``; the manager
+    exits when both are set, KQ222)."""
+    found = [(f"--feature-gates of {d.display()} ({d.file})", parse_gates(flag))
+             for d in graph.of_kind("Deployment", "apps") if (flag := gates_flag(d)) is not None]
+    for config in manager_configurations(graph):
+        gates = config.feature_gates()
+        if gates:
+            found.append((f"featureGates of {config.configmap.display()} ({config.configmap.file})", gates))
+    kept: list[tuple[str, dict[str, bool]]] = []
+    names: set[str] = set()
+    for where, gates in found:  # bounded: at most MAX_GATES names over MAX_GATE_SOURCES sources
+        if gates and len(kept) < MAX_GATE_SOURCES and len(names | gates.keys()) <= MAX_GATES:
+            kept.append((where, gates))
+            names |= gates.keys()
+    return kept
+
+
+def gates_flag(deployment: K8sObject, namespace: str | None = None) -> str | None:
+    """The ``--feature-gates`` value a Kueue manager Deployment (a name with ``kueue``; in
+    ``namespace`` when given) passes its containers (``--feature-gates=X`` or
+    ``--feature-gates X``, as Go's flag package reads them); None when absent or empty."""
+    from kqlint.domain.fields import strings
+    from kqlint.domain.podspec import containers
+
+    if "kueue" not in deployment.name or namespace is not None and deployment.namespace != namespace:
+        return None
+    for container in containers(deployment.get("spec", "template", "spec")):
+        args = strings(container.data.get("command")) + strings(container.data.get("args"))
+        for index, arg in enumerate(args):
+            name, equals, value = arg.partition("=")
+            if name in ("--feature-gates", "-feature-gates"):
+                value = value if equals else (args[index + 1] if index + 1 < len(args) else "")
+                if value:
+                    return value
+    return None
+
+
+def parse_gates(flag: str) -> dict[str, bool]:
+    """``A=true,B=false`` as ``featuregate.Set`` reads it (pairs that do not parse make the
+    manager exit: they are left out)."""
+    from kqlint.domain.fields import go_bool
+
+    gates: dict[str, bool] = {}
+    for pair in flag.split(",", MAX_GATES)[:MAX_GATES]:
+        name, _, value = pair.partition("=")
+        enabled = go_bool(value.strip())
+        if enabled is not None:
+            gates[name.strip()] = enabled
+    return _known_form(gates)
+
+
+def _known_form(gates: dict[str, bool]) -> dict[str, bool]:
+    """Only names spelled as Kueue's gates are (``TASMultiLayerTopology``), at most MAX_GATES: the
+    platform model shows them, and a repository may write anything there."""
+    return dict(list((name, on) for name, on in gates.items() if _GATE_NAME.fullmatch(name))[:MAX_GATES])
 
 
 def _parse(obj: K8sObject) -> KueueConfiguration | None:

@@ -24,6 +24,9 @@ Facts
     volcano_hierarchy      True when Volcano's capacity plugin runs with ``enableHierarchy``
     manage_jobs_without_queue_name  the Kueue Configuration's ``manageJobsWithoutQueueName``
                            (False when a Configuration in the inputs leaves it unset), or None
+    kueue_gates            (gate, on) pairs the Kueue manager's ``--feature-gates`` or its
+                           Configuration's ``featureGates`` set (evidence; a gate set both ways
+                           by two sources is in twice); a gate not in it has its default
 
 Sources, per fact, the first that sets it wins (config > profile > evidence):
 1. the configuration's ``platform:`` section (``kueue.version``, ``kueue.integrations``,
@@ -52,14 +55,13 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from kqlint.domain.kueue_config import manager_configurations
+from kqlint.domain.kueue_config import manager_facts, manager_gates
 from kqlint.domain.requested import is_nic_resource as is_nic_resource
 from kqlint.domain.requested import object_requested_resources as object_requested_resources
 from kqlint.domain.requested import requested_resources
 
 if TYPE_CHECKING:
     from kqlint.domain.graph import ObjectGraph
-    from kqlint.domain.objects import K8sObject
     from kqlint.domain.pins import Pin
 
 POD = "pod"
@@ -106,6 +108,7 @@ class Platform:
     nic_resources: frozenset[str] = frozenset()
     template_labels: frozenset[tuple[str, str]] = frozenset()
     manage_jobs_without_queue_name: bool | None = None
+    kueue_gates: tuple[tuple[str, bool], ...] = ()  # feature gates the Kueue manager is started with
     requested: frozenset[str] = frozenset()   # evidence: every resource some pod requests
     kueue_pins: tuple[Pin, ...] = ()          # evidence: every Kueue version the repository pins
     volcano_version: tuple[int, int] | None = None
@@ -167,7 +170,8 @@ class Platform:
         """Whether the model establishes any fact at all."""
         return bool(self.kueue_version or self.integrations is not None or self.fair_sharing is not None
                     or self.gang_schedulers or self.nic_resources or self.template_labels or self.kueue_pins
-                    or self.volcano_version or self.schedulers or self.scheduler_webhook or self.volcano_hierarchy)
+                    or self.volcano_version or self.schedulers or self.scheduler_webhook or self.volcano_hierarchy
+                    or self.kueue_gates)
 
     def describe(self) -> dict[str, Any]:
         """The model as plain data (``kqlint graph --format json``), unknown facts as null."""
@@ -178,7 +182,9 @@ class Platform:
             "kueue": {"version": version,
                       "integrations": sorted(self.integrations) if self.integrations is not None else None,
                       "integrationsComplete": self.integrations_complete,
-                      "fairSharing": self.fair_sharing},
+                      "fairSharing": self.fair_sharing,
+                      **({"featureGates": [f"{k}={str(v).lower()}" for k, v in self.kueue_gates]}
+                         if self.kueue_gates else {})},
             "gangSchedulers": sorted(self.gang_schedulers),
             "nicResources": sorted(self.nic_resources),
             "podTemplateLabels": [kind for _, kind in sorted(self.template_labels)],
@@ -201,6 +207,8 @@ class Platform:
                  "kueue.fair-sharing"),
                 ("gang schedulers", ", ".join(data["gangSchedulers"]) or "unknown", "gang-schedulers"),
                 ("NIC resources", ", ".join(data["nicResources"]) or "none known", "nic-resources")]
+        if self.kueue_gates:
+            rows.append(("kueue feature gates", ", ".join(data["kueue"]["featureGates"]), "kueue.feature-gates"))
         if self.template_labels:
             rows.append(("pod-template Kueue labels", ", ".join(data["podTemplateLabels"]), "pod-template-labels"))
         rows += scheduler_rows(self)
@@ -262,6 +270,9 @@ def _merge(layers: list[Platform]) -> Platform:
             sources["kueue.fair-sharing"] = layer.sources.get("kueue.fair-sharing", "")
         if result.manage_jobs_without_queue_name is None:
             result = replace(result, manage_jobs_without_queue_name=layer.manage_jobs_without_queue_name)
+        if not result.kueue_gates and layer.kueue_gates:
+            result = replace(result, kueue_gates=layer.kueue_gates)
+            sources["kueue.feature-gates"] = layer.sources.get("kueue.feature-gates", "")
         if not result.template_labels and layer.template_labels:
             result = replace(result, template_labels=layer.template_labels)
             sources["pod-template-labels"] = layer.sources.get("pod-template-labels", "")
@@ -346,7 +357,7 @@ def parse_version(value: Any) -> tuple[int, int] | None:
 def _from_evidence(graph: ObjectGraph, requests: dict[int, frozenset[str]], pins: tuple[Pin, ...]) -> Platform:
     facts: dict[str, Any] = {"kueue_pins": pins}
     sources: dict[str, str] = {}
-    configuration = _kueue_configuration(graph)
+    configuration = manager_facts(graph)
     if configuration is not None:
         obj, frameworks, fair_sharing, manage = configuration
         where = f"{obj.display()} ({obj.file})"
@@ -357,6 +368,10 @@ def _from_evidence(graph: ObjectGraph, requests: dict[int, frozenset[str]], pins
             facts["fair_sharing"], sources["kueue.fair-sharing"] = fair_sharing, where
         if manage is not None:
             facts["manage_jobs_without_queue_name"] = manage
+    gates = manager_gates(graph)
+    if gates:
+        facts["kueue_gates"] = tuple(sorted({pair for _, written in gates for pair in written.items()}))
+        sources["kueue.feature-gates"] = "; ".join(where for where, _ in gates[:3])
     versions = sorted({pin.version for pin in pins})
     if len(versions) == 1:  # pins that disagree leave it unknown (the class docstring)
         facts["kueue_version"], sources["kueue.version"] = versions[0], _pin_sources(pins)
@@ -370,24 +385,6 @@ def _from_evidence(graph: ObjectGraph, requests: dict[int, frozenset[str]], pins
         facts["nic_resources"] = frozenset(nics)
         sources["nic-resources"] = "pods in the inputs/context that request them"
     return Platform(**facts, sources=sources)
-
-
-def _kueue_configuration(graph: ObjectGraph
-                         ) -> tuple[K8sObject, frozenset[str] | None, bool | None, bool | None] | None:
-    """The Kueue Configuration of a kueue-manager-config ConfigMap (the first that lists
-    ``integrations.frameworks``, else the first that parses as a mapping): its frameworks (None
-    when not a list), whether Fair Sharing is on, and ``manageJobsWithoutQueueName`` (Kueue's
-    default false when unset, B14; None when not a boolean)."""
-    parsed = [c for c in manager_configurations(graph) if c.document is not None]
-    listing = [c for c in parsed if isinstance(c.get("integrations", "frameworks"), list)]
-    if not parsed:
-        return None
-    chosen = (listing or parsed)[0]
-    frameworks = chosen.get("integrations", "frameworks")
-    listed = frozenset(str(f) for f in frameworks if isinstance(f, str)) if isinstance(frameworks, list) else None
-    manage = chosen.get("manageJobsWithoutQueueName")
-    manage = False if manage is None else manage if isinstance(manage, bool) else None
-    return chosen.configmap, listed, chosen.fair_sharing(), manage
 
 
 def _pin_sources(pins: tuple[Pin, ...]) -> str:

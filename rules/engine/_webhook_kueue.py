@@ -1,4 +1,4 @@
-"""KQ004: what Kueue's job webhooks refuse on create (kueue.md B30), from the object alone.
+"""KQ004: what Kueue's job webhooks refuse on create (kueue.md B30).
 
 ``jobframework.ValidateJobOnCreate`` (``validation.go``): the ``queue-name`` label must be a
 DNS-1123 subdomain, the ``max-exec-time-seconds`` label an integer > 0. The TAS annotations of
@@ -9,10 +9,9 @@ integration's webhook runs while ``TopologyAwareScheduling`` is on (beta, on by 
 (``rayjob_webhook.go`` ``validateCreate``, ``raycluster/common.go`` ``ValidateCreate``): a
 RayJob with both or neither of ``clusterSelector`` and ``rayClusterSpec``, or with
 ``shutdownAfterJobFinishes`` false; a worker group named ``head``.
-
-Not judged here (they need the platform's Kueue version, which a pure rule does not read):
-``podset-slice-required-topology-constraints`` on Kueue older than 0.19, and the
-``elastic-job`` annotation checks."""
+The checks that depend on the platform's Kueue release and feature gates (the TAS gate, the
+multi-layer constraints annotation, the ``elastic-job`` annotation) are decided in
+kqlint.rules.engine._webhook_kueue_gates."""
 from __future__ import annotations
 
 import json
@@ -21,13 +20,21 @@ from collections.abc import Iterator
 from typing import Any
 
 from kqlint.domain import kinds as K
-from kqlint.domain.fields import is_dns1123_subdomain, text
+from kqlint.domain.fields import go_bool, is_dns1123_subdomain, is_integer, text
 from kqlint.domain.kueue import QUEUE_LABEL
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.workloads import PodTemplate, as_count, own_templates
 from kqlint.engine.rule import RuleContext
 from kqlint.loader.placeholders import holds_placeholder
 from kqlint.model import Finding
+from kqlint.rules.engine._webhook_kueue_gates import (
+    ELASTIC,
+    MULTI_LAYER_GATE,
+    KueueGates,
+    elastic_kind_findings,
+    gates_of,
+    is_elastic,
+)
 
 PREFIX = "kueue.x-k8s.io/"
 REQUIRED, PREFERRED, UNCONSTRAINED = (f"{PREFIX}podset-required-topology", f"{PREFIX}podset-preferred-topology",
@@ -41,7 +48,6 @@ JOB_KINDS = frozenset({K.JOB, K.JOBSET, *K.KUBEFLOW_JOBS, K.RAYJOB, K.RAYCLUSTER
 RAY_KINDS = frozenset({K.RAYJOB, K.RAYCLUSTER, K.RAYSERVICE})
 _QUALIFIED_NAME = re.compile(r"([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)")
 _INT32 = re.compile(r"[+-]?\d+")
-_BOOL = frozenset({"1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "false", "False"})
 
 
 def as_text(value: Any) -> str:
@@ -50,16 +56,21 @@ def as_text(value: Any) -> str:
 
 
 def kueue_job_findings(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    yield from elastic_kind_findings(obj, ctx)
     if (obj.group, obj.kind) not in JOB_KINDS:
         return
     yield from _labels(obj, ctx)
     templates = [t for t in own_templates(obj, ctx.graph)
                  if t.meta_path is not None and any(str(key).startswith(PREFIX) for key in t.annotations)]
-    for template in templates:
-        rejected = list(_tas_annotations(obj, template, ctx))
-        # ValidateSliceSizeAnnotationUpperBound runs once the request itself is valid (job_webhook.go)
-        yield from rejected or _upper_bounds(obj, template, ctx)
-    yield from _groups(obj, templates, ctx)
+    gates = gates_of(ctx) if templates else None
+    if gates is not None and gates.tas:
+        for template in templates:
+            rejected = list(_tas_annotations(obj, template, gates, ctx))
+            # validateTopologyRequest returns the first errors it finds: the request's, the elastic
+            # Job's topology, then ValidateSliceSizeAnnotationUpperBound (job_webhook.go)
+            rejected = rejected or list(_elastic_topology(obj, template, gates, ctx))
+            yield from rejected or _upper_bounds(obj, template, gates, ctx)
+        yield from _groups(obj, templates, ctx)
     if (obj.group, obj.kind) in RAY_KINDS and text(obj.labels.get(QUEUE_LABEL)) is not None:
         yield from _ray(obj, ctx)
 
@@ -88,7 +99,8 @@ def _labels(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
                           "Set the maximum execution time as a whole number of seconds above 0", value=True)
 
 
-def _tas_annotations(obj: K8sObject, template: PodTemplate, ctx: RuleContext) -> Iterator[Finding]:
+def _tas_annotations(obj: K8sObject, template: PodTemplate, gates: KueueGates,
+                     ctx: RuleContext) -> Iterator[Finding]:
     annotations = template.annotations
     assert template.meta_path is not None
     base = template.meta_path + ("annotations",)
@@ -98,8 +110,10 @@ def _tas_annotations(obj: K8sObject, template: PodTemplate, ctx: RuleContext) ->
 
     def value(key: str) -> str:
         return as_text(annotations.get(key))
-    found = {key for key in (REQUIRED, PREFERRED, UNCONSTRAINED, SLICE_REQUIRED, SLICE_SIZE, CONSTRAINTS, GROUP_NAME)
+    found = {key for key in (REQUIRED, PREFERRED, UNCONSTRAINED, SLICE_REQUIRED, SLICE_SIZE, GROUP_NAME)
              if key in annotations}
+    if CONSTRAINTS in annotations and gates.multi_layer is not None:  # a release before 0.17 ignores it
+        found.add(CONSTRAINTS)
     modes = [key for key in (REQUIRED, PREFERRED, UNCONSTRAINED) if key in found]
     if len(modes) > 1:
         yield _reject(ctx, obj, at(modes[1]), "must not contain more than one topology annotation",
@@ -120,15 +134,20 @@ def _tas_annotations(obj: K8sObject, template: PodTemplate, ctx: RuleContext) ->
         if REQUIRED not in found and PREFERRED not in found:
             yield _reject(ctx, obj, at(GROUP_NAME), f"{GROUP_NAME}: may not be set when neither '{PREFERRED}' nor "
                           f"'{REQUIRED}' is specified", "Add a required or preferred topology to the grouped pod sets")
-    if UNCONSTRAINED in found and value(UNCONSTRAINED) not in _BOOL:
+    if UNCONSTRAINED in found and go_bool(value(UNCONSTRAINED)) is None:
         yield _reject(ctx, obj, at(UNCONSTRAINED), f"{UNCONSTRAINED}: must be a boolean value",
                       "Write \"true\" or \"false\"", value=True)
     yield from _slice_size(obj, at(SLICE_SIZE), value(SLICE_SIZE), found, ctx)
     if SLICE_REQUIRED in found and SLICE_SIZE not in found:
         yield _reject(ctx, obj, at(SLICE_REQUIRED), f"{SLICE_SIZE}: must be set when '{SLICE_REQUIRED}' is specified",
                       "Add podset-slice-size (pods per slice)")
-    if CONSTRAINTS in found:
-        yield from _constraints(obj, at(CONSTRAINTS), value(CONSTRAINTS), found, ctx)
+    if CONSTRAINTS in found and not gates.multi_layer:
+        yield _reject(ctx, obj, at(CONSTRAINTS), f"{CONSTRAINTS}: Forbidden: the {MULTI_LAYER_GATE} feature gate "
+                      "must be enabled to use this annotation",
+                      f"The gate is off by default before Kueue 0.19: use podset-slice-required-topology with "
+                      f"podset-slice-size, or turn {MULTI_LAYER_GATE} on in the manager's featureGates")
+    elif CONSTRAINTS in found:
+        yield from _constraints(obj, base, value(CONSTRAINTS), found, ctx)
 
 
 def _slice_size(obj: K8sObject, path: tuple[Any, ...], raw: str, found: set[str],
@@ -146,7 +165,23 @@ def _slice_size(obj: K8sObject, path: tuple[Any, ...], raw: str, found: set[str]
                       value=True)
 
 
-def _upper_bounds(obj: K8sObject, template: PodTemplate, ctx: RuleContext) -> Iterator[Finding]:
+def _elastic_topology(obj: K8sObject, template: PodTemplate, gates: KueueGates,
+                      ctx: RuleContext) -> Iterator[Finding]:
+    """An elastic Job supports only an unconstrained topology (``validateTopologyRequest``)."""
+    if not K.JOB.of(obj) or not gates.elastic_topology or not is_elastic(obj) or template.meta_path is None:
+        return
+    for key, mode in ((REQUIRED, "required"), (PREFERRED, "preferred")):
+        if key in template.annotations:
+            yield ctx.finding(
+                at=obj.at(*template.meta_path, "annotations", key),
+                message=(f"{obj.display()}: Kueue's webhook rejects it (`{key}: Forbidden: {mode} topology is not "
+                         "supported with elastic jobs`)"),
+                remedy=f"An elastic Job takes only {UNCONSTRAINED}: \"true\"; use it, or remove {ELASTIC}",
+                related=[(obj.at("metadata", "annotations", ELASTIC), "the elastic-job annotation")])
+            return
+
+
+def _upper_bounds(obj: K8sObject, template: PodTemplate, gates: KueueGates, ctx: RuleContext) -> Iterator[Finding]:
     """A slice (or the first constraint layer) larger than the pod set's count."""
     count = _pod_set_count(obj, template)
     base = template.meta_path + ("annotations",) if template.meta_path is not None else ()
@@ -154,19 +189,22 @@ def _upper_bounds(obj: K8sObject, template: PodTemplate, ctx: RuleContext) -> It
     if SLICE_SIZE in template.annotations and _INT32.fullmatch(raw) and int(raw) > count:
         yield _reject(ctx, obj, (*base, SLICE_SIZE), f"{SLICE_SIZE}: must not be greater than pod set count {count}",
                       f"Use a slice size of at most {count}", value=True)
-    if CONSTRAINTS in template.annotations:
-        layers = json.loads(as_text(template.annotations[CONSTRAINTS]))  # valid: no rejection came before
-        if layers[0]["size"] > count:
-            yield _reject(ctx, obj, (*base, CONSTRAINTS), f"{CONSTRAINTS}: must not be greater than pod set count "
-                          f"{count}", f"Use a first layer of at most {count} pods", value=True)
+    layers = _layers(as_text(template.annotations.get(CONSTRAINTS))) if gates.multi_layer else None
+    if layers and (layers[0].get("size") or 0) > count:  # valid layers: no rejection came before
+        yield _reject(ctx, obj, (*base, CONSTRAINTS), f"{CONSTRAINTS}: must not be greater than pod set count "
+                      f"{count}", f"Use a first layer of at most {count} pods", value=True)
 
 
-def _constraints(obj: K8sObject, path: tuple[Any, ...], raw: str, found: set[str],
+def _constraints(obj: K8sObject, base: tuple[Any, ...], raw: str, found: set[str],
                  ctx: RuleContext) -> Iterator[Finding]:
-    for other in (SLICE_REQUIRED, SLICE_SIZE, GROUP_NAME):
+    path = base + (CONSTRAINTS,)
+    for other in (SLICE_REQUIRED, SLICE_SIZE):
         if other in found:
             yield _reject(ctx, obj, path, f"{CONSTRAINTS}: may not be set when '{other}' is specified",
                           "Use either the multi-layer constraints or the two-level slice annotations")
+    if GROUP_NAME in found:  # reported at the group name (validateSliceRequiredTopologyConstraintsAnnotation)
+        yield _reject(ctx, obj, base + (GROUP_NAME,), f"{GROUP_NAME}: may not be set when '{CONSTRAINTS}' is "
+                      "specified", "Use either the multi-layer constraints or a pod-set group")
     problem = _constraints_problem(raw)
     if problem is not None:
         yield _reject(ctx, obj, path, f"{CONSTRAINTS}: {problem}",
@@ -174,20 +212,37 @@ def _constraints(obj: K8sObject, path: tuple[Any, ...], raw: str, found: set[str
                       "first, each size dividing the one above", value=True)
 
 
-def _constraints_problem(raw: str) -> str | None:
+def _layers(raw: str) -> list[dict[str, Any]] | None:
+    """The JSON list of layers as Go's decoder fills ``[]PodsetSliceRequiredTopologyConstraint``
+    (field names match case-insensitively, the last of two spellings wins); None when it fails."""
     try:
         entries = json.loads(raw)
     except (ValueError, RecursionError):  # a hostile annotation may nest deeply
-        return "must be a valid JSON array"
-    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        return None
+    if entries is None:
+        return []
+    if not isinstance(entries, list) or not all(isinstance(e, dict) or e is None for e in entries):
+        return None
+    layers = [{str(key).lower(): value for key, value in (entry or {}).items()} for entry in entries]
+    for layer in layers:
+        size, topology = layer.get("size"), layer.get("topology")
+        if size is not None and (not is_integer(size) or not -2 ** 31 <= size < 2 ** 31) \
+                or topology is not None and not isinstance(topology, str):
+            return None  # json.Unmarshal fails on a wrong type or an int32 overflow
+    return layers
+
+
+def _constraints_problem(raw: str) -> str | None:
+    entries = _layers(raw)
+    if entries is None:
         return "must be a valid JSON array"
     if not 1 <= len(entries) <= 3:
         return "must have between 1 and 3 layers"
-    sizes = [e.get("size") for e in entries]
+    sizes: list[int] = [e.get("size") or 0 for e in entries]  # a JSON null leaves Go's zero value
     topologies = [e.get("topology") for e in entries]
-    if any(not isinstance(s, int) or isinstance(s, bool) or s < 1 for s in sizes):
+    if any(size < 1 for size in sizes):
         return "size: must be greater than or equal to 1"
-    if any(not isinstance(t, str) or not _label_name(t) for t in topologies):
+    if any(not _label_name(topology or "") for topology in topologies):
         return "topology: not a valid label name"
     if len(set(topologies)) != len(topologies):
         return "topology: Duplicate value"

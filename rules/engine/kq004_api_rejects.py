@@ -44,6 +44,17 @@ cannot express (kueue.md B8, B9, B13):
   above, or sits beside the two-level slice annotations or a group name; for a Ray kind with a
   `queue-name` label, a worker group named `head`, and a RayJob with both or neither of
   `clusterSelector` and `rayClusterSpec`, or without `shutdownAfterJobFinishes: true`.
+- what depends on the platform's Kueue release (configured, or pinned by the repository; unknown
+  counts as the newest) and on the feature gates the manager's `featureGates` or
+  `--feature-gates` set: `podset-slice-required-topology-constraints` on Kueue 0.17 or 0.18, or
+  with `TASMultiLayerTopology` turned off (`the TASMultiLayerTopology feature gate must be
+  enabled to use this annotation`; releases before 0.17 ignore the annotation); a Job with
+  `kueue.x-k8s.io/elastic-job: "true"` and a required or preferred topology (`required topology
+  is not supported with elastic jobs`; Kueue 0.18 or later, where `ElasticJobsViaWorkloadSlices`
+  is on by default); the `elastic-job` annotation on a JobSet, Kubeflow job, AppWrapper, TrainJob
+  (or a Deployment, StatefulSet, LeaderWorkerSet whose integration is on) (`elastic job is not
+  supported for …`: only a Job, RayCluster, RayJob or RayService can be elastic). No TAS
+  annotation is judged where `TopologyAwareScheduling` is off (before 0.14, or turned off).
 - a Volcano Job with no task, an unknown plugin, an `mpi` plugin without its master task,
   two tasks of one name, a task name that is not a DNS-1123 label, or a job or pod name
   (`<job>-<task>-<position>`) longer than 63 characters; a `partitionPolicy` with
@@ -120,13 +131,17 @@ resource and flavor in one resource group only; set `cohortName` (v1beta1: `coho
 using a lending limit; keep `lendingLimit <= nominalQuota`; give every pod-group member both
 the group-name label and the total-count annotation.
 For a JobSet, LeaderWorkerSet, Volcano or KAI object, change the field the message names so it
-meets the webhook's rule it quotes.
+meets the webhook's rule it quotes. Before Kueue 0.19, use the two-level slice annotations
+instead of the multi-layer constraints (or turn `TASMultiLayerTopology` on); give an elastic Job
+`podset-unconstrained-topology: "true"` rather than a required or preferred topology, and keep
+`elastic-job` off the kinds that cannot be elastic.
 """
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
 
+from kqlint.domain import reading
 from kqlint.domain.kinds import JOBSET, KAI_GROUP, KUEUE_GROUP, LWS, POD, VOLCANO_JOB, VOLCANO_PODGROUP, VOLCANO_QUEUE
 from kqlint.domain.kueue import POD_GROUP_NAME, POD_GROUP_TOTAL
 from kqlint.domain.kueue.quota import group_flavors, resource_groups
@@ -146,11 +161,12 @@ from kqlint.rules.engine._webhook_volcano_specs import (
     volcano_queue_findings,
 )
 
-# findings cache: pure, the object's own fields and the pod templates it owns (a TrainJob's runtime templates belong
-# to the runtime and are skipped)
+# findings cache: reads the object's own fields, the pod templates it owns (a TrainJob's runtime is looked up, its
+# templates skipped) and the platform model (Kueue's release, feature gates and integrations decide some of Kueue's
+# webhook checks: _webhook_kueue_gates; the platform model is in every graph key)
 META = RuleMeta(code="KQ004", slug="api-rejects", severity=Severity.ERROR,
                 summary="the API server or Kueue's webhook would refuse the object at apply time",
-                pure=True)
+                reads=reading.RUNTIMES)
 
 GROUP_NAME_LABEL = POD_GROUP_NAME
 TOTAL_COUNT_ANNOTATION = POD_GROUP_TOTAL

@@ -65,13 +65,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqlint.domain.fields import strings
 from kqlint.domain.kinds import CORE_GROUP, DEPLOYMENT, GroupKind
-from kqlint.domain.kueue_config import configuration_of
+from kqlint.domain.kueue_config import configuration_of, gates_flag
 from kqlint.domain.kueue_config_checks import GATES, LOAD, ConfigProblem, manager_exits
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.platform import platform_of
-from kqlint.domain.podspec import containers
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
 
@@ -101,14 +99,8 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
 
 def _manager_flag_gates(configmap: K8sObject, ctx: RuleContext) -> bool:
     """The Kueue manager Deployment (in the ConfigMap's namespace) passes ``--feature-gates``."""
-    for deployment in ctx.graph.of_kind("Deployment", "apps"):
-        if "kueue" not in deployment.name or deployment.namespace != configmap.namespace:
-            continue
-        for container in containers(deployment.get("spec", "template", "spec")):
-            args = strings(container.data.get("command")) + strings(container.data.get("args"))
-            if any(a.split("=")[0] == "--feature-gates" for a in args):
-                return True
-    return False
+    return any(gates_flag(deployment, configmap.namespace) is not None
+               for deployment in ctx.graph.of_kind("Deployment", "apps"))
 
 
 def _remedy(problem: ConfigProblem) -> str:
