@@ -238,3 +238,14 @@ def test_what_a_rule_read_keys_its_verdicts() -> None:
     reads.key("replicatedJobs").everything()
     assert reads.changes == before + 1 and reads.of(spec)["replicatedJobs"] == spec["replicatedJobs"]
     assert reads.key(1) is not reads and reads.whole and reads.of(spec) == spec
+
+
+def test_verdicts_are_remembered_per_schema_never_across_schemas_of_the_same_name() -> None:
+    """Two schemas named alike (a --crd file edited while the server runs) that differ in a
+    default give each its own verdict for the same value."""
+    def rules(default: str) -> CelSchema:
+        return _schema({"type": "object", "properties": {"mode": {"type": "string", "default": default}},
+                        "x-kubernetes-validations": [{"rule": "self.mode == 'Never'", "message": "m"}]})
+
+    assert rules("Never").violations(_object({})) == []
+    assert [v.message for v in rules("Always").violations(_object({}))] == ["m"]
