@@ -448,3 +448,54 @@ def test_kq004_a_queue_name_with_an_envsubst_placeholder_is_a_template_not_a_rej
            "      restartPolicy: Never\n      containers: [{name: c, image: busybox}]\n")
     findings = run(tmp_path, job, "KQ004").findings
     assert [f.location.line for f in findings if "queue-name" in f.message] == ([6] if rejected else [])
+
+
+# ------------------------------------------------------------------ KQ221: inputs against their context
+
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+  namespace: ml
+  labels:
+    {label}
+  annotations:
+    kueue.x-k8s.io/pod-group-total-count: "{count}"
+spec:
+  containers:
+  - name: main
+    image: busybox
+"""
+
+
+def test_kq221_judges_an_input_member_against_members_in_the_context(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A group is judged when one of its members is an input; a run whose inputs hold no
+    member reads no context object's templates (an editor's keystroke stays cheap)."""
+    from helpers import chdir
+    from kqlint.rules.queues import kq221_pod_group_count_mismatch as kq221
+
+    group = "kueue.x-k8s.io/pod-group-name: sweep"
+    (tmp_path / "edited.yaml").write_text(POD.format(name="w0", label=group, count=3), encoding="utf-8")
+    (tmp_path / "plain.yaml").write_text(POD.format(name="solo", label="app: x", count=1), encoding="utf-8")
+    (tmp_path / "context.yaml").write_text(POD.format(name="w1", label=group, count=2) + "---\n"
+                                           + POD.format(name="w2", label=group, count=2), encoding="utf-8")
+    read: list[str] = []
+    real = kq221.pod_templates
+
+    def counted(obj, graph=None):  # type: ignore[no-untyped-def]
+        read.append(obj.name)
+        return real(obj, graph)
+
+    monkeypatch.setattr(kq221, "pod_templates", counted)
+    config = Config().with_overrides(select=("KQ221",))
+    with chdir(tmp_path):
+        report = lint(["edited.yaml"], config, context=["context.yaml"], auto_context=False)
+        finding = only(report)
+        assert (finding.location.file, finding.location.line, finding.location.column) == ("edited.yaml", 9, 5)
+        assert "total count 3 in pod group sweep, whose other members say 2" in finding.message
+        assert sorted((r.file, r.line) for r in finding.related) == [("context.yaml", 9), ("context.yaml", 23)]
+        read.clear()
+        assert not lint(["plain.yaml"], config, context=["context.yaml"], auto_context=False).findings
+    assert read == ["solo"]

@@ -338,6 +338,35 @@ def test_check_writes_the_cache_beside_the_fix_workers(repo: Path, capsys: pytes
     assert _run(capsys, ".", "--format", "json", "--jobs", "2") == expected
 
 
+def test_entries_go_to_disk_as_they_arrive_and_become_a_pack_at_flush(repo: Path) -> None:
+    """A cold run keeps no entry in memory: each is written to a temporary file of the
+    settings folder when it arrives; flush gives that file a pack's name (no temporary file
+    left), and a flush with no live entry (the file is gone) removes it."""
+    from kqlint.cache import FileCache
+    from kqlint.cache.entries import encode_entry
+    from kqlint.loader import load_file
+
+    cache = FileCache(str(cache_folder(repo)))
+    blob = encode_entry(load_file(STAGED, STAGED), Path(STAGED).read_bytes())
+    digest = cache.digest(STAGED)
+    assert digest is not None
+    cache.add(digest, blob)
+    cache.add(digest, blob)  # once per content hash
+    pending = list(cache_folder(repo).glob("*/.tmp-*"))
+    assert len(pending) == 1  # its bytes may still sit in the writer's small buffer
+    cache.flush()
+    assert not list(cache_folder(repo).glob("*/.tmp-*"))
+    packs = list(cache_folder(repo).glob("*/pack-*"))
+    assert len(packs) == 1 and packs[0].read_bytes() == blob
+    assert FileCache(str(cache_folder(repo))).lookup(STAGED, STAGED, lazy=False).__class__.__name__ == "KnownSource"
+
+    gone = FileCache(str(cache_folder(repo)))
+    gone.add("0" * 32, blob)  # no file of the index hashes to it: not live
+    gone.flush()
+    assert not list(cache_folder(repo).glob("*/.tmp-*"))
+    assert len(list(cache_folder(repo).glob("*/pack-*"))) == 1
+
+
 def test_context_objects_are_lazy_until_read(repo: Path) -> None:
     from kqlint.cache import FileCache
     from kqlint.cache.entries import CachedSource, LazyObject, objects_of
@@ -361,8 +390,8 @@ def test_context_objects_are_lazy_until_read(repo: Path) -> None:
 
 
 def test_a_changed_byte_anywhere_in_an_entry_is_caught(repo: Path) -> None:
-    """The header is inflated alone, which checks nothing: checksums of the stream and of
-    the header catch a flipped bit (a changed label value would unpickle as well as the right one)."""
+    """One checksum over the header's size, the header and the body catches a flipped bit
+    anywhere (a changed label value would unpickle as well as the right one)."""
     from kqlint.cache.entries import decode_entry, encode_entry
     from kqlint.loader import load_file
 

@@ -275,3 +275,38 @@ def test_kqlints_folder_never_appears_without_its_tag(tmp_path: Path, monkeypatc
     assert seen == [False, False] and (owned / home.TAG_NAME).read_bytes() == home.TAG
     assert [path.name for path in owned.parent.iterdir()] == ["kqlint"]  # no temporary folder left
     home.check_owned(str(owned), None)  # the second run's check: kqlint's, used
+
+
+@pytest.mark.parametrize("pack", ["link", "fifo", "sparse"])
+def test_a_pack_that_is_a_link_a_fifo_or_huge_is_not_read(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                          monkeypatch: pytest.MonkeyPatch, pack: str) -> None:
+    """Entries are read one at a time from their pack: a pack replaced by a link (to
+    /dev/zero), a FIFO, or a sparse 2 GiB file whose index entries claim 1.5 GiB each, is never
+    read (the run parses again and reports as without a cache), and never blocks."""
+    project = _project(tmp_path)
+    monkeypatch.delenv("KQLINT_CACHE_DIR", raising=False)
+    monkeypatch.chdir(project)
+    uncached = _check(capsys, ".", "--no-cache", "--format", "json")
+    _check(capsys, ".", "--format", "json")
+    for report in cache_folder(project).glob("*/report-*"):
+        report.unlink()  # the entries must be looked up
+    packs = list(cache_folder(project).glob("*/pack-*"))
+    assert packs
+    for path in packs:
+        path.unlink()
+        if pack == "link":
+            path.symlink_to("/dev/zero")
+        elif pack == "fifo":
+            os.mkfifo(path)
+        else:
+            with open(path, "wb") as out:
+                out.truncate(2 << 30)
+    if pack == "sparse":
+        for index in cache_folder(project).glob("*/index.json"):
+            data = json.loads(index.read_text())
+            data["entries"] = {digest: [where[0], 0, 3 << 29] for digest, where in data["entries"].items()}
+            index.write_text(json.dumps(data))
+    started = time.monotonic()
+    status, out, _ = _check(capsys, ".", "--format", "json")
+    assert (status, out) == uncached[:2]
+    assert time.monotonic() - started < 60

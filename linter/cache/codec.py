@@ -1,5 +1,5 @@
 """How a cache entry's bytes are framed and read back without running code: a magic prefix, a
-frame of CRC-32s checked before anything is unpickled, and unpicklers that build only plain data
+frame with a CRC-32 checked before anything is unpickled, and unpicklers that build only plain data
 (and, for an entry's header, kqlint's own value types)."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import sys
 import zlib
 from typing import Any
 
-MAGIC = b"KQLC\x00\x0a"  # 10: one pickle of all documents; 9: header and body one compressed stream
+MAGIC = b"KQLC\x00\x0b"  # 11: not compressed (10: one pickle of all documents; 9: one compressed stream)
 _ALLOWED = {("kqlint.loader.nodes", "Map"), ("kqlint.loader.nodes", "Seq"), ("array", "array"),
             ("array", "_array_reconstructor")}
 
@@ -52,11 +52,20 @@ def unpickle_data(data: bytes | memoryview) -> Any:
     return _DataUnpickler(io.BytesIO(data)).load()
 
 
-FRAME = struct.Struct(">III")  # the header's size, its CRC-32, the stream's CRC-32
+FRAME = struct.Struct(">II")  # the header's size, the CRC-32 of that size, the header and the body
+SIZE = struct.Struct(">I")
 
 
 def framed(head: bytes, body: bytes) -> bytes:
-    """An entry's bytes: MAGIC, FRAME, then the header and the body compressed as one stream."""
-    compressor = zlib.compressobj(1)
-    stream = compressor.compress(head) + compressor.compress(body) + compressor.flush()
-    return MAGIC + FRAME.pack(len(head), zlib.crc32(head), zlib.crc32(stream)) + stream
+    """An entry's bytes: MAGIC, FRAME, the header, then the body. Not compressed: a cold run
+    pays for every entry it writes and a warm one for every entry it reads, and zlib cost both
+    more than the disk it saved (docs/performance.md); a CI cache compresses the folder anyway."""
+    return b"".join((MAGIC, FRAME.pack(len(head), checksum(len(head), head, body)), head, body))
+
+
+def checksum(size: int, *parts: bytes | memoryview) -> int:
+    """The CRC-32 of an entry's header size and of its header and body (``parts``)."""
+    check = zlib.crc32(SIZE.pack(size))
+    for part in parts:
+        check = zlib.crc32(part, check)
+    return check

@@ -5,13 +5,12 @@ from __future__ import annotations
 import dataclasses
 import io
 import pickle
-import zlib
 from array import array
 from dataclasses import dataclass
 from typing import Any
 
 from kqlint import loader
-from kqlint.cache.codec import FRAME, MAGIC, ModelUnpickler, framed, unpickle_data
+from kqlint.cache.codec import FRAME, MAGIC, ModelUnpickler, checksum, framed, unpickle_data
 from kqlint.domain.kinds import POD_GROUPS
 from kqlint.domain.kueue import CLUSTER_QUEUE_FIELD, COHORT_FIELDS
 from kqlint.domain.objects import INPUT, K8sObject, dig, mapping_at, objects_from_file
@@ -97,9 +96,8 @@ def encode(source: SourceFile, raw: bytes) -> tuple[bytes, list[Skeleton], tuple
 
     Header: problems, comments, the source's other fields, object skeletons, the documents'
     digests and their projections' (kqlint.cache.digests). Body: the documents, pickled
-    together (every run that reads one reads them all). Both are compressed as
-    one stream (one compressor per file: for entries of a few kilobytes, setting one up costs
-    as much as compressing), the header first, so it is read without inflating the body."""
+    together (every run that reads one reads them all), after the header, so the header is
+    read without unpickling the body (kqlint.cache.codec.framed)."""
     from kqlint.cache.digests import document_digests
     from kqlint.domain.platform import object_requested_resources
     from kqlint.domain.workloads import has_pod_templates, owned, pod_templates, template_facts
@@ -139,7 +137,7 @@ def encode_entry(source: SourceFile, raw: bytes) -> bytes:
 
 @dataclass
 class Entry:
-    """One decoded entry; the documents are decompressed only when asked for."""
+    """One decoded entry; the documents are unpickled only when asked for."""
 
     problems: list[dict[str, Any]]
     comment_lines: dict[int, str]
@@ -147,14 +145,14 @@ class Entry:
     skeletons: list[Skeleton]
     documents_count: int
     skipped: int
-    stream: bytes | memoryview          # header and body, compressed
-    head_size: int                      # the header's size in the stream, uncompressed
+    stream: bytes | memoryview          # header and body
+    head_size: int                      # the header's size in the stream
     document_digests: tuple[str, ...] = ()  # one per document (kqlint.cache.digests)
     projections: tuple[str, ...] = ()       # one per document: its digest with values masked
     made_here: bool = False                 # encoded by this run (a worker): no need to restrict unpickling
 
     def documents(self) -> list[Any]:
-        raw = memoryview(zlib.decompress(self.stream))[self.head_size:]
+        raw = memoryview(self.stream)[self.head_size:]
         documents = (pickle.loads if self.made_here else unpickle_data)(raw)
         if not isinstance(documents, list) or len(documents) != len(self.document_digests):
             raise ValueError("cache entry body does not hold its documents")
@@ -176,32 +174,39 @@ class Entry:
                     dict(self.comment_lines), **self.fields)
 
 
-def decode_entry(blob: bytes) -> Entry:
-    """Raises on anything that is not a complete entry of this format."""
+def decode_entry(blob: bytes, made_here: bool = False) -> Entry:
+    """Raises on anything that is not a complete entry of this format. ``made_here``: encoded by
+    this run's own worker and handed over in memory, so neither checked nor restricted."""
     if not blob.startswith(MAGIC):
         raise ValueError("not a kqlint cache entry")
-    size, head_check, stream_check = FRAME.unpack_from(blob, len(MAGIC))
+    size, check = FRAME.unpack_from(blob, len(MAGIC))
     stream = memoryview(blob)[len(MAGIC) + FRAME.size:]
-    if zlib.crc32(stream) != stream_check:  # checked now: a context file's body is read much later
+    if not made_here and checksum(size, stream) != check:  # checked now: a context file's body is read much later
         raise ValueError("damaged cache entry")
-    head_bytes = zlib.decompressobj().decompress(stream, size)  # the header alone
-    if len(head_bytes) != size or zlib.crc32(head_bytes) != head_check:  # a partial inflate checks nothing
+    if size > len(stream):
         raise ValueError("damaged cache entry")
-    head = ModelUnpickler(io.BytesIO(head_bytes)).load()
+    if made_here:
+        head = pickle.loads(stream[:size])
+    else:
+        head = ModelUnpickler(io.BytesIO(stream[:size])).load()
+        _check_head(head)
     problems, comments, fields, skeletons, documents, skipped, digests, projections = head
-    for _, _, _, requests, templates in skeletons:  # the per-object facts read unchecked
+    return Entry(list(problems), dict(comments), fields, list(skeletons), int(documents), int(skipped), stream,
+                 size, digests, projections, made_here)
+
+
+def _check_head(head: Any) -> None:
+    """Raises unless an entry's header read from disk holds what the run reads from it unchecked."""
+    problems, comments, fields, skeletons, documents, skipped, digests, projections = head
+    for _, _, _, requests, templates in skeletons:
         if not isinstance(requests, tuple) or not all(isinstance(name, str) for name in requests) \
                 or not is_template_facts(templates):
             raise ValueError("damaged cache entry")
     if not isinstance(fields, dict) or not all(isinstance(p, dict) for p in problems):
         raise ValueError("damaged cache entry")
-    if not isinstance(digests, tuple) or not all(isinstance(d, str) for d in digests):
+    if not isinstance(digests, tuple) or not isinstance(projections, tuple) or len(projections) != len(digests) \
+            or not all(isinstance(d, str) for d in digests + projections):
         raise ValueError("damaged cache entry")
-    if not isinstance(projections, tuple) or len(projections) != len(digests) \
-            or not all(isinstance(d, str) for d in projections):
-        raise ValueError("damaged cache entry")
-    return Entry(list(problems), dict(comments), fields, list(skeletons), int(documents), int(skipped), stream,
-                 size, digests, projections)
 
 
 # ------------------------------------------------------------------ input objects with known facts

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+import stat
+import tempfile
+from typing import IO, Any
 
-from kqlint.cache.home import read_owned
+from kqlint.cache.home import MAX_READ, read_owned
 from kqlint.cache.keys import CACHE_FORMAT
 
 INDEX = "index.json"
@@ -35,17 +37,57 @@ def encode_index(files: Records, entries: Records) -> bytes:
                       sort_keys=True, separators=(",", ":")).encode()
 
 
-def pack_entries(pack: str, new: dict[str, bytes], entries: Records) -> list[bytes]:
-    """The chunks of the pack named ``pack`` holding ``new`` (by content hash), written one
-    after another (never joined: a pack is as large as every entry of a cold run); records in
-    ``entries`` where each one sits."""
-    offset = 0
-    chunks = []
-    for digest, blob in sorted(new.items()):
-        entries[digest] = [pack, offset, len(blob)]
-        chunks.append(blob)
-        offset += len(blob)
-    return chunks
+class PackWriter:
+    """The entries a run parses, written to a temporary file of the settings folder as they
+    arrive (a cold run keeps none of them in memory: together they are as large as the
+    repository's parse), then given a pack's name by ``finish``: no run sees a pack half written."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+        self._where: dict[str, tuple[int, int]] = {}  # content hash -> (offset, length) in the file
+        self._out: IO[bytes] | None = None
+        self._temporary = ""
+        self._size = 0
+
+    @property
+    def writing(self) -> bool:
+        return self._out is not None
+
+    def add(self, digest: str, blob: bytes) -> None:
+        """Append one entry (once per content hash). Raises OSError."""
+        if digest in self._where:
+            return
+        if self._out is None:
+            handle, self._temporary = tempfile.mkstemp(dir=self.folder, prefix=".tmp-")
+            self._out = os.fdopen(handle, "wb")
+        self._out.write(blob)
+        self._where[digest] = (self._size, len(blob))
+        self._size += len(blob)
+
+    def finish(self, pack: str, live: set[str], entries: Records) -> None:
+        """Name the file ``pack`` and record in ``entries`` where each of its ``live`` entries
+        sits; with no live entry, remove it. The next ``add`` starts a new file. Raises OSError."""
+        out, temporary, where = self._out, self._temporary, self._where
+        self._out, self._temporary, self._where, self._size = None, "", {}, 0
+        if out is None:
+            return
+        kept = {digest: place for digest, place in where.items() if digest in live}
+        try:
+            out.close()
+            if kept:
+                os.replace(temporary, os.path.join(self.folder, pack))
+        finally:
+            if not kept or os.path.exists(temporary):
+                _unlink(temporary)
+        for digest, (offset, length) in kept.items():
+            entries[digest] = [pack, offset, length]
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def sparse_packs(folder: str, entries: Records) -> list[str]:
@@ -64,8 +106,51 @@ def sparse_packs(folder: str, entries: Records) -> list[str]:
     return sparse
 
 
-def entry_bytes(data: bytes | None, offset: int, length: int) -> bytes | None:
-    """The entry at ``offset`` of a pack's bytes, or None when the pack is missing or too short."""
-    if data is None or offset + length > len(data):
+class PackReader:
+    """Entries read one at a time from the packs of a settings folder, so a run holds only the
+    entries it keeps (not whole packs): a pack is opened once, without following a link, and
+    must be a regular file; an entry must lie inside it. ``close`` before the packs are pruned."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+        self._open: dict[str, tuple[int, int] | None] = {}  # pack -> (descriptor, size), None: unreadable
+
+    def entry(self, pack: str, offset: int, length: int) -> bytes | None:
+        """The entry's bytes, or None when the pack is missing, foreign or too short."""
+        if pack not in self._open:
+            self._open[pack] = _open_pack(os.path.join(self.folder, pack))
+        opened = self._open[pack]
+        if opened is None or offset < 0 or not 0 <= length <= MAX_READ or offset + length > opened[1]:
+            return None
+        descriptor = opened[0]
+        try:
+            if hasattr(os, "pread"):
+                data = os.pread(descriptor, length, offset)
+            else:  # Windows
+                os.lseek(descriptor, offset, os.SEEK_SET)
+                data = os.read(descriptor, length)
+        except OSError:
+            return None
+        return data if len(data) == length else None
+
+    def close(self) -> None:
+        for opened in self._open.values():
+            if opened is not None:
+                os.close(opened[0])
+        self._open.clear()
+
+
+def _open_pack(path: str) -> tuple[int, int] | None:
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        descriptor = os.open(path, flags)
+    except OSError:
         return None
-    return data[offset:offset + length]
+    try:
+        info = os.fstat(descriptor)
+    except OSError:
+        info = None
+    if info is None or not stat.S_ISREG(info.st_mode):
+        os.close(descriptor)
+        return None
+    return descriptor, info.st_size

@@ -65,6 +65,7 @@ def load_sources(files: list[str], cache: FileCache, reading: Reading, jobs: int
         cache.prepare_writes()
 
     parent = os.getpid()
+    digests_of = {path: miss.digest for _, path, miss in misses if miss is not None and miss.digest is not None}
 
     def parse_and_encode(item: tuple[int, str, Miss | None]) -> Parsed:
         _, path, miss = item
@@ -79,27 +80,30 @@ def load_sources(files: list[str], cache: FileCache, reading: Reading, jobs: int
             parsed_one()
         judged = (placeholder_verdict(source, reading.namespace, reading.tier, reading.crds),) \
             if verdicts is not None and source.placeholder_hint else ()
-        storable = miss is not None and (miss.digest is not None or hashed is not None) and cache.writable
-        encoded = _encoded(source, raw) if storable and raw is not None else None
-        if encoded is None:
+        digest = hashed[0] if hashed is not None else miss.digest if miss is not None else None
+        encoded = _encoded(source, raw) if digest is not None and raw is not None and cache.writable else None
+        if encoded is None or digest is None:
             return path, source, None, judged, hashed
         blob, skeletons, digests, projections = encoded
-        if os.getpid() != parent:  # a worker: the entry is all the parent needs (pickled once; it inflates
-            return path, None, blob, judged, hashed  # the bodies it reads, holding them compressed meanwhile)
+        if os.getpid() != parent:  # a worker: the entry is all the parent needs (pickled once)
+            return path, None, blob, judged, hashed
+        cache.add(digest, blob)  # on disk now: a cold run does not hold every entry until the end
         cache.documents_of_display[shown[path]] = digests
         cache.projections_of_display[shown[path]] = projections
-        return path, known_source(source, skeletons), blob, judged, hashed
+        return path, known_source(source, skeletons), None, judged, hashed
 
     def decoded(result: Parsed) -> Parsed:
-        """A worker's entry as the source it encodes (its document digests read from it); an
-        entry that cannot be read back (a bug) is not stored, and the file is parsed here."""
+        """A worker's entry as the source it encodes (its document digests read from it), the
+        entry written to the cache; an entry that cannot be read back (a bug) is not stored,
+        and the file is parsed here."""
         path, source, blob, judged, hashed = result
         if source is None and blob is not None:
             try:
                 source = cache.source_of(blob, path, shown[path], lazy)
+                cache.add(hashed[0] if hashed is not None else digests_of[path], blob)
             except Exception:
-                source, blob = loader.parse_file(path, shown[path], reading.max_file_size), None
-        return path, source, blob, judged, hashed
+                source = loader.parse_file(path, shown[path], reading.max_file_size)
+        return path, source, None, judged, hashed
 
     for (position, path, miss), (_, source, blob, judged, hashed) in zip(
             misses, map_chunks(parse_and_encode, misses, jobs, arrived=decoded), strict=True):
@@ -110,9 +114,7 @@ def load_sources(files: list[str], cache: FileCache, reading: Reading, jobs: int
         if judged and verdicts is not None:
             verdicts.record(shown[path], judged[0])
         if source is None and blob is not None:  # not read back on arrival
-            path, source, blob, *_ = decoded((path, source, blob, judged, hashed))
-        if digest is not None and blob is not None:
-            cache.add(digest, blob)
+            path, source, *_ = decoded((path, source, blob, judged, hashed))
         if parsed is not None and digest is not None and source is not None:
             parsed[(path, digest)] = source
         results[position] = source

@@ -21,9 +21,8 @@ from kqlint.cache.home import (
     check_owned,
     owned_folder,
     project_folder,
-    read_owned,
 )
-from kqlint.cache.index import INDEX, Records, encode_index, entry_bytes, pack_entries, read_index, sparse_packs
+from kqlint.cache.index import INDEX, PackReader, PackWriter, encode_index, read_index, sparse_packs
 from kqlint.cache.keys import content_hash, project_root, settings_key
 from kqlint.loader import SourceFile
 
@@ -60,8 +59,9 @@ class FileCache:
         except OSError:
             pass
         self.seen: dict[str, list[Any]] = {}
-        self.new_entries: dict[str, bytes] = {}
-        self._packs: dict[str, bytes | None] = {}
+        self._packer = PackWriter(self.folder)  # the entries parsed in this run, on disk as they come
+        self._flushes = 0
+        self._packs = PackReader(self.folder)
         self._discoveries: dict[tuple[Any, ...], Any] = {}
         self.changed_during_run = False
         self._cwd = os.getcwd()  # a run changes no directory: one system call, not one per file
@@ -84,6 +84,7 @@ class FileCache:
         self._unparsed.clear()
         self._discoveries.clear()
         self._digests_this_lint.clear()
+        self._packs.close()  # a pack an earlier lint read may since have been replaced
         self.changed_during_run = False
         self._cwd = os.getcwd()
 
@@ -233,8 +234,7 @@ class FileCache:
 
     def source_of(self, blob: bytes, path: str, display: str, lazy: bool) -> SourceFile:
         """The source an entry encodes (made by a worker from the file just parsed)."""
-        entry = decode_entry(blob)
-        entry.made_here = True
+        entry = decode_entry(blob, made_here=True)
         return self._source(entry, path, display, lazy)
 
     def _source(self, entry: Entry, path: str, display: str, lazy: bool) -> SourceFile:
@@ -246,25 +246,21 @@ class FileCache:
 
     def _read_entry(self, digest: str) -> Entry | None:
         try:
-            pack, offset, length = self.entries[digest]
-            blob = entry_bytes(self._pack(pack), offset, length)
+            blob = self._packs.entry(*self.entries[digest])
             return None if blob is None else decode_entry(blob)
         except Exception:
             return None
 
-    def _pack(self, name: str) -> bytes | None:
-        if name not in self._packs:
-            try:
-                self._packs[name] = read_owned(os.path.join(self.folder, name))
-            except OSError:
-                self._packs[name] = None
-        return self._packs[name]
-
     # ------------------------------------------------------------ store
     def add(self, digest: str, blob: bytes) -> None:
-        """An entry parsed in this run (maybe in a worker), written to disk by flush()."""
+        """An entry parsed in this run (maybe in a worker): written now, made a pack by flush()."""
         if self.writable:
-            self.new_entries[digest] = blob
+            try:
+                if not self._packer.writing:
+                    layout.ensure_folder(self.folder)
+                self._packer.add(digest, blob)
+            except (CacheRefused, OSError) as exc:
+                self._disable(exc)
 
     def write_later(self, writes: Callable[[], None]) -> None:
         """``writes()`` (the run's report, entries and results), at once unless ``writes_later``:
@@ -292,13 +288,20 @@ class FileCache:
                 del files[rel]  # pruned: the file was deleted or renamed
         live = self._live = {record[4] for record in files.values()}
         entries = {digest: where for digest, where in entries.items() if digest in live}
-        new = {digest: blob for digest, blob in self.new_entries.items() if digest in live}
-        new.update(self._compaction(entries))
-        if new:
-            pack = f"pack-{self.started_ns:x}-{os.getpid()}"
-            if not self._write(os.path.join(self.folder, pack), pack_entries(pack, new, entries)):
-                return
-        if files == self.files and entries == self.entries:
+        for pack in sparse_packs(self.folder, entries):  # mostly garbage: its live entries move to this run's pack
+            for digest, (name, offset, length) in list(entries.items()):
+                blob = self._packs.entry(name, offset, length) if name == pack else None
+                if blob is not None:
+                    self.add(digest, blob)
+        self._packs.close()  # before pruning: an open pack keeps its disk space
+        self._flushes += 1
+        try:
+            self._packer.finish(f"pack-{self.started_ns:x}-{os.getpid()}-{self._flushes}", live, entries)
+        except FileNotFoundError:  # the folder was pruned meanwhile by another version's run
+            pass
+        except OSError as exc:
+            self._disable(exc)
+        if not self.writable or (files == self.files and entries == self.entries):
             return
         if self._write(os.path.join(self.folder, INDEX), encode_index(files, entries)):
             layout.prune_packs(self.folder, {where[0] for where in entries.values()},
@@ -309,17 +312,6 @@ class FileCache:
         if self._live is not None:
             return self._live
         return {record[4] for record in {**self.files, **self.seen}.values()}
-
-    def _compaction(self, entries: Records) -> dict[str, bytes]:
-        """Entries to rewrite into this run's pack: those of packs that are mostly garbage."""
-        moved: dict[str, bytes] = {}
-        for pack in sparse_packs(self.folder, entries):
-            data = self._pack(pack)
-            for digest, (name, offset, length) in list(entries.items()):
-                blob = entry_bytes(data, offset, length) if name == pack else None
-                if blob is not None:
-                    moved[digest] = blob
-        return moved
 
     def _mark_used(self) -> None:
         """The folder's ``.used`` file's mtime: when a run last used it (see layout.prune_other_settings)."""
@@ -348,15 +340,18 @@ class FileCache:
                 layout.ensure_folder(self.folder)
                 layout.atomic_write(target, blob)
             return True
-        except CacheRefused as exc:
-            self.writable = False
-            self.warn(f"kqlint: cache disabled for this run: {exc}")
+        except (CacheRefused, OSError) as exc:
+            self._disable(exc)
             return False
-        except OSError as exc:
-            self.writable = False
+
+    def _disable(self, exc: CacheRefused | OSError) -> None:
+        """No more writes in this run, said once on stderr."""
+        self.writable = False
+        if isinstance(exc, CacheRefused):
+            self.warn(f"kqlint: cache disabled for this run: {exc}")
+        else:
             self.warn(f"kqlint: cache disabled for this run: cannot write {_shown(self.directory)}: "
                       f"{exc.strerror or exc}")
-            return False
 
 
 def _stamp(st: os.stat_result) -> tuple[int, ...]:

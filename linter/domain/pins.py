@@ -145,7 +145,13 @@ def object_pins(objects: Iterable[K8sObject]) -> list[Pin]:
     return found
 
 
+_PINNING_KINDS = frozenset({("apps", "Deployment"), ("helm.toolkit.fluxcd.io", "HelmRelease"),
+                            ("source.toolkit.fluxcd.io", "OCIRepository"), ("argoproj.io", "Application")})
+
+
 def _object_pin(obj: K8sObject, repositories: dict[str, Any]) -> Pin | None:
+    if (obj.group, obj.kind) not in _PINNING_KINDS:  # asked of every object on every keystroke
+        return None
     where = f"{obj.display()} ({obj.file})"
     if obj.kind == "Deployment" and obj.group == "apps" and "kueue" in obj.name:
         from kqlint.domain.podspec import containers

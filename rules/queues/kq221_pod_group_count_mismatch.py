@@ -99,7 +99,7 @@ from kqlint.domain.kinds import POD
 from kqlint.domain.kueue import POD_GROUP_NAME, POD_GROUP_TOTAL, QUEUE_LABEL
 from kqlint.domain.objects import INPUT, K8sObject
 from kqlint.domain.platform import platform_of
-from kqlint.domain.workloads import pod_templates
+from kqlint.domain.workloads import OWN_TEMPLATE_KINDS, PodTemplate, pod_templates
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Location, Severity
 
@@ -121,6 +121,7 @@ class Member:
     labels: dict[str, Any]
     annotations: dict[str, Any]
     bare: bool                     # a Pod, not a pod template
+    name: str                      # the group's
 
     def count(self) -> int | None:
         try:
@@ -148,19 +149,39 @@ def check_graph(graph: ObjectGraph, ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _groups(graph: ObjectGraph) -> dict[tuple[str, str], list[Member]]:
+    """The pod groups with a member among the inputs (only those can have a finding), with all
+    their members. An editor's keystroke reads the context's members once per object, not
+    once per graph."""
+    inputs = [obj for obj in graph.objects if obj.source == INPUT]
+    wanted = {(str(obj.namespace), m.name) for obj in inputs for m in _members(obj, graph)}
     groups: dict[tuple[str, str], list[Member]] = {}
+    if not wanted:
+        return groups
     for obj in graph.objects:
         if obj.source not in (INPUT, "context"):
             continue
-        for template in pod_templates(obj, graph):
-            if template.owner is not obj or template.generated or template.meta_path is None:
-                continue
-            labels, annotations = template.labels, template.annotations
-            name = labels.get(POD_GROUP_NAME)
-            if isinstance(name, str) and name:
-                member = Member(obj, template.meta_path, labels, annotations, POD.of(obj))
-                groups.setdefault((str(obj.namespace), name), []).append(member)
+        for member in _members(obj, graph):
+            if (key := (str(obj.namespace), member.name)) in wanted:
+                groups.setdefault(key, []).append(member)
     return groups
+
+
+def _members(obj: K8sObject, graph: ObjectGraph) -> list[Member]:
+    if (obj.group, obj.kind) in OWN_TEMPLATE_KINDS:  # what the object alone decides
+        return obj.remember(_members, lambda: _members_among(obj, pod_templates(obj)))  # type: ignore[no-any-return]
+    return _members_among(obj, pod_templates(obj, graph))
+
+
+def _members_among(obj: K8sObject, templates: list[PodTemplate]) -> list[Member]:
+    members = []
+    for template in templates:
+        if template.owner is not obj or template.generated or template.meta_path is None:
+            continue
+        labels, annotations = template.labels, template.annotations
+        name = labels.get(POD_GROUP_NAME)
+        if isinstance(name, str) and name:
+            members.append(Member(obj, template.meta_path, labels, annotations, POD.of(obj), name))
+    return members
 
 
 def _disagreements(name: str, members: list[Member], ctx: RuleContext) -> Iterator[Finding]:

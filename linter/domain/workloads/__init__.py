@@ -53,6 +53,7 @@ from kqlint.domain.kinds import (
     VOLCANO_PODGROUP,
 )
 from kqlint.domain.workloads.extract import (
+    OWN_TEMPLATE_KINDS,
     has_pod_templates,
     is_template_facts,
     is_workload,
@@ -131,6 +132,7 @@ from kqlint.domain.workloads.trainer import (
 )
 
 __all__ = [
+    "OWN_TEMPLATE_KINDS",
     "APPWRAPPER",
     "COSCHEDULING_PODGROUP",
     "COSCHEDULING_POD_GROUP_LABEL",
