@@ -162,3 +162,90 @@ def test_the_cel_rules_of_the_inputs_kinds_are_compiled_before_workers_fork() ->
     assert rules is not None and {rule.rule for rule in rules.rules} <= set(cel_runtime._PROGRAMS)
     trainer = schemas.cel("trainer.kubeflow.org/v1alpha1", "TrainJob")
     assert trainer is not None and not {rule.rule for rule in trainer.rules} <= set(cel_runtime._PROGRAMS)
+
+
+_JOBS = {"type": "object", "properties": {
+    "startupPolicy": {"type": "object", "properties": {"order": {"type": "string"}}},
+    "jobs": {"type": "array", "items": {"type": "object", "properties": {
+        "name": {"type": "string"}, "dependsOn": {"type": "array"}, "template": {"type": "object"}}}}},
+    "x-kubernetes-validations": [{
+        "rule": "!(has(self.startupPolicy) && self.startupPolicy.order == 'InOrder' && "
+                "self.jobs.exists(x, has(x.dependsOn)))", "message": "in order"}]}
+_LABELS = {"type": "object", "properties": {"labels": {"type": "object", "additionalProperties": {"type": "string"}},
+                                            "mode": {"type": "string", "default": "Never"}},
+           "x-kubernetes-validations": [{"rule": "self.labels.size() <= 1", "message": "size"},
+                                        {"rule": "'a' in self.labels", "message": "in"},
+                                        {"rule": "self.labels != {'a': 'x'}", "message": "equal"},
+                                        {"rule": "self.mode == 'Never' || self.labels.all(k, k != 'b')",
+                                         "message": "all"}]}
+_ITEMS = {"type": "object", "properties": {"items": {"type": "array", "items": {
+    "type": "object", "properties": {"n": {"type": "integer"}, "m": {"type": "integer"}}}}},
+    "x-kubernetes-validations": [{"rule": "self.items.all(x, x.n > 0)", "message": "n",
+                                  "messageExpression": "'n of ' + string(size(self.items)) + ' items'"}]}
+
+
+@pytest.mark.parametrize(("spec", "values"), [
+    (_JOBS, [{"jobs": [{"name": "a", "template": {"spec": {"containers": [{"name": "a"}]}}}]},
+             {"jobs": [{"name": "b", "template": {"spec": {"containers": [{"name": "b"}]}}}]},
+             {"startupPolicy": {"order": "InOrder"},
+              "jobs": [{"name": "a"}, {"name": "b", "dependsOn": [{"name": "a"}]}]},
+             {"startupPolicy": {"order": "InOrder"},
+              "jobs": [{"name": "c"}, {"name": "d", "dependsOn": [{"name": "c"}]}]},
+             {"startupPolicy": {"order": "InOrder"}, "jobs": [{"name": "a"}, {"name": "b"}]},
+             {"startupPolicy": {"order": "AnyOrder"}, "jobs": [{"name": "a"}, {"name": "b", "dependsOn": []}]}]),
+    (_LABELS, [{"labels": {"a": "x"}}, {"labels": {"a": "y"}}, {"labels": {"a": "x", "b": "y"}},
+               {"labels": {"b": "y"}}, {"labels": {"b": "y"}, "mode": "Always"},
+               {"labels": {"c": "y"}, "mode": "Always"},
+               {"labels": {"a": "x"}, "mode": None}, {"labels": {}}]),
+    (_ITEMS, [{"items": [{"n": 1, "m": 1}]}, {"items": [{"n": 1, "m": 2}]}, {"items": [{"n": 0, "m": 1}]},
+              {"items": [{"n": 1}, {"n": 0}]}, {"items": [{"n": 2}, {"n": 0, "m": 5}]}, {"items": [{"m": 1}]}]),
+])
+def test_a_verdict_is_reused_only_for_a_value_alike_in_every_part_the_rule_read(
+        monkeypatch: pytest.MonkeyPatch, spec: dict[str, Any], values: list[Any]) -> None:
+    """The memo keys a verdict by what the rule read of the value (keys looked up or tested,
+    items of lists, a mapping iterated/sized/compared whole): every verdict and message equals a
+    fresh evaluation's, in any order; values alike in what was read (a pod template, an unread
+    field aside) are not evaluated again; messageExpression words each failing value."""
+    def judged(rules: CelSchema, value: Any) -> list[tuple[Any, str]]:
+        return [(v.path, v.message) for v in rules.violations(_object(value))]
+
+    expected = [judged(_schema(spec), value) for value in values]
+    assert any(expected) and not all(expected), "each case holds a value that passes and one that fails"
+    first_rule = cel_runtime.program(spec["x-kubernetes-validations"][0]["rule"])
+    calls: list[Any] = []
+    real = cel_runtime.evaluate
+    monkeypatch.setattr(cel_runtime, "evaluate", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    rules = _schema(spec)
+    assert [judged(rules, value) for value in values] == expected
+    assert calls.count(first_rule) < len(values), "values alike in what the first rule read share its verdict"
+    assert [judged(rules, value) for value in reversed(values)] == expected[::-1]
+    calls.clear()
+    assert [judged(rules, value) for value in values] == expected
+    assert calls == [], "once what the rules read stops growing, every value seen is remembered"
+    backwards = _schema(spec)
+    assert [judged(backwards, value) for value in reversed(values)] == expected[::-1]
+
+
+def test_what_a_rule_read_keys_its_verdicts() -> None:
+    reads = cel_runtime.Reads()
+    spec = {"replicatedJobs": [{"name": "a", "template": {"big": 1}}], "startupPolicy": None}
+    reads.key("startupPolicy")
+    reads.key("replicatedJobs").item().key("dependsOn")
+    assert reads.of(spec) == {"replicatedJobs": [{}], "startupPolicy": None}
+    assert reads.of({"replicatedJobs": [{"dependsOn": [{"x": 1}]}, {}]}) == \
+        {"replicatedJobs": [{"dependsOn": [{}]}, {}]}
+    before = reads.changes
+    reads.key("replicatedJobs").everything()
+    assert reads.changes == before + 1 and reads.of(spec)["replicatedJobs"] == spec["replicatedJobs"]
+    assert reads.key(1) is not reads and reads.whole and reads.of(spec) == spec
+
+
+def test_verdicts_are_remembered_per_schema_never_across_schemas_of_the_same_name() -> None:
+    """Two schemas named alike (a --crd file edited while the server runs) that differ in a
+    default give each its own verdict for the same value."""
+    def rules(default: str) -> CelSchema:
+        return _schema({"type": "object", "properties": {"mode": {"type": "string", "default": default}},
+                        "x-kubernetes-validations": [{"rule": "self.mode == 'Never'", "message": "m"}]})
+
+    assert rules("Never").violations(_object({})) == []
+    assert [v.message for v in rules("Always").violations(_object({}))] == ["m"]

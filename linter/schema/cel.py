@@ -16,9 +16,11 @@ an object as the API server does on create.
   (:func:`not_evaluated`) and named once per process on stderr.
 
 The evaluator (``cel_runtime``, cel-python) is imported only when an object of a kind with CEL
-rules is checked; each expression is compiled once per process, and a rule's verdict on a value
-is remembered (manifests repeat the same blocks). A rule reading only fields of ``self``
-(``self.a``, ``has(self.b)``) sees only those fields: the rest is neither converted nor hashed.
+rules is checked; each expression is compiled once per process. A rule reading only fields of
+``self`` (``self.a``, ``has(self.b)``) sees only those fields: the rest is neither converted nor
+hashed. A rule's verdict (and message) is remembered per the part of the value the rule has read
+so far (``cel_runtime.Reads``): manifests repeat the same blocks, and a rule that reads a field
+or two of a large pod template gives every template alike there the same answer.
 """
 from __future__ import annotations
 
@@ -104,6 +106,9 @@ class CelSchema:
     def __init__(self, document: dict[str, Any], resolve: Resolve, source: str) -> None:
         self.document, self.resolve, self.source = document, resolve, source
         self.rules = rules_of(document, resolve)
+        self._reads: dict[CelRule, cel_runtime.Reads] = {}
+        self._verdicts: dict[CelRule, dict[str, str | None]] = {}  # rule -> part read, as JSON -> message
+        self._remembered = 0
 
     def compile(self) -> None:
         """Every rule's programs, compiled now (once per process: kqlint.schema.cel_runtime); a
@@ -129,19 +134,32 @@ class CelSchema:
 
     def _verdict(self, rule: CelRule, value: Any, schema: dict[str, Any]) -> str | None:
         """The API server's message when the rule rejects ``value``, else None; remembered per
-        rule, schema and value (manifests repeat the same blocks)."""
-        key = (rule, self.source, _canonical(value))
-        if key not in _VERDICTS:
-            if len(_VERDICTS) >= MAX_VERDICTS:
-                _VERDICTS.clear()
-            _VERDICTS[key] = self._judge(rule, value, schema)
-        return _VERDICTS[key]
+        rule and the part of the value it read. When a run reads more than the rule had read
+        before, the verdicts keyed by less are dropped: they were keyed by a different part."""
+        reads = self._reads.setdefault(rule, cel_runtime.Reads())
+        known = self._verdicts.setdefault(rule, {})
+        key = _canonical(reads.of(value))
+        if key in known:
+            return known[key]
+        before = reads.changes
+        verdict = self._judge(rule, value, schema, reads)
+        if reads.changes != before:
+            self._remembered -= len(known)
+            known.clear()
+            key = _canonical(reads.of(value))
+        if self._remembered >= MAX_VERDICTS:
+            for verdicts in self._verdicts.values():
+                verdicts.clear()
+            self._remembered = 0
+        known[key] = verdict
+        self._remembered += 1
+        return verdict
 
-    def _judge(self, rule: CelRule, value: Any, schema: dict[str, Any]) -> str | None:
+    def _judge(self, rule: CelRule, value: Any, schema: dict[str, Any], reads: cel_runtime.Reads) -> str | None:
         compiled = self._program(rule.rule, rule)
         if compiled is None:
             return None
-        cel_value = cel_runtime.to_cel(value, schema, self.resolve)
+        cel_value = cel_runtime.to_cel(value, schema, self.resolve, reads)
         outcome = cel_runtime.evaluate(compiled, cel_value)
         if outcome is True:
             return None
@@ -230,8 +248,7 @@ def _root_readable(rule: CelRule, document: Any) -> bool:
     return has_name or not _READS_NAME.search(rule.rule)
 
 
-_VERDICTS: dict[tuple[CelRule, str, str], str | None] = {}  # (rule, source, value as JSON) -> message
-MAX_VERDICTS = 100_000
+MAX_VERDICTS = 100_000  # remembered per schema; past it, forgotten
 _NOT_EVALUATED: dict[tuple[str, str], str] = {}  # (source, rule) -> why; named once on stderr
 
 
