@@ -31,13 +31,11 @@ EXPECTED = ROOT / "tests" / "corpus_expected.yaml"
 # together"): files in no unit are shared, applied together across folders. kueueviz's demo
 # (its own WorkloadPriorityClasses) is never applied with site/static/examples' queues (KQ201);
 # jobset's preemption classes never meet the multislice JobSet of tpu-multislice (KQ107).
-# Volcano's API artifacts (a Queue `default` capped at 2 CPUs, a PodGroup, a Job) are the apis
-# module's own sample set, never applied with the examples of example/ (KQ309 judges only its own
-# Job against that Queue).
+# (Volcano's API artifacts, a Queue `default` capped at 2 CPUs beside a PodGroup and a Job, need no
+# unit: KQ309 counts a manifest of Volcano's own `default` queue only in the job's folder or unit.)
 UNITS = ("kubernetes-sigs__kueue/cmd/kueueviz/examples",
          "kubernetes-sigs__jobset/site/static/examples/tpu-multislice",
-         "kubernetes-sigs__jobset/site/static/examples/workload-aware-scheduling/preemption",
-         "volcano-sh__volcano/staging/src/volcano.sh/apis/artifacts")
+         "kubernetes-sigs__jobset/site/static/examples/workload-aware-scheduling/preemption")
 
 
 def _repositories(corpus: Path) -> list[Path]:

@@ -162,7 +162,7 @@ class ObjectGraph:
         return self.memo(key, lambda: self._ambiguous(kind, name, namespace, group))
 
     def apply_place(self, file: str) -> tuple[str, str | None]:
-        """What decides where a file without a namespace is applied (_one_apply_namespace): its
+        """What decides where a file without a namespace is applied (one_apply_place): its
         folder and its unit. Lookups from two files alike resolve alike."""
         return file.rpartition("/")[0], self.unit_of(file)
 
@@ -174,9 +174,9 @@ class ObjectGraph:
         floating = [obj for obj in candidates if isinstance(obj.namespace, ApplyTimeNamespace)]
         if not floating or len(floating) < len(candidates) or not all(from_manifest(obj) for obj in floating):
             return False  # a fixed namespace, or a declared object (config, profile), resolves
-        return not any(self._one_apply_namespace(namespace.file, obj.file) for obj in floating)
+        return not any(self.one_apply_place(namespace.file, obj.file) for obj in floating)
 
-    def _one_apply_namespace(self, file: str, other: str) -> bool:
+    def one_apply_place(self, file: str, other: str) -> bool:
         """Two files without namespaces land in one namespace: one folder (applied with one
         ``kubectl apply -f DIR -n NS``), or one unit. Which objects are applied to one cluster
         is decided by units (kqlint.project.scope.partitions: a graph holds one unit and the shared

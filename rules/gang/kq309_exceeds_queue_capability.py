@@ -26,8 +26,10 @@ queue named by the `kai.scheduler/queue` label, or of an ancestor (`spec.parentQ
 is unlimited; `0` is a real bound (any request of that resource is over the limit); an unset
 `limit` is not judged. Quota is not a cap.
 
-Silent when the queue cannot be resolved (KQ310/KQ312 report unknown queues), when the pods do
-not go to that scheduler, for a Volcano Job whose `minAvailable` the webhook rejects (KQ301),
+A Queue manifest named `default` or `root` (the queues Volcano's scheduler creates on every
+cluster, without a capability) counts only where it is applied with the job: in the job's folder
+or unit. Silent when the queue cannot be resolved (KQ310/KQ312 report unknown queues), when the
+pods do not go to that scheduler, for a Volcano Job whose `minAvailable` the webhook rejects (KQ301),
 and under the `kakaocloud` profile for Volcano queues (KQ502).
 
 What it assumes: the queues are those in the inputs, context, `external` objects or profile (a
@@ -149,6 +151,12 @@ MAX_MESSAGE = 240
 KAI_UNITS = {"gpu": "", "cpu": " millicores", "memory": " MB"}
 
 
+# Volcano's scheduler creates `root` and its default queue (`default`) on every cluster, without a
+# capability (pkg/scheduler/cache/cache.go newDefaultAndRootQueue): a repository's manifest of one
+# is what the cluster holds only where it is applied with the job (one folder, or one unit).
+VOLCANO_OWN_QUEUES = frozenset({"default", "root"})
+
+
 @dataclass(frozen=True)
 class Options:
     volcano_scheduler_names: tuple[str, ...] = VOLCANO_SCHEDULER_NAMES
@@ -233,8 +241,14 @@ def _volcano(obj: K8sObject, ctx: RuleContext, need: Need, queue: Any, path: tup
     written = isinstance(queue, str) and bool(queue)
     name = queue if written else "default"  # the CRD default and the Job webhook's
     queues = queues_by_name(ctx.graph, K.VOLCANO_QUEUE)
+    queue_object = queues.get(name)
+    if name in VOLCANO_OWN_QUEUES and queue_object is not None \
+            and not ctx.graph.one_apply_place(obj.file, queue_object.file):
+        return  # Volcano's own queue (below): a manifest of it elsewhere is no proof of the cluster's
     overs = []
-    for ancestor in _chain(queues.get(name), queues, "parent"):
+    for ancestor in _chain(queue_object, queues, "parent"):
+        if ancestor.name in VOLCANO_OWN_QUEUES and not ctx.graph.one_apply_place(obj.file, ancestor.file):
+            continue
         for resource, amount in sorted(need.resources.items()):
             cap = parse_quantity(ancestor.get("spec", "capability", resource))
             if cap is not None and cap > 0 and amount > cap:
