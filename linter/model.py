@@ -90,8 +90,12 @@ class Finding:
         return self.location.end_column
 
     def sort_key(self) -> tuple[Any, ...]:
+        """Every field a report shows: findings equal up to their ``related`` (two taints of one
+        flavor) come out in one order, whatever the hash seed (same input, same bytes)."""
         loc = self.location
-        return (loc.file, loc.line, loc.column, self.code, self.message)
+        return (loc.file, loc.line, loc.column, self.code, self.message,
+                tuple((r.file, r.line, r.column, r.message) for r in self.related),
+                self.remedy or "", self.suppression or "", repr(self.obj), loc.path.__repr__())
 
     def field_path(self) -> str:
         return ".".join(str(p) for p in self.location.path)

@@ -207,3 +207,18 @@ def test_reporters_are_deterministic_across_processes() -> None:
     assert all(outputs[0][fmt] for fmt in FORMATS)
     for fmt in FORMATS:
         assert outputs[0][fmt] == outputs[1][fmt], f"{fmt} output depends on the hash seed"
+
+
+def test_findings_equal_but_for_related_sort_the_same_whatever_the_hash_seed() -> None:
+    """analysis sorts ``set(reported)``: two findings that differ only in ``related`` (KQ219 on a
+    flavor with the same taint twice) came out in either order with the hash seed."""
+    import itertools
+
+    from kqlint.model import Finding, Location, Severity
+
+    at = Location("a.yaml", 3, 5)
+    findings = [Finding("KQ219", "x", Severity.ERROR, "same", at, related=(Location("b.yaml", line, 1, message="m"),))
+                for line in (9, 4, 7)]
+    orders = {tuple(sorted(order, key=Finding.sort_key)) for order in itertools.permutations(findings)}
+    assert len(orders) == 1
+    assert [f.related[0].line for f in next(iter(orders))] == [4, 7, 9]
