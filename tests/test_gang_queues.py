@@ -218,7 +218,7 @@ def _model(tmp_path: Path, files: dict[str, str], config: Config | None = None):
     for name, text in files.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     with chdir(tmp_path):
-        graph = Pipeline(config or Config()).queue_graph(["."])
+        graph, _ = Pipeline(config or Config()).queue_graph(["."])
     return platform_of(graph)
 
 

@@ -65,7 +65,7 @@ def test_text_that_looks_like_an_origin_does_not_redirect_a_finding(tmp_path: Pa
     assert "hunter2" not in out + err and "pc.yaml\n  5:1  error  KQ109" in out
 
 
-@pytest.mark.parametrize("command", ["check", "graph"])  # graph --kustomize renders as check does
+@pytest.mark.parametrize("command", ["check", "graph", "simulate"])  # graph and simulate render as check does
 def test_a_remote_base_is_refused_before_kubectl_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                       command: str) -> None:
     ran = tmp_path / "kubectl-ran"
@@ -93,7 +93,7 @@ def test_a_remote_base_of_an_included_base_is_refused(tmp_path: Path, monkeypatc
     assert code == 2 and "https://example.com/c.git" in err and "base" in err
 
 
-@pytest.mark.parametrize("command,status", [("check", 1), ("graph", 0)])
+@pytest.mark.parametrize("command,status", [("check", 1), ("graph", 0), ("simulate", 0)])
 def test_kubectl_runs_without_cluster_configuration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                     command: str, status: int) -> None:
     seen = tmp_path / "environment"

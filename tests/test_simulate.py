@@ -235,7 +235,7 @@ def test_a_cluster_queue_kq216_reports_inactive_is_inactive_in_the_simulation(ca
     (tmp_path / "repo" / ".git").mkdir()
     with chdir(tmp_path / "repo"):
         findings = lint(["."], Config(select=("KQ216",))).findings
-        graph = Pipeline(Config()).queue_graph(["."])
+        graph, _ = Pipeline(Config()).queue_graph(["."])
     tree = build_tree(graph)
     queues = {cq.name: cq for cq in graph.of_kind("ClusterQueue", "kueue.x-k8s.io")}
     named = [(re.search(r"ClusterQueue ([a-z0-9.-]+)", f.message), f.message) for f in findings]
@@ -244,3 +244,52 @@ def test_a_cluster_queue_kq216_reports_inactive_is_inactive_in_the_simulation(ca
         assert match is not None
         reason = inactive_reason(queues[match.group(1)], tree, graph)
         assert reason is not None and reason in message, (match.group(1), reason, message)
+
+
+def test_kustomize_simulates_the_rendered_workloads_placed_in_their_sources(tmp_path: Path,
+                                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """`simulate --kustomize DIR` (cli.md: as for check): the overlay as kubectl renders it
+    (here its patch raises the pod count past the quota), each workload placed in the file it
+    came from."""
+    import shutil
+
+    if shutil.which("kubectl") is None:
+        pytest.skip("kubectl is not installed: --kustomize cannot render")
+    (tmp_path / ".git").mkdir()
+    base, overlay = tmp_path / "base", tmp_path / "prod"
+    base.mkdir()
+    overlay.mkdir()
+    (base / "all.yaml").write_text((CASES / "single_flavor_fits" / "manifests.yaml").read_text())
+    (base / "kustomization.yaml").write_text("resources: [all.yaml]\n")
+    (overlay / "kustomization.yaml").write_text(
+        "resources: [../base]\npatches:\n- target: {kind: Job, name: train}\n  patch: |\n"
+        "    - {op: replace, path: /spec/parallelism, value: 8}\n"
+        "    - {op: replace, path: /spec/completions, value: 8}\n")
+    with chdir(tmp_path):
+        code, out, err = run(capsys, "simulate", "--kustomize", "prod", "-f", "json", "--no-config")
+        plain_code, plain_out, _ = run(capsys, "simulate", "base", "-f", "json", "--no-config")
+    assert "Traceback" not in err
+    (job,) = [w for w in json.loads(out)["workloads"] if w["name"] == "train"]
+    assert (code, job["status"], job["emptyCluster"]["mode"]) == (1, "pending", "NoFit"), job
+    assert (job["file"], job["line"]) == ("base/all.yaml", job["line"]) and job["line"] > 1
+    (plain,) = [w for w in json.loads(plain_out)["workloads"] if w["name"] == "train"]
+    assert (plain_code, plain["status"], plain["line"]) == (0, "admitted", job["line"])
+
+
+@pytest.mark.parametrize("flags,painted", [(("--color", "always"), True), (("--color", "never"), False),
+                                           ((), False), (("--no-color", "--color", "always"), True)])
+def test_color(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, flags: tuple[str, ...],
+               painted: bool) -> None:
+    """`--color`/`--no-color` as for check: ANSI only when asked for or on a terminal (tests
+    capture stdout: no terminal), never in JSON; the same text once the colour is taken out."""
+    import re
+
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    with chdir(CASES / "preempt_within_cq"):
+        _, out, _ = run(capsys, "simulate", "manifests.yaml", *ISOLATED, *flags)
+        _, plain, _ = run(capsys, "simulate", "manifests.yaml", *ISOLATED)
+        _, as_json, _ = run(capsys, "simulate", "manifests.yaml", "-f", "json", *ISOLATED, *flags)
+    assert ("\x1b[" in out) == painted
+    assert "\x1b" not in as_json and "\x1b" not in plain
+    assert re.sub(r"\x1b\[[0-9;]*m", "", out) == plain

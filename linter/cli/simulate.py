@@ -6,14 +6,18 @@ from typing import TYPE_CHECKING
 import typer
 from kqlint.cli.app import Exit, emit, err
 from kqlint.cli.options import (
+    allow_remote_bases_option,
     check_excludes,
+    color_option,
     config_option,
     context_option,
     exclude_option,
+    kustomize_option,
     load_config,
     namespace_option,
     no_config_option,
     profile_option,
+    use_color,
 )
 
 if TYPE_CHECKING:
@@ -41,6 +45,14 @@ def simulate(
     namespace: str | None = namespace_option(),
     context: list[str] | None = context_option(),
     exclude: list[str] | None = exclude_option("Skip paths matching this glob."),
+    kustomize: list[str] | None = kustomize_option("Simulate the workloads `kubectl kustomize DIR` renders (as "
+                                                   "`kqlint check --kustomize`), placed in their source files; "
+                                                   "repeatable."),
+    allow_remote_bases: bool = allow_remote_bases_option(),
+    no_color: bool = typer.Option(False, "--no-color",
+                                  help="No colors (also when NO_COLOR is set or stdout is not a terminal)."),
+    color: str | None = color_option("auto (default: a terminal, unless NO_COLOR; FORCE_COLOR forces it), "
+                                     "always or never."),
 ) -> None:
     """Predict what Kueue's scheduler does with the inputs' workloads: the ClusterQueue, the
     flavor per pod set and resource, borrowing, preemptions, or Kueue's reason it is not admitted.
@@ -61,13 +73,16 @@ def simulate(
     pipeline = Pipeline(config)
     for note in pipeline.notes:
         err(f"kqlint: note: {note}")
+    color_on = format == "text" and output is None and use_color(no_color, color)
     running_files = _running_files(running or [])
-    graph = pipeline.queue_graph(list(paths or ["."]) + list(running or []), context=tuple(context or ()))
+    targets = list(paths or ([] if kustomize else ["."])) + list(running or [])
+    graph, place = pipeline.queue_graph(targets, context=tuple(context or ()), kustomize=tuple(kustomize or ()),
+                                        allow_remote=allow_remote_bases)
     sim = run_simulation(graph, stage, _resource_config(pipeline), lambda file: _absolute(file) in running_files)
     if not sim.workloads:
         err("kqlint: warning: nothing Kueue-managed in the inputs")
     shown = _selected(sim.workloads, workload) if workload is not None else sim.workloads
-    text = render_json(sim, shown) if format == "json" else _safe(render_text(sim, shown))
+    text = render_json(sim, shown, place) if format == "json" else render_text(sim, shown, color_on)
     emit(text, output)
     if any(w.status not in ("admitted", "running") for w in shown):
         raise Exit(1)
@@ -122,9 +137,3 @@ def _absolute(path: str) -> str:
     from kqlint.project.workdir import absolute
 
     return absolute(path)
-
-
-def _safe(text: str) -> str:
-    from kqlint.sanitize import safe_lines
-
-    return safe_lines(text)

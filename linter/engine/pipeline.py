@@ -163,22 +163,32 @@ class Pipeline:
                              file_pins=_file_pins([*paths, *named], self.config))
             return GraphView(graphs, report, report)
 
-    def queue_graph(self, paths: list[str], *, context: Iterable[str] = ()) -> ObjectGraph:
-        """``kqlint simulate``: one graph of the inputs (without patch fragments) and the context
-        they may resolve to (nothing from units that hold no input), its platform model with the
-        versions the repository pins: every input workload queued together."""
+    def queue_graph(self, paths: list[str], *, context: Iterable[str] = (), kustomize: Iterable[str] = (),
+                    allow_remote: bool = False) -> tuple[ObjectGraph, Callable[[Location], Location] | None]:
+        """``kqlint simulate``: one graph of the inputs (without patch fragments), or of what
+        ``kubectl kustomize`` renders from each of ``kustomize`` (as ``lint_rendered``), and the
+        context they may resolve to (nothing from units that hold no input), its platform model
+        with the versions the repository pins: every input workload queued together. Second:
+        where a rendered object's position came from (None without ``kustomize``)."""
         from kqlint.engine.analysis import build_graph, run_pins, scoped
+        from kqlint.project.kustomize import origin_places
 
         with self._working():
-            inputs, found = load_paths(paths, self.config, INPUT)
-            _refuse_missing(found)
-            named, _ = context_paths(paths, context, self.config)
-            context_loaded = load_context(named, self.config, inputs, input_paths=paths)
-            scope, inputs, kept = scoped(inputs, context_loaded.objects, self.config)
+            if kustomize:
+                run = self._rendered(list(kustomize), paths, context, allow_remote)
+                inputs, context_objects, pin_paths = run.inputs, run.context.objects, run.pin_paths
+            else:
+                inputs, found = load_paths(paths, self.config, INPUT)
+                _refuse_missing(found)
+                named, _ = context_paths(paths, context, self.config)
+                context_objects = load_context(named, self.config, inputs, input_paths=paths).objects
+                pin_paths = [*paths, *named]
+            scope, inputs, kept = scoped(inputs, context_objects, self.config)
             units = {scope.unit_of(obj.file) for obj in inputs.objects} | {None}
             kept = [obj for obj in kept if scope.unit_of(obj.file) in units]
-            pins = run_pins(inputs.objects + kept, _file_pins([*paths, *named], self.config))
-            return build_graph(inputs, kept, self.config, pins=pins)
+            pins = run_pins(inputs.objects + kept, _file_pins(pin_paths, self.config))
+            graph = build_graph(inputs, kept, self.config, pins=pins)
+            return graph, origin_places(inputs.objects) if kustomize else None
 
     def _rendered(self, directories: list[str], paths: list[str], context: Iterable[str],
                   allow_remote: bool) -> RenderedRun:

@@ -3,22 +3,28 @@ Kueue's message, the assumptions) or JSON (schema version ``SCHEMA_VERSION``, cl
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+from kqlint.sanitize import terminal_safe
 
 if TYPE_CHECKING:
     from kqlint.domain.kueue.simulation import PodSetResult, Simulation, Stage1, WorkloadResult
+    from kqlint.model import Location
 
 COLUMNS = ("workload", "priority", "status", "flavors", "borrowing", "preempted/by", "reason")
 
 
-def render_json(sim: Simulation, workloads: list[WorkloadResult]) -> str:
+def render_json(sim: Simulation, workloads: list[WorkloadResult],
+                place: Callable[[Location], Location] | None = None) -> str:
+    """``place``: where a rendered object's position came from (``--kustomize``)."""
     from kqlint import __version__
     from kqlint.domain.kueue.simulation import SCHEMA_VERSION
 
     document = {
         "version": __version__, "schemaVersion": SCHEMA_VERSION, "kueueVersion": sim.kueue_version,
         "assumptions": sim.assumptions,
-        "workloads": [_workload(w) for w in workloads],
+        "workloads": [_workload(w, place) for w in workloads],
         "clusterQueues": [{"name": q.name, "cohort": q.cohort, "queueingStrategy": q.strategy,
                            "usage": q.usage, "borrowed": q.borrowed} for q in sim.cluster_queues],
         "summary": summary(workloads),
@@ -51,12 +57,13 @@ def _stage1(stage: Stage1 | None) -> dict[str, Any] | None:
     return {"mode": stage.mode, "podSets": _pod_sets(stage.pod_sets), "reason": stage.reason, "message": stage.message}
 
 
-def _workload(w: WorkloadResult) -> dict[str, Any]:
+def _workload(w: WorkloadResult, place: Callable[[Location], Location] | None) -> dict[str, Any]:
     obj = w.unit.obj
+    where = place(obj.location()) if place is not None else None
     found: dict[str, Any] = {
-        "kind": obj.kind, "namespace": obj.namespace, "name": obj.name, "file": obj.file,
-        "line": w.line, "localQueue": w.local_queue, "clusterQueue": w.cluster_queue, "priority": w.priority,
-        "status": w.status}
+        "kind": obj.kind, "namespace": obj.namespace, "name": obj.name, "file": where.file if where else obj.file,
+        "line": where.line if where else w.line, "localQueue": w.local_queue, "clusterQueue": w.cluster_queue,
+        "priority": w.priority, "status": w.status}
     if w.pod_sets:
         found["podSets"] = _pod_sets(w.pod_sets)
     found["borrowing"] = w.borrowing
@@ -72,7 +79,12 @@ def _workload(w: WorkloadResult) -> dict[str, Any]:
 
 # ------------------------------------------------------------------ text
 
-def render_text(sim: Simulation, workloads: list[WorkloadResult]) -> str:
+_STATUS_COLORS = {"admitted": "32", "running": "32", "pending": "33", "preempted": "31", "not-simulated": "35"}
+
+
+def render_text(sim: Simulation, workloads: list[WorkloadResult], color: bool = False) -> str:
+    """Every text of the repository's (names, reasons, messages) made terminal-safe; ``color``:
+    ClusterQueue titles bold, each status in its colour (ANSI, added after the padding)."""
     lines: list[str] = []
     by_queue: dict[str, list[WorkloadResult]] = {}
     for w in workloads:
@@ -83,17 +95,22 @@ def render_text(sim: Simulation, workloads: list[WorkloadResult]) -> str:
         title = f"ClusterQueue {name}"
         if queue is not None:
             title += f" (cohort {queue.cohort or '-'}, {queue.strategy})"
-        lines += [title, *_table([_row(w) for w in by_queue[name]]), ""]
+        lines += [_paint(terminal_safe(title), "1", color),
+                  *_table([_row(w) for w in by_queue[name]], [w.status for w in by_queue[name]], color), ""]
     never = [w for w in workloads if w.never_admissible or w.status == "not-simulated"]
     if never:
-        lines.append("Never admissible or not simulated:")
-        lines += [f"  {_name(w)}: {w.reason or 'not simulated'}: {w.message}" for w in never]
+        lines.append(_paint("Never admissible or not simulated:", "1", color))
+        lines += [terminal_safe(f"  {_name(w)}: {w.reason or 'not simulated'}: {w.message}") for w in never]
         lines.append("")
     counts = summary(workloads)
     lines.append(", ".join(f"{n} {k}" for k, n in counts.items()))
-    lines.append("Assumptions:")
-    lines += [f"  - {a}" for a in sim.assumptions]
+    lines.append(_paint("Assumptions:", "1", color))
+    lines += [terminal_safe(f"  - {a}") for a in sim.assumptions]
     return "\n".join(lines) + "\n"
+
+
+def _paint(text: str, code: str, color: bool) -> str:
+    return f"\x1b[{code}m{text}\x1b[0m" if color and code else text
 
 
 def _name(w: WorkloadResult) -> str:
@@ -107,11 +124,16 @@ def _row(w: WorkloadResult) -> list[str]:
     if w.preempted_by is not None:
         preempted = f"by {_name(w.preempted_by[0])} ({w.preempted_by[1]})"
     status = w.status + (f" (waits for {', '.join(w.waits_for)})" if w.waits_for and w.status == "admitted" else "")
-    return [_name(w), "-" if w.priority is None else str(w.priority), status, flavors or "-",
-            "yes" if w.borrowing else "no", preempted or "-", w.reason or "-"]
+    return [terminal_safe(cell) for cell in (_name(w), "-" if w.priority is None else str(w.priority), status,
+                                             flavors or "-", "yes" if w.borrowing else "no", preempted or "-",
+                                             w.reason or "-")]
 
 
-def _table(rows: list[list[str]]) -> list[str]:
+def _table(rows: list[list[str]], statuses: list[str], color: bool) -> list[str]:
     widths = [max(len(r[i]) for r in [list(COLUMNS), *rows]) for i in range(len(COLUMNS))]
-    return ["  " + "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip()
-            for row in [list(COLUMNS), *rows]]
+    lines = ["  " + "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(COLUMNS)).rstrip()]
+    for row, status in zip(rows, statuses, strict=True):
+        cells = [cell.ljust(widths[i]) for i, cell in enumerate(row)]
+        cells[2] = _paint(cells[2], _STATUS_COLORS.get(status, ""), color)
+        lines.append(("  " + "  ".join(cells)).rstrip())
+    return lines
