@@ -293,3 +293,14 @@ def test_color(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPat
     assert ("\x1b[" in out) == painted
     assert "\x1b" not in as_json and "\x1b" not in plain
     assert re.sub(r"\x1b\[[0-9;]*m", "", out) == plain
+
+
+def test_kq210_and_simulate_agree_that_one_resource_group_gets_one_flavor(capsys: pytest.CaptureFixture[str]) -> None:
+    """The scenario resource_group_one_flavor: simulate says NoFit (above), and KQ210 reports the
+    same workload from the same manifests (issue 32: one model of flavor assignment)."""
+    with chdir(CASES / "resource_group_one_flavor"):
+        code, out, _ = run(capsys, "check", "manifests.yaml", "--select", "KQ210", "-f", "json", "--no-cache",
+                           *ISOLATED)
+    (finding,) = json.loads(out)["findings"]
+    assert (code, finding["object"]["name"], finding["line"]) == (1, "etl", 59)
+    assert "from one flavor of a resource group" in finding["message"]

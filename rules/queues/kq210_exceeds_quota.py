@@ -15,7 +15,9 @@ stand in for missing requests; `pods` counts pods when the queue covers it). A J
 `kueue.x-k8s.io/job-min-parallelism` is judged at that minimum (partial admission). A
 Deployment's or DynamoGraphDeployment's pods are one Workload each and a LeaderWorkerSet is
 one Workload per group: each of those must fit one flavor, and all of them together must fit
-the sum over flavors, else part of the object never starts.
+the sum over flavors, else part of the object never starts. Kueue gives all the resources of one
+resource group one flavor, so it also fires when each resource a pod set requests fits some
+flavor it can use but no one flavor gives them all (cpu only in flavor A, memory only in B).
 
 Not judged: resources the queue does not cover (KQ209), a cohort with members kqlint has
 no manifest of (ClusterQueues declared in config `external` or by a profile, or a Cohort
@@ -157,6 +159,7 @@ from kqlint.domain.kueue import (
     request_location,
     resource_config,
 )
+from kqlint.domain.kueue.capacity import resource_group_list
 from kqlint.domain.kueue.flavors import usable_flavor_names
 from kqlint.domain.kueue.limitranges import LIMIT_RANGE
 from kqlint.domain.kueue.quota import quota_scope
@@ -214,6 +217,7 @@ class Violation:
     text: str
     capacities: tuple[Capacity, ...]   # the quotas it exceeds
     whole: bool = False                # the total over all pod sets (and Workloads)
+    group: bool = False                # no one flavor of a resource group gives all of its resources
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
@@ -299,7 +303,33 @@ def _violations(sets: list[PodSet], cq: K8sObject, peers: list[K8sObject], graph
         caps = table.get(resource)  # not covered (KQ209's) or unreadable: not judged
         if caps:
             found += _resource_violations(sets, resource, caps, graph)
+    if not found:
+        found = [v for covered, flavors in resource_group_list(cq)
+                 for ps in sets if (v := _group_violation(ps, covered, flavors, table, graph)) is not None]
     return found
+
+
+def _group_violation(ps: PodSet, covered: list[str], flavors: list[str], table: dict[str, Capacities],
+                     graph: ObjectGraph) -> Violation | None:
+    """Kueue gives all the resources of one resource group one flavor together
+    (flavorassigner.go assignFlavors: per group, the first flavor that fits every requested
+    resource of it): a pod set whose resources each fit some usable flavor, but no usable
+    flavor alone, never fits (cpu only in flavor A, memory only in flavor B)."""
+    wanted = [r for r in covered if r in table and _total(ps, r) > 0]
+    usable = usable_flavor_names(ps.template, flavors, graph) if len(wanted) > 1 else []
+    caps = {r: {c.flavor: c for c in table[r].each} for r in wanted}
+    usable = [f for f in usable if all(f in caps[r] for r in wanted)]
+    if not usable or any(all(_total(ps, r) <= caps[r][f].amount for r in wanted) for f in usable):
+        return None
+    short = [", ".join(f"{r} {format_amount(caps[r][f].amount)}" for r in wanted
+                       if _total(ps, r) > caps[r][f].amount) for f in usable]
+    needs = " and ".join(f"{r} {format_amount(_total(ps, r))}" for r in wanted)
+    text = (f"{pod_set_text(ps.template)} needs {needs} from one flavor of a resource group: "
+            + ", ".join(f"{f} has {gap}" for f, gap in list(zip(usable, short, strict=True))[:2])
+            + (", ..." if len(usable) > 2 else "") + " only: it stays pending for ever")
+    first = next(r for r in wanted if any(_total(ps, r) > caps[r][f].amount for f in usable))
+    return Violation(ps, first, _total(ps, first), text,
+                     tuple(caps[r][f] for f in usable for r in wanted if _total(ps, r) > caps[r][f].amount), group=True)
 
 
 def capacity_table(cq: K8sObject, peers: list[K8sObject], graph: ObjectGraph) -> dict[str, Capacities]:
@@ -375,12 +405,13 @@ def _finding(ctx: RuleContext, unit: ManagedWorkload, cq: K8sObject, violations:
 
 
 def _where(unit: ManagedWorkload, violation: Violation) -> Location:
-    """The pod count when one pod alone would fit (the count is what is too big), else the
-    request; the queue label when the manifest writes neither."""
+    """The pod count when one pod alone would fit (the count is what is too big), else (and for
+    a resource group no one flavor serves) the request; the queue label when the manifest writes
+    neither."""
     ps, resource = violation.pod_set, violation.resource
     largest = max(c.amount for c in violation.capacities)
     one_pod = Fraction(1) if resource == PODS else ps.per_pod.get(resource, Fraction(0))
     spots = [request_location(unit.obj, ps, resource), count_location(unit.obj, ps, violation.whole)]
-    if one_pod <= largest:
+    if one_pod <= largest and not violation.group:
         spots.reverse()
     return next((spot for spot in spots if spot is not None), unit.label_at(QUEUE_LABEL))
