@@ -304,3 +304,79 @@ def test_kq210_and_simulate_agree_that_one_resource_group_gets_one_flavor(capsys
     (finding,) = json.loads(out)["findings"]
     assert (code, finding["object"]["name"], finding["line"]) == (1, "etl", 59)
     assert "from one flavor of a resource group" in finding["message"]
+
+
+QUEUE_NAMING_ELSEWHERE = """\
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: team-a
+spec:
+  namespaceSelector: {}
+  admissionChecksStrategy:
+    admissionChecks:
+    - name: prov
+  resourceGroups:
+  - coveredResources: ["cpu"]
+    flavors:
+    - name: on-demand
+      resources:
+      - name: cpu
+        nominalQuota: 4
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata:
+  name: main
+  namespace: team-a
+spec:
+  clusterQueue: team-a
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+  namespace: team-a
+  labels:
+    kueue.x-k8s.io/queue-name: main
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: main
+        image: busybox
+        resources:
+          requests:
+            cpu: "1"
+"""
+OTHER_FLAVOR = """\
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata:
+  name: spot
+"""
+
+
+@pytest.mark.parametrize("more,status", [("", "admitted"), (OTHER_FLAVOR, "pending")])
+def test_a_flavor_or_check_that_may_exist_elsewhere_is_assumed_and_said(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str],
+                                                                        more: str, status: str) -> None:
+    """As KQ216 and KQ206 judge them: a ResourceFlavor or AdmissionCheck the repository does not
+    hold, where it holds none of that kind (they live elsewhere), may exist: the ClusterQueue is
+    active and the assumption is in the report; where the repository manages ResourceFlavors and
+    this one is not among them, it is missing (FlavorNotFound: inactive)."""
+    (tmp_path / "all.yaml").write_text(QUEUE_NAMING_ELSEWHERE + more)
+    with chdir(tmp_path):
+        _, out, err = run(capsys, "simulate", "all.yaml", "-f", "json", "--no-config", "--context", "all.yaml")
+    assert "Traceback" not in err
+    report = json.loads(out)
+    (job,) = report["workloads"]
+    assert job["status"] == status, job
+    said = " ".join(report["assumptions"])
+    assert "AdmissionCheck prov not in the inputs or context: assumed to exist" in said
+    if not more:
+        assert "ResourceFlavor on-demand not in the inputs or context: assumed to exist" in said
+    else:
+        assert "FlavorNotFound" in job["message"] and "on-demand" not in said

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from kqlint.domain.objects import K8sObject
 
 ADMISSION_CHECK = GroupKind(KUEUE_GROUP, "AdmissionCheck")
+RESOURCE_FLAVOR = GroupKind(KUEUE_GROUP, "ResourceFlavor")
 TOPOLOGY = GroupKind(KUEUE_GROUP, "Topology")
 PROVISIONING_REQUEST_CONFIG = GroupKind(KUEUE_GROUP, "ProvisioningRequestConfig")
 MULTIKUEUE_CONFIG = GroupKind(KUEUE_GROUP, "MultiKueueConfig")

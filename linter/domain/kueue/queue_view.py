@@ -30,10 +30,12 @@ def inactive_reason(cq: K8sObject, tree: QuotaTree, graph: ObjectGraph) -> str |
     """Kueue's ``Active=False`` reason for the ClusterQueue (B22, B26), as far as manifests show."""
     if text_or(cq.get("spec", "stopPolicy"), "None") != "None":
         return "Stopped"
+    from kqlint.domain.kueue.activity import ADMISSION_CHECK, RESOURCE_FLAVOR, known_missing
+
     names = [n for _, flavors in resource_group_list(cq) for n in flavors]
-    if any(graph.resolve("ResourceFlavor", n, None, KUEUE_GROUP) is None for n in names):
+    if any(known_missing(RESOURCE_FLAVOR, n, graph) for n in names):  # one that may exist elsewhere: assumed
         return "FlavorNotFound"
-    if any(graph.resolve("AdmissionCheck", n, None, KUEUE_GROUP) is None for n in admission_checks(cq)):
+    if any(known_missing(ADMISSION_CHECK, n, graph) for n in admission_checks(cq)):
         return "AdmissionCheckNotFound"
     known = _known_inactive(cq, graph)  # what KQ216 reports, from the same functions
     if known is not None:
@@ -114,3 +116,30 @@ def policy(cq: K8sObject) -> Policy:
                   text_or(cq.get("spec", "preemption", "reclaimWithinCohort"), "Never"),
                   text_or(cq.get("spec", "preemption", "borrowWithinCohort", "policy"), "Never"),
                   threshold if isinstance(threshold, int) and not isinstance(threshold, bool) else None)
+
+
+def assumed_to_exist(queues: list[K8sObject], graph: ObjectGraph) -> tuple[dict[str, K8sObject], list[str]]:
+    """The ResourceFlavors and AdmissionCheck the ClusterQueues name that the run does not hold
+    but may exist on the cluster (KQ216's and KQ206's judgement: ``known_missing`` is false):
+    stand-in flavors by name (no node labels, taints or topology), and what the simulation
+    assumes of them, said in its report."""
+    from kqlint.domain.graph import declared_object
+    from kqlint.domain.kueue.activity import ADMISSION_CHECK, RESOURCE_FLAVOR, known_missing
+
+    flavors = sorted({n for cq in queues for _, names in resource_group_list(cq) for n in names
+                      if graph.resolve("ResourceFlavor", n, None, KUEUE_GROUP) is None
+                      and not known_missing(RESOURCE_FLAVOR, n, graph)})
+    checks = sorted({n for cq in queues for n in admission_checks(cq)
+                     if graph.resolve("AdmissionCheck", n, None, KUEUE_GROUP) is None
+                     and not known_missing(ADMISSION_CHECK, n, graph)})
+    said = []
+    if flavors:
+        said.append(f"ResourceFlavor {', '.join(flavors)} not in the inputs or context: assumed to exist, "
+                    "with no node labels, taints or topology")
+    if checks:
+        said.append(f"AdmissionCheck {', '.join(checks)} not in the inputs or context: assumed to exist and be "
+                    "active (its controller's verdict is not modelled)")
+    stand_ins = {name: declared_object("ResourceFlavor", {"name": name}, "declared", "", "default",
+                                       f"{KUEUE_GROUP}/v1beta2") for name in flavors}
+    return stand_ins, said
+

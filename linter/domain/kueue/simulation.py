@@ -31,6 +31,7 @@ from kqlint.domain.kueue.preemption import Cluster, Holder
 from kqlint.domain.kueue.priority import workload_priority
 from kqlint.domain.kueue.queue_view import (
     admission_checks,
+    assumed_to_exist,
     fair_sharing,
     inactive_reason,
     namespace_admitted,
@@ -155,7 +156,8 @@ def simulate(graph: ObjectGraph, stage: int = 2, resources: ResourceConfig | Non
     inactive = {name: why for name, cq in queues.items() if (why := inactive_reason(cq, live, graph)) is not None}
     if fair_sharing(graph):  # every ClusterQueue uses it: its queue is not simulated (cli.md)
         inactive = {name: FAIR_SHARING for name in queues}
-    flavor_objects = _flavors(graph, assumptions)
+    stand_ins, assumed = assumed_to_exist(list(queues.values()), graph)
+    flavor_objects, assumptions = {**stand_ins, **_flavors(graph, assumptions)}, assumptions + assumed
     empty_views = {name: queue_view(cq, empty, flavor_objects) for name, cq in queues.items()
                    if not empty.too_deep(empty.queues[name])}
     results = [_running_result(r) for r in running_workloads(graph)]
