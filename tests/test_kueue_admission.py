@@ -211,6 +211,6 @@ def test_tas_is_checked_before_taints_in_the_shared_flavor_model() -> None:
     tas_first = check_flavor({}, flavor, verdict)
     assert tas_first.blocker == TOPOLOGY
     assert tas_first.reason == 'Flavor "plain" does not support TopologyAwareScheduling'
-    assert check_flavor({}, flavor).reason == "untolerated taint gpu:NoSchedule in flavor plain"  # KQ217's view
+    assert check_flavor({}, flavor).reason == "untolerated taint {gpu  NoSchedule <nil>} in flavor plain"  # as Kueue
     no_tas = tas_verdict(False, False, ObjectGraph([flavor]))
     assert check_flavor({}, flavor, no_tas).blocker == "tolerations"

@@ -43,7 +43,7 @@ def _verdict(pod_spec: dict[str, Any], flavor: str = FLAVOR) -> tuple[str | None
 
 
 def test_untolerated_taint_rejects_the_flavor_with_kueues_reason() -> None:
-    assert _verdict({}) == (TOLERATIONS, "untolerated taint nvidia.com/gpu=present:NoSchedule in flavor h100")
+    assert _verdict({}) == (TOLERATIONS, "untolerated taint {nvidia.com/gpu present NoSchedule <nil>} in flavor h100")
 
 
 def test_prefer_no_schedule_taints_are_ignored() -> None:

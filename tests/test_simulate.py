@@ -380,3 +380,21 @@ def test_a_flavor_or_check_that_may_exist_elsewhere_is_assumed_and_said(tmp_path
         assert "ResourceFlavor on-demand not in the inputs or context: assumed to exist" in said
     else:
         assert "FlavorNotFound" in job["message"] and "on-demand" not in said
+
+
+def test_kq217_and_simulate_spell_an_untolerated_taint_as_kueue_does(capsys: pytest.CaptureFixture[str]) -> None:
+    """One spelling from one function (flavors.kueue_taint_text): `%s` of a corev1.Taint value,
+    as flavorassigner.go writes it into the Workload's message, in KQ217's related entries and in
+    simulate's message alike."""
+    with chdir(CASES / "untolerated_taint"):
+        _, out, _ = run(capsys, "simulate", "manifests.yaml", "-f", "json", *ISOLATED)
+        _, checked, _ = run(capsys, "check", "manifests.yaml", "--select", "KQ217", "-f", "json", "--no-cache",
+                            *ISOLATED)
+    spelled = [part for w in json.loads(out)["workloads"] for part in (w["message"] or "").split(", ")
+               if "untolerated taint" in part]
+    related = [r["message"] for f in json.loads(checked)["findings"] for r in f["related"]
+               if "untolerated taint" in r["message"]]
+    assert spelled and related
+    assert all("<nil>}" in text for text in spelled + related)
+    assert {text.split("untolerated taint ")[1] for text in related} <= \
+        {text.split("untolerated taint ")[1] for text in spelled}

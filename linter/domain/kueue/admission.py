@@ -24,7 +24,7 @@ from kqlint.domain.kueue.capacity import (
     potential_available,
     queue_available,
 )
-from kqlint.domain.kueue.flavors import TOLERATIONS, check_flavor, untolerated_taint
+from kqlint.domain.kueue.flavors import check_flavor
 from kqlint.domain.quantity import format_amount
 
 if TYPE_CHECKING:
@@ -249,21 +249,8 @@ def _flavor_rejection(name: str, members: list[tuple[PodSetRequest, PodSetAssign
         check = check_flavor(pod_set.spec, flavor)
         if check.fits:
             continue
-        if check.blocker == TOLERATIONS:
-            return f"untolerated taint {_go_taint(pod_set.spec, flavor)} in flavor {name}"
-        return check.reason
+        return check.reason  # untolerated taint (as Kueue prints it), node affinity, TAS
     return None
-
-
-def _go_taint(pod_spec: dict[str, Any], flavor: K8sObject) -> str:
-    """The untolerated taint as Kueue's ``%s`` prints a ``corev1.Taint``: ``{KEY VALUE EFFECT <nil>}``."""
-    spec = flavor.get("spec")
-    spec = spec if isinstance(spec, dict) else {}
-    taints = [t for t in spec.get("nodeTaints") or [] if isinstance(t, dict)]
-    tolerations = [t for t in (pod_spec.get("tolerations") or []) + (spec.get("tolerations") or [])
-                   if isinstance(t, dict)]
-    taint = untolerated_taint(taints, tolerations) or {}
-    return f"{{{taint.get('key') or ''} {taint.get('value') or ''} {taint.get('effect') or ''} <nil>}}"
 
 
 def _fits_quota(queue: QueueView, fr: FlavorResource, assumed: Fraction, request: Fraction,

@@ -55,7 +55,7 @@ def check_flavor(pod_spec: dict[str, Any], flavor: K8sObject, tas: TasVerdict | 
     tolerations = _mappings(pod_spec.get("tolerations")) + _mappings(spec.get("tolerations"))
     taint = untolerated_taint(_mappings(spec.get("nodeTaints")), tolerations)
     if taint is not None:
-        return FlavorCheck(flavor, f"untolerated taint {taint_text(taint)} in flavor {flavor.name}", TOLERATIONS)
+        return FlavorCheck(flavor, f"untolerated taint {kueue_taint_text(taint)} in flavor {flavor.name}", TOLERATIONS)
     labels = spec.get("nodeLabels")
     labels = {k: v for k, v in labels.items() if isinstance(v, str)} if isinstance(labels, dict) else {}
     blocker = affinity_blocker(pod_spec, labels)
@@ -86,6 +86,12 @@ def tolerates(toleration: dict[str, Any], taint: dict[str, Any]) -> bool:
     if operator == "Exists":
         return True
     return operator == "Equal" and bool(key) and (toleration.get("value") or "") == (taint.get("value") or "")
+
+
+def kueue_taint_text(taint: dict[str, Any]) -> str:
+    """A taint as Kueue's flavor assigner prints it (``%s`` of a ``corev1.Taint`` value:
+    ``{KEY VALUE EFFECT <nil>}``, flavorassigner.go), so the message matches the Workload's."""
+    return f"{{{taint.get('key') or ''} {taint.get('value') or ''} {taint.get('effect') or ''} <nil>}}"
 
 
 def taint_text(taint: dict[str, Any]) -> str:
