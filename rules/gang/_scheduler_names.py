@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from kqlint.domain import kinds as K
 from kqlint.domain.graph import ObjectGraph, graph_fact
 from kqlint.domain.platform import platform_of
 from kqlint.domain.schedulers import flag_names
@@ -18,6 +19,13 @@ MAX_DISTANCE, MIN_LENGTH = 2, 4
 SCHEDULER_HOSTS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "Pod"})
 _CONFIGURED = re.compile(r"schedulerName\"?\s*:\s*[\"']?([A-Za-z0-9][A-Za-z0-9._-]*)")
 MAX_SCANNED = 1_000_000  # characters of ConfigMap text scanned per object
+
+
+# what typo_targets reads beyond the object judged: the objects that set up scheduler names (a rule
+# that asks it declares these among its findings-cache reads)
+SCHEDULER_SETUP_READS = frozenset({K.GroupKind("", "ConfigMap"),
+                                   K.GroupKind("kubescheduler.config.k8s.io", "KubeSchedulerConfiguration"),
+                                   K.DEPLOYMENT, K.STATEFULSET, K.DAEMONSET, K.POD})
 
 
 def known_scheduler_names(graph: ObjectGraph, configured: Iterable[str]) -> frozenset[str]:

@@ -90,12 +90,13 @@ from kqlint.domain.workloads import (
 )
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
-from kqlint.rules.gang._scheduler_names import typo_targets
+from kqlint.rules.gang._scheduler_names import SCHEDULER_SETUP_READS, typo_targets
 
-# findings cache: reads gang_markers: the object's own markers and its templates'
+# findings cache: reads gang_markers (the object's own markers and its templates': TrainJob runtimes) and, through
+# typo_targets, the objects that set up scheduler names (a typo of one is KQ308's, not compared here)
 META = RuleMeta(code="KQ304", slug="mixed-gang-schedulers", severity=Severity.ERROR,
                 summary="one workload's pods go to different schedulers or carry Volcano and KAI markers",
-                reads=reading.RUNTIMES)
+                reads=reading.RUNTIMES | SCHEDULER_SETUP_READS)
 
 
 @dataclass(frozen=True)

@@ -106,7 +106,7 @@ from kqlint.domain.workloads.templates import DEFAULT_SCHEDULER
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.fix.model import Edit, Fix
 from kqlint.model import Finding, Location, Severity
-from kqlint.rules.gang._scheduler_names import typo_targets
+from kqlint.rules.gang._scheduler_names import SCHEDULER_SETUP_READS, typo_targets
 
 # findings cache: reads the objects that set up scheduler names (ConfigMaps, KubeSchedulerConfigurations, scheduler
 # Deployments/StatefulSets/DaemonSets/Pods) and the PodGroups a marker names (related)
@@ -114,9 +114,7 @@ META = RuleMeta(code="KQ308", slug="unknown-scheduler-name", severity=Severity.E
                 summary="a schedulerName is a typo of a known scheduler, or a gang marker goes to a scheduler "
                         "that ignores it",
                 fix="safe",
-                reads=frozenset({K.GroupKind("", "ConfigMap"),
-                                 K.GroupKind("kubescheduler.config.k8s.io", "KubeSchedulerConfiguration"),
-                                 K.DEPLOYMENT, K.STATEFULSET, K.DAEMONSET, K.POD} | K.POD_GROUPS))
+                reads=SCHEDULER_SETUP_READS | K.POD_GROUPS)
 # (where, key, family): the pod-template markers only a gang scheduler reads
 GANG_MARKERS = (("annotations", VOLCANO_GROUP_ANNOTATION, "volcano"),
                 ("annotations", VOLCANO_LEGACY_GROUP_ANNOTATION, "volcano"),
