@@ -129,3 +129,13 @@ def test_a_volcano_policy_field_of_another_type_is_the_schemas_not_a_crash(tmp_p
            f"  policies: [{policy}]\n  tasks:\n  - name: t\n    replicas: 1\n    template:\n"
            "      spec: {containers: [{name: c, image: busybox}]}\n")
     assert lint_files(tmp_path, {"m.yaml": job}, ("KQ004",)).findings == ()
+
+
+def test_a_volcano_task_named_by_a_mapping_is_no_crash(tmp_path: Path) -> None:
+    """Found by the fuzzer: `- name: {}` made the dependency check hash a mapping. A task name
+    that is no string is left to the name checks (and the schema, KQ002)."""
+    job = ("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: sweep}\nspec:\n  tasks:\n"
+           "  - name: {}\n    replicas: 2\n    template: {spec: {containers: [{name: main, image: x}]}}\n"
+           "  - name: b\n    replicas: 1\n    dependsOn: {name: [a]}\n"
+           "    template: {spec: {containers: [{name: main, image: x}]}}\n")
+    lint_files(tmp_path, {"m.yaml": job}, ("KQ004",))

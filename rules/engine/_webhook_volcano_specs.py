@@ -210,8 +210,8 @@ def _dependency_cycle(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     on a cycle when there is one."""
     tasks = _tasks(obj)
     names = [task.get("name") for _, task in tasks]
-    if len(set(names)) != len(names) or not all(isinstance(n, str) for n in names):
-        return  # duplicate or missing names: reported apart
+    if not all(isinstance(n, str) for n in names) or len(set(names)) != len(names):
+        return  # missing, non-string or duplicate names: reported apart
     needs = {task["name"]: _depends(task) for _, task in tasks}
     if not any(needs.values()):
         return
