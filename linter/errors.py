@@ -7,6 +7,8 @@ import cycles config <-> custom and config <-> profiles.
 """
 from __future__ import annotations
 
+import sys
+
 
 class KqlintError(Exception):
     """Base of every error kqlint raises on purpose."""
@@ -51,3 +53,34 @@ class InternalError(KqlintError):
 
 __all__ = ["KqlintError", "UserError", "ConfigError", "UsageError", "RegistryError", "CrdError",
            "BaselineError", "InternalError"]
+
+
+# ------------------------------------------------------------------ notes said once per run
+
+class _Notes:
+    said: set[str] = set()
+    held: list[str] | None = None  # in a --jobs worker: the notes it found, sent to the parent at its end
+
+
+def note_once(line: str) -> None:
+    """``line`` on stderr once per run, whichever process finds it: a --jobs worker holds it
+    for the parent (kqlint.engine.parallel), which says what no process said yet."""
+    if line in _Notes.said:
+        return
+    _Notes.said.add(line)
+    if _Notes.held is not None:
+        _Notes.held.append(line)
+        return
+    try:
+        print(line, file=sys.stderr)
+    except (OSError, ValueError):
+        pass
+
+
+def hold_notes() -> None:
+    """This process is a --jobs worker: notes wait for ``held_notes``."""
+    _Notes.held = []
+
+
+def held_notes() -> list[str]:
+    return list(_Notes.held or [])

@@ -98,3 +98,39 @@ def test_yaml_1_1_scalars_like_kubernetes() -> None:
     data = b"a: yes\nb: on\nc: off\nd: 0755\ne: '0755'\nf: 1_000\ng: ~\nh: 2024-01-02\n"
     doc = parse_bytes("s.yaml", data).documents[0]
     assert doc == {"a": True, "b": True, "c": False, "d": 493, "e": "0755", "f": 1000, "g": None, "h": "2024-01-02"}
+
+
+NOTED = """
+import time
+
+from kqlint.engine.parallel import map_chunks
+from kqlint.errors import note_once
+
+
+def noted(item):
+    time.sleep(0.001)  # slow enough that the worker takes batches too
+    note_once("kqlint: note: one for the whole run")
+    note_once(f"kqlint: note: one of three {item % 3}")
+    return item
+
+
+assert map_chunks(noted, list(range(2000)), 2) == list(range(2000))
+"""
+
+
+def test_a_note_found_by_every_process_is_said_once(tmp_path: Path) -> None:
+    """issue 33: a CEL rule kqlint cannot evaluate is said once per run; with --jobs every
+    process meets it, so a worker holds its notes and the parent says what no process said yet
+    (a process of its own: stderr as the command line has it)."""
+    import subprocess
+    import sys
+
+    from kqlint.engine import parallel
+
+    if not parallel.can_fork():
+        pytest.skip("no fork on this platform")
+    (tmp_path / "noted.py").write_text(NOTED)
+    done = subprocess.run([sys.executable, str(tmp_path / "noted.py")], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("one for the whole run") == 1, done.stderr
+    assert sorted(line[-1] for line in done.stderr.splitlines() if "one of three" in line) == ["0", "1", "2"]

@@ -137,6 +137,9 @@ def _take() -> int | None:
     return index
 
 
+NOTES = -1  # the index of a worker's last message: the notes it held (kqlint.errors.note_once)
+
+
 def _start_worker(context: Any, parent: int, setup: Callable[[], None]) -> tuple[Any, Any]:
     """A forked worker and the end of the pipe its results come through."""
     receive, send = context.Pipe(duplex=False)
@@ -149,14 +152,18 @@ def _start_worker(context: Any, parent: int, setup: Callable[[], None]) -> tuple
 def _work(send: Any, parent: int, setup: Callable[[], None]) -> None:
     """A worker: take batches until none are left, sending each batch's results. Any error
     ends it quietly; the parent does what it did not send (and meets the error itself)."""
+    from kqlint.errors import held_notes, hold_notes
+
     setup()
     if os.getppid() != parent:  # the parent died before the worker was set up
         os._exit(1)
     assert _WORK is not None
     function, items, batches, _ = _WORK
+    hold_notes()  # said by the parent, once for the run (kqlint.errors.note_once)
     try:
         while (index := _take()) is not None:
             send.send_bytes(pickle.dumps((index, [function(items[i]) for i in batches[index]]), protocol=5))
+        send.send_bytes(pickle.dumps((NOTES, held_notes()), protocol=5))
     except BaseException:
         pass
     finally:
@@ -198,4 +205,10 @@ class _Inbox:
             messages, self.messages = self.messages, []
         for message in messages:
             index, found = pickle.loads(message)
+            if index == NOTES:
+                from kqlint.errors import note_once
+
+                for line in found:
+                    note_once(line)
+                continue
             results[index] = found if self.arrived is None else [self.arrived(result) for result in found]

@@ -25,7 +25,6 @@ or two of a large pod template gives every template alike there the same answer.
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -296,7 +295,9 @@ def _not_evaluated(rule: CelRule, source: str, why: str) -> None:
 
     note = (f"kqlint: note: a CEL rule of {source} was not evaluated (kqlint's evaluator cannot run it; the "
             f"API server may still reject what kqlint accepts): `{where}`: `{_short(rule.rule)}`: {_short(why)}")
-    print(terminal_safe(note), file=sys.stderr)
+    from kqlint.errors import note_once
+
+    note_once(terminal_safe(note))  # once per run, also from --jobs workers
 
 
 def not_evaluated() -> dict[tuple[str, str], str]:

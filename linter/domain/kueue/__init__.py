@@ -26,7 +26,8 @@ of resource groups, flavors and quotas; cohorts), ``podsets`` (the pod sets of o
 their requests), ``flavors`` and ``tas`` (Kueue's per-flavor checks: TAS, taints, affinity),
 ``cohorts`` (the Cohort hierarchy and its loops), ``activity`` (why Kueue marks a ClusterQueue
 inactive: admission checks, TAS Topologies), ``limitranges`` (LimitRange defaults in the
-requests Kueue counts), ``ceilings`` (the most a ClusterQueue can ever give per flavor: KQ210). The manager Configuration is read outside this package
+requests Kueue counts), ``ceilings`` (the most a ClusterQueue can ever give per flavor: KQ210).
+The manager Configuration is read outside this package
 (kqlint.domain.kueue_config), beside the platform model that uses it.
 
 A ``ManagedWorkload`` is one thing Kueue turns into Workloads: normally the whole object (its
