@@ -202,15 +202,22 @@ def test_a_forged_committed_cache_changes_nothing(tmp_path: Path) -> None:
         assert run("--cache-dir", str(project / inside)) == uncached
 
 
-def test_a_cache_file_linked_to_dev_zero_is_not_read(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    if not os.path.exists("/dev/zero"):
-        pytest.skip("no /dev/zero on this system")
+def _cached_project(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                    monkeypatch: pytest.MonkeyPatch) -> tuple[Path, tuple[int, str, str]]:
+    """A project linted once into the default cache home, and its report without a cache."""
     project = _project(tmp_path)
     monkeypatch.delenv("KQLINT_CACHE_DIR", raising=False)
     monkeypatch.chdir(project)
     uncached = _check(capsys, ".", "--no-cache", "--format", "json")
     _check(capsys, ".", "--format", "json")
+    return project, uncached
+
+
+def test_a_cache_file_linked_to_dev_zero_is_not_read(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero on this system")
+    project, uncached = _cached_project(tmp_path, capsys, monkeypatch)
     for path in cache_folder(project).glob("*/*"):
         if path.is_file():
             path.unlink()
@@ -283,11 +290,7 @@ def test_a_pack_that_is_a_link_a_fifo_or_huge_is_not_read(tmp_path: Path, capsys
     """Entries are read one at a time from their pack: a pack replaced by a link (to
     /dev/zero), a FIFO, or a sparse 2 GiB file whose index entries claim 1.5 GiB each, is never
     read (the run parses again and reports as without a cache), and never blocks."""
-    project = _project(tmp_path)
-    monkeypatch.delenv("KQLINT_CACHE_DIR", raising=False)
-    monkeypatch.chdir(project)
-    uncached = _check(capsys, ".", "--no-cache", "--format", "json")
-    _check(capsys, ".", "--format", "json")
+    project, uncached = _cached_project(tmp_path, capsys, monkeypatch)
     for report in cache_folder(project).glob("*/report-*"):
         report.unlink()  # the entries must be looked up
     packs = list(cache_folder(project).glob("*/pack-*"))

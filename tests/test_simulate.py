@@ -306,50 +306,16 @@ def test_kq210_and_simulate_agree_that_one_resource_group_gets_one_flavor(capsys
     assert "from one flavor of a resource group" in finding["message"]
 
 
-QUEUE_NAMING_ELSEWHERE = """\
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata:
-  name: team-a
-spec:
-  namespaceSelector: {}
-  admissionChecksStrategy:
-    admissionChecks:
-    - name: prov
-  resourceGroups:
-  - coveredResources: ["cpu"]
-    flavors:
-    - name: on-demand
-      resources:
-      - name: cpu
-        nominalQuota: 4
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata:
-  name: main
-  namespace: team-a
-spec:
-  clusterQueue: team-a
----
-apiVersion: batch/v1
-kind: Job
-metadata:
-  name: train
-  namespace: team-a
-  labels:
-    kueue.x-k8s.io/queue-name: main
-spec:
-  template:
-    spec:
-      restartPolicy: Never
-      containers:
-      - name: main
-        image: busybox
-        resources:
-          requests:
-            cpu: "1"
-"""
+def _naming_elsewhere() -> str:
+    """The scenario single_flavor_fits without its ResourceFlavor: its ClusterQueue's flavor
+    renamed `on-demand`, and an AdmissionCheck `prov` named that no manifest holds."""
+    text = (CASES / "single_flavor_fits" / "manifests.yaml").read_text()
+    documents = [d for d in text.split("---\n") if d.strip() and "kind: ResourceFlavor" not in d]
+    text = "---\n".join(documents).replace("- name: default", "- name: on-demand")
+    return text.replace("  namespaceSelector: {}\n", "  namespaceSelector: {}\n  admissionChecksStrategy:\n"
+                        "    admissionChecks:\n    - name: prov\n", 1)
+
+
 OTHER_FLAVOR = """\
 ---
 apiVersion: kueue.x-k8s.io/v1beta2
@@ -367,7 +333,7 @@ def test_a_flavor_or_check_that_may_exist_elsewhere_is_assumed_and_said(tmp_path
     hold, where it holds none of that kind (they live elsewhere), may exist: the ClusterQueue is
     active and the assumption is in the report; where the repository manages ResourceFlavors and
     this one is not among them, it is missing (FlavorNotFound: inactive)."""
-    (tmp_path / "all.yaml").write_text(QUEUE_NAMING_ELSEWHERE + more)
+    (tmp_path / "all.yaml").write_text(_naming_elsewhere() + more)
     with chdir(tmp_path):
         _, out, err = run(capsys, "simulate", "all.yaml", "-f", "json", "--no-config", "--context", "all.yaml")
     assert "Traceback" not in err

@@ -171,12 +171,15 @@ class Pipeline:
         with the versions the repository pins: every input workload queued together. Second:
         where a rendered object's position came from (None without ``kustomize``)."""
         from kqlint.engine.analysis import build_graph, run_pins, scoped
-        from kqlint.project.kustomize import origin_places
 
+        place: Callable[[Location], Location] | None = None
         with self._working():
             if kustomize:
+                from kqlint.project.kustomize import origin_places  # only a rendered run maps positions
+
                 run = self._rendered(list(kustomize), paths, context, allow_remote)
                 inputs, context_objects, pin_paths = run.inputs, run.context.objects, run.pin_paths
+                place = origin_places(inputs.objects)
             else:
                 inputs, found = load_paths(paths, self.config, INPUT)
                 _refuse_missing(found)
@@ -188,7 +191,7 @@ class Pipeline:
             kept = [obj for obj in kept if scope.unit_of(obj.file) in units]
             pins = run_pins(inputs.objects + kept, _file_pins(pin_paths, self.config))
             graph = build_graph(inputs, kept, self.config, pins=pins)
-            return graph, origin_places(inputs.objects) if kustomize else None
+            return graph, place
 
     def _rendered(self, directories: list[str], paths: list[str], context: Iterable[str],
                   allow_remote: bool) -> RenderedRun:
