@@ -223,10 +223,11 @@ def _violations(sets: list[PodSet], cq: K8sObject, peers: list[K8sObject], graph
     table = capacity_table(cq, peers, graph)
     requested = sorted({r for ps in sets for r in ps.per_pod} | ({PODS} if PODS in table else set()))
     found: list[Violation] = []
+    seen: dict[tuple[int, tuple[str, ...]], list[str]] = {}
     for resource in requested:
         caps = table.get(resource)  # not covered (KQ209's) or unreadable: not judged
         if caps:
-            found += _resource_violations(sets, resource, caps, graph)
+            found += _resource_violations(sets, resource, caps, graph, seen)
     if not found:
         found = [v for covered, flavors in resource_group_list(cq)
                  for ps in sets if (v := _group_violation(ps, covered, flavors, table, graph)) is not None]
@@ -239,6 +240,8 @@ def _group_violation(ps: PodSet, covered: list[str], flavors: list[str], table: 
     (flavorassigner.go assignFlavors: per group, the first flavor that fits every requested
     resource of it): a pod set whose resources each fit some usable flavor, but no usable
     flavor alone, never fits (cpu only in flavor A, memory only in flavor B)."""
+    if sum(r in table for r in covered) < 2:
+        return None
     wanted = [r for r in covered if r in table and _total(ps, r) > 0]
     usable = usable_flavor_names(ps.template, flavors, graph) if len(wanted) > 1 else []
     caps = {r: {c.flavor: c for c in table[r].each} for r in wanted}
@@ -256,11 +259,11 @@ def _group_violation(ps: PodSet, covered: list[str], flavors: list[str], table: 
                      tuple(caps[r][f] for f in usable for r in wanted if _total(ps, r) > caps[r][f].amount), group=True)
 
 
-def _resource_violations(sets: list[PodSet], resource: str, caps: Capacities,
-                         graph: ObjectGraph) -> list[Violation]:
+def _resource_violations(sets: list[PodSet], resource: str, caps: Capacities, graph: ObjectGraph,
+                         seen: dict[tuple[int, tuple[str, ...]], list[str]]) -> list[Violation]:
     """Only the flavors a pod set can use count (usable_flavor_names, as Kueue's flavor
     assigner checks them); a pod set no flavor suits is KQ217's and not judged here."""
-    usable = {id(ps): _usable(ps, caps, graph) for ps in sets}
+    usable = {id(ps): _usable(ps, caps, graph, seen) for ps in sets}
     found = []
     for ps in sets:
         own = usable[id(ps)]
@@ -271,8 +274,8 @@ def _resource_violations(sets: list[PodSet], resource: str, caps: Capacities,
         if amount > largest.amount:
             found.append(Violation(ps, resource, amount, _pod_set_text(ps, resource, largest), (largest,)))
     judged = [ps for ps in sets if usable[id(ps)]]
-    if found or not judged:
-        return found
+    if found or not judged or (len(judged) == 1 and judged[0].all_pods == judged[0].count):
+        return found  # one Workload of one pod set: its total fits the largest flavor, so their sum
     flavors = {c.flavor: c for ps in judged for c in usable[id(ps)]}
     limit = exact_sum(c.amount for c in flavors.values())
     whole = exact_sum(_total(ps, resource, whole=True) for ps in judged)
@@ -283,8 +286,14 @@ def _resource_violations(sets: list[PodSet], resource: str, caps: Capacities,
     return found
 
 
-def _usable(ps: PodSet, caps: Capacities, graph: ObjectGraph) -> list[Capacity]:
-    names = usable_flavor_names(ps.template, [c.flavor for c in caps.each], graph)
+def _usable(ps: PodSet, caps: Capacities, graph: ObjectGraph,
+            seen: dict[tuple[int, tuple[str, ...]], list[str]]) -> list[Capacity]:
+    """``seen``: the usable flavors of each pod set (of this check) by group, asked once per
+    pod set and not per resource."""
+    group = tuple(c.flavor for c in caps.each)
+    names = seen.get((id(ps), group))
+    if names is None:
+        names = seen[(id(ps), group)] = usable_flavor_names(ps.template, list(group), graph)
     return [c for c in caps.each if c.flavor in names]
 
 

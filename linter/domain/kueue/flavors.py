@@ -170,12 +170,26 @@ def group_checks(template: PodTemplate, flavor_names: list[str], graph: ObjectGr
                  tas: TasVerdict | None = None) -> list[FlavorCheck] | None:
     """Kueue's verdict on every flavor of one resource group, in the group's order; None when
     a flavor cannot be resolved (KQ206's) or is known by name only, so nothing is judged."""
+    spec = template.spec
+    if tas is not None:
+        return _group_checks(spec, flavor_names, graph, tas)
+    # one verdict per pod spec, group and graph: KQ210 asks per resource and ClusterQueue
+    known: dict[tuple[int, tuple[str, ...]], tuple[Any, list[FlavorCheck] | None]] = graph.memo(group_checks, dict)
+    key = (id(spec), tuple(flavor_names))
+    seen = known.get(key)
+    if seen is None or seen[0] is not spec:  # the spec is kept with it: its id is not reused meanwhile
+        seen = known[key] = (spec, _group_checks(spec, flavor_names, graph, None))
+    return seen[1]
+
+
+def _group_checks(spec: dict[str, Any], flavor_names: list[str], graph: ObjectGraph,
+                  tas: TasVerdict | None) -> list[FlavorCheck] | None:
     checks = []
     for name in flavor_names:
         flavor = graph.resolve("ResourceFlavor", name, None, KUEUE_GROUP)
         if flavor is None or not (flavor.source in (INPUT, CONTEXT) or flavor.has("spec")):
             return None
-        checks.append(check_flavor(template.spec, flavor, tas))
+        checks.append(check_flavor(spec, flavor, tas))
     return checks
 
 

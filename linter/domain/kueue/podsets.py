@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from kqlint.domain import kinds as K
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 # Pods, and the pods of a DynamoGraphDeployment (pod integration).
 SINGLE_POD_WORKLOADS = frozenset({K.DEPLOYMENT, K.POD, K.DGD})
 JOB_MIN_PARALLELISM = "kueue.x-k8s.io/job-min-parallelism"  # partial admission (workloads.md 1)
+ZERO = Fraction(0)
 
 
 @dataclass(frozen=True)
@@ -44,11 +46,20 @@ class PodSet:
     all_pods: int                 # pods of the whole object
 
     def total(self, resource: str) -> Fraction:
-        return self.per_pod.get(resource, Fraction(0)) * self.count
+        return self._totals[0].get(resource, ZERO)
 
     def whole(self, resource: str) -> Fraction:
         """What every Workload of the object together asks for."""
-        return self.per_pod.get(resource, Fraction(0)) * self.all_pods
+        return self._totals[1].get(resource, ZERO)
+
+    @cached_property
+    def _totals(self) -> tuple[dict[str, Fraction], dict[str, Fraction]]:
+        # asked for per resource, flavor and check (KQ210): multiplied once
+        return _times(self.per_pod, self.count), _times(self.per_pod, self.all_pods)
+
+
+def _times(per_pod: Requests, pods: int) -> dict[str, Fraction]:
+    return dict(per_pod) if pods == 1 else {r: amount * pods for r, amount in per_pod.items()}
 
 
 def pod_sets(unit: ManagedWorkload, graph: ObjectGraph,
