@@ -34,6 +34,7 @@ from kqlint.rules.engine._webhook_kueue_gates import (
     elastic_kind_findings,
     gates_of,
     is_elastic,
+    webhook_validates,
 )
 
 PREFIX = "kueue.x-k8s.io/"
@@ -57,7 +58,7 @@ def as_text(value: Any) -> str:
 
 def kueue_job_findings(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     yield from elastic_kind_findings(obj, ctx)
-    if (obj.group, obj.kind) not in JOB_KINDS:
+    if (obj.group, obj.kind) not in JOB_KINDS or not webhook_validates(obj, ctx):
         return
     yield from _labels(obj, ctx)
     templates = [t for t in own_templates(obj, ctx.graph)

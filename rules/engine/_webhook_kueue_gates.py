@@ -72,6 +72,22 @@ def gates_of(ctx: RuleContext) -> KueueGates:
     return kueue_gates(platform_of(ctx.graph))
 
 
+# Kueue's job webhooks skip these namespaces (config/components/webhook/kustomization.yaml and the
+# Helm chart's namespaceSelector: kube-system and Kueue's own namespace, kueue-system by default)
+UNWATCHED_NAMESPACES = frozenset({"kube-system", "kueue-system"})
+
+
+def webhook_validates(obj: K8sObject, ctx: RuleContext) -> bool:
+    """Whether Kueue's webhook for ``obj``'s kind validates it: its integration is enabled (a
+    disabled one's webhook is a no-op, ``SetupNoopWebhook``; unknown: one of Kueue's default
+    frameworks) and its namespace is one the webhook configuration selects."""
+    if str(obj.namespace or "") in UNWATCHED_NAMESPACES:
+        return False
+    framework = FRAMEWORKS.get((obj.group, obj.kind), "")
+    enabled = platform_of(ctx.graph).integration(framework)
+    return not (enabled is False or enabled is None and framework in OPT_IN_FRAMEWORKS)
+
+
 def is_elastic(obj: K8sObject) -> bool:
     """``workloadslicing.Enabled``: the annotation's value is exactly ``true``."""
     return obj.annotations.get(ELASTIC) == "true"
@@ -81,10 +97,8 @@ def elastic_kind_findings(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]
     """``elastic job is not supported for …`` on an integrated kind other than the four."""
     if (obj.group, obj.kind) not in CHECKED_KINDS or not is_elastic(obj) or not gates_of(ctx).elastic_kinds:
         return
-    framework = FRAMEWORKS.get((obj.group, obj.kind), "")
-    enabled = platform_of(ctx.graph).integration(framework)
-    if enabled is False or enabled is None and framework in OPT_IN_FRAMEWORKS:
-        return  # a disabled integration's webhook is a no-op (SetupNoopWebhook)
+    if not webhook_validates(obj, ctx):
+        return
     gvk = f"{obj.group}/{obj.version}, Kind={obj.kind}"
     yield ctx.finding(
         at=obj.at("metadata", "annotations", ELASTIC),

@@ -43,7 +43,10 @@ cannot express (kueue.md B8, B9, B13):
   is not a JSON list of 1–3 layers with unique label names and sizes ≥ 1 each dividing the one
   above, or sits beside the two-level slice annotations or a group name; for a Ray kind with a
   `queue-name` label, a worker group named `head`, and a RayJob with both or neither of
-  `clusterSelector` and `rayClusterSpec`, or without `shutdownAfterJobFinishes: true`.
+  `clusterSelector` and `rayClusterSpec`, or without `shutdownAfterJobFinishes: true`. Silent
+  where Kueue's webhook never sees the object: its integration is off (the platform's
+  `integrations`; a disabled integration's webhook is a no-op), or it lives in `kube-system` or
+  `kueue-system`, which every job webhook's `namespaceSelector` leaves out.
 - what depends on the platform's Kueue release (configured, or pinned by the repository; unknown
   counts as the newest) and on the feature gates the manager's `featureGates` or
   `--feature-gates` set: `podset-slice-required-topology-constraints` on Kueue 0.17 or 0.18, or
