@@ -412,6 +412,21 @@ def _slow_tree(root: Path) -> None:
         (root / f"m{index:04d}.yaml").write_text(documents)
 
 
+def _wait_for_workers(session: int) -> None:
+    """Until the run's session holds a forked worker beside the main process (its signal
+    handlers are set before it forks), at most 60 s."""
+    import subprocess
+    import time
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        found = subprocess.run(["pgrep", "-s", str(session)], capture_output=True, text=True).stdout.split()
+        if len(found) >= 2:
+            return
+        time.sleep(0.1)
+    raise AssertionError("no worker started within 60 s")
+
+
 @pytest.mark.parametrize("name, code", [("SIGINT", 130), ("SIGTERM", 143), ("SIGHUP", 129)])
 def test_signals_end_every_worker_at_once(tree: Path, name: str, code: int) -> None:
     import signal
@@ -423,7 +438,7 @@ def test_signals_end_every_worker_at_once(tree: Path, name: str, code: int) -> N
     _slow_tree(tree)
     process = subprocess.Popen([KQLINT, "check", ".", "-j", "2", "-q"], cwd=tree, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, start_new_session=True, env={**os.environ, "NO_COLOR": "1"})
-    time.sleep(3)
+    _wait_for_workers(process.pid)  # under load the start alone can take seconds: signal a run at work
     signum = getattr(signal, name)
     if name == "SIGINT":
         os.killpg(process.pid, signum)  # Ctrl-C reaches the whole foreground process group
