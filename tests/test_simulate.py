@@ -1,6 +1,7 @@
 """``kqlint simulate``: scenarios ported from Kueue's flavor-assigner, scheduler and preemption
 unit tests and its documented behaviour (tests/fixtures/simulate/<case>/: ``manifests.yaml``
-and ``expected.yaml``, the fields each workload must show in the JSON report), the JSON
+and ``expected.yaml``, the fields each workload must show in the JSON report; ``preemptedSet``:
+its victims in any order), the JSON
 schema, ``--workload``, ``--stage`` and the exit status."""
 from __future__ import annotations
 
@@ -42,6 +43,8 @@ def observed(workload: dict[str, Any], field: str) -> Any:
         return workload["emptyCluster"]["mode"] if workload["emptyCluster"] else None
     if field == "preempted":
         return [_ref(p) for p in workload["preempted"]]
+    if field == "preemptedSet":  # the victims, in no order (Kueue's tests compare them as a set)
+        return sorted(_ref(p) for p in workload["preempted"])
     if field == "preemptedBy":
         return _ref(workload["preemptedBy"]) if workload["preemptedBy"] else None
     return workload[field]
