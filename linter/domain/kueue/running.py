@@ -29,6 +29,7 @@ class Running:
     priority: int
     flavors: list[tuple[str, int, dict[str, str]]]   # (pod set, count, resource -> flavor)
     usage: dict[FlavorResource, Fraction]
+    reserved_at: str = ""            # QuotaReserved's lastTransitionTime ("" when not written)
 
 
 def running_workloads(graph: ObjectGraph) -> list[Running]:
@@ -43,9 +44,29 @@ def running_workloads(graph: ObjectGraph) -> list[Running]:
         priority = obj.get("spec", "priority")
         found.append(Running(obj, queue, text(obj.get("spec", "queueName")),
                              priority if isinstance(priority, int) and not isinstance(priority, bool) else 0,
-                             flavors, usage))
+                             flavors, usage, _reserved_at(obj)))
     found.sort(key=lambda r: (r.obj.file, r.obj.doc))
     return found
+
+
+def _reserved_at(obj: K8sObject) -> str:
+    """When the quota was reserved: what Kueue orders preemption candidates by, the most
+    recent first (``quotaReservationTime`` in ``preemption/common/ordering.go``)."""
+    for _, condition in indexed_mappings(obj.get("status", "conditions")):
+        if condition.get("type") == "QuotaReserved":
+            return text(condition.get("lastTransitionTime")) or ""
+    return ""
+
+
+def creation_ranks(objects: list[K8sObject]) -> list[int]:
+    """Each object's place in creation order: those with ``metadata.creationTimestamp`` first,
+    by it, then the others in the order given (cli.md). Kueue's LowerOrNewerEqualPriority
+    compares these (``GetQueueOrderTimestamp``), between running and pending workloads alike."""
+    stamps = [text(obj.get("metadata", "creationTimestamp")) or "" for obj in objects]
+    ranks = [0] * len(objects)
+    for rank, index in enumerate(sorted(range(len(objects)), key=lambda i: (not stamps[i], stamps[i], i))):
+        ranks[index] = rank
+    return ranks
 
 
 def _quota_reserved(obj: K8sObject) -> bool:

@@ -41,7 +41,7 @@ from kqlint.domain.kueue.queue_view import (
 from kqlint.domain.kueue.queueing import BEST_EFFORT_FIFO, Entry, run
 from kqlint.domain.kueue.quota import cohort_name
 from kqlint.domain.kueue.routing import ManagedWorkload, all_managed_workloads, cluster_queue_name, local_queue
-from kqlint.domain.kueue.running import Running, pending_workloads, running_workloads
+from kqlint.domain.kueue.running import Running, creation_ranks, pending_workloads, running_workloads
 from kqlint.domain.objects import INPUT
 from kqlint.domain.podspec import pod_requests
 
@@ -327,13 +327,12 @@ def _queue_result(name: str, cq: K8sObject, tree: QuotaTree) -> QueueResult:
 def _stage2(results: list[WorkloadResult], tree: QuotaTree, views: dict[str, QueueView],
             queues: dict[str, K8sObject], running_file: Callable[[str], bool], assumptions: list[str]) -> None:
     cluster = Cluster(tree, {name: policy(queues[name]) for name in queues})
-    entries = []
-    for created, result in enumerate(results):
-        running = result.running
-        if running is not None and running.queue in views:  # an inactive queue's usage is not modelled
-            _hold(result, Entry(_name(result), running.queue, running.priority, created, [], "admitted"),
-                  running.usage, cluster)
-    for created, result in enumerate(results):
+    entries, ranks = [], creation_ranks([result.unit.obj for result in results])
+    held = [(r.running, i) for i, r in enumerate(results) if r.running is not None and r.running.queue in views]
+    for running, index in sorted(held, key=lambda pair: (pair[0].reserved_at, pair[1])):  # admitted in that order
+        _hold(results[index], Entry(_name(results[index]), running.queue, running.priority, ranks[index], [],
+                                    "admitted"), running.usage, cluster)  # an inactive queue's usage: not modelled
+    for created, result in zip(ranks, results, strict=True):
         if running_file(result.unit.obj.file):
             _admit_running(result, created, views, cluster)
             continue
