@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from kqlint.domain.podspec import asks_for, asks_for_some
-from kqlint.domain.quantity import add, exact_sum, format_amount, parse_quantity, requirement_requests
+from kqlint.domain.quantity import add, exact_sum, format_amount, kueue_quantity, parse_quantity, requirement_requests
 
 KI, MI, GI, TI, PI, EI = (2 ** (10 * n) for n in range(1, 7))
 
@@ -129,3 +129,19 @@ def test_asks_for_a_resource(requirements: dict[str, Any], asks: bool, asks_some
 def test_exact_sum_is_the_fraction_sum(amounts: list[Fraction]) -> None:
     total = exact_sum(iter(amounts))
     assert total == sum(amounts, Fraction(0)) and isinstance(total, Fraction)
+
+
+# Kueue's ResourceFormatter (pkg/resources/resource_formatter.go): cpu from millicores as a
+# DecimalSI Quantity, memory BinarySI where a power of 1024 divides it, else DecimalSI; the
+# last two rows are Kueue's TestSchedule "prevent integer overflow ..." cases (int64 saturation).
+@pytest.mark.parametrize("resource, amount, shown", [
+    ("cpu", Fraction(1, 2), "500m"), ("cpu", Fraction(2), "2"), ("cpu", Fraction(1500), "1500"),
+    ("cpu", Fraction(1000), "1k"), ("cpu", Fraction(10000), "10k"), ("cpu", Fraction(0), "0"),
+    ("memory", Fraction(10 * 2**20), "10Mi"), ("memory", Fraction(3 * 2**30), "3Gi"),
+    ("memory", Fraction(10**9), "1G"), ("memory", Fraction(1536), "1536"), ("memory", Fraction(512), "512"),
+    ("hugepages-2Mi", Fraction(2**21), "2Mi"), ("pods", Fraction(1000), "1k"), ("nvidia.com/gpu", Fraction(16), "16"),
+    ("cpu", Fraction(9223372036854775), "9223372036854775"),
+    ("cpu", Fraction(9223372036854776), "9223372036854775807m"),
+])
+def test_kueue_quantity_prints_as_kueue_does(resource: str, amount: Fraction, shown: str) -> None:
+    assert kueue_quantity(resource, amount) == shown

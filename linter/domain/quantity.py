@@ -14,6 +14,7 @@ Unparseable quantities are skipped, never raised on.
 """
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
@@ -129,5 +130,48 @@ def format_amount(amount: Fraction) -> str:
     return min(spellings, key=len)
 
 
-__all__ = ["Requests", "add", "exact_sum", "format_amount", "format_quantity", "maximum", "parse_quantity",
-           "requirement_requests", "resource_list"]
+_INT64_MAX = 2**63 - 1
+_DECIMAL_EXPONENTS = ((18, "E"), (15, "P"), (12, "T"), (9, "G"), (6, "M"), (3, "k"), (0, ""), (-3, "m"), (-6, "u"),
+                      (-9, "n"))
+_BINARY_SUFFIXES = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
+
+
+def kueue_quantity(resource: str, amount: Fraction) -> str:
+    """``amount`` of ``resource`` as Kueue's messages print it (``ResourceFormatter`` in
+    ``pkg/resources/resource_formatter.go``): cpu counted in millicores and shown as a
+    DecimalSI Quantity (``500m``, ``2``, ``1k``); memory, ephemeral-storage and hugepages as a
+    BinarySI one where a power of 1024 divides it (``10Mi``), else DecimalSI (``1G``);
+    anything else DecimalSI (``16``, ``1k``). Kueue's amounts are int64 in those units, so
+    larger ones print saturated (``9223372036854775807m``)."""
+    if resource == "cpu":
+        return _decimal_si(Fraction(min(math.ceil(amount * 1000), _INT64_MAX), 1000))
+    value = min(math.ceil(amount), _INT64_MAX)
+    if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
+        return _binary_si(value)
+    return _decimal_si(Fraction(value))
+
+
+def _decimal_si(value: Fraction) -> str:
+    """Kubernetes' canonical DecimalSI spelling: the largest SI exponent that leaves a whole number."""
+    if value == 0:
+        return "0"
+    for exponent, suffix in _DECIMAL_EXPONENTS:
+        mantissa = value / Fraction(10) ** exponent
+        if mantissa.denominator == 1:
+            return f"{mantissa.numerator}{suffix}"
+    return f"{math.ceil(value * 10**9)}n"
+
+
+def _binary_si(value: int) -> str:
+    """Kubernetes' canonical BinarySI spelling, read back as Kueue does (a plain number that no
+    power of 1024 divides becomes DecimalSI)."""
+    if -1024 < value < 1024:
+        return _decimal_si(Fraction(value))
+    power = 0
+    while power < len(_BINARY_SUFFIXES) - 1 and value % 1024 ** (power + 1) == 0:
+        power += 1
+    return f"{value // 1024 ** power}{_BINARY_SUFFIXES[power]}" if power else _decimal_si(Fraction(value))
+
+
+__all__ = ["Requests", "add", "exact_sum", "format_amount", "format_quantity", "kueue_quantity", "maximum",
+           "parse_quantity", "requirement_requests", "resource_list"]

@@ -25,7 +25,7 @@ from kqlint.domain.kueue.capacity import (
     queue_available,
 )
 from kqlint.domain.kueue.flavors import check_flavor
-from kqlint.domain.quantity import format_amount
+from kqlint.domain.quantity import kueue_quantity
 
 if TYPE_CHECKING:
     from kqlint.domain.objects import K8sObject
@@ -263,13 +263,13 @@ def _fits_quota(queue: QueueView, fr: FlavorResource, assumed: Fraction, request
     if value > most:
         return NO_FIT, 0, [
             f"insufficient quota for {resource} in flavor {flavor}, previously considered podsets requests "
-            f"({format_amount(assumed)}) + current podset request ({format_amount(request)}) > maximum capacity "
-            f"({format_amount(most)})"], EXCEEDS_MAX_QUOTA
+            f"({kueue_quantity(resource, assumed)}) + current podset request ({kueue_quantity(resource, request)}) "
+            f"> maximum capacity ({kueue_quantity(resource, most)})"], EXCEEDS_MAX_QUOTA
     borrow, may_reclaim = lowest_subtree_that_fits(node, fr, value)
     free = queue_available(node, fr)
     if value <= free:
         return FIT, borrow, [], ""
-    more = format_amount(value - free)
+    more = kueue_quantity(resource, value - free)
     reasons = [f"insufficient unused quota for {resource} in flavor {flavor}, {more} more needed"]
     if node.nominal(fr) >= value or may_reclaim or queue.borrow_within_cohort:
         mode, borrow = oracle(fr, value) if oracle is not None else (NO_CANDIDATES, borrow)
