@@ -54,6 +54,7 @@ class Holder:
     priority: int
     created: int                 # queue order (creation) rank
     admitted: int = 0            # admission rank: later is more recent
+    evicted: bool = False        # already being evicted (a running Workload with Evicted=True)
 
 
 @dataclass
@@ -110,7 +111,9 @@ def targets(cluster: Cluster, preemptor: Preemptor, frs: set[FlavorResource],
     same = _same_queue(cluster, preemptor, frs) if policy.within_cluster_queue != NEVER else []
     hierarchy, by_priority = _across_cohort(cluster, preemptor, frs, requests)
     ordered = [sorted(group, key=lambda c: _order(c, preemptor.queue)) for group in (hierarchy, by_priority, same)]
-    candidates = ordered[0] + ordered[1] + ordered[2]
+    # NewCandidateIterator: the workloads already being evicted of every group, then the others
+    candidates = [c for group in ordered for c in group if c.holder.evicted] + \
+        [c for group in ordered for c in group if not c.holder.evicted]
     forbidden = policy.borrow_within_cohort == NEVER
     if not hierarchy and not by_priority or (forbidden and not _under_nominal(queue, frs)):
         attempts = [True]
@@ -183,10 +186,11 @@ def _under_nominal(queue: Node, frs: set[FlavorResource]) -> bool:
     return all(queue.nominal(fr) > queue.usage.get(fr, Fraction(0)) for fr in frs)
 
 
-def _order(candidate: _Candidate, queue: str) -> tuple[int, int, int, int]:
-    """``CandidatesOrdering``: other ClusterQueues first, lower priority, most recently admitted."""
+def _order(candidate: _Candidate, queue: str) -> tuple[bool, bool, int, int, int]:
+    """``CandidatesOrdering``: workloads already being evicted first, then other ClusterQueues',
+    lower priority, most recently admitted."""
     holder = candidate.holder
-    return (holder.queue == queue, holder.priority, -holder.admitted, holder.created)
+    return (not holder.evicted, holder.queue == queue, holder.priority, -holder.admitted, holder.created)
 
 
 def _valid(cluster: Cluster, candidate: _Candidate, queue: str, frs: set[FlavorResource], borrowing: bool) -> bool:

@@ -30,6 +30,7 @@ class Running:
     flavors: list[tuple[str, int, dict[str, str]]]   # (pod set, count, resource -> flavor)
     usage: dict[FlavorResource, Fraction]
     reserved_at: str = ""            # QuotaReserved's lastTransitionTime ("" when not written)
+    evicted: bool = False            # Evicted=True: being evicted, still holding its quota
 
 
 def running_workloads(graph: ObjectGraph) -> list[Running]:
@@ -44,7 +45,7 @@ def running_workloads(graph: ObjectGraph) -> list[Running]:
         priority = obj.get("spec", "priority")
         found.append(Running(obj, queue, text(obj.get("spec", "queueName")),
                              priority if isinstance(priority, int) and not isinstance(priority, bool) else 0,
-                             flavors, usage, _reserved_at(obj)))
+                             flavors, usage, _reserved_at(obj), _condition_true(obj, "Evicted")))
     found.sort(key=lambda r: (r.obj.file, r.obj.doc))
     return found
 
@@ -70,9 +71,12 @@ def creation_ranks(objects: list[K8sObject]) -> list[int]:
 
 
 def _quota_reserved(obj: K8sObject) -> bool:
-    conditions = obj.get("status", "conditions")
-    return any(c.get("type") == "QuotaReserved" and c.get("status") == "True"
-               for _, c in indexed_mappings(conditions))
+    return _condition_true(obj, "QuotaReserved")
+
+
+def _condition_true(obj: K8sObject, kind: str) -> bool:
+    return any(c.get("type") == kind and c.get("status") == "True"
+               for _, c in indexed_mappings(obj.get("status", "conditions")))
 
 
 def _assignments(admission: dict[str, Any]) -> tuple[list[tuple[str, int, dict[str, str]]],

@@ -331,7 +331,7 @@ def _stage2(results: list[WorkloadResult], tree: QuotaTree, views: dict[str, Que
     held = [(r.running, i) for i, r in enumerate(results) if r.running is not None and r.running.queue in views]
     for running, index in sorted(held, key=lambda pair: (pair[0].reserved_at, pair[1])):  # admitted in that order
         _hold(results[index], Entry(_name(results[index]), running.queue, running.priority, ranks[index], [],
-                                    "admitted"), running.usage, cluster)  # an inactive queue's usage: not modelled
+                                    "admitted"), running.usage, cluster, running.evicted)  # inactive queues: unmodelled
     for created, result in zip(ranks, results, strict=True):
         if running_file(result.unit.obj.file):
             _admit_running(result, created, views, cluster)
@@ -353,9 +353,10 @@ def _stage2(results: list[WorkloadResult], tree: QuotaTree, views: dict[str, Que
             _copy(result, result.entry, by_entry)
 
 
-def _hold(result: WorkloadResult, entry: Entry, usage: dict[FlavorResource, Fraction], cluster: Cluster) -> None:
+def _hold(result: WorkloadResult, entry: Entry, usage: dict[FlavorResource, Fraction], cluster: Cluster,
+          evicted: bool = False) -> None:
     result.entry = entry
-    entry.holder = Holder(entry, entry.queue, usage, entry.priority, entry.created)
+    entry.holder = Holder(entry, entry.queue, usage, entry.priority, entry.created, evicted=evicted)
     cluster.add(entry.holder)
 
 
