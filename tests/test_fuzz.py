@@ -142,3 +142,32 @@ def test_random_bytes_never_crash(tmp_path: Path) -> None:
     for index in range(200):
         data = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 400)))
         _run_case(tmp_path, data, f"noise{index}.yaml")
+
+
+FAILURE_POLICY_WITH_A_LIST_AS_NAME = """\
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata:
+  name: failure-policy
+spec:
+  failurePolicy:
+    maxRestarts: 3
+    rules:
+    - action: RestartJobSetAndIgnoreMaxRestarts
+      targetReplicatedJobs: [leader]
+  replicatedJobs:
+  - name: []
+    replicas: 1
+    template:
+      spec:
+        template:
+          spec:
+            restartPolicy: Never
+            containers: [{name: leader, image: busybox}]
+"""
+
+
+def test_a_replicated_job_named_by_a_list_is_no_internal_error(tmp_path: Path) -> None:
+    """Found by test_fuzz_long: KQ004's JobSet failure-policy check hashed every replicatedJob's
+    name, and a list is not hashable."""
+    _run_case(tmp_path, FAILURE_POLICY_WITH_A_LIST_AS_NAME.encode(), "case.yaml")

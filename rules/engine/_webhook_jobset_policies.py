@@ -98,7 +98,7 @@ def _failure_policy(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         return
     base = ("spec", "failurePolicy", "rules")
     jobs = _replicated_jobs(obj)
-    names = {job.get("name") for _, job in jobs}
+    names = {name for _, job in jobs if isinstance(name := job.get("name"), str)}  # a list or map names none
     yield from _restart_job_replicas(obj, ctx, rules, jobs)
     seen: dict[str, int] = {}
     for index, rule in enumerate(rules):
