@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from kqlint.config import Config
@@ -144,30 +145,17 @@ def test_random_bytes_never_crash(tmp_path: Path) -> None:
         _run_case(tmp_path, data, f"noise{index}.yaml")
 
 
-FAILURE_POLICY_WITH_A_LIST_AS_NAME = """\
-apiVersion: jobset.x-k8s.io/v1alpha2
-kind: JobSet
-metadata:
-  name: failure-policy
-spec:
-  failurePolicy:
-    maxRestarts: 3
-    rules:
-    - action: RestartJobSetAndIgnoreMaxRestarts
-      targetReplicatedJobs: [leader]
-  replicatedJobs:
-  - name: []
-    replicas: 1
-    template:
-      spec:
-        template:
-          spec:
-            restartPolicy: Never
-            containers: [{name: leader, image: busybox}]
-"""
+def _jobset_with_a_list_as_job_name() -> bytes:
+    pod = {"restartPolicy": "Never", "containers": [{"name": "leader", "image": "busybox"}]}
+    return yaml.safe_dump({
+        "apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "failure-policy"},
+        "spec": {"failurePolicy": {"maxRestarts": 3, "rules": [{"action": "RestartJobSetAndIgnoreMaxRestarts",
+                                                                "targetReplicatedJobs": ["leader"]}]},
+                 "replicatedJobs": [{"name": [], "replicas": 1,
+                                     "template": {"spec": {"template": {"spec": pod}}}}]}}).encode()
 
 
 def test_a_replicated_job_named_by_a_list_is_no_internal_error(tmp_path: Path) -> None:
     """Found by test_fuzz_long: KQ004's JobSet failure-policy check hashed every replicatedJob's
     name, and a list is not hashable."""
-    _run_case(tmp_path, FAILURE_POLICY_WITH_A_LIST_AS_NAME.encode(), "case.yaml")
+    _run_case(tmp_path, _jobset_with_a_list_as_job_name(), "case.yaml")
