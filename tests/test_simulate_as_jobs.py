@@ -73,7 +73,7 @@ def test_most_scenarios_are_checked_as_jobs() -> None:
     assert len(CONVERTIBLE) >= 80
 
 
-@pytest.mark.parametrize("case", CONVERTIBLE)
+@pytest.mark.parametrize("case", CONVERTIBLE, ids=CONVERTIBLE)  # full names: see test_simulate.SCENARIOS
 def test_a_scenario_written_with_jobs_simulates_the_same(case: str, tmp_path: Path,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     documents = list(yaml.safe_load_all((CASES / case / "manifests.yaml").read_text()))
