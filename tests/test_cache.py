@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -311,6 +312,32 @@ def test_writes_wait_for_write_only_when_asked(repo: Path) -> None:
     cache.write()
     cache.write()
     assert done == ["now", "later"]
+
+
+def test_what_the_writes_read_is_not_freed_by_write(repo: Path) -> None:
+    """Freeing a run's findings tables and objects inside write(), beside the forked workers
+    resolving fixes, copied most of the heap they share; they go with the cache instead."""
+    import weakref
+
+    from kqlint.cache import FileCache
+
+    class Tables:
+        pass
+
+    def writes_reading(tables: Tables) -> Callable[[], None]:
+        return lambda: None if tables is None else None
+
+    cache = FileCache(str(cache_folder(repo)))
+    cache.writes_later = True
+    tables = Tables()
+    alive = weakref.ref(tables)
+    cache.write_later(writes_reading(tables))
+    del tables
+    cache.write()
+    cache.write()  # nothing left to write: what the last writes read stays
+    assert alive() is not None
+    del cache
+    assert alive() is None
 
 
 def test_check_writes_the_cache_beside_the_fix_workers(repo: Path, capsys: pytest.CaptureFixture[str],

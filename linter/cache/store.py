@@ -75,6 +75,7 @@ class FileCache:
         self._live: set[str] | None = None
         self.writes_later = False  # set by kqlint check: the run's writes wait for write()
         self._writes: list[Callable[[], None]] = []
+        self._written: list[Callable[[], None]] = []  # the last writes done: what they read stays referenced
 
     def begin_lint(self) -> None:
         """A lint starts (one cache serves every pass of ``--fix``): what an earlier lint
@@ -270,10 +271,16 @@ class FileCache:
             self.write()
 
     def write(self) -> None:
-        """Do the writes left for later (once)."""
+        """Do the writes left for later (once). What they wrote from (a run's findings tables, the
+        objects and scopes their digests came from) is not freed here but with the cache: freed
+        beside the workers resolving fixes, it copied most of the heap they share (0.17 s of a
+        cold run on 10,000 documents), and a command exits without freeing it at all
+        (kqlint.engine.lifetime)."""
         writes, self._writes = self._writes, []
         for pending in writes:
             pending()
+        if writes:
+            self._written = writes
 
     def flush(self) -> None:
         """Write this run's pack and the index (merged over the one on disk), then prune."""

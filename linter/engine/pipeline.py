@@ -259,7 +259,7 @@ class Pipeline:
         reusable = stored or (passes.findings if passes is not None else None)
         report = analyze(inputs, found, context_loaded.objects, self.config, self.selected, inline, jobs,
                          stored=reusable, file_pins=_file_pins([*paths, *named_context], self.config, self.cache))
-        keep(inputs, context_loaded)  # a command exits without freeing them
+        keep(inputs, context_loaded, self.cache)  # a command exits without freeing them
         notes = notes + inputs.notes + context_loaded.notes
         return replace(report, notes=tuple(dict.fromkeys(notes))) if notes else report
 
