@@ -17,7 +17,7 @@ FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+")
 OTHER_TOOLS = {"--generator": "bench/run.py", "--sizes": "bench/run.py", "--scenarios": "bench/run.py",
                "--update-golden": "pytest", "--all-files": "pre-commit", "--strict": "mypy",
                "--files": "bench/server.py", "--repo": "bench/server.py", "--runs": "bench/",
-               "--manifests": "gen_corpus.py", "--seed": "gen_corpus.py", "--corpus": "bench/cache_layers.py",
+               "--manifests": "gen_corpus.py", "--seed": "gen_corpus.py", "--corpus": "bench/",
                "--feature-gates": "Kueue"}  # the Kueue manager's flag (the platform model reads it)
 
 
