@@ -24,7 +24,6 @@ each one off: CPU time moves less than wall time on a shared machine.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import statistics
@@ -68,15 +67,6 @@ def _turn_off(layer: str) -> None:
         raise SystemExit(f"unknown layer {layer!r} (choose from {', '.join(LAYERS)})")
 
 
-def run_without(layer: str, argv: list[str]) -> int:
-    _turn_off(layer)
-    from kqlint.cli import entry
-
-    sys.argv = ["kqlint", *argv]
-    entry()  # exits
-    return 0
-
-
 def measure_layers(corpus: Path, layers: list[str], scenarios: list[str], runs: int, jobs: int,
                    report: Callable[[str], None]) -> list[dict[str, Any]]:
     from run import Scenario, cache_home, measure  # bench/run.py
@@ -108,27 +98,19 @@ def measure_layers(corpus: Path, layers: list[str], scenarios: list[str], runs: 
 
 
 def main() -> int:
-    if len(sys.argv) > 2 and sys.argv[1] == "--run":
-        layer, rest = sys.argv[2], sys.argv[3:]
-        return run_without(layer, rest[1:] if rest[:1] == ["--"] else rest)
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--size", type=int, default=10000)
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--jobs", type=int, default=2)
+    from run import corpus_of, corpus_parser, run_patched  # bench/run.py
+
+    run_patched(_turn_off)
+    parser = corpus_parser(__doc__)
     parser.add_argument("--layers", default=",".join(LAYERS))
     parser.add_argument("--scenarios", default=",".join(DEFAULT_SCENARIOS))
-    parser.add_argument("--work", default=os.environ.get("KQLINT_BENCH_DIR", "/tmp/kqlint-bench"))
-    parser.add_argument("--corpus", help="an existing generated repository instead of --size/--work")
     args = parser.parse_args()
-    from run import GENERATOR, generate  # bench/run.py
-
-    corpus = Path(args.corpus) if args.corpus else generate(args.size, Path(args.work), GENERATOR)
     layers = [layer for layer in args.layers.split(",") if layer]
     for layer in layers:
         if layer not in LAYERS:
             print(f"unknown layer {layer!r} (choose from {', '.join(LAYERS)})", file=sys.stderr)
             return 2
-    measure_layers(corpus, layers, args.scenarios.split(","), args.runs, args.jobs, print)
+    measure_layers(corpus_of(args), layers, args.scenarios.split(","), args.runs, args.jobs, print)
     return 0
 
 

@@ -24,7 +24,6 @@ helper) and its wall against ``nocache`` of the same round. docs/performance.md 
 """
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import statistics
@@ -84,15 +83,6 @@ def _patch(variant: str) -> None:
     lifetime.exit_now = exit_now  # type: ignore[assignment]
 
 
-def run_variant(variant: str, argv: list[str]) -> int:
-    _patch(variant)
-    from kqlint.cli import entry
-
-    sys.argv = ["kqlint", *argv]
-    entry()  # exits
-    return 0
-
-
 def measure_variants(corpus: Path, variants: list[str], runs: int, jobs: int) -> None:
     from run import cache_home, measure  # bench/run.py
 
@@ -123,16 +113,11 @@ def measure_variants(corpus: Path, variants: list[str], runs: int, jobs: int) ->
 
 
 def main() -> int:
-    if len(sys.argv) > 2 and sys.argv[1] == "--run":
-        variant, rest = sys.argv[2], sys.argv[3:]
-        return run_variant(variant, rest[1:] if rest[:1] == ["--"] else rest)
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--size", type=int, default=10000)
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--jobs", type=int, default=2)
+    from run import corpus_of, corpus_parser, run_patched  # bench/run.py
+
+    run_patched(_patch)
+    parser = corpus_parser(__doc__)
     parser.add_argument("--variants", default=",".join(VARIANTS))
-    parser.add_argument("--work", default=os.environ.get("KQLINT_BENCH_DIR", "/tmp/kqlint-bench"))
-    parser.add_argument("--corpus", help="an existing generated repository instead of --size/--work")
     args = parser.parse_args()
     variants = [name for name in args.variants.split(",") if name]
     unknown = [name for name in variants if name not in VARIANTS]
@@ -142,10 +127,7 @@ def main() -> int:
     if "nocache" in variants:  # first in each round: the others are compared with it
         variants.remove("nocache")
         variants.insert(0, "nocache")
-    from run import GENERATOR, generate  # bench/run.py
-
-    corpus = Path(args.corpus) if args.corpus else generate(args.size, Path(args.work), GENERATOR)
-    measure_variants(corpus, variants, args.runs, args.jobs)
+    measure_variants(corpus_of(args), variants, args.runs, args.jobs)
     return 0
 
 

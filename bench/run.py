@@ -45,6 +45,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -279,6 +280,34 @@ def scaling(rows: list[dict[str, object]]) -> None:
         base = by.get((10000, jobs))
         if docs == 50000 and base:
             print(f"scaling jobs={jobs}: 50k / 10k wall = {wall / base:.2f} (target <= 5.5)")
+
+
+def corpus_parser(description: str | None) -> argparse.ArgumentParser:
+    """The options of a bench script that measures variants on one generated repository
+    (bench/cache_layers.py, bench/cold_encoding.py)."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size", type=int, default=10000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--work", default=os.environ.get("KQLINT_BENCH_DIR", "/tmp/kqlint-bench"))
+    parser.add_argument("--corpus", help="an existing generated repository instead of --size/--work")
+    return parser
+
+
+def corpus_of(args: argparse.Namespace) -> Path:
+    return Path(args.corpus) if args.corpus else generate(args.size, Path(args.work), GENERATOR)
+
+
+def run_patched(patch: Callable[[str], None]) -> None:
+    """``SCRIPT --run NAME -- ARGS``: kqlint's command line with ARGS in this process, after
+    ``patch(NAME)`` (the variant a bench script measures); it exits. Otherwise returns."""
+    if len(sys.argv) > 2 and sys.argv[1] == "--run":
+        name, rest = sys.argv[2], sys.argv[3:]
+        patch(name)
+        from kqlint.cli import entry
+
+        sys.argv = ["kqlint", *(rest[1:] if rest[:1] == ["--"] else rest)]
+        entry()  # exits
 
 
 def main() -> int:
