@@ -371,3 +371,12 @@ def test_kq217_and_simulate_spell_an_untolerated_taint_as_kueue_does(capsys: pyt
     assert all("<nil>}" in text for text in spelled + related)
     assert {text.split("untolerated taint ")[1] for text in related} <= \
         {text.split("untolerated taint ")[1] for text in spelled}
+
+
+def test_priority_boost_is_said_only_where_the_gate_is_on(capsys: pytest.CaptureFixture[str]) -> None:
+    """A boosted priority is never used silently: the assumptions say so with the gate on, and
+    not without it (the twin scenario)."""
+    _, boosted = simulate_json(capsys, "priority_boost")
+    _, plain = simulate_json(capsys, "priority_boost_gate_off")
+    assert [a for a in boosted["assumptions"] if a.startswith("PriorityBoost gate on")]
+    assert not [a for a in plain["assumptions"] if "PriorityBoost" in a]

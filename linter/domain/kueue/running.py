@@ -5,6 +5,7 @@
 The others are pending workloads of their own (a Workload written by hand, or a scenario)."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -21,6 +22,32 @@ if TYPE_CHECKING:
     from kqlint.domain.workloads.templates import PodTemplate
 
 
+PRIORITY_BOOST = "kueue.x-k8s.io/priority-boost"
+_DECIMAL = re.compile(r"[+-]?[0-9]+")  # strconv.ParseInt(value, 10, 32): no spaces, no underscores
+_INT32 = range(-(2**31), 2**31)
+
+
+def priority_boost_on(graph: ObjectGraph) -> bool:
+    """Kueue's PriorityBoost gate (alpha from 0.17, off by default, ``kube_features.go``) is on
+    only where the manager is started with it on."""
+    from kqlint.domain.platform import platform_of
+
+    return {on for name, on in platform_of(graph).kueue_gates if name == "PriorityBoost"} == {True}
+
+
+def object_priority(obj: K8sObject, boosted: bool) -> int:
+    """A Workload object's priority as Kueue compares it (``EffectivePriority``,
+    ``pkg/util/priority``): ``spec.priority`` (0 when unset) plus, where the PriorityBoost gate
+    is on (``boosted``), its priority-boost annotation read as a signed 32-bit decimal, which
+    counts as 0 when missing, empty or not such a number."""
+    priority = obj.get("spec", "priority")
+    base = priority if isinstance(priority, int) and not isinstance(priority, bool) else 0
+    boost = obj.annotations.get(PRIORITY_BOOST) if boosted else None
+    if not isinstance(boost, str) or not _DECIMAL.fullmatch(boost) or int(boost) not in _INT32:
+        return base
+    return base + int(boost)
+
+
 @dataclass(frozen=True)
 class Running:
     obj: K8sObject
@@ -35,16 +62,14 @@ class Running:
 
 def running_workloads(graph: ObjectGraph) -> list[Running]:
     """Every admitted Workload object of the inputs, in read order."""
-    found = []
+    found, boosted = [], priority_boost_on(graph)
     for obj in graph.of_kind("Workload", KUEUE_GROUP, tiers=(INPUT,)):
         admission = obj.get("status", "admission")
         queue = text(admission.get("clusterQueue")) if isinstance(admission, dict) else None
         if queue is None or not _quota_reserved(obj):
             continue
         flavors, usage = _assignments(admission)
-        priority = obj.get("spec", "priority")
-        found.append(Running(obj, queue, text(obj.get("spec", "queueName")),
-                             priority if isinstance(priority, int) and not isinstance(priority, bool) else 0,
+        found.append(Running(obj, queue, text(obj.get("spec", "queueName")), object_priority(obj, boosted),
                              flavors, usage, _reserved_at(obj), _condition_true(obj, "Evicted")))
     found.sort(key=lambda r: (r.obj.file, r.obj.doc))
     return found
@@ -113,7 +138,7 @@ def pending_workloads(graph: ObjectGraph) -> list[Pending]:
     queue name or pod sets Kueue can read is left out."""
     from kqlint.domain.workloads.templates import full_template
 
-    found = []
+    found, boosted = [], priority_boost_on(graph)
     for obj in graph.of_kind("Workload", KUEUE_GROUP, tiers=(INPUT,)):
         queue = text(obj.get("spec", "queueName"))
         if queue is None or (text(obj.get("status", "admission", "clusterQueue")) and _quota_reserved(obj)):
@@ -127,8 +152,6 @@ def pending_workloads(graph: ObjectGraph) -> list[Pending]:
             sets.append((str(pod_set.get("name") or "main"), count, full_template(obj, "template", path, count)))
         else:
             if sets:
-                priority = obj.get("spec", "priority")
-                found.append(Pending(obj, queue, priority if isinstance(priority, int) and not isinstance(
-                    priority, bool) else 0, sets))
+                found.append(Pending(obj, queue, object_priority(obj, boosted), sets))
     found.sort(key=lambda p: (p.obj.file, p.obj.doc))
     return found

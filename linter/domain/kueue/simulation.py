@@ -25,6 +25,7 @@ from kqlint.domain.kueue.admission import (
     QueueView,
     assign,
 )
+from kqlint.domain.kueue.assumptions import PER_POD, starting_assumptions
 from kqlint.domain.kueue.capacity import ZERO, FlavorResource, QuotaTree, build_tree
 from kqlint.domain.kueue.podsets import JOB_MIN_PARALLELISM, ResourceConfig, pod_sets
 from kqlint.domain.kueue.preemption import Cluster, Holder
@@ -51,28 +52,9 @@ if TYPE_CHECKING:
     from kqlint.domain.workloads.templates import PodTemplate
 
 SCHEMA_VERSION = 1
-NEWEST_KUEUE = "0.19"
 MISCONFIGURED, INACTIVE = "Misconfigured", "Inactive"
 GROUP_ANNOTATION = "kueue.x-k8s.io/podset-group-name"
-BASE_ASSUMPTIONS = (
-    "nodes not modelled: a workload that fits quota is admitted even if no node could run it",
-    "nothing finishes: usage is released only by preemption",
-    "running usage is what admitted Workload objects (inputs, --running) and --running workloads hold",
-    "creation order is the order kqlint reads the documents (files in sorted path order, documents in file order)"
-    " after objects with metadata.creationTimestamp",
-    "Fair Sharing off (no Kueue Configuration of the inputs turns it on), Admission Fair Sharing off; partial"
-    " admission (a Job with job-min-parallelism is simulated whole), LocalQueue stopPolicy, elastic jobs,"
-    " waitForPodsReady and concurrent admission not simulated",
-    "TAS node capacity not modelled",
-    "the cluster's ClusterQueues, Cohorts, ResourceFlavors and AdmissionChecks are those of the inputs, their"
-    " context, config external and the profile",
-    "quotaCheckStrategy BlockUndeclared",
-)
-NO_RESOURCE_CONFIG = ("no resources.excludeResourcePrefixes or transformations (the exceeds-quota and"
-                      " resource-not-covered rule options mirror them)")
-CONFIGURED = "resources.excludeResourcePrefixes and transformations as the quota rules' options mirror them"
 FAIR_SHARING = "fair sharing is not simulated"
-PER_POD = "a Deployment, StatefulSet, LeaderWorkerSet or pod integration object is simulated as one of its Workloads"
 
 
 @dataclass
@@ -148,9 +130,7 @@ def simulate(graph: ObjectGraph, stage: int = 2, resources: ResourceConfig | Non
     from kqlint.domain.platform import platform_of
 
     version = platform_of(graph).kueue_version
-    assumptions = [*BASE_ASSUMPTIONS, CONFIGURED if resources is not None else NO_RESOURCE_CONFIG]
-    if version is None:
-        assumptions.insert(0, f"Kueue version unknown: Kueue {NEWEST_KUEUE} behaviour used")
+    assumptions = starting_assumptions(graph, version is not None, resources is not None)
     empty, live = build_tree(graph), build_tree(graph)
     queues = {name: node.queue for name, node in live.queues.items() if node.queue is not None}
     inactive = {name: why for name, cq in queues.items() if (why := inactive_reason(cq, live, graph)) is not None}

@@ -1,0 +1,42 @@
+"""What ``kqlint simulate`` assumes, said in every report (cli.md: nothing is assumed silently)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kqlint.domain.kueue.running import PRIORITY_BOOST, priority_boost_on
+
+if TYPE_CHECKING:
+    from kqlint.domain.graph import ObjectGraph
+
+NEWEST_KUEUE = "0.19"
+BASE_ASSUMPTIONS = (
+    "nodes not modelled: a workload that fits quota is admitted even if no node could run it",
+    "nothing finishes: usage is released only by preemption",
+    "running usage is what admitted Workload objects (inputs, --running) and --running workloads hold",
+    "creation order is the order kqlint reads the documents (files in sorted path order, documents in file order)"
+    " after objects with metadata.creationTimestamp",
+    "Fair Sharing off (no Kueue Configuration of the inputs turns it on), Admission Fair Sharing off; partial"
+    " admission (a Job with job-min-parallelism is simulated whole), LocalQueue stopPolicy, elastic jobs,"
+    " waitForPodsReady and concurrent admission not simulated",
+    "TAS node capacity not modelled",
+    "the cluster's ClusterQueues, Cohorts, ResourceFlavors and AdmissionChecks are those of the inputs, their"
+    " context, config external and the profile",
+    "quotaCheckStrategy BlockUndeclared",
+)
+NO_RESOURCE_CONFIG = ("no resources.excludeResourcePrefixes or transformations (the exceeds-quota and"
+                      " resource-not-covered rule options mirror them)")
+CONFIGURED = "resources.excludeResourcePrefixes and transformations as the quota rules' options mirror them"
+BOOST = (f"PriorityBoost gate on: a Workload object's {PRIORITY_BOOST} annotation is added to its spec.priority"
+         " (the priority shown and compared)")
+PER_POD = "a Deployment, StatefulSet, LeaderWorkerSet or pod integration object is simulated as one of its Workloads"
+
+
+def starting_assumptions(graph: ObjectGraph, version_known: bool, resources_configured: bool) -> list[str]:
+    """What every simulation of ``graph`` assumes; the run adds what it meets (flavors known by
+    name only, namespaces without labels, a queue cut short)."""
+    found = [*BASE_ASSUMPTIONS, CONFIGURED if resources_configured else NO_RESOURCE_CONFIG]
+    if not version_known:
+        found.insert(0, f"Kueue version unknown: Kueue {NEWEST_KUEUE} behaviour used")
+    if priority_boost_on(graph):
+        found.append(BOOST)
+    return found
