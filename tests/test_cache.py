@@ -338,6 +338,12 @@ def test_what_the_writes_read_is_not_freed_by_write(repo: Path) -> None:
     assert alive() is not None
     del cache
     assert alive() is None
+    eager = FileCache(str(cache_folder(repo)))  # writes done at once (the Python API): freed as usual
+    tables = Tables()
+    alive = weakref.ref(tables)
+    eager.write_later(writes_reading(tables))
+    del tables
+    assert alive() is None
 
 
 def test_check_writes_the_cache_beside_the_fix_workers(repo: Path, capsys: pytest.CaptureFixture[str],

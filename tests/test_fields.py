@@ -2,7 +2,17 @@
 from __future__ import annotations
 
 import pytest
-from kqlint.domain.fields import above_one, count, indexed_mappings, integer, integer_or_digits, mappings, text, text_or
+from kqlint.domain.fields import (
+    above_one,
+    count,
+    go_int,
+    indexed_mappings,
+    integer,
+    integer_or_digits,
+    mappings,
+    text,
+    text_or,
+)
 from kqlint.spelling import dotted
 
 
@@ -36,3 +46,16 @@ def test_list_walkers_keep_mappings_and_their_indexes() -> None:
 def test_dotted_writes_list_indexes_in_brackets() -> None:
     assert dotted(("spec", "resourceGroups", 0, "flavors")) == "spec.resourceGroups[0].flavors"
     assert dotted((True, "x")) == "True.x"
+
+
+@pytest.mark.parametrize(("value", "bits", "signed", "expected"), [
+    ("5", 32, True, 5), ("+5", 32, True, 5), ("-30", 32, True, -30), ("007", 32, True, 7),
+    ("2147483647", 32, True, 2147483647), ("2147483648", 32, True, None), ("-2147483648", 32, True, -2147483648),
+    ("", 32, True, None), (" 5", 32, True, None), ("1_000", 64, True, None), ("0x10", 64, True, None),
+    ("\u0663", 64, True, None), ("invalid", 32, True, None), (5, 32, True, None),
+    ("+5", 64, False, None), ("18446744073709551615", 64, False, 18446744073709551615),
+])
+def test_go_int_reads_as_strconv_parse_int_does(value: object, bits: int, signed: bool, expected: int | None) -> None:
+    """ASCII digits after an optional sign (none for ParseUint), no spaces or underscores, no
+    base prefix, within the bit size; a non-string (an annotation written as a YAML int) is not read."""
+    assert go_int(value, bits, signed) == expected

@@ -75,7 +75,7 @@ class FileCache:
         self._live: set[str] | None = None
         self.writes_later = False  # set by kqlint check: the run's writes wait for write()
         self._writes: list[Callable[[], None]] = []
-        self._written: list[Callable[[], None]] = []  # the last writes done: what they read stays referenced
+        self._written: list[Callable[[], None]] = []  # writes_later: the last writes done, what they read kept
 
     def begin_lint(self) -> None:
         """A lint starts (one cache serves every pass of ``--fix``): what an earlier lint
@@ -271,15 +271,16 @@ class FileCache:
             self.write()
 
     def write(self) -> None:
-        """Do the writes left for later (once). What they wrote from (a run's findings tables, the
-        objects and scopes their digests came from) is not freed here but with the cache: freed
-        beside the workers resolving fixes, it copied most of the heap they share (0.17 s of a
-        cold run on 10,000 documents), and a command exits without freeing it at all
-        (kqlint.engine.lifetime)."""
+        """Do the writes left for later (once). When they waited for this (``writes_later``: kqlint
+        check, beside the workers resolving fixes), what they wrote from (a run's findings
+        tables, the objects and scopes their digests came from) is not freed here but with the
+        cache: freed beside those workers, it copied most of the heap they share (0.17 s of a
+        cold run on 10,000 documents), and the command exits without freeing it at all
+        (kqlint.engine.lifetime). A long-lived process (the Python API) frees it as usual."""
         writes, self._writes = self._writes, []
         for pending in writes:
             pending()
-        if writes:
+        if writes and self.writes_later:
             self._written = writes
 
     def flush(self) -> None:

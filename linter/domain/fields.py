@@ -42,6 +42,20 @@ def is_integer(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+_GO_DECIMAL = re.compile(r"[+-]?[0-9]+")
+
+
+def go_int(value: Any, bits: int = 64, signed: bool = True) -> int | None:
+    """A string as Go's ``strconv.ParseInt(value, 10, bits)`` reads it (``signed``; else
+    ``ParseUint``, which takes no sign): ASCII digits after an optional sign, no spaces or
+    underscores, within ``bits``; None when Go returns an error."""
+    if not isinstance(value, str) or not _GO_DECIMAL.fullmatch(value) or (not signed and value[0] in "+-"):
+        return None
+    number = int(value)
+    low, high = (-(1 << (bits - 1)), 1 << (bits - 1)) if signed else (0, 1 << bits)
+    return number if low <= number < high else None
+
+
 def integer_or_digits(value: Any) -> int | None:
     """An int, or a string of digits (an annotation's ``"4"``); None otherwise."""
     if isinstance(value, str) and value.strip().isdigit():

@@ -143,6 +143,11 @@ class Platform:
             return None
         return "implicit" if self.integrations and self.integrations & IMPLIES_POD else "off"
 
+    def gate_settings(self, name: str) -> frozenset[bool]:
+        """What the Kueue manager sets feature gate ``name`` to: empty when nothing sets it,
+        both values when its sources disagree."""
+        return frozenset(on for gate, on in self.kueue_gates if gate == name)
+
     def kueue_at_least(self, major: int, minor: int) -> bool | None:
         return None if self.kueue_version is None else self.kueue_version >= (major, minor)
 

@@ -58,8 +58,8 @@ def kueue_gates(platform: Platform) -> KueueGates:
 
     def gate(name: str, on_since: int) -> bool | None:
         """As the manager sets it, else its default; None when sources or pins disagree."""
-        written = {on for gate_name, on in platform.kueue_gates if gate_name == name}
-        return (written.pop() if len(written) == 1 else None) if written else release(on_since)
+        written = platform.gate_settings(name)
+        return (next(iter(written)) if len(written) == 1 else None) if written else release(on_since)
 
     slicing = release(13) is True and gate(SLICING_GATE, 18) is True
     multi_layer = gate(MULTI_LAYER_GATE, 19)  # open: only what either setting refuses (the layers' syntax)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kqlint.domain.kueue.running import PRIORITY_BOOST, priority_boost_on
+from kqlint.domain.kueue.priority import PRIORITY_BOOST, priority_boost_on
 
 if TYPE_CHECKING:
     from kqlint.domain.graph import ObjectGraph

@@ -1,12 +1,13 @@
 """Priorities: PriorityClass facts (kueue.md A1-A3), the pod priority of a template as
-kube-scheduler sees it, and the Workload priority by Kueue's chain (B12)."""
+kube-scheduler sees it, the Workload priority by Kueue's chain (B12), and the priority Kueue
+compares for a Workload object (its PriorityBoost)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kqlint.domain import kinds as K
-from kqlint.domain.fields import integer, text, text_or
+from kqlint.domain.fields import go_int, integer, text, text_or
 from kqlint.domain.graph import BUILTIN_PRIORITY_CLASSES, graph_fact
 from kqlint.domain.kinds import KUEUE_GROUP, SCHEDULING_GROUP
 from kqlint.domain.kueue.routing import (
@@ -248,3 +249,25 @@ def _pod_class_choice(unit: ManagedWorkload) -> tuple[str, Location] | None:
         if name is not None:
             return name, template.at("priorityClassName")
     return None
+
+
+# ------------------------------------------------------------------ a Workload object's priority
+
+PRIORITY_BOOST = "kueue.x-k8s.io/priority-boost"
+
+
+def priority_boost_on(graph: ObjectGraph) -> bool:
+    """Kueue's PriorityBoost gate (alpha from 0.17, off by default, ``kube_features.go``) is on
+    only where the manager is started with it on."""
+    from kqlint.domain.platform import platform_of
+
+    return platform_of(graph).gate_settings("PriorityBoost") == {True}
+
+
+def object_priority(obj: K8sObject, boosted: bool) -> int:
+    """A Workload object's priority as Kueue compares it (``EffectivePriority``,
+    ``pkg/util/priority``): ``spec.priority`` (0 when unset) plus, where the PriorityBoost gate
+    is on (``boosted``), its priority-boost annotation as ``strconv.ParseInt(v, 10, 32)`` reads
+    it, which counts as 0 when missing, empty or not such a number."""
+    boost = go_int(obj.annotations.get(PRIORITY_BOOST), 32) if boosted else None
+    return (integer(obj.get("spec", "priority")) or 0) + (boost or 0)

@@ -5,7 +5,6 @@
 The others are pending workloads of their own (a Workload written by hand, or a scenario)."""
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -13,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from kqlint.domain.fields import indexed_mappings, text
 from kqlint.domain.kinds import KUEUE_GROUP
 from kqlint.domain.kueue.capacity import ZERO, FlavorResource
+from kqlint.domain.kueue.priority import object_priority, priority_boost_on
 from kqlint.domain.objects import INPUT
 from kqlint.domain.quantity import parse_quantity
 
@@ -20,32 +20,6 @@ if TYPE_CHECKING:
     from kqlint.domain.graph import ObjectGraph
     from kqlint.domain.objects import K8sObject
     from kqlint.domain.workloads.templates import PodTemplate
-
-
-PRIORITY_BOOST = "kueue.x-k8s.io/priority-boost"
-_DECIMAL = re.compile(r"[+-]?[0-9]+")  # strconv.ParseInt(value, 10, 32): no spaces, no underscores
-_INT32 = range(-(2**31), 2**31)
-
-
-def priority_boost_on(graph: ObjectGraph) -> bool:
-    """Kueue's PriorityBoost gate (alpha from 0.17, off by default, ``kube_features.go``) is on
-    only where the manager is started with it on."""
-    from kqlint.domain.platform import platform_of
-
-    return {on for name, on in platform_of(graph).kueue_gates if name == "PriorityBoost"} == {True}
-
-
-def object_priority(obj: K8sObject, boosted: bool) -> int:
-    """A Workload object's priority as Kueue compares it (``EffectivePriority``,
-    ``pkg/util/priority``): ``spec.priority`` (0 when unset) plus, where the PriorityBoost gate
-    is on (``boosted``), its priority-boost annotation read as a signed 32-bit decimal, which
-    counts as 0 when missing, empty or not such a number."""
-    priority = obj.get("spec", "priority")
-    base = priority if isinstance(priority, int) and not isinstance(priority, bool) else 0
-    boost = obj.annotations.get(PRIORITY_BOOST) if boosted else None
-    if not isinstance(boost, str) or not _DECIMAL.fullmatch(boost) or int(boost) not in _INT32:
-        return base
-    return base + int(boost)
 
 
 @dataclass(frozen=True)
