@@ -185,3 +185,34 @@ def test_gates_a_hostile_repository_writes_are_bounded_and_plain(tmp_path: Path)
     assert len(platform.kueue_gates) <= MAX_GATES
     assert all(name.isalnum() for name, _ in platform.kueue_gates)
     assert all(len(line) < 10_000 and "\x1b" not in line for line in platform.lines())
+
+
+# ------------------------------------------------------------------ numbers as Go reads them
+
+@pytest.mark.parametrize(("annotations", "refused"), [
+    ("kueue.x-k8s.io/podset-slice-required-topology: rack\nkueue.x-k8s.io/podset-slice-size: '4'", None),
+    # strconv.ParseInt(v, 10, 32): out of range and non-ASCII digits are errors, not numbers
+    ("kueue.x-k8s.io/podset-slice-required-topology: rack\nkueue.x-k8s.io/podset-slice-size: '99999999999'",
+     "podset-slice-size: must be a numeric value"),
+    ("kueue.x-k8s.io/podset-slice-required-topology: rack\nkueue.x-k8s.io/podset-slice-size: '\u0663'",
+     "podset-slice-size: must be a numeric value"),
+])
+def test_a_slice_size_is_a_number_as_go_parses_it(tmp_path: Path, annotations: str, refused: str | None) -> None:
+    found = [m for m in _messages(tmp_path, _job(annotations)) if "podset-slice-size" in m]
+    assert found == [] if refused is None else len(found) == 1 and refused in found[0], found
+
+
+@pytest.mark.parametrize(("name", "numeric"), [("'12'", True), ("'\u0663'", False), ("'123456789012345678901'", False)])
+def test_a_group_name_is_numeric_only_where_parse_uint_reads_it(tmp_path: Path, name: str, numeric: bool) -> None:
+    """strconv.ParseUint(v, 10, 64) succeeding is what makes Kueue refuse a pod-set group name."""
+    messages = _messages(tmp_path, _job(f"kueue.x-k8s.io/podset-required-topology: rack\n"
+                                        f"kueue.x-k8s.io/podset-group-name: {name}"))
+    assert any("podset-group-name: must not be a number" in m for m in messages) is numeric, messages
+
+
+def test_a_max_exec_time_in_other_digits_is_not_an_integer(tmp_path: Path) -> None:
+    job = _job("").replace("  namespace: q004\n", "  namespace: q004\n  labels:\n"
+                           "    kueue.x-k8s.io/queue-name: q\n    kueue.x-k8s.io/max-exec-time-seconds: '\u0663'\n", 1)
+    messages = _messages(tmp_path, job)
+    assert len(messages) == 1 and "max-exec-time-seconds: Invalid value: '\u0663': not an integer" in messages[0], \
+        messages

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from kqlint.domain import kinds as K
-from kqlint.domain.fields import go_bool, is_dns1123_subdomain, is_integer, text
+from kqlint.domain.fields import go_bool, go_int, is_dns1123_subdomain, is_integer, text
 from kqlint.domain.kueue import QUEUE_LABEL
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.workloads import PodTemplate, as_count, own_templates
@@ -48,7 +48,6 @@ MAX_EXEC_TIME = f"{PREFIX}max-exec-time-seconds"
 JOB_KINDS = frozenset({K.JOB, K.JOBSET, *K.KUBEFLOW_JOBS, K.RAYJOB, K.RAYCLUSTER, K.RAYSERVICE, K.APPWRAPPER})
 RAY_KINDS = frozenset({K.RAYJOB, K.RAYCLUSTER, K.RAYSERVICE})
 _QUALIFIED_NAME = re.compile(r"([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)")
-_INT32 = re.compile(r"[+-]?\d+")
 
 
 def as_text(value: Any) -> str:
@@ -92,7 +91,7 @@ def _labels(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
                       "Name the LocalQueue with lowercase letters, digits, '-' and '.'", value=True)
     if MAX_EXEC_TIME in labels:
         value = as_text(labels[MAX_EXEC_TIME])
-        number = int(value) if _INT32.fullmatch(value) else None
+        number = go_int(value)  # strconv.Atoi (validation.go)
         if number is None or number <= 0:
             yield _reject(ctx, obj, ("metadata", "labels", MAX_EXEC_TIME),
                           f"{MAX_EXEC_TIME}: Invalid value: {value!r}: should be greater than 0" if number is not None
@@ -125,7 +124,7 @@ def _tas_annotations(obj: K8sObject, template: PodTemplate, gates: KueueGates,
                           "alphanumeric characters, '-', '_' or '.'", "Name a node label of the Topology's levels",
                           value=True)
     if GROUP_NAME in found:
-        if value(GROUP_NAME).isdigit():
+        if go_int(value(GROUP_NAME), signed=False) is not None:  # strconv.ParseUint(v, 10, 64) succeeds
             yield _reject(ctx, obj, at(GROUP_NAME), f"{GROUP_NAME}: must not be a number",
                           "Give the pod-set group a name that is not a number", value=True)
         for other in (SLICE_SIZE, SLICE_REQUIRED):
@@ -158,7 +157,7 @@ def _slice_size(obj: K8sObject, path: tuple[Any, ...], raw: str, found: set[str]
     if SLICE_REQUIRED not in found:
         yield _reject(ctx, obj, path, f"{SLICE_SIZE}: may not be set when '{SLICE_REQUIRED}' is not specified",
                       "Add podset-slice-required-topology or drop podset-slice-size")
-    size = int(raw) if _INT32.fullmatch(raw) else None
+    size = go_int(raw, 32)  # strconv.ParseInt(v, 10, 32) (tas_validation.go)
     if size is None:
         yield _reject(ctx, obj, path, f"{SLICE_SIZE}: must be a numeric value", "Write a whole number", value=True)
     elif size < 1:
@@ -187,7 +186,7 @@ def _upper_bounds(obj: K8sObject, template: PodTemplate, gates: KueueGates, ctx:
     count = _pod_set_count(obj, template)
     base = template.meta_path + ("annotations",) if template.meta_path is not None else ()
     raw = as_text(template.annotations.get(SLICE_SIZE))
-    if SLICE_SIZE in template.annotations and _INT32.fullmatch(raw) and int(raw) > count:
+    if SLICE_SIZE in template.annotations and (size := go_int(raw, 32)) is not None and size > count:
         yield _reject(ctx, obj, (*base, SLICE_SIZE), f"{SLICE_SIZE}: must not be greater than pod set count {count}",
                       f"Use a slice size of at most {count}", value=True)
     layers = _layers(as_text(template.annotations.get(CONSTRAINTS))) if gates.multi_layer else None
