@@ -35,3 +35,31 @@ def test_an_unknown_variant_is_refused(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, str(SCRIPT), "--variants", "cold,fast"], capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 2 and "unknown variant 'fast'" in done.stderr
+
+
+def test_phase_names_alternate_serial_steps_and_fan_outs() -> None:
+    sys.path.insert(0, str(ROOT / "bench"))
+    from cold_encoding import phase_names, phases_of
+
+    assert phase_names(8) == ["start (serial)", "parse fan-out", "before rules (serial)", "rules fan-out",
+                              "before fix texts (serial)", "fix texts fan-out", "end (serial)"]
+    assert phase_names(4) == ["start (serial)", "parse fan-out", "end (serial)"]
+    assert phases_of([[0.0, 0.25, 0.0], [1.0, 1.0, 0.5], [1.5, 1.5, 0.5]]) == [(1.0, 0.75, 0.5), (0.5, 0.5, 0.0)]
+
+
+def test_phases_time_every_step_of_both_runs(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    shutil.copytree(ROOT / "examples", project)
+    done = subprocess.run([sys.executable, str(SCRIPT), "--corpus", str(project), "--runs", "1", "--phases"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].split()[:3] == ["step", "nocache", "cold"]
+    steps = [line for line in lines[1:] if not line.startswith("whole run")]
+    assert steps[0].startswith("start (serial)") and steps[1].startswith("parse fan-out")
+    assert steps[-1].startswith("end (serial)")
+    for line in steps:  # wall / main CPU / workers' CPU, for each of the two variants
+        numbers = [float(value) for value in line.split()[-10:] if value != "/"]
+        assert len(numbers) == 6 and all(value >= 0 for value in numbers)
+    whole = [float(value) for value in lines[-1].split()[2:]]
+    assert len(whole) == 2 and all(value > 0 for value in whole)
