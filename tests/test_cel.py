@@ -249,3 +249,21 @@ def test_verdicts_are_remembered_per_schema_never_across_schemas_of_the_same_nam
 
     assert rules("Never").violations(_object({})) == []
     assert [v.message for v in rules("Always").violations(_object({}))] == ["m"]
+
+
+def test_an_evaluator_error_is_named_plainly_in_the_note(monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """cel-python's CELEvalError repr spells out its class arguments; the note gives its name
+    and message only."""
+    from celpy.evaluation import CELEvalError
+
+    from kqlint.schema import cel_runtime
+
+    rules = _schema({"type": "object", "x-kubernetes-validations": [{"rule": "self.a == 1"}]},
+                    source="the CRD in crds/plain.yaml")
+    monkeypatch.setattr(cel_runtime, "evaluate", lambda compiled, value, want=bool: CELEvalError(
+        "None with type <class 'NoneType'>", TypeError, ("self",)))
+    assert rules.violations(_object({"a": 1})) == []
+    err = capsys.readouterr().err
+    assert "evaluation: CELEvalError: None with type <class 'NoneType'>" in err
+    assert "CELEvalError(*" not in err and "<class 'TypeError'>" not in err

@@ -12,6 +12,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import kubectl_oracle
 import pytest
 from conftest import ROOT, shared_dir
 from helpers import chdir, lint_case
@@ -405,7 +406,8 @@ def test_index_lists_every_schema_file_with_its_source() -> None:
 
 KEYWORDS = {"type", "enum", "properties", "additionalProperties", "items", "$ref",
             "x-kubernetes-preserve-unknown-fields",
-            "default", "x-kubernetes-validations"}  # read by KQ002's CEL pass; JSON Schema validation ignores both
+            "default", "x-kubernetes-validations",  # read by KQ002's CEL pass; JSON Schema validation ignores both
+            "x-kqlint-null-items"}  # false: a null item is invalid (an annotation to JSON Schema, read by KQ002)
 TYPES = {"object", "array", "string", "integer", "number", "boolean"}
 
 
@@ -455,13 +457,17 @@ def test_pyproject_ships_the_schemas() -> None:
     assert '"kinds/*.json"' in text and '"*.md"' in text
 
 
-def _strip(node: Any) -> Any:
-    """Instance as JSON Schema sees it under kqlint's semantics: nulls are unset, `$` keys are directives."""
+def _strip(node: Any, schemas: Validator, path: tuple[Any, ...] = ()) -> Any:
+    """Instance as JSON Schema sees it under kqlint's semantics: null fields and map values are
+    unset, `$` keys are directives, and a null list item is unset too, except in a list marked
+    `x-kqlint-null-items: false` (a CRD's: there JSON Schema rejects it as kqlint does)."""
     if isinstance(node, dict):
-        return {k: _strip(v) for k, v in node.items()
+        return {k: _strip(v, schemas, (*path, k)) for k, v in node.items()
                 if v is not None and not (isinstance(k, str) and k.startswith("$"))}
     if isinstance(node, list):
-        return [_strip(v) for v in node if v is not None]
+        schema = schemas.schema_at(path) or {}
+        kept = schema.get("x-kqlint-null-items") is False
+        return [_strip(v, schemas, (*path, i)) for i, v in enumerate(node) if v is not None or kept]
     return node
 
 
@@ -484,7 +490,7 @@ def test_validator_agrees_with_jsonschema() -> None:
         if ours is None:
             continue
         theirs = Draft202012Validator(ours.document)
-        assert (not ours.validate(obj.data)) == theirs.is_valid(_strip(obj.data)), obj
+        assert (not ours.validate(obj.data)) == theirs.is_valid(_strip(obj.data, ours)), obj
         compared += 1
     assert compared >= 50
 
@@ -510,7 +516,7 @@ def test_corpus_objects_agree_with_jsonschema() -> None:
     for obj in _objects(paths):
         ours = schemas.validator(obj.api_version, obj.kind)
         if ours is not None:
-            valid = Draft202012Validator(ours.document).is_valid(_strip(obj.data))
+            valid = Draft202012Validator(ours.document).is_valid(_strip(obj.data, ours))
             assert (not ours.validate(obj.data)) == valid, obj
             compared += 1
     assert compared > 300
@@ -571,3 +577,69 @@ def _nodes(node: Any) -> Iterator[dict[str, Any]]:
 def test_crd_error_type() -> None:
     with pytest.raises(CrdError):
         catalog(("/definitely/missing/path",))
+
+
+# ------------------------------------------------------------------ null list items
+
+def test_a_crd_list_of_typed_items_refuses_a_null_item_unless_nullable_or_defaulted() -> None:
+    """kube-openapi's type check refuses null where the item schema has a type and is not
+    nullable; PruneNonNullableNullsWithoutDefaults prunes null fields and map values, never a
+    list item; an item schema with a default is left to defaulting."""
+    def marked(items: dict[str, Any]) -> bool:
+        return convert({"type": "array", "items": items}).get("x-kqlint-null-items") is False
+
+    assert marked({"type": "string"}) and marked({"type": "object", "properties": {"a": {"type": "string"}}})
+    assert marked({"x-kubernetes-int-or-string": True})
+    assert not marked({"type": "string", "nullable": True}) and not marked({"type": "string", "default": "x"})
+    assert not marked({}) and not marked({"x-kubernetes-preserve-unknown-fields": True})
+    assert "x-kqlint-null-items" not in convert({"type": "object", "additionalProperties": {"type": "string"}})
+
+
+def test_a_null_item_of_a_marked_list_is_a_wrong_type_and_elsewhere_null_is_unset() -> None:
+    validator = Validator({"type": "object", "properties": {
+        "strict": {"type": "array", "items": {"type": "string"}, "x-kqlint-null-items": False},
+        "objects": {"type": "array", "items": {"$ref": "#/$defs/o"}, "x-kqlint-null-items": False},
+        "loose": {"type": "array", "items": {"type": "string"}},
+        "map": {"type": "object", "additionalProperties": {"type": "string"}},
+        "field": {"type": "string"}}, "$defs": {"o": {"type": "object", "properties": {"a": {"type": "string"}}}}})
+    found = validator.validate({"strict": ["a", None, 3], "objects": [None], "loose": ["a", None],
+                                "map": {"k": None}, "field": None})
+    assert [(v.path, v.problem, v.value, v.expected) for v in found] == [
+        (("strict", 1), WRONG_TYPE, None, ("string",)), (("strict", 2), WRONG_TYPE, 3, ("string",)),
+        (("objects", 0), WRONG_TYPE, None, ("object",))]
+    assert "remove the empty item" in found[0].hint
+
+
+def test_kq002_reports_a_null_item_of_a_custom_resource_list_at_the_item(tmp_path: Path) -> None:
+    manifest = tmp_path / "flavor.yaml"
+    manifest.write_text(textwrap.dedent("""\
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: ResourceFlavor
+        metadata:
+          name: spot
+        spec:
+          nodeLabels: {pool: spot, zone: null}
+          nodeTaints:
+          - {key: spot, value: "true", effect: NoSchedule}
+          -
+        ---
+        apiVersion: batch/v1
+        kind: Job
+        metadata:
+          name: train
+        spec:
+          template:
+            spec:
+              restartPolicy: Never
+              containers:
+              - {name: main, image: busybox, args: ["--x", null]}
+        """), encoding="utf-8")
+    with chdir(tmp_path):
+        report = lint(["flavor.yaml"], Config(select=("KQ002",)))
+    assert [(f.location.line, f.location.column, f.message) for f in report.findings] == [
+        (9, 4, "ResourceFlavor spot: `spec.nodeTaints[1]` must be a mapping, not null: the API server rejects "
+               "the object")]
+    if kubectl_oracle.kubectl():  # what the API server receives: the null item is there, as kqlint reads it
+        flavor, job = kubectl_oracle.decode_files([manifest], {manifest: 2})[manifest].objects
+        assert flavor["spec"]["nodeTaints"][1] is None
+        assert job["spec"]["template"]["spec"]["containers"][0]["args"] == ["--x", None]

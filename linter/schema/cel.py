@@ -166,7 +166,7 @@ class CelSchema:
             return self._message(rule, cel_value)
         if isinstance(outcome, str):
             return f"{outcome} evaluating rule: {rule.message or rule.rule}"
-        _not_evaluated(rule, self.source, f"evaluation: {outcome!r}")
+        _not_evaluated(rule, self.source, f"evaluation: {_plain_error(outcome)}")
         return None
 
     def _message(self, rule: CelRule, cel_value: Any) -> str:
@@ -303,6 +303,15 @@ def _not_evaluated(rule: CelRule, source: str, why: str) -> None:
 def not_evaluated() -> dict[tuple[str, str], str]:
     """The rules this process could not evaluate: (schema source, rule) -> why."""
     return dict(_NOT_EVALUATED)
+
+
+def _plain_error(error: Any) -> str:
+    """An evaluator error as its name and first argument (cel-python's CELEvalError repr spells
+    out every argument: ``CELEvalError(*("...", <class 'TypeError'>, (...)))``)."""
+    if not isinstance(error, BaseException):
+        return repr(error)
+    first = error.args[0] if error.args else ""
+    return f"{type(error).__name__}: {first}" if first != "" else type(error).__name__
 
 
 def _short(text: str, limit: int = 160) -> str:

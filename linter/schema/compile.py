@@ -1,7 +1,9 @@
 """A kqlint JSON Schema compiled into nested closures, one per schema node: the subset the
 schemas use (type, enum, properties, additionalProperties, items, local ``$ref``). A check
 returns its problems with the path collected child-first while unwinding (only on errors);
-``null`` is valid everywhere (Kubernetes treats an explicit null as "unset")."""
+``null`` is valid for a field or a map value (Kubernetes treats an explicit null as "unset"), and
+for a list item except where the list is marked ``x-kqlint-null-items: false`` (a CRD's list,
+kqlint.schema.crd: the API server rejects the null item)."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -9,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 UNKNOWN_FIELD, WRONG_TYPE, NOT_IN_ENUM = "unknown-field", "wrong-type", "not-in-enum"
+NULL_ITEMS = "x-kqlint-null-items"  # false: a null item of the list is invalid (kqlint.schema.crd)
 Check = Callable[[Any], list["Problem"] | None]
 
 
@@ -90,7 +93,8 @@ class Compiler:
         if isinstance(node.get("properties"), dict) or isinstance(node.get("additionalProperties"), (dict, bool)):
             return self._object(node)
         if isinstance(node.get("items"), dict):
-            return _array_check(node, self.compile(node["items"]))
+            null_item = self.resolve(node["items"]) if node.get(NULL_ITEMS) is False else None
+            return _array_check(node, self.compile(node["items"]), null_item)
         types, enum = node.get("type"), node.get("enum")
         if types is None and not isinstance(enum, list):
             return None
@@ -166,19 +170,26 @@ def _object_check(node: dict[str, Any], checks: dict[Any, Check | None], extra: 
     return check
 
 
-def _array_check(node: dict[str, Any], items: Check | None) -> Check:
+def _array_check(node: dict[str, Any], items: Check | None, null_item: dict[str, Any] | None) -> Check:
+    """``null_item``: the item schema a null item violates (None: a null item is valid)."""
     classes = _scalar_classes(items)
 
     def check(value: Any) -> list[Problem] | None:
         if not isinstance(value, list):
             return [Problem(WRONG_TYPE, value, node)] if node.get("type") == "array" else None
-        if items is None:
+        if items is None and null_item is None:
             return None
         problems = None
         for index, item in enumerate(value):
-            if item is None or (classes is not None and item.__class__ in classes):
+            found: list[Problem] | None
+            if item is None:
+                if null_item is None:
+                    continue
+                found = [Problem(WRONG_TYPE, None, null_item)]
+            elif items is None or (classes is not None and item.__class__ in classes):
                 continue
-            found = items(item)
+            else:
+                found = items(item)
             if found:
                 for problem in found:
                     problem.rev.append(index)

@@ -12,7 +12,10 @@ What the API server does and the JSON Schema says (see ``schemas/README.md``):
   a YAML float there (``cpu: 0.5`` "must be of type integer,string"), although a core Pod
   accepts it (the hand-written core schemas allow numbers).
 - ``metadata`` is modelled loosely (ObjectMeta is not part of a CRD schema), ``status`` is
-  not validated (controllers write it), ``null`` means "unset" everywhere.
+  not validated (controllers write it), ``null`` means "unset" for a field or a map value
+  (the API server prunes it), but not for a list item: nothing prunes a null item, and the
+  type check rejects it (``must be of type string: "null"``) unless the item schema is
+  ``nullable`` or has a ``default``. Such lists are marked ``NULL_ITEMS: false``.
 - Only structure, types and enums are validated: descriptions, patterns, formats, bounds and
   ``required`` are dropped (KQ002 reports typos and invalid values, not policy; partial
   manifests such as kustomize patches stay valid).
@@ -28,6 +31,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
+
+from kqlint.schema.compile import NULL_ITEMS
 
 CRD_GROUP = "apiextensions.k8s.io"
 STRING_MAP: dict[str, Any] = {"type": "object", "additionalProperties": {"type": "string"}}
@@ -146,8 +151,18 @@ def _convert_children(node: dict[str, Any], out: dict[str, Any]) -> None:
         out["additionalProperties"] = convert(additional)
     elif isinstance(additional, bool) and "properties" not in out:
         out["additionalProperties"] = additional
-    if isinstance(node.get("items"), dict):
-        out["items"] = convert(node["items"])
+    items = node.get("items")
+    if isinstance(items, dict):
+        out["items"] = convert(items)
+        if _rejects_null(items):
+            out[NULL_ITEMS] = False
+
+
+def _rejects_null(items: dict[str, Any]) -> bool:
+    """kube-openapi's type check refuses a null item of a typed, non-nullable schema; one with a
+    default is left for defaulting (``PruneNonNullableNullsWithoutDefaults`` prunes only fields)."""
+    typed = items.get("type") in _KEPT_TYPES or items.get("x-kubernetes-int-or-string") is True
+    return typed and items.get("nullable") is not True and "default" not in items
 
 
 def add_core_enums(schema: dict[str, Any]) -> None:

@@ -19,6 +19,8 @@ def enum_hint(value: Any, choices: tuple[Any, ...]) -> str:
 
 
 def type_hint(value: Any, expected: tuple[Any, ...]) -> str:
+    if value is None:  # only a list item is reported null (kqlint.schema.compile)
+        return "remove the empty item (a `-` with nothing after it, `null` or `~`), or write its value"
     if isinstance(value, str) and ("integer" in expected or "number" in expected) and _numeric(value):
         return f"write the number without quotes: `{value.strip()}`"
     if isinstance(value, str) and "boolean" in expected and value.strip().lower() in ("true", "false"):
@@ -48,6 +50,8 @@ def _numeric(text: str) -> bool:
 
 
 def describe_type(value: Any) -> str:
+    if value is None:
+        return "null"
     if isinstance(value, bool):
         return "a boolean"
     if isinstance(value, int):

@@ -7,6 +7,9 @@ RayCluster and the pod templates of core workloads) that does not match the API'
 an unknown or misspelt field, a value of the wrong type (`replicas: "4"`, `value: yes`), or a
 value outside the allowed set (`preemptionPolicy: never`, `withinClusterQueue: lowerPriority`).
 The finding sits on the offending key or value and suggests the closest valid name or value.
+A null field or map value is unset, as the API server reads it; a null item in a custom
+resource's list (a `-` with nothing after it) is a wrong type: nothing prunes it, and the API
+server rejects it (`must be of type string: "null"`).
 The schemas come from the upstream CRDs (`kueue.x-k8s.io/v1beta1` and `v1beta2` differ);
 `kqlint check --crd PATH` validates against the CRDs your cluster actually runs. Kinds kqlint
 has no schema for are skipped; parts marked `x-kubernetes-preserve-unknown-fields` accept
@@ -163,7 +166,8 @@ def _message(obj: K8sObject, violation: Violation, schemas: SchemaCatalog) -> tu
             fix += f" (`{_plain(violation.value)}` is valid in {other}, not in {obj.api_version})"
         return (f"{obj.display()}: `{dotted(violation.path)}: {_plain(violation.value)}` is not a valid "
                 f"value{origin} ({_choices(violation.expected)}): the API server rejects the object"), _sentence(fix)
-    shown = "" if isinstance(violation.value, (dict, list)) else f" ({_shown(violation.value)})"
+    plain = violation.value is not None and not isinstance(violation.value, (dict, list))
+    shown = f" ({_shown(violation.value)})" if plain else ""
     return (f"{where} must be {describe_expected(violation.expected)}, not "
             f"{describe_type(violation.value)}{shown}{origin}: the API server "
             "rejects the object"), _sentence(violation.hint or "write a value of that type")
