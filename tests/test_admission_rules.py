@@ -499,3 +499,56 @@ def test_kq221_judges_an_input_member_against_members_in_the_context(tmp_path: P
         read.clear()
         assert not lint(["plain.yaml"], config, context=["context.yaml"], auto_context=False).findings
     assert read == ["solo"]
+
+
+GROUP_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  generateName: {name}-
+  labels:
+    kueue.x-k8s.io/queue-name: user-queue
+    kueue.x-k8s.io/pod-group-name: sample-group
+  annotations:
+    kueue.x-k8s.io/pod-group-total-count: "{count}"
+spec:
+  containers:
+  - name: main
+    image: busybox
+"""
+
+
+def _copies(root: Path, text: str, folders: list[str]) -> None:
+    for folder in folders:
+        (root / folder).mkdir(parents=True)
+        (root / folder / "kueue-pod-group.yaml").write_text(text, encoding="utf-8")
+
+
+def test_kq221_counts_a_docs_sites_versioned_copies_of_a_sample_once(tmp_path: Path) -> None:
+    """Kueue's own site keeps examples/, v0.18/examples/ and v0.19/examples/ byte for byte
+    alike: the group of two Pods is not six Pods (a false 'excess' before)."""
+    from helpers import chdir
+
+    (tmp_path / ".git").mkdir()
+    sample = GROUP_POD.format(name="leader", count=2) + "---\n" + GROUP_POD.format(name="worker", count=2)
+    _copies(tmp_path, sample, ["examples", "v0.18/examples", "v0.19/examples"])
+    with chdir(tmp_path):
+        assert not lint(["."], Config().with_overrides(select=("KQ221",))).findings
+        assert not lint(["v0.18/examples/kueue-pod-group.yaml"], Config().with_overrides(select=("KQ221",))).findings
+
+
+def test_kq221_still_reports_copies_whose_sample_is_wrong_and_not_what_copies_make_ambiguous(tmp_path: Path) -> None:
+    from helpers import chdir
+
+    (tmp_path / ".git").mkdir()
+    wrong = GROUP_POD.format(name="leader", count=3) + "---\n" + GROUP_POD.format(name="worker", count=3)
+    _copies(tmp_path / "a", wrong, ["examples", "v0.18/examples"])
+    # two files that each hold the same Pod: two Pods, or one Pod in two places; count 2 fits the first reading
+    _copies(tmp_path / "b", GROUP_POD.format(name="worker", count=2).replace("sample-group", "pair"),
+            ["one", "two"])
+    with chdir(tmp_path):
+        report = lint(["."], Config().with_overrides(select=("KQ221",)))
+    assert [(f.location.file, f.location.line) for f in report.findings] == [("a/examples/kueue-pod-group.yaml", 9)]
+    finding = report.findings[0]
+    assert "has total count 3, but only 2 Pod(s) carry it" in finding.message
+    assert [(r.file, r.line) for r in finding.related] == [("a/examples/kueue-pod-group.yaml", 21)]

@@ -1,7 +1,7 @@
 """K8sObject: identity, read-only access to fields, and ``at(path)`` positions."""
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from typing import Any
 
 from kqlint.domain.kinds import CLUSTER_SCOPED
@@ -170,6 +170,21 @@ def dig(node: Any, path: tuple[Any, ...] | list[Any], default: Any = None) -> An
         else:
             return default
     return node
+
+
+def content_key(obj: K8sObject) -> Hashable:
+    """The object's fields as a hashable value (positions and comments ignored): equal for two
+    copies of one manifest."""
+    return _frozen(obj.data)
+
+
+def _frozen(value: Any) -> Hashable:
+    if isinstance(value, dict):
+        return tuple(sorted(((str(k), _frozen(v)) for k, v in value.items()), key=lambda kv: kv[0]))
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    return (type(value).__name__, str(value)) if not isinstance(value, (str, int, float, bool, type(None))) \
+        else value
 
 
 def mapping_at(node: Any, path: tuple[Any, ...]) -> dict[str, Any]:

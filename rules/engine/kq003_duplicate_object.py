@@ -71,7 +71,7 @@ from collections.abc import Hashable, Iterator
 from typing import Any
 
 from kqlint.domain.graph import ObjectGraph, from_manifest
-from kqlint.domain.objects import INPUT, ApplyTimeNamespace, K8sObject
+from kqlint.domain.objects import INPUT, ApplyTimeNamespace, K8sObject, content_key
 from kqlint.domain.workloads.extract import TEMPLATE_KINDS
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
@@ -133,13 +133,13 @@ def _shared_copy_differs(obj: K8sObject, earlier: list[K8sObject], graph: Object
         return False  # a namespace chosen at apply time may keep the copies apart
     folder, unit = _folder(obj.file), graph.applied_together(obj.file)
     mine = _workloads_by_file(graph).get(obj.file, frozenset())
-    content = _content(obj)
+    content = content_key(obj)
     for other in earlier:
         if other.file == obj.file or _folder(other.file) != folder or graph.applied_together(other.file) != unit \
                 or isinstance(other.namespace, ApplyTimeNamespace):
             continue
         theirs = _workloads_by_file(graph).get(other.file, frozenset())
-        if mine and theirs and not mine & theirs and _content(other) != content:
+        if mine and theirs and not mine & theirs and content_key(other) != content:
             return True
     return False
 
@@ -158,7 +158,7 @@ def _workloads_by_file(graph: ObjectGraph) -> dict[str, frozenset[tuple[str, str
 def _keys(obj: K8sObject, graph: ObjectGraph, many_files: bool) -> tuple[Any, ...]:
     """(file, unit, folder, content, fixed namespace) of a copy."""
     unit = graph.applied_together(obj.file) if many_files else None
-    content = _content(obj) if unit is not None else None
+    content = content_key(obj) if unit is not None else None
     return obj.file, unit, _folder(obj.file), content, not isinstance(obj.namespace, ApplyTimeNamespace)
 
 
@@ -208,17 +208,3 @@ def _related_text(what: str, other: K8sObject, obj: K8sObject) -> str:
     folder = _folder(other.file)
     crossing = f" (in another folder: {folder or '.'})" if folder != _folder(obj.file) else ""
     return f"{what} of the same object{crossing}"
-
-
-def _content(obj: K8sObject) -> Hashable:
-    """The object's fields as a hashable value (positions and comments ignored)."""
-    return _frozen(obj.data)
-
-
-def _frozen(value: Any) -> Hashable:
-    if isinstance(value, dict):
-        return tuple(sorted(((str(k), _frozen(v)) for k, v in value.items()), key=lambda kv: kv[0]))
-    if isinstance(value, list):
-        return tuple(_frozen(v) for v in value)
-    return (type(value).__name__, str(value)) if not isinstance(value, (str, int, float, bool, type(None))) \
-        else value

@@ -9,6 +9,11 @@ the most common one, at the annotation or label, with `related` the members that
 `kueue.x-k8s.io/pod-group-fast-admission: "true"`, whose number of Pods differs from the total
 count they agree on (warning, at the total-count annotation of the first member).
 
+Identical copies of one manifest in other files (a docs site's versioned `v0.18/examples/`
+beside `examples/`) are alternatives, as KQ003 treats them: (b) counts each Pod once however
+many files copy it, and stays silent when counting every copy would fit the total count (two
+files that each hold the same Pod may also be meant to make two Pods).
+
 Silent when the platform's pod integration is known to be off. A member without a queue-name
 label is not compared on it; a count that is missing or not an integer of at least 1 is KQ004's.
 
@@ -97,7 +102,7 @@ from kqlint.domain import reading
 from kqlint.domain.graph import ObjectGraph
 from kqlint.domain.kinds import POD
 from kqlint.domain.kueue import POD_GROUP_NAME, POD_GROUP_TOTAL, QUEUE_LABEL
-from kqlint.domain.objects import INPUT, K8sObject
+from kqlint.domain.objects import INPUT, K8sObject, content_key
 from kqlint.domain.platform import platform_of
 from kqlint.domain.workloads import OWN_TEMPLATE_KINDS, PodTemplate, pod_templates
 from kqlint.engine.rule import RuleContext, RuleMeta
@@ -215,16 +220,28 @@ def _wrong_size(name: str, members: list[Member], ctx: RuleContext) -> Iterator[
     if expected is None:
         return
     first = next((m for m in members if m.obj.source == INPUT), None)
-    if first is None or len(members) == expected:
+    counted = _without_copies(members)
+    if first is None or expected in (len(members), len(counted)):  # either reading fits: no finding
         return
-    if len(members) < expected:
-        what = (f"only {len(members)} Pod(s) carry it: Kueue waits (group has fewer runnable pods than expected) "
+    if len(counted) < expected:
+        what = (f"only {len(counted)} Pod(s) carry it: Kueue waits (group has fewer runnable pods than expected) "
                 "and never admits the group unless the rest are created elsewhere")
     else:
-        what = (f"{len(members)} Pods carry it: Kueue deletes the {len(members) - expected} excess Pod(s) "
+        what = (f"{len(counted)} Pods carry it: Kueue deletes the {len(counted) - expected} excess Pod(s) "
                 "(ExcessPodDeleted)")
     yield ctx.finding(
         at=first.at("annotations", POD_GROUP_TOTAL), severity=Severity.WARNING,
         message=f"pod group {name} has total count {expected}, but {what}",
-        related=[(m.at("labels", POD_GROUP_NAME), f"{m.obj.display()} is a member") for m in members[1:6]],
-        remedy=f"Set {POD_GROUP_TOTAL} to {len(members)} on every member, or add the missing Pods")
+        related=[(m.at("labels", POD_GROUP_NAME), f"{m.obj.display()} is a member")
+                 for m in counted if m is not first][:5],
+        remedy=f"Set {POD_GROUP_TOTAL} to {len(counted)} on every member, or add the missing Pods")
+
+
+def _without_copies(members: list[Member]) -> list[Member]:
+    """The members, where a Pod that other files copy field for field counts once per copy in
+    its own file: of each content, the most any one file holds, from the first such file."""
+    by_content: dict[Any, dict[str, list[Member]]] = {}
+    for member in members:
+        by_content.setdefault(content_key(member.obj), {}).setdefault(member.obj.file, []).append(member)
+    kept = {id(m) for files in by_content.values() for m in max(files.values(), key=len)}
+    return [m for m in members if id(m) in kept]
