@@ -256,7 +256,6 @@ def test_an_evaluator_error_is_named_plainly_in_the_note(monkeypatch: pytest.Mon
     """cel-python's CELEvalError repr spells out its class arguments; the note gives its name
     and message only."""
     from celpy.evaluation import CELEvalError
-
     from kqlint.schema import cel_runtime
 
     rules = _schema({"type": "object", "x-kubernetes-validations": [{"rule": "self.a == 1"}]},

@@ -273,3 +273,82 @@ def test_statistics_print_the_model(tmp_path: Path) -> None:
     code, out, _ = cli("check", ".", "--statistics", "--no-color", cwd=tmp_path)
     assert "platform: kueue integrations: batch/job, pod (from ConfigMap" in out
     assert "1  KQ208 kueue-label-misplaced" in out
+
+
+# ------------------------------------------------------------------ resources of the Kueue Configuration
+
+def _resources_config(name: str, resources: str) -> str:
+    return f"""\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {name}
+  namespace: kueue-system
+data:
+  controller_manager_config.yaml: |
+    apiVersion: config.kueue.x-k8s.io/v1beta2
+    kind: Configuration
+{resources}"""
+
+
+HAMI = """\
+    resources:
+      excludeResourcePrefixes: [example.com/]
+      transformations:
+      - input: nvidia.com/gpucores
+        strategy: Replace
+        multiplyBy: nvidia.com/gpu
+        outputs: {nvidia.com/total-gpucores: "1"}
+"""
+
+
+def test_the_kueue_configurations_resources_section_is_evidence(tmp_path: Path) -> None:
+    from kqlint.domain.kueue.podsets import resource_config
+
+    model = _model(tmp_path, {"kueue.yaml": _resources_config("kueue-manager-config", HAMI)})
+    prefixes, transformations = model.kueue_resources or ((), ())
+    assert prefixes == ("example.com/",) and [t["input"] for t in transformations] == ["nvidia.com/gpucores"]
+    assert "ConfigMap kueue-system/kueue-manager-config (kueue.yaml)" in model.sources["kueue.resources"]
+    assert model.describe()["kueue"]["resources"] == ["exclude example.com/*", "nvidia.com/gpucores Replace"]
+    assert any(line.startswith("kueue resources: exclude example.com/*, nvidia.com/gpucores Replace (from ")
+               for line in model.lines())
+    with chdir(tmp_path):
+        graph = Pipeline(Config()).graph(["."]).graphs[0]
+    found = resource_config(None, graph)
+    assert found.exclude_prefixes == ("example.com/",) and found.source.startswith("ConfigMap kueue-system/")
+
+    class Options:  # the rule options mirror a Configuration: they win over the one in the inputs
+        exclude_resource_prefixes = ("other.io/",)
+        transformations = ()
+
+    assert resource_config(Options(), graph).exclude_prefixes == ("other.io/",)
+
+
+def test_kueue_configurations_that_disagree_exclude_what_either_touches(tmp_path: Path) -> None:
+    """Which one the manager runs is unknown: no request either one excludes or transforms is judged."""
+    model = _model(tmp_path, {"a.yaml": _resources_config("kueue-manager-config", HAMI),
+                              "b.yaml": _resources_config("staging-kueue-manager-config",
+                                                          "    resources:\n      excludeResourcePrefixes: [x.io/]\n")})
+    assert model.kueue_resources == (("example.com/", "nvidia.com/gpucores", "x.io/"), ())
+    assert model.sources["kueue.resources"].startswith("2 Kueue Configurations that disagree, the first ")
+    (tmp_path / "plain").mkdir()
+    assert _model(tmp_path / "plain", {"kueue.yaml": KUEUE_CONFIG}).kueue_resources is None
+
+
+def test_kq209_and_simulate_count_requests_as_the_configuration_transforms_them(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parent / "fixtures" / "rules" / "KQ209" / "good-transformations-in-kueue-config"
+    for file in root.iterdir():
+        (tmp_path / file.name).write_text(file.read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / ".git").mkdir()
+    with chdir(tmp_path):
+        assert not lint(["workload.yaml"], Config().with_overrides(select=("KQ209", "KQ210"))).findings
+    code, out, _ = cli("simulate", ".", "--format", "json", cwd=tmp_path)
+    report = json.loads(out)
+    assert code == 0
+    assert [w["status"] for w in report["workloads"]] == ["admitted"]
+    assert ("resources.excludeResourcePrefixes and transformations as the Kueue Configuration sets them (ConfigMap "
+            "kueue-system/kueue-manager-config (kueue-manager-config.yaml))") in report["assumptions"]
+    (tmp_path / "kueue-manager-config.yaml").unlink()
+    with chdir(tmp_path):
+        report = lint(["workload.yaml"], Config().with_overrides(select=("KQ209",)))
+    assert [f.code for f in report.findings] == ["KQ209"]

@@ -18,7 +18,7 @@ ENCODING_MODULES = ("kqlint.domain", "kqlint.engine", "kqlint.domain.objects", "
                     "kqlint.cache.codec",
                     "kqlint.cache.masks", "kqlint.cache.digests",
                     "kqlint.domain.platform", "kqlint.domain.requested", "kqlint.domain.podspec",
-                    "kqlint.domain.fields", "kqlint.domain.kueue_config",
+                    "kqlint.domain.fields", "kqlint.domain.kueue_config", "kqlint.domain.kueue_config_facts",
                     "kqlint.domain.quantity", "kqlint.domain.kinds", "kqlint.domain.workloads",
                     "kqlint.domain.workloads.extract", "kqlint.domain.workloads.gang",
                     "kqlint.domain.workloads.shapes", "kqlint.domain.workloads.templates",

@@ -141,6 +141,32 @@ def manager_facts(graph: ObjectGraph
     return chosen.configmap, listed, chosen.fair_sharing(), manage
 
 
+def manager_resources(graph: ObjectGraph) -> tuple[tuple[str, ...], tuple[dict[str, Any], ...], str] | None:
+    """``resources.excludeResourcePrefixes`` and ``resources.transformations`` of the Kueue
+    manager's Configuration, and where they are written; None when no kueue-manager-config sets
+    either. Configurations that disagree leave it unknown which applies: then every prefix they
+    exclude and every input they transform is excluded (kqlint judges no such request)."""
+    sections: list[tuple[tuple[str, ...], tuple[dict[str, Any], ...]]] = []
+    where = ""
+    for config in manager_configurations(graph):
+        prefixes, transformations = config.get("resources", "excludeResourcePrefixes"), config.get(
+            "resources", "transformations")
+        section = (tuple(str(p) for p in prefixes if isinstance(p, str)) if isinstance(prefixes, list) else (),
+                   tuple(t for t in transformations if isinstance(t, dict)) if isinstance(transformations, list)
+                   else ())
+        if section not in sections:
+            sections.append(section)
+        if (section[0] or section[1]) and not where:
+            where = f"{config.configmap.display()} ({config.configmap.file})"
+    if not where:
+        return None
+    if len(sections) == 1:
+        return (*sections[0], where)
+    touched = {p for prefixes, _ in sections for p in prefixes}
+    touched |= {str(t.get("input")) for _, transformations in sections for t in transformations if t.get("input")}
+    return tuple(sorted(touched)), (), f"{len(sections)} Kueue Configurations that disagree, the first {where}"
+
+
 def manager_gates(graph: ObjectGraph) -> list[tuple[str, dict[str, bool]]]:
     """The feature gates Kueue managers are started with, and where each set is written: a
     manager Deployment's ``--feature-gates`` or a kueue-manager-config Configuration's

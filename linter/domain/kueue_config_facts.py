@@ -215,3 +215,26 @@ _GATES: tuple[tuple[tuple[int, int | None], str], ...] = (
 )
 FEATURE_GATES: dict[str, tuple[int, int | None]] = {
     name: span for span, names in _GATES for name in names.split()}
+
+POD = "pod"
+# Kueue's Configuration framework name of each integrated kind (config/components/manager/
+# controller_manager_config.yaml at kueue ff69552e).
+KIND_FRAMEWORKS: dict[tuple[str, str], str] = {
+    ("batch", "Job"): "batch/job", ("", "Pod"): POD,
+    ("apps", "Deployment"): "deployment", ("apps", "StatefulSet"): "statefulset",
+    ("jobset.x-k8s.io", "JobSet"): "jobset.x-k8s.io/jobset",
+    ("kubeflow.org", "MPIJob"): "kubeflow.org/mpijob", ("kubeflow.org", "PyTorchJob"): "kubeflow.org/pytorchjob",
+    ("kubeflow.org", "TFJob"): "kubeflow.org/tfjob", ("kubeflow.org", "XGBoostJob"): "kubeflow.org/xgboostjob",
+    ("kubeflow.org", "PaddleJob"): "kubeflow.org/paddlejob", ("kubeflow.org", "JAXJob"): "kubeflow.org/jaxjob",
+    ("trainer.kubeflow.org", "TrainJob"): "trainer.kubeflow.org/trainjob",
+    ("ray.io", "RayJob"): "ray.io/rayjob", ("ray.io", "RayCluster"): "ray.io/raycluster",
+    ("ray.io", "RayService"): "ray.io/rayservice",
+    ("workload.codeflare.dev", "AppWrapper"): "workload.codeflare.dev/appwrapper",
+    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"): "leaderworkerset.x-k8s.io/leaderworkerset",
+}
+# Frameworks a cluster enables only when its Configuration lists them (rules.md "Kueue-managed"):
+# without evidence, every other integration counts as one of Kueue's default frameworks.
+OPT_IN_FRAMEWORKS = frozenset({POD, "deployment", "statefulset", "leaderworkerset.x-k8s.io/leaderworkerset"})
+# Integrations that turn the pod integration on implicitly, only for their own pods (kueue
+# `ImplicitlyEnabledFrameworkNames`; pod_controller.go `Skip` ignores other pods then).
+IMPLIES_POD = frozenset({"deployment", "statefulset", "leaderworkerset.x-k8s.io/leaderworkerset"})

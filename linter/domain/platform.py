@@ -27,6 +27,8 @@ Facts
     kueue_gates            (gate, on) pairs the Kueue manager's ``--feature-gates`` or its
                            Configuration's ``featureGates`` set (evidence; a gate set both ways
                            by two sources is in twice); a gate not in it has its default
+    kueue_resources        (excludeResourcePrefixes, transformations) of the Kueue Configuration
+                           (evidence; kqlint.domain.kueue_config.manager_resources), or None
 
 Sources, per fact, the first that sets it wins (config > profile > evidence):
 1. the configuration's ``platform:`` section (``kueue.version``, ``kueue.integrations``,
@@ -55,7 +57,8 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from kqlint.domain.kueue_config import manager_facts, manager_gates
+from kqlint.domain.kueue_config import manager_facts, manager_gates, manager_resources
+from kqlint.domain.kueue_config_facts import IMPLIES_POD, OPT_IN_FRAMEWORKS, POD
 from kqlint.domain.requested import is_nic_resource as is_nic_resource
 from kqlint.domain.requested import object_requested_resources as object_requested_resources
 from kqlint.domain.requested import requested_resources
@@ -64,28 +67,6 @@ if TYPE_CHECKING:
     from kqlint.domain.graph import ObjectGraph
     from kqlint.domain.pins import Pin
 
-POD = "pod"
-# Kueue's Configuration framework names per integrated kind (config/components/manager/
-# controller_manager_config.yaml at kueue ff69552e).
-FRAMEWORKS: dict[tuple[str, str], str] = {
-    ("batch", "Job"): "batch/job", ("", "Pod"): POD,
-    ("apps", "Deployment"): "deployment", ("apps", "StatefulSet"): "statefulset",
-    ("jobset.x-k8s.io", "JobSet"): "jobset.x-k8s.io/jobset",
-    ("kubeflow.org", "MPIJob"): "kubeflow.org/mpijob", ("kubeflow.org", "PyTorchJob"): "kubeflow.org/pytorchjob",
-    ("kubeflow.org", "TFJob"): "kubeflow.org/tfjob", ("kubeflow.org", "XGBoostJob"): "kubeflow.org/xgboostjob",
-    ("kubeflow.org", "PaddleJob"): "kubeflow.org/paddlejob", ("kubeflow.org", "JAXJob"): "kubeflow.org/jaxjob",
-    ("trainer.kubeflow.org", "TrainJob"): "trainer.kubeflow.org/trainjob",
-    ("ray.io", "RayJob"): "ray.io/rayjob", ("ray.io", "RayCluster"): "ray.io/raycluster",
-    ("ray.io", "RayService"): "ray.io/rayservice",
-    ("workload.codeflare.dev", "AppWrapper"): "workload.codeflare.dev/appwrapper",
-    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"): "leaderworkerset.x-k8s.io/leaderworkerset",
-}
-# Frameworks a cluster enables only when its Configuration lists them (rules.md "Kueue-managed"):
-# without evidence, every other integration counts as one of Kueue's default frameworks.
-OPT_IN_FRAMEWORKS = frozenset({POD, "deployment", "statefulset", "leaderworkerset.x-k8s.io/leaderworkerset"})
-# Integrations that turn the pod integration on implicitly, only for their own pods (kueue
-# `ImplicitlyEnabledFrameworkNames`; pod_controller.go `Skip` ignores other pods then).
-IMPLIES_POD = frozenset({"deployment", "statefulset", "leaderworkerset.x-k8s.io/leaderworkerset"})
 GANG_SCHEDULERS = ("volcano", "kai", "coscheduling")
 # Kinds whose pod-template Kueue labels a platform may document (`kueue.pod-template-labels`).
 TEMPLATE_LABEL_KINDS = {"Deployment": ("apps", "Deployment"), "StatefulSet": ("apps", "StatefulSet"),
@@ -109,6 +90,7 @@ class Platform:
     template_labels: frozenset[tuple[str, str]] = frozenset()
     manage_jobs_without_queue_name: bool | None = None
     kueue_gates: tuple[tuple[str, bool], ...] = ()  # feature gates the Kueue manager is started with
+    kueue_resources: tuple[tuple[str, ...], tuple[Any, ...]] | None = None  # its resources section
     requested: frozenset[str] = frozenset()   # evidence: every resource some pod requests
     kueue_pins: tuple[Pin, ...] = ()          # evidence: every Kueue version the repository pins
     volcano_version: tuple[int, int] | None = None
@@ -176,7 +158,7 @@ class Platform:
         return bool(self.kueue_version or self.integrations is not None or self.fair_sharing is not None
                     or self.gang_schedulers or self.nic_resources or self.template_labels or self.kueue_pins
                     or self.volcano_version or self.schedulers or self.scheduler_webhook or self.volcano_hierarchy
-                    or self.kueue_gates)
+                    or self.kueue_gates or self.kueue_resources is not None)
 
     def describe(self) -> dict[str, Any]:
         """The model as plain data (``kqlint graph --format json``), unknown facts as null."""
@@ -189,7 +171,8 @@ class Platform:
                       "integrationsComplete": self.integrations_complete,
                       "fairSharing": self.fair_sharing,
                       **({"featureGates": [f"{k}={str(v).lower()}" for k, v in self.kueue_gates]}
-                         if self.kueue_gates else {})},
+                         if self.kueue_gates else {}),
+                      **({"resources": _resources(self.kueue_resources)} if self.kueue_resources else {})},
             "gangSchedulers": sorted(self.gang_schedulers),
             "nicResources": sorted(self.nic_resources),
             "podTemplateLabels": [kind for _, kind in sorted(self.template_labels)],
@@ -214,6 +197,8 @@ class Platform:
                 ("NIC resources", ", ".join(data["nicResources"]) or "none known", "nic-resources")]
         if self.kueue_gates:
             rows.append(("kueue feature gates", ", ".join(data["kueue"]["featureGates"]), "kueue.feature-gates"))
+        if self.kueue_resources:
+            rows.append(("kueue resources", ", ".join(data["kueue"]["resources"]), "kueue.resources"))
         if self.template_labels:
             rows.append(("pod-template Kueue labels", ", ".join(data["podTemplateLabels"]), "pod-template-labels"))
         rows += scheduler_rows(self)
@@ -229,6 +214,12 @@ class Platform:
 
 
 UNKNOWN = Platform()
+
+
+def _resources(section: tuple[tuple[str, ...], tuple[Any, ...]]) -> list[str]:
+    prefixes, transformations = section
+    return [f"exclude {p}*" for p in prefixes] + [
+        f"{t.get('input')} {str(t.get('strategy') or 'Retain')}" for t in transformations]
 
 
 def platform_of(graph: ObjectGraph) -> Platform:
@@ -291,6 +282,9 @@ def _merge(layers: list[Platform]) -> Platform:
     result = replace(result, gang_schedulers=merged["gang_schedulers"], nic_resources=merged["nic_resources"],
                      kueue_pins=tuple(sorted({pin for layer in layers for pin in layer.kueue_pins})))
     result = _merge_schedulers(result, layers, sources)
+    if layers[-1].kueue_resources is not None:  # evidence only
+        result = replace(result, kueue_resources=layers[-1].kueue_resources)
+        sources["kueue.resources"] = layers[-1].sources["kueue.resources"]
     if "nic-resources" not in config.sources:
         result = replace(result, requested=frozenset().union(*(layer.requested for layer in rest)))
     return replace(result, sources={k: v for k, v in sources.items() if v})
@@ -373,6 +367,9 @@ def _from_evidence(graph: ObjectGraph, requests: dict[int, frozenset[str]], pins
             facts["fair_sharing"], sources["kueue.fair-sharing"] = fair_sharing, where
         if manage is not None:
             facts["manage_jobs_without_queue_name"] = manage
+    resources = manager_resources(graph)
+    if resources is not None:
+        facts["kueue_resources"], sources["kueue.resources"] = resources[:2], resources[2]
     gates = manager_gates(graph)
     if gates:
         facts["kueue_gates"] = tuple(sorted({pair for _, written in gates for pair in written.items()}))

@@ -126,11 +126,12 @@ def unit_models(inputs: Loaded, context_objects: list[K8sObject], config: Config
 def _model(unit: str | None, inputs: int, graph: ObjectGraph) -> UnitModel:
     from kqlint.domain.kinds import KUEUE_GROUP
     from kqlint.domain.kueue.routing import DEFAULT_LOCAL_QUEUE
-    from kqlint.domain.platform import FRAMEWORKS, OPT_IN_FRAMEWORKS, platform_of
+    from kqlint.domain.kueue_config_facts import KIND_FRAMEWORKS, OPT_IN_FRAMEWORKS
+    from kqlint.domain.platform import platform_of
 
     platform = platform_of(graph)
     kinds: dict[str, list[str]] = {}
-    for (group, kind), framework in FRAMEWORKS.items():
+    for (group, kind), framework in KIND_FRAMEWORKS.items():
         kinds.setdefault(framework, []).append(f"{group}/{kind}" if group else kind)
     frameworks = tuple(Framework(name, tuple(kinds[name]), platform.integration(name), name in OPT_IN_FRAMEWORKS,
                                  platform.routes_unlabelled(name)) for name in sorted(kinds))

@@ -23,8 +23,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from kqlint.domain import kinds as K
+from kqlint.domain.kueue_config_facts import KIND_FRAMEWORKS, OPT_IN_FRAMEWORKS
 from kqlint.domain.objects import K8sObject
-from kqlint.domain.platform import FRAMEWORKS, OPT_IN_FRAMEWORKS, Platform, platform_of
+from kqlint.domain.platform import Platform, platform_of
 from kqlint.engine.rule import RuleContext
 from kqlint.model import Finding
 
@@ -83,7 +84,7 @@ def webhook_validates(obj: K8sObject, ctx: RuleContext) -> bool:
     frameworks) and its namespace is one the webhook configuration selects."""
     if str(obj.namespace or "") in UNWATCHED_NAMESPACES:
         return False
-    framework = FRAMEWORKS.get((obj.group, obj.kind), "")
+    framework = KIND_FRAMEWORKS.get((obj.group, obj.kind), "")
     enabled = platform_of(ctx.graph).integration(framework)
     return not (enabled is False or enabled is None and framework in OPT_IN_FRAMEWORKS)
 

@@ -131,10 +131,11 @@ metadata:
 ## How to fix
 Add the resource to a resource group of the ClusterQueue (`coveredResources` plus a
 `nominalQuota` in every flavor of that group), send the workload to a LocalQueue whose
-ClusterQueue covers it, or drop the request. If your Kueue Configuration excludes or
+ClusterQueue covers it, or drop the request. A Kueue Configuration that excludes or
 transforms resources (`resources.excludeResourcePrefixes`, `resources.transformations`, e.g.
-HAMi's `nvidia.com/gpucores` → `nvidia.com/total-gpucores`), mirror it in `.kqlint.yaml` so
-kqlint counts what Kueue counts:
+HAMi's `nvidia.com/gpucores` → `nvidia.com/total-gpucores`) is read from the
+`kueue-manager-config` ConfigMap among the inputs or context; when it is not in the repository,
+mirror it in `.kqlint.yaml` so kqlint counts what Kueue counts (the options win over it):
 `rules: {KQ209: {exclude-resource-prefixes: [...],
 transformations: [{input: ..., strategy: Replace, multiplyBy: ..., outputs: {...}}]}}`
 (KQ210 takes the same options).
@@ -183,7 +184,7 @@ class Options:
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    config = resource_config(ctx.options)
+    config = resource_config(ctx.options, ctx.graph)
     for unit in managed_workloads(obj, ctx.graph):
         queues = cluster_queue_candidates(unit, ctx.graph)
         if not queues or not all(quota_known(cq) for cq in queues):

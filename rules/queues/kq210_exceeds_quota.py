@@ -127,9 +127,10 @@ metadata:
 ## How to fix
 Shrink the workload (fewer pods or smaller requests), raise the ClusterQueue's
 `nominalQuota`, let it borrow (`cohortName` plus a `borrowingLimit`, or lending peers in the
-cohort), or send the workload to a bigger queue. If your Kueue Configuration excludes or
-transforms resources, mirror it in the options `exclude-resource-prefixes` and
-`transformations` (as for KQ209).
+cohort), or send the workload to a bigger queue. A Kueue Configuration that excludes or
+transforms resources is read from the `kueue-manager-config` ConfigMap in the repository; when
+it is not there, mirror it in the options `exclude-resource-prefixes` and `transformations` (as
+for KQ209).
 """
 from __future__ import annotations
 
@@ -194,7 +195,7 @@ class Violation:
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    config = resource_config(ctx.options)
+    config = resource_config(ctx.options, ctx.graph)
     for unit in managed_workloads(obj, ctx.graph):
         queues = cluster_queue_candidates(unit, ctx.graph)
         if not queues or not all(quota_known(cq) for cq in queues):

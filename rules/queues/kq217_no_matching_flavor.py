@@ -120,7 +120,7 @@ META = RuleMeta(code="KQ217", slug="no-matching-flavor", severity=Severity.ERROR
 
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
-    config = resource_config(ctx.options)
+    config = resource_config(ctx.options, ctx.graph)
     for unit in managed_workloads(obj, ctx.graph):
         queues = cluster_queue_candidates(unit, ctx.graph)
         if len(queues) != 1 or not quota_known(queues[0]):

@@ -155,7 +155,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     version = platform_of(ctx.graph).kueue_version
     if version is not None and version < TAS_SINCE:
         return
-    config = resource_config(ctx.options)
+    config = resource_config(ctx.options, ctx.graph)
     for unit in managed_workloads(obj, ctx.graph):
         queues = cluster_queue_candidates(unit, ctx.graph)
         if len(queues) != 1 or not quota_known(queues[0]) or not _checks_judged_here(queues[0], ctx):

@@ -23,18 +23,23 @@ BASE_ASSUMPTIONS = (
     " context, config external and the profile",
     "quotaCheckStrategy BlockUndeclared",
 )
-NO_RESOURCE_CONFIG = ("no resources.excludeResourcePrefixes or transformations (the exceeds-quota and"
-                      " resource-not-covered rule options mirror them)")
+NO_RESOURCE_CONFIG = ("no resources.excludeResourcePrefixes or transformations (no Kueue Configuration in the"
+                      " inputs sets them, nor do the exceeds-quota and resource-not-covered rule options)")
 CONFIGURED = "resources.excludeResourcePrefixes and transformations as the quota rules' options mirror them"
+FROM_OPTIONS = "the quota rules' options"  # ResourceConfig.source of the rules' options
+FROM_CONFIGURATION = "resources.excludeResourcePrefixes and transformations as the Kueue Configuration sets them"
 BOOST = (f"PriorityBoost gate on: a Workload object's {PRIORITY_BOOST} annotation is added to its spec.priority"
          " (the priority shown and compared)")
 PER_POD = "a Deployment, StatefulSet, LeaderWorkerSet or pod integration object is simulated as one of its Workloads"
 
 
-def starting_assumptions(graph: ObjectGraph, version_known: bool, resources_configured: bool) -> list[str]:
+def starting_assumptions(graph: ObjectGraph, version_known: bool, resources_from: str | None) -> list[str]:
     """What every simulation of ``graph`` assumes; the run adds what it meets (flavors known by
-    name only, namespaces without labels, a queue cut short)."""
-    found = [*BASE_ASSUMPTIONS, CONFIGURED if resources_configured else NO_RESOURCE_CONFIG]
+    name only, namespaces without labels, a queue cut short). ``resources_from``: where Kueue's
+    resource exclusions and transformations come from (kqlint.domain.kueue.podsets.ResourceConfig)."""
+    resources = NO_RESOURCE_CONFIG if resources_from is None else CONFIGURED if resources_from == FROM_OPTIONS \
+        else f"{FROM_CONFIGURATION} ({resources_from})"
+    found = [*BASE_ASSUMPTIONS, resources]
     if not version_known:
         found.insert(0, f"Kueue version unknown: Kueue {NEWEST_KUEUE} behaviour used")
     if priority_boost_on(graph):

@@ -124,11 +124,13 @@ def _min_parallelism(job: K8sObject, count: int) -> int:
 
 @dataclass(frozen=True)
 class ResourceConfig:
-    """Kueue's ``resources.excludeResourcePrefixes`` and ``resources.transformations``, as the
-    user mirrors them in the rule options (kqlint cannot see the Kueue Configuration)."""
+    """Kueue's ``resources.excludeResourcePrefixes`` and ``resources.transformations``: as the
+    user mirrors them in the rule options, else as the Kueue Configuration in the inputs sets
+    them (``source``: where they come from; empty when nothing sets them)."""
 
     exclude_prefixes: tuple[str, ...] = ()
     transformations: tuple[Any, ...] = ()
+    source: str = ""
 
     def apply(self, per_pod: Requests) -> Requests:
         if not self.exclude_prefixes and not self.transformations:
@@ -158,15 +160,28 @@ def _transformed(result: Requests, rule: dict[str, Any], amount: Fraction, per_p
     return result
 
 
-def resource_config(options: Any) -> ResourceConfig:
-    """The ResourceConfig of a rule's Options (``exclude_resource_prefixes``, ``transformations``)."""
+def resource_config(options: Any, graph: ObjectGraph | None = None) -> ResourceConfig:
+    """The ResourceConfig of a rule's Options (``exclude_resource_prefixes``, ``transformations``);
+    where they set neither, that of the Kueue manager's Configuration in ``graph``'s inputs
+    (the platform model's ``kueue_resources``)."""
     prefixes = getattr(options, "exclude_resource_prefixes", ())
     transformations = getattr(options, "transformations", ())
     if not isinstance(prefixes, (list, tuple)):
         prefixes = ()
     if not isinstance(transformations, (list, tuple)):
         transformations = ()
-    return ResourceConfig(tuple(p for p in prefixes if isinstance(p, str)), tuple(transformations))
+    found = ResourceConfig(tuple(p for p in prefixes if isinstance(p, str)), tuple(transformations))
+    if found.exclude_prefixes or found.transformations:
+        from kqlint.domain.kueue.assumptions import FROM_OPTIONS
+
+        return ResourceConfig(found.exclude_prefixes, found.transformations, FROM_OPTIONS)
+    if graph is None:
+        return found
+    from kqlint.domain.platform import platform_of
+
+    platform = platform_of(graph)
+    written = platform.kueue_resources
+    return ResourceConfig(*written, platform.sources.get("kueue.resources", "")) if written is not None else found
 
 
 def request_location(obj: K8sObject, pod_set: PodSet, resource: str) -> Location | None:

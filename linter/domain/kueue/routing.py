@@ -11,8 +11,9 @@ from kqlint.domain import kinds as K
 from kqlint.domain.fields import text
 from kqlint.domain.graph import graph_fact, object_fact
 from kqlint.domain.kinds import KUEUE_GROUP, TRAINER_GROUP
+from kqlint.domain.kueue_config_facts import KIND_FRAMEWORKS
 from kqlint.domain.objects import ApplyTimeNamespace, K8sObject
-from kqlint.domain.platform import FRAMEWORKS, platform_of
+from kqlint.domain.platform import platform_of
 from kqlint.domain.workloads import (
     RUNTIME_KINDS,
     PodTemplate,
@@ -135,7 +136,7 @@ def framework_of(obj: K8sObject) -> str | None:
         key = K.JOB
     elif key in POD_TEMPLATE_LABELLED:
         key = K.POD
-    return FRAMEWORKS.get(key)
+    return KIND_FRAMEWORKS.get(key)
 
 
 def defaulting_applies(obj: K8sObject, graph: ObjectGraph) -> bool:

@@ -27,7 +27,7 @@ from kqlint.domain.kueue.admission import (
 )
 from kqlint.domain.kueue.assumptions import PER_POD, starting_assumptions
 from kqlint.domain.kueue.capacity import ZERO, FlavorResource, QuotaTree, build_tree
-from kqlint.domain.kueue.podsets import JOB_MIN_PARALLELISM, ResourceConfig, pod_sets
+from kqlint.domain.kueue.podsets import JOB_MIN_PARALLELISM, ResourceConfig, pod_sets, resource_config
 from kqlint.domain.kueue.preemption import Cluster, Holder
 from kqlint.domain.kueue.priority import workload_priority
 from kqlint.domain.kueue.queue_view import (
@@ -130,7 +130,10 @@ def simulate(graph: ObjectGraph, stage: int = 2, resources: ResourceConfig | Non
     from kqlint.domain.platform import platform_of
 
     version = platform_of(graph).kueue_version
-    assumptions = starting_assumptions(graph, version is not None, resources is not None)
+    if resources is None:  # the quota rules' options set none: the Kueue Configuration in the inputs, if any
+        found = resource_config(None, graph)
+        resources = found if found.source else None
+    assumptions = starting_assumptions(graph, version is not None, resources.source if resources else None)
     empty, live = build_tree(graph), build_tree(graph)
     queues = {name: node.queue for name, node in live.queues.items() if node.queue is not None}
     inactive = {name: why for name, cq in queues.items() if (why := inactive_reason(cq, live, graph)) is not None}
