@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from ci_helpers import cli
@@ -306,7 +307,8 @@ def test_the_kueue_configurations_resources_section_is_evidence(tmp_path: Path) 
     from kqlint.domain.kueue.podsets import resource_config
 
     model = _model(tmp_path, {"kueue.yaml": _resources_config("kueue-manager-config", HAMI)})
-    prefixes, transformations = model.kueue_resources or ((), ())
+    prefixes, transformations, ignore_undeclared = model.kueue_resources or ((), (), True)
+    assert not ignore_undeclared
     assert prefixes == ("example.com/",) and [t["input"] for t in transformations] == ["nvidia.com/gpucores"]
     assert "ConfigMap kueue-system/kueue-manager-config (kueue.yaml)" in model.sources["kueue.resources"]
     assert model.describe()["kueue"]["resources"] == ["exclude example.com/*", "nvidia.com/gpucores Replace"]
@@ -329,7 +331,7 @@ def test_kueue_configurations_that_disagree_exclude_what_either_touches(tmp_path
     model = _model(tmp_path, {"a.yaml": _resources_config("kueue-manager-config", HAMI),
                               "b.yaml": _resources_config("staging-kueue-manager-config",
                                                           "    resources:\n      excludeResourcePrefixes: [x.io/]\n")})
-    assert model.kueue_resources == (("example.com/", "nvidia.com/gpucores", "x.io/"), ())
+    assert model.kueue_resources == (("example.com/", "nvidia.com/gpucores", "x.io/"), (), False)
     assert model.sources["kueue.resources"].startswith("2 Kueue Configurations that disagree, the first ")
     (tmp_path / "plain").mkdir()
     assert _model(tmp_path / "plain", {"kueue.yaml": KUEUE_CONFIG}).kueue_resources is None
@@ -352,3 +354,42 @@ def test_kq209_and_simulate_count_requests_as_the_configuration_transforms_them(
     with chdir(tmp_path):
         report = lint(["workload.yaml"], Config().with_overrides(select=("KQ209",)))
     assert [f.code for f in report.findings] == ["KQ209"]
+
+
+def yaml_settings(text: str) -> dict[str, Any]:
+    from ruamel.yaml import YAML
+
+    return dict(YAML(typ="safe").load(text))
+
+
+IGNORE_UNDECLARED = "    resources:\n      quotaCheckStrategy: IgnoreUndeclared\n"
+
+
+@pytest.mark.parametrize(("gates", "settings", "ignored"), [
+    ("", "", True),                                               # unknown version: the newest, gate on by default
+    ("", "platform: {kueue: {version: '0.18'}}\n", False),        # alpha in 0.18: off by default
+    ("", "platform: {kueue: {version: '0.19'}}\n", True),         # beta in 0.19: on by default
+    ("    featureGates: {QuotaCheckStrategy: false}\n", "", False),
+])
+def test_ignore_undeclared_silences_kq209_and_simulate_admits_as_kueue_does(tmp_path: Path, gates: str, settings: str,
+                                                                           ignored: bool) -> None:
+    """With quotaCheckStrategy IgnoreUndeclared and its gate on, Kueue's flavor assigner skips a
+    resource the ClusterQueue does not cover (IgnoreUndeclaredResources, flavorassigner.go)."""
+    if settings:
+        (tmp_path / ".kqlint.yaml").write_text(settings, encoding="utf-8")
+    root = Path(__file__).resolve().parent / "fixtures" / "rules" / "KQ209" / "bad-gpu-limit-only"
+    for file in root.iterdir():
+        if file.suffix == ".yaml":
+            (tmp_path / file.name).write_text(file.read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "kueue.yaml").write_text(_resources_config("kueue-manager-config", IGNORE_UNDECLARED + gates),
+                                         encoding="utf-8")
+    (tmp_path / ".git").mkdir()
+    config = config_from_mapping(yaml_settings(settings), ".kqlint.yaml") if settings else Config()
+    with chdir(tmp_path):
+        report = lint(["."], config.with_overrides(select=("KQ209",)))
+    assert [f.code for f in report.findings] == ([] if ignored else ["KQ209"])
+    code, out, _ = cli("simulate", ".", "--format", "json", cwd=tmp_path)
+    result = json.loads(out)
+    assert [w["status"] for w in result["workloads"]] == (["admitted"] if ignored else ["pending"])
+    assert any(a.startswith("quotaCheckStrategy IgnoreUndeclared") for a in result["assumptions"]) is ignored
+    assert ("quotaCheckStrategy BlockUndeclared" in result["assumptions"]) is not ignored

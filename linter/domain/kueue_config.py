@@ -141,30 +141,33 @@ def manager_facts(graph: ObjectGraph
     return chosen.configmap, listed, chosen.fair_sharing(), manage
 
 
-def manager_resources(graph: ObjectGraph) -> tuple[tuple[str, ...], tuple[dict[str, Any], ...], str] | None:
-    """``resources.excludeResourcePrefixes`` and ``resources.transformations`` of the Kueue
-    manager's Configuration, and where they are written; None when no kueue-manager-config sets
-    either. Configurations that disagree leave it unknown which applies: then every prefix they
-    exclude and every input they transform is excluded (kqlint judges no such request)."""
-    sections: list[tuple[tuple[str, ...], tuple[dict[str, Any], ...]]] = []
+def manager_resources(graph: ObjectGraph) -> tuple[tuple[str, ...], tuple[dict[str, Any], ...], bool, str] | None:
+    """``resources.excludeResourcePrefixes``, ``resources.transformations`` and whether
+    ``resources.quotaCheckStrategy`` is ``IgnoreUndeclared``, of the Kueue manager's
+    Configuration, and where they are written; None when no kueue-manager-config sets any.
+    Configurations that disagree leave it unknown which applies: then every prefix they exclude
+    and every input they transform is excluded, and IgnoreUndeclared holds if one says so
+    (kqlint judges no request one of them would not count)."""
+    sections: list[tuple[tuple[str, ...], tuple[dict[str, Any], ...], bool]] = []
     where = ""
     for config in manager_configurations(graph):
         prefixes, transformations = config.get("resources", "excludeResourcePrefixes"), config.get(
             "resources", "transformations")
         section = (tuple(str(p) for p in prefixes if isinstance(p, str)) if isinstance(prefixes, list) else (),
                    tuple(t for t in transformations if isinstance(t, dict)) if isinstance(transformations, list)
-                   else ())
+                   else (), config.get("resources", "quotaCheckStrategy") == "IgnoreUndeclared")
         if section not in sections:
             sections.append(section)
-        if (section[0] or section[1]) and not where:
+        if any(section) and not where:
             where = f"{config.configmap.display()} ({config.configmap.file})"
     if not where:
         return None
     if len(sections) == 1:
         return (*sections[0], where)
-    touched = {p for prefixes, _ in sections for p in prefixes}
-    touched |= {str(t.get("input")) for _, transformations in sections for t in transformations if t.get("input")}
-    return tuple(sorted(touched)), (), f"{len(sections)} Kueue Configurations that disagree, the first {where}"
+    touched = {p for prefixes, _, _ in sections for p in prefixes}
+    touched |= {str(t.get("input")) for _, transformations, _ in sections for t in transformations if t.get("input")}
+    return (tuple(sorted(touched)), (), any(ignore for _, _, ignore in sections),
+            f"{len(sections)} Kueue Configurations that disagree, the first {where}")
 
 
 def manager_gates(graph: ObjectGraph) -> list[tuple[str, dict[str, bool]]]:

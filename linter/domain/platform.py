@@ -27,8 +27,9 @@ Facts
     kueue_gates            (gate, on) pairs the Kueue manager's ``--feature-gates`` or its
                            Configuration's ``featureGates`` set (evidence; a gate set both ways
                            by two sources is in twice); a gate not in it has its default
-    kueue_resources        (excludeResourcePrefixes, transformations) of the Kueue Configuration
-                           (evidence; kqlint.domain.kueue_config.manager_resources), or None
+    kueue_resources        (excludeResourcePrefixes, transformations, quotaCheckStrategy is
+                           IgnoreUndeclared) of the Kueue Configuration (evidence;
+                           kqlint.domain.kueue_config.manager_resources), or None
 
 Sources, per fact, the first that sets it wins (config > profile > evidence):
 1. the configuration's ``platform:`` section (``kueue.version``, ``kueue.integrations``,
@@ -90,7 +91,7 @@ class Platform:
     template_labels: frozenset[tuple[str, str]] = frozenset()
     manage_jobs_without_queue_name: bool | None = None
     kueue_gates: tuple[tuple[str, bool], ...] = ()  # feature gates the Kueue manager is started with
-    kueue_resources: tuple[tuple[str, ...], tuple[Any, ...]] | None = None  # its resources section
+    kueue_resources: tuple[tuple[str, ...], tuple[Any, ...], bool] | None = None  # its resources section
     requested: frozenset[str] = frozenset()   # evidence: every resource some pod requests
     kueue_pins: tuple[Pin, ...] = ()          # evidence: every Kueue version the repository pins
     volcano_version: tuple[int, int] | None = None
@@ -216,10 +217,11 @@ class Platform:
 UNKNOWN = Platform()
 
 
-def _resources(section: tuple[tuple[str, ...], tuple[Any, ...]]) -> list[str]:
-    prefixes, transformations = section
+def _resources(section: tuple[tuple[str, ...], tuple[Any, ...], bool]) -> list[str]:
+    prefixes, transformations, ignore_undeclared = section
     return [f"exclude {p}*" for p in prefixes] + [
-        f"{t.get('input')} {str(t.get('strategy') or 'Retain')}" for t in transformations]
+        f"{t.get('input')} {str(t.get('strategy') or 'Retain')}" for t in transformations] + (
+        ["quotaCheckStrategy IgnoreUndeclared"] if ignore_undeclared else [])
 
 
 def platform_of(graph: ObjectGraph) -> Platform:
@@ -369,7 +371,7 @@ def _from_evidence(graph: ObjectGraph, requests: dict[int, frozenset[str]], pins
             facts["manage_jobs_without_queue_name"] = manage
     resources = manager_resources(graph)
     if resources is not None:
-        facts["kueue_resources"], sources["kueue.resources"] = resources[:2], resources[2]
+        facts["kueue_resources"], sources["kueue.resources"] = resources[:3], resources[3]
     gates = manager_gates(graph)
     if gates:
         facts["kueue_gates"] = tuple(sorted({pair for _, written in gates for pair in written.items()}))

@@ -19,8 +19,10 @@ name is known (a profile's or config `external` ClusterQueue without `spec.resou
 ## Why it breaks on a cluster
 Kueue's flavor assigner stops with `resource <name> unavailable in ClusterQueue`: the
 Workload stays pending (`QuotaReserved=False`) and is never admitted, however much capacity
-the cluster has. (Unless Kueue is configured with `resources.excludeResourcePrefixes` or
-`quotaCheckStrategy: IgnoreUndeclared`, which kqlint cannot see.)
+the cluster has. Silent where the Kueue Configuration in the repository sets
+`resources.quotaCheckStrategy: IgnoreUndeclared` (and its `QuotaCheckStrategy` gate is or may
+be on: beta and on by default from Kueue 0.19): Kueue then leaves such a resource out of the
+quota.
 
 ## Bad
 ```yaml
@@ -185,6 +187,8 @@ class Options:
 
 def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     config = resource_config(ctx.options, ctx.graph)
+    if config.ignore_undeclared:  # Kueue leaves what the ClusterQueue does not cover out of its quota
+        return
     for unit in managed_workloads(obj, ctx.graph):
         queues = cluster_queue_candidates(unit, ctx.graph)
         if not queues or not all(quota_known(cq) for cq in queues):

@@ -69,6 +69,7 @@ class QueueView:
     flavors: dict[str, K8sObject | None]            # name -> ResourceFlavor (None: unresolved)
     fungibility: Fungibility = Fungibility()
     borrow_within_cohort: bool = False              # borrowWithinCohort.policy != Never
+    ignore_undeclared: bool = False                 # quotaCheckStrategy IgnoreUndeclared (its gate on)
 
     def group_of(self, resource: str) -> int | None:
         for index, (covered, _) in enumerate(self.groups):
@@ -170,8 +171,8 @@ def _assign_group(members: list[tuple[PodSetRequest, PodSetAssignment]], queue: 
     failed = False
     for resource in sorted(requests):  # Kueue walks a map: sorted here, for one answer
         group = queue.group_of(resource)
-        if group is None and requests[resource] == 0:
-            continue
+        if group is None and (requests[resource] == 0 or queue.ignore_undeclared):
+            continue  # flavorassigner: a zero request, or IgnoreUndeclaredResources
         if resource in flavors:
             continue
         if group is None:  # the spec's NoMatchingFlavor, whatever flavors other groups tried

@@ -7,6 +7,7 @@ from kqlint.domain.kueue.priority import PRIORITY_BOOST, priority_boost_on
 
 if TYPE_CHECKING:
     from kqlint.domain.graph import ObjectGraph
+    from kqlint.domain.kueue.podsets import ResourceConfig
 
 NEWEST_KUEUE = "0.19"
 BASE_ASSUMPTIONS = (
@@ -21,8 +22,10 @@ BASE_ASSUMPTIONS = (
     "TAS node capacity not modelled",
     "the cluster's ClusterQueues, Cohorts, ResourceFlavors and AdmissionChecks are those of the inputs, their"
     " context, config external and the profile",
-    "quotaCheckStrategy BlockUndeclared",
 )
+BLOCK_UNDECLARED = "quotaCheckStrategy BlockUndeclared"
+IGNORE_UNDECLARED = ("quotaCheckStrategy IgnoreUndeclared (the Kueue Configuration, its QuotaCheckStrategy gate on):"
+                     " a resource the ClusterQueue does not cover is left out of its quota")
 NO_RESOURCE_CONFIG = ("no resources.excludeResourcePrefixes or transformations (no Kueue Configuration in the"
                       " inputs sets them, nor do the exceeds-quota and resource-not-covered rule options)")
 CONFIGURED = "resources.excludeResourcePrefixes and transformations as the quota rules' options mirror them"
@@ -33,13 +36,14 @@ BOOST = (f"PriorityBoost gate on: a Workload object's {PRIORITY_BOOST} annotatio
 PER_POD = "a Deployment, StatefulSet, LeaderWorkerSet or pod integration object is simulated as one of its Workloads"
 
 
-def starting_assumptions(graph: ObjectGraph, version_known: bool, resources_from: str | None) -> list[str]:
+def starting_assumptions(graph: ObjectGraph, version_known: bool, resources: ResourceConfig) -> list[str]:
     """What every simulation of ``graph`` assumes; the run adds what it meets (flavors known by
-    name only, namespaces without labels, a queue cut short). ``resources_from``: where Kueue's
-    resource exclusions and transformations come from (kqlint.domain.kueue.podsets.ResourceConfig)."""
-    resources = NO_RESOURCE_CONFIG if resources_from is None else CONFIGURED if resources_from == FROM_OPTIONS \
-        else f"{FROM_CONFIGURATION} ({resources_from})"
-    found = [*BASE_ASSUMPTIONS, resources]
+    name only, namespaces without labels, a queue cut short). ``resources``: Kueue's resource
+    exclusions and transformations, and where they come from."""
+    source = resources.source
+    written = NO_RESOURCE_CONFIG if not source else CONFIGURED if source == FROM_OPTIONS \
+        else f"{FROM_CONFIGURATION} ({source})"
+    found = [*BASE_ASSUMPTIONS, IGNORE_UNDECLARED if resources.ignore_undeclared else BLOCK_UNDECLARED, written]
     if not version_known:
         found.insert(0, f"Kueue version unknown: Kueue {NEWEST_KUEUE} behaviour used")
     if priority_boost_on(graph):

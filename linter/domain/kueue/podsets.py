@@ -3,7 +3,7 @@ LeaderWorkerSet group, a Job's partial admission), their requests after Kueue's 
 transformations, and where a manifest writes a request or a pod count."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -25,6 +25,7 @@ from kqlint.domain.workloads import (
 if TYPE_CHECKING:
     from kqlint.domain.graph import ObjectGraph
     from kqlint.domain.kueue.routing import ManagedWorkload
+    from kqlint.domain.platform import Platform
     from kqlint.model import Location
 
 # Integrations where every pod becomes its own Workload (kueue.md B13): Deployment pods, plain
@@ -131,6 +132,7 @@ class ResourceConfig:
     exclude_prefixes: tuple[str, ...] = ()
     transformations: tuple[Any, ...] = ()
     source: str = ""
+    ignore_undeclared: bool = False  # quotaCheckStrategy IgnoreUndeclared, its gate on (or maybe on)
 
     def apply(self, per_pod: Requests) -> Requests:
         if not self.exclude_prefixes and not self.transformations:
@@ -170,18 +172,27 @@ def resource_config(options: Any, graph: ObjectGraph | None = None) -> ResourceC
         prefixes = ()
     if not isinstance(transformations, (list, tuple)):
         transformations = ()
-    found = ResourceConfig(tuple(p for p in prefixes if isinstance(p, str)), tuple(transformations))
-    if found.exclude_prefixes or found.transformations:
-        from kqlint.domain.kueue.assumptions import FROM_OPTIONS
+    from kqlint.domain.kueue.assumptions import FROM_OPTIONS
 
-        return ResourceConfig(found.exclude_prefixes, found.transformations, FROM_OPTIONS)
+    mirrored = tuple(p for p in prefixes if isinstance(p, str)), tuple(transformations)
+    found = ResourceConfig(*mirrored, FROM_OPTIONS) if any(mirrored) else ResourceConfig()
     if graph is None:
         return found
     from kqlint.domain.platform import platform_of
 
     platform = platform_of(graph)
     written = platform.kueue_resources
-    return ResourceConfig(*written, platform.sources.get("kueue.resources", "")) if written is not None else found
+    ignore = written is not None and written[2] and _quota_check_gate(platform)
+    if found.source or written is None:
+        return replace(found, ignore_undeclared=ignore)
+    return ResourceConfig(written[0], written[1], platform.sources.get("kueue.resources", ""), ignore)
+
+
+def _quota_check_gate(platform: Platform) -> bool:
+    """The QuotaCheckStrategy gate is or may be on (``IgnoreUndeclaredResources``): as the manager
+    sets it, else its default (beta and on from 0.19; an unknown version counts as the newest)."""
+    written = platform.gate_settings("QuotaCheckStrategy")
+    return True in written if written else platform.kueue_at_least(0, 19) is not False
 
 
 def request_location(obj: K8sObject, pod_set: PodSet, resource: str) -> Location | None:

@@ -95,7 +95,8 @@ def namespace_admitted(cq: K8sObject, namespace: str | None, graph: ObjectGraph,
     return True
 
 
-def queue_view(cq: K8sObject, tree: QuotaTree, flavors: dict[str, K8sObject]) -> QueueView:
+def queue_view(cq: K8sObject, tree: QuotaTree, flavors: dict[str, K8sObject],
+               ignore_undeclared: bool = False) -> QueueView:
     spec = cq.get("spec")
     spec = spec if isinstance(spec, dict) else {}
     fungibility = spec.get("flavorFungibility")
@@ -107,7 +108,7 @@ def queue_view(cq: K8sObject, tree: QuotaTree, flavors: dict[str, K8sObject]) ->
                      Fungibility("MayStopSearch" if borrow == "Borrow" else borrow,
                                  "MayStopSearch" if preempt == "Preempt" else preempt,
                                  text(fungibility.get("preference"))),
-                     policy(cq).borrow_within_cohort != "Never")
+                     policy(cq).borrow_within_cohort != "Never", ignore_undeclared)
 
 
 def policy(cq: K8sObject) -> Policy:

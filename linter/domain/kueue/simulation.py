@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -130,10 +130,9 @@ def simulate(graph: ObjectGraph, stage: int = 2, resources: ResourceConfig | Non
     from kqlint.domain.platform import platform_of
 
     version = platform_of(graph).kueue_version
-    if resources is None:  # the quota rules' options set none: the Kueue Configuration in the inputs, if any
-        found = resource_config(None, graph)
-        resources = found if found.source else None
-    assumptions = starting_assumptions(graph, version is not None, resources.source if resources else None)
+    written = resource_config(None, graph)  # the Kueue Configuration in the inputs, if any
+    resources = written if resources is None else replace(resources, ignore_undeclared=written.ignore_undeclared)
+    assumptions = starting_assumptions(graph, version is not None, resources)
     empty, live = build_tree(graph), build_tree(graph)
     queues = {name: node.queue for name, node in live.queues.items() if node.queue is not None}
     inactive = {name: why for name, cq in queues.items() if (why := inactive_reason(cq, live, graph)) is not None}
@@ -141,7 +140,8 @@ def simulate(graph: ObjectGraph, stage: int = 2, resources: ResourceConfig | Non
         inactive = {name: FAIR_SHARING for name in queues}
     stand_ins, assumed = assumed_to_exist(list(queues.values()), graph)
     flavor_objects, assumptions = {**stand_ins, **_flavors(graph, assumptions)}, assumptions + assumed
-    empty_views = {name: queue_view(cq, empty, flavor_objects) for name, cq in queues.items()
+    ignore = resources.ignore_undeclared
+    empty_views = {name: queue_view(cq, empty, flavor_objects, ignore) for name, cq in queues.items()
                    if not empty.too_deep(empty.queues[name])}
     results = [_running_result(r) for r in running_workloads(graph)]
     unknown: set[str] = set()
@@ -153,7 +153,7 @@ def simulate(graph: ObjectGraph, stage: int = 2, resources: ResourceConfig | Non
         assumptions.append(f"{len(unknown)} namespace(s) without a Namespace object in the inputs assumed to match"
                            " the ClusterQueue's namespaceSelector (their labels are unknown)")
     if stage == 2:
-        views = {name: queue_view(cq, live, flavor_objects) for name, cq in queues.items()
+        views = {name: queue_view(cq, live, flavor_objects, ignore) for name, cq in queues.items()
                  if name not in inactive and name in empty_views}
         _stage2(results, live, views, queues, running_file or (lambda _: False), assumptions)
     for result in results:
