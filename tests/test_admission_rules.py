@@ -501,21 +501,10 @@ def test_kq221_judges_an_input_member_against_members_in_the_context(tmp_path: P
     assert read == ["solo"]
 
 
-GROUP_POD = """\
-apiVersion: v1
-kind: Pod
-metadata:
-  generateName: {name}-
-  labels:
-    kueue.x-k8s.io/queue-name: user-queue
-    kueue.x-k8s.io/pod-group-name: sample-group
-  annotations:
-    kueue.x-k8s.io/pod-group-total-count: "{count}"
-spec:
-  containers:
-  - name: main
-    image: busybox
-"""
+def _group(names: list[str], group: str, count: int) -> str:
+    """Bare Pods (POD above) of one Kueue pod group, as one file."""
+    return "---\n".join(POD.format(name=name, label=f"kueue.x-k8s.io/pod-group-name: {group}", count=count)
+                         for name in names)
 
 
 def _copies(root: Path, text: str, folders: list[str]) -> None:
@@ -530,7 +519,7 @@ def test_kq221_counts_a_docs_sites_versioned_copies_of_a_sample_once(tmp_path: P
     from helpers import chdir
 
     (tmp_path / ".git").mkdir()
-    sample = GROUP_POD.format(name="leader", count=2) + "---\n" + GROUP_POD.format(name="worker", count=2)
+    sample = _group(["leader", "worker"], "sample-group", 2)
     _copies(tmp_path, sample, ["examples", "v0.18/examples", "v0.19/examples"])
     with chdir(tmp_path):
         assert not lint(["."], Config().with_overrides(select=("KQ221",))).findings
@@ -541,11 +530,10 @@ def test_kq221_still_reports_copies_whose_sample_is_wrong_and_not_what_copies_ma
     from helpers import chdir
 
     (tmp_path / ".git").mkdir()
-    wrong = GROUP_POD.format(name="leader", count=3) + "---\n" + GROUP_POD.format(name="worker", count=3)
+    wrong = _group(["leader", "worker"], "sample-group", 3)
     _copies(tmp_path / "a", wrong, ["examples", "v0.18/examples"])
     # two files that each hold the same Pod: two Pods, or one Pod in two places; count 2 fits the first reading
-    _copies(tmp_path / "b", GROUP_POD.format(name="worker", count=2).replace("sample-group", "pair"),
-            ["one", "two"])
+    _copies(tmp_path / "b", _group(["worker"], "pair", 2), ["one", "two"])
     with chdir(tmp_path):
         report = lint(["."], Config().with_overrides(select=("KQ221",)))
     assert [(f.location.file, f.location.line) for f in report.findings] == [("a/examples/kueue-pod-group.yaml", 9)]

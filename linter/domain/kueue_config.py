@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kqlint.domain.objects import dig
 from kqlint.model import Location
@@ -21,6 +21,7 @@ from kqlint.model import Location
 if TYPE_CHECKING:
     from kqlint.domain.graph import ObjectGraph
     from kqlint.domain.objects import K8sObject
+    from kqlint.domain.platform import Platform
     from kqlint.loader import LoadProblem
 
 KUEUE_CONFIG_MAP = "kueue-manager-config"
@@ -141,21 +142,29 @@ def manager_facts(graph: ObjectGraph
     return chosen.configmap, listed, chosen.fair_sharing(), manage
 
 
-def manager_resources(graph: ObjectGraph) -> tuple[tuple[str, ...], tuple[dict[str, Any], ...], bool, str] | None:
-    """``resources.excludeResourcePrefixes``, ``resources.transformations`` and whether
-    ``resources.quotaCheckStrategy`` is ``IgnoreUndeclared``, of the Kueue manager's
-    Configuration, and where they are written; None when no kueue-manager-config sets any.
-    Configurations that disagree leave it unknown which applies: then every prefix they exclude
-    and every input they transform is excluded, and IgnoreUndeclared holds if one says so
-    (kqlint judges no request one of them would not count)."""
-    sections: list[tuple[tuple[str, ...], tuple[dict[str, Any], ...], bool]] = []
+class KueueResources(NamedTuple):
+    """The ``resources`` section of a Kueue Configuration, as the quota rules read it."""
+
+    exclude_prefixes: tuple[str, ...]
+    transformations: tuple[dict[str, Any], ...]
+    ignore_undeclared: bool  # ``quotaCheckStrategy: IgnoreUndeclared`` (its gate decides whether it acts)
+
+
+def manager_resources(graph: ObjectGraph) -> tuple[KueueResources, str] | None:
+    """The ``resources`` section of the Kueue manager's Configuration, and where it is written;
+    None when no kueue-manager-config sets any of it. Configurations that disagree leave it
+    unknown which applies: then every prefix they exclude and every input they transform is
+    excluded, and IgnoreUndeclared holds if one says so (kqlint judges no request one of them
+    would not count)."""
+    sections: list[KueueResources] = []
     where = ""
     for config in manager_configurations(graph):
         prefixes, transformations = config.get("resources", "excludeResourcePrefixes"), config.get(
             "resources", "transformations")
-        section = (tuple(str(p) for p in prefixes if isinstance(p, str)) if isinstance(prefixes, list) else (),
-                   tuple(t for t in transformations if isinstance(t, dict)) if isinstance(transformations, list)
-                   else (), config.get("resources", "quotaCheckStrategy") == "IgnoreUndeclared")
+        section = KueueResources(
+            tuple(str(p) for p in prefixes if isinstance(p, str)) if isinstance(prefixes, list) else (),
+            tuple(t for t in transformations if isinstance(t, dict)) if isinstance(transformations, list) else (),
+            config.get("resources", "quotaCheckStrategy") == "IgnoreUndeclared")
         if section not in sections:
             sections.append(section)
         if any(section) and not where:
@@ -163,11 +172,28 @@ def manager_resources(graph: ObjectGraph) -> tuple[tuple[str, ...], tuple[dict[s
     if not where:
         return None
     if len(sections) == 1:
-        return (*sections[0], where)
-    touched = {p for prefixes, _, _ in sections for p in prefixes}
-    touched |= {str(t.get("input")) for _, transformations, _ in sections for t in transformations if t.get("input")}
-    return (tuple(sorted(touched)), (), any(ignore for _, _, ignore in sections),
+        return sections[0], where
+    touched = {p for section in sections for p in section.exclude_prefixes}
+    touched |= {str(t.get("input")) for section in sections for t in section.transformations if t.get("input")}
+    return (KueueResources(tuple(sorted(touched)), (), any(section.ignore_undeclared for section in sections)),
             f"{len(sections)} Kueue Configurations that disagree, the first {where}")
+
+
+def kueue_release(platform: Platform, minor: int) -> bool | None:
+    """The platform's Kueue is 0.<minor> or later: an unknown release counts as the newest, and
+    pins that disagree across 0.<minor> leave it open (None)."""
+    known = platform.kueue_at_least(0, minor)
+    pinned = {pin.version >= (0, minor) for pin in platform.kueue_pins}
+    return known if known is not None else True if not pinned else pinned.pop() if len(pinned) == 1 else None
+
+
+def kueue_gate(platform: Platform, name: str, on_since: int | None) -> bool | None:
+    """Whether feature gate ``name`` is on: as the manager sets it, else its default (on from
+    0.<on_since>; None: off in every release); None when its sources or the pins disagree."""
+    written = platform.gate_settings(name)
+    if written:
+        return next(iter(written)) if len(written) == 1 else None
+    return kueue_release(platform, on_since) if on_since is not None else False
 
 
 def manager_gates(graph: ObjectGraph) -> list[tuple[str, dict[str, bool]]]:

@@ -58,7 +58,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from kqlint.domain.kueue_config import manager_facts, manager_gates, manager_resources
+from kqlint.domain.kueue_config import KueueResources, manager_facts, manager_gates, manager_resources
 from kqlint.domain.kueue_config_facts import IMPLIES_POD, OPT_IN_FRAMEWORKS, POD
 from kqlint.domain.requested import is_nic_resource as is_nic_resource
 from kqlint.domain.requested import object_requested_resources as object_requested_resources
@@ -91,7 +91,7 @@ class Platform:
     template_labels: frozenset[tuple[str, str]] = frozenset()
     manage_jobs_without_queue_name: bool | None = None
     kueue_gates: tuple[tuple[str, bool], ...] = ()  # feature gates the Kueue manager is started with
-    kueue_resources: tuple[tuple[str, ...], tuple[Any, ...], bool] | None = None  # its resources section
+    kueue_resources: KueueResources | None = None  # its Configuration's resources section
     requested: frozenset[str] = frozenset()   # evidence: every resource some pod requests
     kueue_pins: tuple[Pin, ...] = ()          # evidence: every Kueue version the repository pins
     volcano_version: tuple[int, int] | None = None
@@ -217,11 +217,10 @@ class Platform:
 UNKNOWN = Platform()
 
 
-def _resources(section: tuple[tuple[str, ...], tuple[Any, ...], bool]) -> list[str]:
-    prefixes, transformations, ignore_undeclared = section
-    return [f"exclude {p}*" for p in prefixes] + [
-        f"{t.get('input')} {str(t.get('strategy') or 'Retain')}" for t in transformations] + (
-        ["quotaCheckStrategy IgnoreUndeclared"] if ignore_undeclared else [])
+def _resources(section: KueueResources) -> list[str]:
+    return [f"exclude {p}*" for p in section.exclude_prefixes] + [
+        f"{t.get('input')} {str(t.get('strategy') or 'Retain')}" for t in section.transformations] + (
+        ["quotaCheckStrategy IgnoreUndeclared"] if section.ignore_undeclared else [])
 
 
 def platform_of(graph: ObjectGraph) -> Platform:
@@ -371,7 +370,7 @@ def _from_evidence(graph: ObjectGraph, requests: dict[int, frozenset[str]], pins
             facts["manage_jobs_without_queue_name"] = manage
     resources = manager_resources(graph)
     if resources is not None:
-        facts["kueue_resources"], sources["kueue.resources"] = resources[:3], resources[3]
+        facts["kueue_resources"], sources["kueue.resources"] = resources
     gates = manager_gates(graph)
     if gates:
         facts["kueue_gates"] = tuple(sorted({pair for _, written in gates for pair in written.items()}))

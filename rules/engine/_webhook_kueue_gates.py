@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from kqlint.domain import kinds as K
+from kqlint.domain.kueue_config import kueue_gate, kueue_release
 from kqlint.domain.kueue_config_facts import KIND_FRAMEWORKS, OPT_IN_FRAMEWORKS
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.platform import Platform, platform_of
@@ -51,16 +52,10 @@ class KueueGates:
 
 def kueue_gates(platform: Platform) -> KueueGates:
     def release(minor: int) -> bool | None:
-        """The release is 0.<minor> or later: unknown counts as the newest, and pins that
-        disagree across 0.<minor> leave it open (None)."""
-        known = platform.kueue_at_least(0, minor)
-        pinned = {pin.version >= (0, minor) for pin in platform.kueue_pins}
-        return known if known is not None else True if not pinned else pinned.pop() if len(pinned) == 1 else None
+        return kueue_release(platform, minor)
 
     def gate(name: str, on_since: int) -> bool | None:
-        """As the manager sets it, else its default; None when sources or pins disagree."""
-        written = platform.gate_settings(name)
-        return (next(iter(written)) if len(written) == 1 else None) if written else release(on_since)
+        return kueue_gate(platform, name, on_since)
 
     slicing = release(13) is True and gate(SLICING_GATE, 18) is True
     multi_layer = gate(MULTI_LAYER_GATE, 19)  # open: only what either setting refuses (the layers' syntax)

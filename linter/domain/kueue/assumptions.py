@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kqlint.domain.kueue.podsets import FROM_OPTIONS
 from kqlint.domain.kueue.priority import PRIORITY_BOOST, priority_boost_on
 
 if TYPE_CHECKING:
@@ -29,7 +30,6 @@ IGNORE_UNDECLARED = ("quotaCheckStrategy IgnoreUndeclared (the Kueue Configurati
 NO_RESOURCE_CONFIG = ("no resources.excludeResourcePrefixes or transformations (no Kueue Configuration in the"
                       " inputs sets them, nor do the exceeds-quota and resource-not-covered rule options)")
 CONFIGURED = "resources.excludeResourcePrefixes and transformations as the quota rules' options mirror them"
-FROM_OPTIONS = "the quota rules' options"  # ResourceConfig.source of the rules' options
 FROM_CONFIGURATION = "resources.excludeResourcePrefixes and transformations as the Kueue Configuration sets them"
 BOOST = (f"PriorityBoost gate on: a Workload object's {PRIORITY_BOOST} annotation is added to its spec.priority"
          " (the priority shown and compared)")

@@ -25,7 +25,6 @@ from kqlint.domain.workloads import (
 if TYPE_CHECKING:
     from kqlint.domain.graph import ObjectGraph
     from kqlint.domain.kueue.routing import ManagedWorkload
-    from kqlint.domain.platform import Platform
     from kqlint.model import Location
 
 # Integrations where every pod becomes its own Workload (kueue.md B13): Deployment pods, plain
@@ -123,6 +122,9 @@ def _min_parallelism(job: K8sObject, count: int) -> int:
         return count
 
 
+FROM_OPTIONS = "the quota rules' options"  # ResourceConfig.source when the rule options mirror the section
+
+
 @dataclass(frozen=True)
 class ResourceConfig:
     """Kueue's ``resources.excludeResourcePrefixes`` and ``resources.transformations``: as the
@@ -172,27 +174,22 @@ def resource_config(options: Any, graph: ObjectGraph | None = None) -> ResourceC
         prefixes = ()
     if not isinstance(transformations, (list, tuple)):
         transformations = ()
-    from kqlint.domain.kueue.assumptions import FROM_OPTIONS
-
     mirrored = tuple(p for p in prefixes if isinstance(p, str)), tuple(transformations)
     found = ResourceConfig(*mirrored, FROM_OPTIONS) if any(mirrored) else ResourceConfig()
     if graph is None:
         return found
+    from kqlint.domain.kueue_config import kueue_gate
     from kqlint.domain.platform import platform_of
 
     platform = platform_of(graph)
     written = platform.kueue_resources
-    ignore = written is not None and written[2] and _quota_check_gate(platform)
+    # IgnoreUndeclaredResources: the strategy and its gate (beta, on from 0.19); a gate that may be on counts
+    ignore = written is not None and written.ignore_undeclared \
+        and kueue_gate(platform, "QuotaCheckStrategy", 19) is not False
     if found.source or written is None:
         return replace(found, ignore_undeclared=ignore)
-    return ResourceConfig(written[0], written[1], platform.sources.get("kueue.resources", ""), ignore)
-
-
-def _quota_check_gate(platform: Platform) -> bool:
-    """The QuotaCheckStrategy gate is or may be on (``IgnoreUndeclaredResources``): as the manager
-    sets it, else its default (beta and on from 0.19; an unknown version counts as the newest)."""
-    written = platform.gate_settings("QuotaCheckStrategy")
-    return True in written if written else platform.kueue_at_least(0, 19) is not False
+    return ResourceConfig(written.exclude_prefixes, written.transformations,
+                          platform.sources.get("kueue.resources", ""), ignore)
 
 
 def request_location(obj: K8sObject, pod_set: PodSet, resource: str) -> Location | None:

@@ -259,9 +259,10 @@ PRIORITY_BOOST = "kueue.x-k8s.io/priority-boost"
 def priority_boost_on(graph: ObjectGraph) -> bool:
     """Kueue's PriorityBoost gate (alpha from 0.17, off by default, ``kube_features.go``) is on
     only where the manager is started with it on."""
+    from kqlint.domain.kueue_config import kueue_gate
     from kqlint.domain.platform import platform_of
 
-    return platform_of(graph).gate_settings("PriorityBoost") == {True}
+    return kueue_gate(platform_of(graph), "PriorityBoost", None) is True
 
 
 def object_priority(obj: K8sObject, boosted: bool) -> int:
