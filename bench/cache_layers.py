@@ -14,6 +14,10 @@ nothing and is gone: docs/performance.md). The layers:
   findings      stored findings of pure and declaring rules (kqlint.cache.findings)
   masks         projections that blank values no reused rule reads (kqlint.cache.masks):
                 with it off, a quota, label value or image edit changes the projection
+  reads         the stored findings of rules that read other objects, with all that only they
+                use: the documents' digests and projections and the masked values (a cold run
+                works none of them out; pure rules' findings are still stored): what a cache
+                without them would cost and save (issue 28's option c)
   placeholders  the stored envsubst-placeholder verdicts (kqlint.cache.placeholders)
   fixes         the stored text of resolved fixes (kqlint.cache.fixes)
 
@@ -34,7 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-LAYERS = ("report", "findings", "masks", "placeholders", "fixes")
+LAYERS = ("report", "findings", "masks", "reads", "placeholders", "fixes")
 DEFAULT_SCENARIOS = ("cold", "warm", "warm-1pct", "warm-1pct-edit", "warm-1pct-count", "precommit-warm",
                      "precommit-edited")
 
@@ -43,28 +47,36 @@ def _none(*_: Any, **__: Any) -> None:
     return None
 
 
+def _no_digests(text: bytes, ends: list[int], masks: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    return ("",) * len(ends), ("",) * len(ends)  # read by no one once the reads layer is off
+
+
 def _turn_off(layer: str) -> None:
     import kqlint.cache.findings as findings
     import kqlint.cache.run as run
 
+    if layer not in (*LAYERS, "none"):
+        raise SystemExit(f"unknown layer {layer!r} (choose from {', '.join(LAYERS)})")
     if layer == "report":
         run.load_report = _none  # type: ignore[assignment]
         run.store_report = _none  # type: ignore[assignment]
-    elif layer == "findings":
+    if layer == "findings":
         findings.begin = _none  # type: ignore[assignment]
-    elif layer == "masks":
+    if layer in ("masks", "reads"):
         import kqlint.cache.masks as masks
         masks.mask_sites = lambda obj, templates=None: []  # type: ignore[assignment]
-    elif layer == "placeholders":
+    if layer == "reads":
+        import kqlint.cache.digests as digests
+        findings.reading_rules = lambda rules: frozenset()  # type: ignore[assignment]
+        digests.document_digests = _no_digests  # type: ignore[assignment]
+    if layer == "placeholders":
         from kqlint.cache.placeholders import PlaceholderVerdicts
         PlaceholderVerdicts.get = lambda self, key: (False, None)  # type: ignore[assignment,method-assign]
         PlaceholderVerdicts.save = _none  # type: ignore[assignment,method-assign]
-    elif layer == "fixes":
+    if layer == "fixes":
         from kqlint.cache.fixes import ResolvedFixes
         ResolvedFixes.get = _none  # type: ignore[assignment,method-assign]
         ResolvedFixes.save = _none  # type: ignore[assignment,method-assign]
-    elif layer != "none":
-        raise SystemExit(f"unknown layer {layer!r} (choose from {', '.join(LAYERS)})")
 
 
 def measure_layers(corpus: Path, layers: list[str], scenarios: list[str], runs: int, jobs: int,

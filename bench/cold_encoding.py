@@ -18,6 +18,9 @@ their caches are incomplete: only the wall time means anything. The variants, ru
                copy-on-write costs the main process while such a helper lives
   helper       main-free, plus that process encoding the main process's files at the lowest
                priority (``nice 19``), results thrown away: the helper's real cost
+  no-reads     cold, without the stored findings of rules that read other objects and what only
+               they use (documents' digests, projections, masked values): bench/cache_layers.py's
+               ``reads`` layer turned off, a complete cache of another design (option c)
 
 Prints each variant's median wall and CPU seconds (the process and its reaped workers and
 helper) and its wall against ``nocache`` of the same round. docs/performance.md has the figures.
@@ -41,7 +44,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-VARIANTS = ("nocache", "cold", "main-free", "idle-helper", "helper")
+VARIANTS = ("nocache", "cold", "main-free", "idle-helper", "helper", "no-reads")
 PHASES_FILE = "KQLINT_BENCH_PHASES"  # set: the measured process writes its timeline (JSON) there
 FANOUTS = ("parse", "rules", "fix texts")  # kqlint check's fan-outs, in the order a run makes them
 HELPER_SLEEP_S = 1.0  # the idle helper lives about as long as the graph build and the rules
@@ -51,6 +54,11 @@ def _patch(variant: str) -> None:
     if os.environ.get(PHASES_FILE):
         _record_phases(os.environ[PHASES_FILE])
     if variant in ("nocache", "cold"):
+        return
+    if variant == "no-reads":
+        from cache_layers import _turn_off  # bench/cache_layers.py
+
+        _turn_off("reads")
         return
     if variant not in VARIANTS:
         raise SystemExit(f"unknown variant {variant!r} (choose from {', '.join(VARIANTS)})")

@@ -21,7 +21,7 @@ def _report(variant: str, project: Path, cache: Path) -> tuple[int, dict[str, ob
     return done.returncode, json.loads(done.stdout)
 
 
-@pytest.mark.parametrize("variant", ["cold", "main-free", "idle-helper", "helper"])
+@pytest.mark.parametrize("variant", ["cold", "main-free", "idle-helper", "helper", "no-reads"])
 def test_a_variant_reports_what_no_cache_reports(variant: str, tmp_path: Path) -> None:
     project = tmp_path / "project"
     shutil.copytree(ROOT / "examples", project)
