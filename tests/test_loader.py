@@ -131,6 +131,21 @@ def test_stray_template_is_kq006_at_the_first_template_expression(loader_tree: P
     assert report.summary.objects == 0
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("kind: Job\nmetadata:\n  name: ${job}\n%{ if gpu ~}\n  labels: {}\n%{ endif ~}\n", (3, 9, "KQ006")),
+    ("kind: Job\nmetadata:\n  name: a\n  labels:\n    ip: ${v6 ? \"IPv6\" : \"IPv4\"}\n", (5, 9, "KQ006")),
+    ("kind: Job\nmetadata:\n  name: ${job}\n  labels: [\n", (4, 12, "KQ001")),  # broken, no Terraform syntax
+    ("kind: Job\nmetadata:\n  name: a\n%{x}\n", (4, 2, "KQ001")),  # `%{` that is no directive
+])
+def test_terraform_template_syntax_makes_broken_yaml_an_unrendered_template(
+        text: str, expected: tuple[int, int, str], in_tmp_cwd: Path) -> None:
+    (in_tmp_cwd / "job.yaml").write_text(text)
+    report = lint_here(["job.yaml"])
+    assert [(f.location.line, f.location.column, f.code) for f in report.findings] == [expected]
+    if expected[2] == "KQ006":
+        assert "Terraform" in report.findings[0].message and "templatefile()" in (report.findings[0].remedy or "")
+
+
 def test_braces_inside_valid_yaml_are_linted_normally(loader_tree: Path) -> None:
     report = lint_here(["braces-in-strings.yaml"])
     assert report.findings == ()

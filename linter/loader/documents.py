@@ -25,7 +25,12 @@ from kqlint.loader.walker import AliasBomb, Walker, packed_start
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.nodes import MappingNode, ScalarNode
 
-_TEMPLATE_RE = re.compile(rb"\{\{|\{%")
+# what makes a file that fails to parse an unrendered template: Helm/Go `{{`, Jinja `{%`, and
+# Terraform's templatefile() syntax: a directive (`%{ if … }`, `%{ for … }`) or a conditional
+# (`${a ? "x" : "y"}`, whose `: ` breaks the YAML); a bare `%{` or `${` is not enough
+_TEMPLATE_RE = re.compile(rb"\{\{|\{%|%\{~?[ \t]*(?:if|else|endif|for|endfor)\b|\$\{[^}\n]*\?[^}\n]*:[^}\n]*\}")
+_SYNTAX = {b"{{": "`{{ }}`", b"{%": "`{% %}`", b"%{": "a Terraform `%{ }` directive",
+           b"${": "a Terraform `${ … ? … : … }` conditional"}
 
 
 def compose_with_fallback(source: SourceFile, data: bytes, consumer: str | None = None) -> None:
@@ -192,12 +197,14 @@ def _check_document_splitting(source: SourceFile, data: bytes) -> None:
         remedy="Keep `---` lines bare (a comment may follow) and remove `%` directives"))
 
 
-def _record_template(source: SourceFile, line: int, column: int) -> None:
+def _record_template(source: SourceFile, line: int, column: int, syntax: bytes = b"{{") -> None:
     source.problems[:] = [p for p in source.problems if p.code != "KQ001"]
+    terraform = syntax in (b"%{", b"${")
     source.problems.append(LoadProblem(
         source.path, line, column,
-        "unrendered template (contains `{{ }}`): file skipped, so nothing in it is linted",
-        code="KQ006", remedy="Render it first and lint the output, e.g. `helm template … | kqlint check -`"))
+        f"unrendered template (contains {_SYNTAX[syntax]}): file skipped, so nothing in it is linted",
+        code="KQ006", remedy="Render it first (Terraform's `templatefile()`) and lint the output" if terraform
+        else "Render it first and lint the output, e.g. `helm template … | kqlint check -`"))
     source.documents.clear()
     source.document_ends.clear()
 
@@ -225,7 +232,12 @@ def record_parse_error(source: SourceFile, data: bytes, exc: MarkedYAMLError) ->
     problem = exc.problem or exc.context or "invalid YAML"
     template = _TEMPLATE_RE.search(data)
     if template:
-        _record_template(source, *offset_position(data, template.start()))
+        syntax = template.group()[:2]
+        start = template.start()
+        if syntax in (b"%{", b"${"):  # a Terraform template: its first expression may be a plain `${var}`
+            interpolation = data.find(b"${")
+            start = min(start, interpolation) if interpolation >= 0 else start
+        _record_template(source, *offset_position(data, start), syntax)
         return
     context = f" ({exc.context})" if exc.context and exc.problem else ""
     source.problems.append(LoadProblem(source.path, line, column, f"invalid YAML: {problem}{context}"))

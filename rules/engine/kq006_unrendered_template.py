@@ -2,11 +2,14 @@
 ## What it catches
 Unrendered templates, which are skipped: files under a Helm chart's `templates/` folder (one
 finding per chart, at line 1 of its `Chart.yaml`); stray files that fail to parse because of
-`{{ }}`, or that parse only because `{{ .Values.name }}` was read as a flow mapping (one
-finding per file, at the first template expression); and manifests meant for `envsubst`/`sed`
-(one finding per file, at the first placeholder): a field whose schema expects a number,
-boolean, list or mapping holds `$VAR`, `${VAR}`, `${VAR:-x}` or an upper-case token with an
-underscore such as `PLACEHOLDER_NUM_NODES`, or an enum field holds only `$VAR`/`${VAR}`.
+`{{ }}` (or Jinja's `{% %}`), or that parse only because `{{ .Values.name }}` was read as a flow
+mapping (one finding per file, at the first template expression); Terraform `templatefile()`
+templates that fail to parse because of a `%{ if … }`/`%{ for … }` directive or a
+`${a ? "x" : "y"}` conditional (one finding per file, at the first `${ }` or directive); and
+manifests meant for `envsubst`/`sed` (one finding per file, at the first placeholder): a field
+whose schema expects a number, boolean, list or mapping holds `$VAR`, `${VAR}`, `${VAR:-x}` or
+an upper-case token with an underscore such as `PLACEHOLDER_NUM_NODES`, or an enum field holds
+only `$VAR`/`${VAR}`.
 Valid YAML that merely contains `{{` or `$VAR` inside string values (Argo parameters, shell
 commands, `image: $REGISTRY/app`) is linted normally.
 
@@ -32,7 +35,8 @@ metadata:
 
 ## How to fix
 Render the chart and lint the result: `helm template my-release ./chart | kqlint check -`
-(or `kustomize build overlay | kqlint check -`, `envsubst < job.yaml | kqlint check -`).
+(or `kustomize build overlay | kqlint check -`, `envsubst < job.yaml | kqlint check -`; a
+Terraform template: lint what `templatefile()` renders).
 Exclude chart folders with `--exclude` if you lint the rendered output elsewhere.
 """
 import os
