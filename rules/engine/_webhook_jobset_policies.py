@@ -19,7 +19,7 @@ from kqlint.domain.fields import is_integer
 from kqlint.domain.objects import K8sObject
 from kqlint.engine.rule import RuleContext
 from kqlint.model import Finding
-from kqlint.rules.engine._webhook import rejected
+from kqlint.rules.engine._webhook import rejected, rendered_later
 
 DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
@@ -65,7 +65,7 @@ def _count(value: Any, default: int) -> int | None:
 
 def _subdomain(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     subdomain = obj.get("spec", "network", "subdomain")
-    if not isinstance(subdomain, str) or not subdomain:
+    if not isinstance(subdomain, str) or not subdomain or rendered_later(subdomain):
         return
     if len(subdomain) > MAX_LABEL:
         problem = "`.spec.network.subdomain is too long, must be less than 63 characters`"
@@ -79,7 +79,7 @@ def _subdomain(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
 
 def _managed_by(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     manager = obj.get("spec", "managedBy")
-    if not isinstance(manager, str):
+    if not isinstance(manager, str) or rendered_later(manager):
         return
     host, _, path = manager.partition("/")
     prefixed = bool(host) and bool(path) and len(host) <= MAX_SUBDOMAIN and bool(DNS1123_SUBDOMAIN.match(host)) \
@@ -106,7 +106,7 @@ def _failure_policy(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             continue
         name = rule.get("name") if rule.get("name") else f"failurePolicyRule{index}"  # the defaulter's name
         at = obj.at_value(*base, index, "name") if rule.get("name") else obj.at(*base, index)
-        if isinstance(name, str):
+        if isinstance(name, str) and not rendered_later(name):
             yield from _rule_name(obj, ctx, at, name, index, seen)
         yield from _rule_lists(obj, ctx, (*base, index), rule, names)
 
@@ -169,12 +169,12 @@ def _coordinator(obj: K8sObject, ctx: RuleContext, name: str | None) -> Iterator
     at = obj.at("spec", "coordinator")
     target = coordinator.get("replicatedJob", "")
     job_index, pod_index = _count(coordinator.get("jobIndex"), 0), _count(coordinator.get("podIndex"), 0)
-    problem = _coordinator_problem(obj, target, job_index, pod_index)
+    problem = None if rendered_later(target) else _coordinator_problem(obj, target, job_index, pod_index)
     if problem:
         yield _rejected(obj, ctx, at, problem[0], problem[1])
-    if name is None or job_index is None or pod_index is None:
-        return
     subdomain = obj.get("spec", "network", "subdomain")
+    if name is None or job_index is None or pod_index is None or rendered_later(target) or rendered_later(subdomain):
+        return
     domain = subdomain if isinstance(subdomain, str) and subdomain else name
     endpoint = f"{name}-{target}-{job_index}-{pod_index}.{domain}"
     if len(endpoint) > MAX_LABEL or not LABEL_VALUE.match(endpoint):

@@ -89,7 +89,7 @@ def _labels(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         yield _reject(ctx, obj, ("metadata", "labels", QUEUE_LABEL), f"{QUEUE_LABEL}: a lowercase RFC 1123 "
                       "subdomain must consist of lower case alphanumeric characters, '-' or '.'",
                       "Name the LocalQueue with lowercase letters, digits, '-' and '.'", value=True)
-    if MAX_EXEC_TIME in labels:
+    if MAX_EXEC_TIME in labels and not holds_placeholder(as_text(labels[MAX_EXEC_TIME])):
         value = as_text(labels[MAX_EXEC_TIME])
         number = go_int(value)  # strconv.Atoi (validation.go)
         if number is None or number <= 0:
@@ -119,7 +119,7 @@ def _tas_annotations(obj: K8sObject, template: PodTemplate, gates: KueueGates,
         yield _reject(ctx, obj, at(modes[1]), "must not contain more than one topology annotation",
                       "Keep one of podset-required-topology, podset-preferred-topology, podset-unconstrained-topology")
     for key in (REQUIRED, PREFERRED, SLICE_REQUIRED):
-        if key in found and not _label_name(value(key)):
+        if key in found and not _label_name(value(key)) and not holds_placeholder(value(key)):
             yield _reject(ctx, obj, at(key), f"{key}: Invalid value: {value(key)!r}: name part must consist of "
                           "alphanumeric characters, '-', '_' or '.'", "Name a node label of the Topology's levels",
                           value=True)
@@ -159,7 +159,9 @@ def _slice_size(obj: K8sObject, path: tuple[Any, ...], raw: str, found: set[str]
                       "Add podset-slice-required-topology or drop podset-slice-size")
     size = go_int(raw, 32)  # strconv.ParseInt(v, 10, 32) (tas_validation.go)
     if size is None:
-        yield _reject(ctx, obj, path, f"{SLICE_SIZE}: must be a numeric value", "Write a whole number", value=True)
+        if not holds_placeholder(raw):
+            yield _reject(ctx, obj, path, f"{SLICE_SIZE}: must be a numeric value", "Write a whole number",
+                          value=True)
     elif size < 1:
         yield _reject(ctx, obj, path, f"{SLICE_SIZE}: must be greater than or equal to 1", "Write a number >= 1",
                       value=True)
@@ -205,7 +207,7 @@ def _constraints(obj: K8sObject, base: tuple[Any, ...], raw: str, found: set[str
     if GROUP_NAME in found:  # reported at the group name (validateSliceRequiredTopologyConstraintsAnnotation)
         yield _reject(ctx, obj, base + (GROUP_NAME,), f"{GROUP_NAME}: may not be set when '{CONSTRAINTS}' is "
                       "specified", "Use either the multi-layer constraints or a pod-set group")
-    problem = _constraints_problem(raw)
+    problem = None if holds_placeholder(raw) else _constraints_problem(raw)
     if problem is not None:
         yield _reject(ctx, obj, path, f"{CONSTRAINTS}: {problem}",
                       "Write a JSON list of 1 to 3 {\"topology\": <node label>, \"size\": <n>} entries, coarsest "

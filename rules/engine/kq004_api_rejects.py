@@ -75,7 +75,9 @@ cannot express (kueue.md B8, B9, B13):
   `volcano.sh/hierarchy-weights` annotations have different numbers of parts, or a weight ≤ 0.
 The message quotes the rule the server applies. The rules the ClusterQueue CRD states in CEL
 (as many `resources` as `coveredResources`, `borrowingLimit` without a cohort,
-`reclaimWithinCohort: Never` with `borrowWithinCohort`) are KQ002's.
+`reclaimWithinCohort: Never` with `borrowWithinCohort`) are KQ002's. A name, label or
+annotation that holds an envsubst placeholder (`name: ${WORKLOAD_NAME}`, `max-exec-time-seconds:
+"${LIMIT}"`) is not judged: the manifest is a template, rendered before it is applied.
 
 ## Why it breaks on a cluster
 `kubectl apply` fails with the server's message, so the queue or pod never exists: every
@@ -153,6 +155,7 @@ from kqlint.domain.quantity import parse_quantity
 from kqlint.domain.workloads import pod_templates
 from kqlint.engine.rule import RuleContext, RuleMeta
 from kqlint.model import Finding, Severity
+from kqlint.rules.engine._webhook import rendered_later
 from kqlint.rules.engine._webhook_jobset import jobset_findings
 from kqlint.rules.engine._webhook_kai import kai_findings
 from kqlint.rules.engine._webhook_kueue import kueue_job_findings
@@ -305,7 +308,8 @@ def _pod_group_member(obj: K8sObject, ctx: RuleContext, meta: tuple[Any, ...], l
             message=(f"{obj.display()}: pod-group member without the {missing}: Kueue's webhook rejects the "
                      "pod, which needs both the label and the annotation"),
             remedy=f"Add the {missing}")
-    elif has_count and not _positive(annotations.get(TOTAL_COUNT_ANNOTATION)):
+    elif has_count and not _positive(annotations.get(TOTAL_COUNT_ANNOTATION)) \
+            and not rendered_later(annotations.get(TOTAL_COUNT_ANNOTATION)):
         yield ctx.finding(
             at=obj.at_value(*meta, "annotations", TOTAL_COUNT_ANNOTATION),
             message=(f"{obj.display()}: {TOTAL_COUNT_ANNOTATION} must be a number greater than 0; Kueue rejects "
