@@ -2,7 +2,9 @@
 
 kubectl decodes every object's metadata into Go's ObjectMeta (`kubectl label --local` says
 "unable to decode … cannot unmarshal number into Go struct field ObjectMeta.metadata.labels
-of type string"), so such a file never reaches the cluster whatever its kind.
+of type string"), so such a file never reaches the cluster whatever its kind. An envsubst placeholder where a
+mapping belongs (`metadata: ${META}`, `labels: ${LABELS}`) is a template's, rendered before
+kubectl reads it: not a decoding problem here, but an unrendered template (KQ006).
 """
 from __future__ import annotations
 
@@ -17,6 +19,8 @@ def metadata_problem(document: dict[str, Any]) -> tuple[tuple[Any, ...], str] | 
     """(path, reason) of the first metadata field kubectl cannot decode, else None."""
     metadata = document.get("metadata")
     if metadata is None:
+        return None
+    if _placeholder(metadata):
         return None
     if not isinstance(metadata, dict):
         return ("metadata",), f"`metadata` must be a mapping, not {_kind(metadata)}"
@@ -36,7 +40,7 @@ def metadata_problem(document: dict[str, Any]) -> tuple[tuple[Any, ...], str] | 
 
 
 def _string_map_problem(values: Any, name: str) -> tuple[tuple[Any, ...], str] | None:
-    if values is None:
+    if values is None or _placeholder(values):
         return None
     if not isinstance(values, dict):
         return ("metadata", name), f"`metadata.{name}` must be a mapping, not {_kind(values)}"
@@ -45,6 +49,12 @@ def _string_map_problem(values: Any, name: str) -> tuple[tuple[Any, ...], str] |
             return (("metadata", name, key),
                     f"`metadata.{name}.{key}` must be a string, not {_kind(value)}")
     return None
+
+
+def _placeholder(value: Any) -> bool:
+    from kqlint.loader.placeholders import holds_placeholder
+
+    return isinstance(value, str) and holds_placeholder(value)
 
 
 def _kind(value: Any) -> str:

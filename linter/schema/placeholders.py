@@ -19,10 +19,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from kqlint.domain.objects import K8sObject, dig
 from kqlint.loader import LoadProblem, SourceFile
 from kqlint.loader.placeholders import WHOLE_ENVSUBST, is_placeholder
 
 _TYPED = frozenset({"integer", "number", "boolean", "array", "object"})  # schema types a placeholder breaks
+_OBJECT_META_MAPS = (("metadata",), ("metadata", "labels"), ("metadata", "annotations"))
+
+
+def _found(obj: K8sObject, path: tuple[Any, ...], value: str) -> tuple[int, int, str, str]:
+    location = obj.at_value(*path)
+    return location.line, location.column, value, ".".join(map(str, path))
 
 
 def unrendered_placeholders(source: SourceFile, objects: list[Any],
@@ -36,7 +43,9 @@ def unrendered_placeholders(source: SourceFile, objects: list[Any],
     typed: dict[tuple[Any, ...], Any] = {}  # (validator, path without list indices) -> schema
     for obj in objects:
         validator = schemas.validator(obj.api_version, obj.kind)
-        if validator is None:
+        if validator is None:  # a kind without a schema: its ObjectMeta is every kind's
+            found += [_found(obj, path, value) for path in _OBJECT_META_MAPS
+                      if is_placeholder(value := dig(obj.data, path))]
             continue
         for path, value in _strings(obj.data, ()):
             if not is_placeholder(value):
@@ -45,8 +54,7 @@ def unrendered_placeholders(source: SourceFile, objects: list[Any],
             if shape not in typed:
                 typed[shape] = validator.schema_at(path)
             if _expects_another_value(typed[shape], value):
-                location = obj.at_value(*path)
-                found.append((location.line, location.column, value, ".".join(map(str, path))))
+                found.append(_found(obj, path, value))
     if not found:
         return None
     line, column, value, field = min(found)

@@ -9,7 +9,7 @@ templates that fail to parse because of a `%{ if … }`/`%{ for … }` directive
 manifests meant for `envsubst`/`sed` (one finding per file, at the first placeholder): a field
 whose schema expects a number, boolean, list or mapping holds `$VAR`, `${VAR}`, `${VAR:-x}` or
 an upper-case token with an underscore such as `PLACEHOLDER_NUM_NODES`, or an enum field holds
-only `$VAR`/`${VAR}`.
+only `$VAR`/`${VAR}` (for a kind without a schema: `metadata`, its labels or its annotations).
 Valid YAML that merely contains `{{` or `$VAR` inside string values (Argo parameters, shell
 commands, `image: $REGISTRY/app`) is linted normally.
 
