@@ -18,7 +18,7 @@ OTHER_TOOLS = {"--generator": "bench/run.py", "--sizes": "bench/run.py", "--scen
                "--update-golden": "pytest", "--all-files": "pre-commit", "--strict": "mypy",
                "--files": "bench/server.py", "--repo": "bench/server.py", "--runs": "bench/",
                "--manifests": "gen_corpus.py", "--seed": "gen_corpus.py", "--corpus": "bench/",
-               "--phases": "bench/cold_encoding.py",
+               "--phases": "bench/cold_encoding.py", "--variants": "cold_encoding.py", "--layers": "cache_layers.py",
                "--feature-gates": "Kueue"}  # the Kueue manager's flag (the platform model reads it)
 
 
