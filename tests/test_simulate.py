@@ -206,6 +206,29 @@ def test_malformed_quotas_never_crash(tmp_path: Path, capsys: pytest.CaptureFixt
     assert {w["name"] for w in json.loads(out)["workloads"]} == {"j", "w"}
 
 
+@pytest.mark.parametrize(("old", "new", "message"), [
+    ('requests: {cpu: "1"}', 'requests: {cpu: "${CPU}"}',
+     "its resource requests hold an envsubst placeholder (`${CPU}`)"),
+    ("nominalQuota: 4", "nominalQuota: \"${CPU_QUOTA}\"",
+     "ClusterQueue q's quotas hold an envsubst placeholder (`${CPU_QUOTA}`)"),
+    ('requests: {cpu: "1"}', 'requests: {cpu: "1"}, limits: {cpu: "$CPU"}', "its resource requests hold"),
+])
+def test_a_template_s_amounts_are_not_simulated(old: str, new: str, message: str, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """An envsubst placeholder where an amount belongs is not an amount of zero: the workload is
+    not simulated (it was admitted with no flavor, its request dropped as unreadable)."""
+    (tmp_path / "queue.yaml").write_text(QUEUE.replace(old, new))
+    with chdir(tmp_path):
+        code, out, err = run(capsys, "simulate", ".", "-f", "json")
+    (workload,) = json.loads(out)["workloads"]
+    assert (code, workload["status"]) == (1, "not-simulated")
+    assert workload["message"].startswith(message) and workload["message"].endswith("render the template first")
+    (tmp_path / "queue.yaml").write_text(QUEUE)
+    with chdir(tmp_path):
+        code, out, err = run(capsys, "simulate", ".", "-f", "json")
+    assert (code, json.loads(out)["workloads"][0]["status"]) == (0, "admitted")
+
+
 def test_running_file(capsys: pytest.CaptureFixture[str]) -> None:
     """--running: its Kueue-managed objects are admitted first in file order (never by
     preemption) and hold quota; its admitted Workload objects keep their flavors; the file is

@@ -3,6 +3,7 @@ LeaderWorkerSet group, a Job's partial admission), their requests after Kueue's 
 transformations, and where a manifest writes a request or a pod count."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cached_property
@@ -233,3 +234,29 @@ def count_location(obj: K8sObject, pod_set: PodSet, whole: bool = False) -> Loca
             if above_one(obj.get(*parent, key)):
                 return obj.at(*parent, key)
     return None
+
+
+_QUANTITY_LISTS = frozenset({"requests", "limits", "resourcesPerNode", "overhead"})
+_QUOTAS = frozenset({"nominalQuota", "borrowingLimit", "lendingLimit"})
+
+
+def unrendered_quantity(obj: K8sObject) -> str | None:
+    """The first resource request, limit or quota of ``obj`` that holds an envsubst placeholder
+    (``cpu: ${CPU}``, ``nominalQuota: ${GPUS}``): a template's, whose amount is not known until
+    it is rendered. None when there is none."""
+    return next(_placeholder_quantities(obj.data, None), None)
+
+
+def _placeholder_quantities(node: Any, key: Any) -> Iterator[str]:
+    from kqlint.loader.placeholders import holds_placeholder
+
+    if isinstance(node, dict):
+        for child_key, child in node.items():
+            if isinstance(child, str):
+                if holds_placeholder(child) and (key in _QUANTITY_LISTS or child_key in _QUOTAS):
+                    yield child
+            else:
+                yield from _placeholder_quantities(child, child_key)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _placeholder_quantities(item, key)

@@ -27,7 +27,13 @@ from kqlint.domain.kueue.admission import (
 )
 from kqlint.domain.kueue.assumptions import PER_POD, starting_assumptions
 from kqlint.domain.kueue.capacity import ZERO, FlavorResource, QuotaTree, build_tree
-from kqlint.domain.kueue.podsets import JOB_MIN_PARALLELISM, ResourceConfig, pod_sets, resource_config
+from kqlint.domain.kueue.podsets import (
+    JOB_MIN_PARALLELISM,
+    ResourceConfig,
+    pod_sets,
+    resource_config,
+    unrendered_quantity,
+)
 from kqlint.domain.kueue.preemption import Cluster, Holder
 from kqlint.domain.kueue.priority import workload_priority
 from kqlint.domain.kueue.queue_view import (
@@ -256,6 +262,12 @@ def _stage1(item: _Input, graph: ObjectGraph, queues: dict[str, K8sObject],
     if cq.name not in views:
         result.status, result.message = "not-simulated", f"the Cohort tree of ClusterQueue {cq.name} is too deep"
         return result
+    for owner, unknown_amount in (("its resource requests", unrendered_quantity(unit.obj)),
+                                  (f"ClusterQueue {cq.name}'s quotas", unrendered_quantity(cq))):
+        if unknown_amount is not None:  # a template's amounts: known once it is rendered
+            result.status = "not-simulated"
+            result.message = f"{owner} hold an envsubst placeholder (`{unknown_amount}`): render the template first"
+            return result
     assignment = assign(requests, views[cq.name])
     result.empty_cluster = _stage1_result(assignment)
     result.reason, result.message = result.empty_cluster.reason, result.empty_cluster.message
