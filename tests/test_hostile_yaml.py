@@ -78,3 +78,15 @@ def test_the_slow_fallback_parser_is_bounded(tmp_path: Path) -> None:
     [finding] = report["findings"]
     assert finding["code"] == "KQ001" and "too large for the slow parser" in finding["message"]
     assert elapsed < 10
+
+
+@pytest.mark.parametrize("line", [b"${" + b"?:" * 1_000_000, b"${" * 1_000_000, (b"${x" + b"?" * 150) * 7_000,
+                                  (b"${" + b"x" * 99 + b"?" + b"y" * 99 + b":" + b"z" * 99) * 7_000])
+def test_looking_for_template_syntax_in_broken_yaml_stays_linear(tmp_path: Path, line: bytes) -> None:
+    # a file that fails to parse is searched for `{{`, `%{ if }` and `${a ? b : c}` (KQ006): a
+    # pattern with nested unbounded repeats took 50 s on 8 KB of `${?:?:…`
+    path = tmp_path / "broken.yaml"
+    path.write_bytes(HEAD + b"data: [\n  x: " + line + b"\n")
+    report, elapsed, _ = _check(path, 20)
+    assert [f["code"] for f in report["findings"]] in (["KQ001"], ["KQ006"])
+    assert elapsed < 20

@@ -28,7 +28,10 @@ from ruamel.yaml.nodes import MappingNode, ScalarNode
 # what makes a file that fails to parse an unrendered template: Helm/Go `{{`, Jinja `{%`, and
 # Terraform's templatefile() syntax: a directive (`%{ if … }`, `%{ for … }`) or a conditional
 # (`${a ? "x" : "y"}`, whose `: ` breaks the YAML); a bare `%{` or `${` is not enough
-_TEMPLATE_RE = re.compile(rb"\{\{|\{%|%\{~?[ \t]*(?:if|else|endif|for|endfor)\b|\$\{[^}\n]*\?[^}\n]*:[^}\n]*\}")
+# (each part bounded and unable to hold the next delimiter, nor a `${`: linear on hostile input)
+_TEMPLATE_RE = re.compile(
+    rb"\{\{|\{%|%\{~?[ \t]{0,8}(?:if|else|endif|for|endfor)\b"
+    rb"|\$\{[^}\n?:${]{1,100}\?[^}\n?:${]{1,100}:[^}\n${]{1,100}\}")
 _SYNTAX = {b"{{": "`{{ }}`", b"{%": "`{% %}`", b"%{": "a Terraform `%{ }` directive",
            b"${": "a Terraform `${ … ? … : … }` conditional"}
 
