@@ -127,3 +127,38 @@ def test_a_placeholder_name_may_exist_for_every_kind_resolved_by_name() -> None:
     for kind, name, namespace, expected in cases:
         assert graph.may_exist(kind, name, namespace) is expected, (kind, name, namespace)
         assert kind == "PodGroup" and name == "gang" or graph.resolve(kind, name, namespace) is None
+
+
+def test_what_a_placeholder_name_may_render_to() -> None:
+    """Each placeholder stands for one character or more; the literal parts stay in order."""
+    from kqlint.loader.placeholders import may_render_alike
+
+    cases = [("user-queue-${T}", "user-queue-a100", True), ("user-queue-${T}", "user-queue-", False),
+             ("${A}${B}", "ab", True), ("${A}${B}", "a", False), ("x-${A}-y", "x-1-y", True),
+             ("x-${A}-y", "x--y", False), ("${A}-mid-${B}", "a-mid-b", True), ("${A}-mid-${B}", "a-mid-", False),
+             ("${A}-${B}", "q", False), ("p-${A:-x}", "p-x", True), ("$A", "", False), ("a-$A", "b-c", False)]
+    for template, name, expected in cases:
+        assert may_render_alike(template, name) is expected, (template, name)
+        assert may_render_alike(name, template) is expected, (name, template)  # either side may be the template
+
+
+def test_a_hostile_placeholder_name_is_matched_in_linear_time() -> None:
+    """Both names come from the repository: forty placeholders in a queue-name label against a
+    LocalQueue they cannot render to made kqlint backtrack exponentially (a regular expression;
+    14 placeholders already took over a minute)."""
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / ".git").mkdir()
+        (Path(folder) / "queue.yaml").write_text(
+            "apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata:\n  name: " + "a" * 40 + "x-\n"
+            "  namespace: ns\nspec:\n  clusterQueue: cq\n---\napiVersion: batch/v1\nkind: Job\nmetadata:\n"
+            "  name: j\n  namespace: ns\n  labels:\n    kueue.x-k8s.io/queue-name: \"" + "${A}" * 40 + "\"\n"
+            "spec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: c, image: x}]\n"
+            "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: \"" + "${A:-" * 100_000 + "\"\n")
+        done = subprocess.run([sys.executable, "-m", "kqlint", "check", ".", "--no-cache", "-f", "json"], cwd=folder,
+                              capture_output=True, text=True, timeout=60)
+    assert done.returncode in (0, 1) and "Traceback" not in done.stderr

@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-ENVSUBST = re.compile(r"\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*(?::?[-=+?][^}]*)?\})")
+# a default is bounded, so that a search is linear even on `${A:-${A:-…` with no `}`
+ENVSUBST = re.compile(r"\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*(?::?[-=+?][^}]{0,256})?\})")
 _LEADING_ENVSUBST = re.compile(r"\s*" + ENVSUBST.pattern)
 WHOLE_ENVSUBST = re.compile(r"\s*" + ENVSUBST.pattern + r"\s*\Z")
 TOKEN = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\Z")
@@ -27,8 +28,6 @@ def is_placeholder(value: Any) -> bool:
     return isinstance(value, str) and (_LEADING_ENVSUBST.match(value) is not None or TOKEN.match(value) is not None)
 
 
-# What a placeholder in an object name may render to: non-empty DNS-label-ish text.
-_RENDERED = r"[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?"
 
 
 def holds_placeholder(name: str) -> bool:
@@ -36,11 +35,22 @@ def holds_placeholder(name: str) -> bool:
     return "$" in name and ENVSUBST.search(name) is not None
 
 
-def name_pattern(name: str) -> re.Pattern[str]:
-    """The names ``name`` can render to: its literal text, each placeholder any non-empty
-    DNS-label-ish text (a ``${VAR:-x}`` default is one of those)."""
-    parts = ENVSUBST.split(name)
-    return re.compile(_RENDERED.join(re.escape(part) for part in parts) + r"\Z")
+def may_render_to(template: str, name: str) -> bool:
+    """``template``, a name holding placeholders, can render to ``name``: its literal parts
+    appear in ``name`` in order, each placeholder standing for at least one character. Found
+    by a left-to-right search (the earliest place for each part leaves the most room for the
+    rest), never by a regular expression: a pattern of many placeholders backtracks
+    exponentially on a name it does not match, and both names come from the repository."""
+    first, *middle, last = ENVSUBST.split(template)
+    if len(name) < len(first) + len(last) or not name.startswith(first) or not name.endswith(last):
+        return False
+    position, end = len(first), len(name) - len(last)
+    for part in middle:
+        found = name.find(part, position + 1, end - 1)  # one character at least for the placeholder before it
+        if found < 0:
+            return False
+        position = found + len(part)
+    return end - position >= 1
 
 
 def may_render_alike(written: str, defined: str) -> bool:
@@ -50,5 +60,5 @@ def may_render_alike(written: str, defined: str) -> bool:
     if written_open and defined_open:
         return True
     if written_open:
-        return name_pattern(written).match(defined) is not None
-    return defined_open and name_pattern(defined).match(written) is not None
+        return may_render_to(written, defined)
+    return defined_open and may_render_to(defined, written)
