@@ -28,8 +28,10 @@ LOAD, GATES, VALIDATE = "Unable to load the configuration", "conflicting feature
     "Unable to validate the configuration"
 STRATEGY_SETS = (["LessThanOrEqualToFinalShare"], ["LessThanInitialShare"],
                  ["LessThanOrEqualToFinalShare", "LessThanInitialShare"])
-_DURATION = re.compile(r"([-+]?)((?:(?:\d+\.?\d*|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+)")
-_DURATION_PART = re.compile(r"(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
+# a number's digits split one way only (`\d+` then an optional fraction), so that a long run of
+# digits without a unit (a hostile configuration) fails in linear time, not quadratic
+_DURATION = re.compile(r"([-+]?)((?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+)")
+_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
 _UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
 _LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
 _TYPE_WORDS = {"str": "a string", "bool": "a boolean", "int": "an integer", "num": "a number",

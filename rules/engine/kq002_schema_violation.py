@@ -23,7 +23,9 @@ reported with the CRD's own message (or `messageExpression`) and reason, at the 
 rule sits on (a list's key for its items, the object for a rule at the root) or at its
 `fieldPath`. Rules that read `oldSelf` (updates only) and rules on `status` are not
 evaluated, nor are rules reading `metadata.name` of an object that has only `generateName`.
-A rule kqlint's evaluator cannot compile or run is named once on stderr and never reported.
+A rule kqlint's evaluator cannot compile or run is named once on stderr and never reported; so
+is a rule that walks its own list inside a walk of it (a uniqueness check) on a list too long
+for that to stay cheap (more than 141 items for two walks), which the CRDs cap far lower.
 
 ## Why it breaks on a cluster
 `kubectl apply` validates fields strictly by default: the whole object is rejected, and with
