@@ -55,6 +55,7 @@ def _pod_group(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
                             f"subgroup {group.get('name')}: `minMember` and `minSubGroup` are mutually exclusive",
                             "keep one of them")
     parents = {group.get("name"): group.get("parent") for _, group in groups if group.get("parent") is not None}
+    looping = _on_loops(parents)
     for index, group in groups:
         parent = group.get("parent")
         if parent is None:
@@ -63,7 +64,7 @@ def _pod_group(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         if parent not in names:
             yield _rejected(obj, ctx, at, webhook, f"`parent {parent} of {group.get('name')} was not found`",
                             "name a subgroup of this PodGroup as parent")
-        elif _on_cycle(group.get("name"), parents):
+        elif group.get("name") in looping:
             yield _rejected(obj, ctx, at, webhook, "`cycle detected in subgroups`",
                             "make the subgroups' parents form a tree")
 
@@ -72,13 +73,20 @@ def _names_are_text(group: dict[str, Any]) -> bool:
     return isinstance(group.get("name"), str) and (group.get("parent") is None or isinstance(group.get("parent"), str))
 
 
-def _on_cycle(name: Any, parents: dict[Any, Any]) -> bool:
-    """Whether following ``parent`` from ``name`` comes back to it."""
-    seen: set[Any] = set()
-    current = parents.get(name)
-    while current is not None and current not in seen:
-        if current == name:
-            return True
-        seen.add(current)
-        current = parents.get(current)
-    return False
+def _on_loops(parents: dict[Any, Any]) -> set[Any]:
+    """The names that following ``parent`` from them comes back to (each on a loop), every name
+    walked once in all: a chain of thousands of subgroups costs as many steps, not their square."""
+    state: dict[Any, int] = {}  # 1: on the walk under way, 2: walked before
+    looping: set[Any] = set()
+    for name in parents:
+        path = []
+        current = name
+        while current is not None and current not in state:
+            state[current] = 1
+            path.append(current)
+            current = parents.get(current)
+        if current is not None and state[current] == 1:  # back on this walk: a loop
+            looping.update(path[path.index(current):])
+        for walked in path:
+            state[walked] = 2
+    return looping

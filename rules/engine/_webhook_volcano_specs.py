@@ -236,16 +236,19 @@ def _unsorted(needs: dict[str, list[str]]) -> list[str]:
     """Kahn's sort as ``topoSort`` does it: in-degree counts every listed name, an unknown name
     never reaches 0."""
     degree = {task: len(listed) for task, listed in needs.items()}
+    waiting: dict[str, list[str]] = {}  # name -> the tasks listing it, once per listing (linear, not a scan per task)
+    for other, listed in needs.items():
+        for name in listed:
+            waiting.setdefault(name, []).append(other)
     ready = [task for task, count in degree.items() if count == 0]
     done: set[str] = set()
     while ready:
         task = ready.pop()
         done.add(task)
-        for other, listed in needs.items():
-            if task in listed:
-                degree[other] -= listed.count(task)
-                if degree[other] == 0:
-                    ready.append(other)
+        for other in waiting.get(task, ()):
+            degree[other] -= 1
+            if degree[other] == 0:
+                ready.append(other)
     return [task for task in needs if task not in done]
 
 
@@ -255,11 +258,12 @@ def _on_cycle(needs: dict[str, list[str]], unsorted: list[str]) -> str:
         listed = needs[task]
         if any(name not in needs for name in listed) or len(set(listed)) != len(listed):
             return task
-    seen: list[str] = []
+    seen: set[str] = set()
+    stuck = set(unsorted)
     task = unsorted[0]
     while task not in seen:
-        seen.append(task)
-        task = next(name for name in needs[task] if name in unsorted)
+        seen.add(task)
+        task = next(name for name in needs[task] if name in stuck)
     return task
 
 

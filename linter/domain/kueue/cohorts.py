@@ -51,51 +51,90 @@ def parent_name(cohort: K8sObject) -> str | None:
 def ancestors(name: str, graph: ObjectGraph) -> list[str]:
     """The names above ``name`` (parent first), stopping before a name repeats or at a root."""
     cohorts = cohort_objects(graph)
-    seen = [name]
+    chain, seen = [], {name}
     current = cohorts.get(name)
     while current is not None:
         parent = parent_name(current)
         if parent is None or parent in seen:
             break
-        seen.append(parent)
+        chain.append(parent)
+        seen.add(parent)
         current = cohorts.get(parent)
-    return seen[1:]
+    return chain
 
 
 def has_cycle(name: str, graph: ObjectGraph) -> bool:
     """Kueue's ``HasCycle``: the parent chain from cohort ``name`` reaches a name twice."""
-    cohorts = cohort_objects(graph)
-    chain = [name, *ancestors(name, graph)]
-    last = cohorts.get(chain[-1])
-    return last is not None and parent_name(last) in chain
+    return name in _on_or_below_loops(graph)
 
 
 @graph_fact
 def cohort_cycles(graph: ObjectGraph) -> list[CohortCycle]:
     """Every loop among the Cohort objects, once each, ordered by its first name."""
     cohorts = cohort_objects(graph)
-    found: dict[tuple[str, ...], CohortCycle] = {}
-    for name in sorted(cohorts):
-        if not has_cycle(name, graph):
-            continue
-        chain = [name, *ancestors(name, graph)]
-        entry = parent_name(cohorts[chain[-1]])
-        loop = chain[chain.index(entry):] if entry in chain else chain
-        start = loop.index(min(loop))
-        ordered = tuple(loop[start:] + loop[:start])
-        found.setdefault(ordered, CohortCycle(tuple(cohorts[n] for n in ordered)))
+    found = {_rotated(loop): CohortCycle(tuple(cohorts[n] for n in _rotated(loop))) for loop in _loops(graph)}
     return [found[key] for key in sorted(found)]
+
+
+def _rotated(loop: list[str]) -> tuple[str, ...]:
+    start = loop.index(min(loop))
+    return tuple(loop[start:] + loop[:start])
+
+
+@graph_fact
+def _loops(graph: ObjectGraph) -> list[list[str]]:
+    """Each loop of parent links once (its names in parent order): every cohort is walked up
+    once in all, so a hierarchy thousands deep costs as many steps, not their square."""
+    cohorts = cohort_objects(graph)
+    state: dict[str, int] = {}  # 1: on the walk under way, 2: walked before
+    loops = []
+    for name in sorted(cohorts):
+        path: list[str] = []
+        current: str | None = name
+        while current is not None and current in cohorts and current not in state:
+            state[current] = 1
+            path.append(current)
+            current = parent_name(cohorts[current])
+        if current is not None and state.get(current) == 1:  # back on this walk: a new loop
+            loops.append(path[path.index(current):])
+        for walked in path:
+            state[walked] = 2
+    return loops
+
+
+@graph_fact
+def _on_or_below_loops(graph: ObjectGraph) -> frozenset[str]:
+    """The cohorts whose parent chain reaches a loop (on it, or below it)."""
+    return _reaching(frozenset(name for loop in _loops(graph) for name in loop), graph)
+
+
+def _reaching(targets: frozenset[str], graph: ObjectGraph) -> frozenset[str]:
+    """The cohort names whose chain (themselves included) reaches one of ``targets``, each
+    walked once: a name's answer is its parent's unless it is a target."""
+    cohorts = cohort_objects(graph)
+    known: dict[str, bool] = {}
+    for name in cohorts:
+        path: list[str] = []
+        current: str | None = name
+        while current is not None and current not in known and current not in targets and current in cohorts:
+            known[current] = False  # provisional: a loop without a target ends here
+            path.append(current)
+            current = parent_name(cohorts[current])
+        answer = current is not None and (current in targets or known.get(current, False))
+        for walked in path:
+            known[walked] = answer
+    return frozenset(name for name, reaches in known.items() if reaches) | (targets & cohorts.keys())
 
 
 def cluster_queues_in_cycle(cycle: CohortCycle, graph: ObjectGraph) -> list[K8sObject]:
     """The ClusterQueues whose cohort is on the loop or below it (they never admit), by name."""
-    on_loop = set(cycle.names)
+    below = _reaching(frozenset(cycle.names), graph)
     chosen: dict[str, K8sObject] = {}
     for cq in graph.of_kind("ClusterQueue", KUEUE_GROUP):
         chosen.setdefault(cq.name, cq)
     affected = []
     for name in sorted(chosen):
         cohort = cohort_name(chosen[name])
-        if cohort is not None and (cohort in on_loop or on_loop.intersection(ancestors(cohort, graph))):
+        if cohort is not None and (cohort in below or cohort in cycle.names):
             affected.append(chosen[name])
     return affected
