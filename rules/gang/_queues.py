@@ -18,9 +18,18 @@ def queues_by_name(graph: ObjectGraph, kind: GroupKind) -> dict[str, K8sObject]:
     return graph.memo(("queues by name", kind), build)
 
 
-def children_of(name: str, queues: dict[str, K8sObject], parent_field: str) -> list[K8sObject]:
-    """The Queues whose ``spec.<parent_field>`` names ``name``."""
-    return [queue for queue in queues.values() if queue.get("spec", parent_field) == name]
+def children_of(graph: ObjectGraph, kind: GroupKind, name: str, parent_field: str) -> list[K8sObject]:
+    """The Queues of ``kind`` whose ``spec.<parent_field>`` names ``name``, in name order of
+    ``queues_by_name``; from an index built once per graph (a queue tree thousands wide or deep
+    is asked about every queue)."""
+    def build() -> dict[str, list[K8sObject]]:
+        index: dict[str, list[K8sObject]] = {}
+        for queue in queues_by_name(graph, kind).values():
+            parent = queue.get("spec", parent_field)
+            if isinstance(parent, str):
+                index.setdefault(parent, []).append(queue)
+        return index
+    return graph.memo(("queue children", kind, parent_field), build).get(name, [])
 
 
 def child_queue_notes(children: list[K8sObject], parent_field: str) -> tuple[list[tuple[Location, str]], str]:

@@ -171,7 +171,7 @@ class Over:
     need: str
     cap: str
     queue: K8sObject
-    at: Location
+    path: tuple[Any, ...]  # of the cap in the queue (located only for the related entries shown)
     note: str = ""
 
 
@@ -253,7 +253,7 @@ def _volcano(obj: K8sObject, ctx: RuleContext, need: Need, queue: Any, path: tup
             cap = parse_quantity(ancestor.get("spec", "capability", resource))
             if cap is not None and cap > 0 and amount > cap:
                 overs.append(Over(resource, format_amount(amount), str(ancestor.get("spec", "capability", resource)),
-                                  ancestor, ancestor.at_value("spec", "capability", resource)))
+                                  ancestor, ("spec", "capability", resource)))
     if overs:
         at = obj.at_value(*path) if written else obj.at("spec") if obj.has("spec") else obj.location()
         yield _finding(obj, ctx, at, overs, "Volcano", "capability", need.derivation)
@@ -292,7 +292,7 @@ def _kai_over(queue: K8sObject, resource: str, amount: Fraction) -> Over | None:
         return None
     note = " (0 is a bound; only -1 is unlimited)" if limit == 0 else ""
     return Over(resource, f"{_plain(amount)}{KAI_UNITS[resource]}", str(written), queue,
-                queue.at_value("spec", "resources", resource, "limit"), note)
+                ("spec", "resources", resource, "limit"), note)
 
 
 def _number(value: Any) -> Fraction | None:
@@ -310,8 +310,10 @@ def _plain(amount: Fraction) -> str:
 def _chain(queue: K8sObject | None, queues: dict[str, K8sObject], parent_field: str) -> list[K8sObject]:
     """The queue and its ancestors in view, stopping at a loop or an unknown parent."""
     found: list[K8sObject] = []
-    while queue is not None and all(queue is not seen for seen in found):
+    seen: set[int] = set()  # by identity: a lookup per step, not a scan of the chain so far
+    while queue is not None and id(queue) not in seen:
         found.append(queue)
+        seen.add(id(queue))
         parent = queue.get("spec", parent_field)
         queue = queues.get(parent) if isinstance(parent, str) else None
     return found
@@ -331,7 +333,8 @@ def _finding(obj: K8sObject, ctx: RuleContext, at: Location, overs: list[Over], 
              derivation: str) -> Finding:
     """need vs cap per resource and how the minimum was derived, in at most 240 characters
     (fewer resources, then no derivation, when the object's name is long)."""
-    related = [(over.at, f"Queue {over.queue.name} {cap} of {over.resource}") for over in overs[:8]]
+    related = [(over.queue.at_value(*over.path), f"Queue {over.queue.name} {cap} of {over.resource}")
+               for over in overs[:8]]
     never = "never enqueued (`queue resource quota insufficient`)" if scheduler == "Volcano" else \
         "never scheduled (`OverLimit`)"
     message = ""

@@ -117,7 +117,7 @@ def _queue_value(obj: K8sObject, ctx: RuleContext, meta: tuple[Any, ...], queue:
     if not queues or not isinstance(queue, str) or queue in BUILT_IN_QUEUES:
         return
     at = obj.at_value(*meta, "labels", QUEUE_LABEL)
-    children = children_of(queue, queues, "parentQueue")
+    children = children_of(ctx.graph, KAI_QUEUE, queue, "parentQueue")
     if children:
         related, names = child_queue_notes(children, "parentQueue")
         yield ctx.finding(

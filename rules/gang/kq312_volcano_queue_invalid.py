@@ -164,7 +164,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     elif _unknown_name(queue, queues, ctx):
         yield _unknown(obj, ctx, queue, queues, "`unable to find queue`")
     else:
-        yield from _on_parent(obj, ctx, queue, obj.at_value("spec", "queue"), queues)
+        yield from _on_parent(obj, ctx, queue, obj.at_value("spec", "queue"))
 
 
 def _pods_on_parent(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
@@ -179,12 +179,12 @@ def _pods_on_parent(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         if isinstance(queue, str) and VOLCANO_GROUP_ANNOTATION not in template.annotations \
                 and effective_scheduler_name(template) in ctx.options.volcano_scheduler_names:
             at = template.owner.at_value(*(template.meta_path or ()), "annotations", VOLCANO_QUEUE_ANNOTATION)
-            yield from _on_parent(obj, ctx, queue, at, queues_by_name(ctx.graph, VOLCANO_QUEUE))
+            yield from _on_parent(obj, ctx, queue, at)
 
 
-def _on_parent(obj: K8sObject, ctx: RuleContext, queue: str, at: Location,
-               queues: dict[str, K8sObject]) -> Iterator[Finding]:
-    children = children_of(queue, queues, "parent") if platform_of(ctx.graph).volcano_hierarchy else []
+def _on_parent(obj: K8sObject, ctx: RuleContext, queue: str, at: Location) -> Iterator[Finding]:
+    hierarchy = platform_of(ctx.graph).volcano_hierarchy
+    children = children_of(ctx.graph, VOLCANO_QUEUE, queue, "parent") if hierarchy else []
     if children:
         related, names = child_queue_notes(children, "parent")
         yield ctx.finding(at=at, related=related, remedy=f"Use one of its leaf queues ({names})",
@@ -198,7 +198,7 @@ def _job_queue(obj: K8sObject, ctx: RuleContext, queue: str, queues: dict[str, K
                                          "(`can not submit job to root queue`)",
                           remedy="Submit it to a leaf queue")
         return
-    children = children_of(queue, queues, "parent")
+    children = children_of(ctx.graph, VOLCANO_QUEUE, queue, "parent")
     if children:
         related, names = child_queue_notes(children, "parent")
         yield ctx.finding(
@@ -296,7 +296,7 @@ def _siblings_sum(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     parent = queues.get(parent_name) if isinstance(parent_name, str) and parent_name != "root" else None
     if parent is None:
         return
-    siblings = children_of(parent_name, queues, "parent")
+    siblings = children_of(ctx.graph, VOLCANO_QUEUE, parent_name, "parent")
     for field in (("deserved",), ("guarantee", "resource")):
         for name, limit in _resources(parent.get("spec", *field)).items():
             tipping = _tipping(siblings, field, name, limit)
