@@ -122,6 +122,10 @@ def test_go_durations_parse_as_time_parse_duration() -> None:
     assert go_duration("5m") == 300 and go_duration("1h30m") == 5400 and go_duration("-1.5s") == -1.5
     assert go_duration("0") == 0 and go_duration("300ms") == 0.3
     assert go_duration("5") is None and go_duration("5 minutes") is None and go_duration(5) is None
+    assert go_duration("5.m") == 300 and go_duration(".5s") == 0.5 and go_duration("1.2.3s") is None
+    # a hostile Kueue Configuration: a number split two ways at every digit made this quadratic
+    # (4,000 digits took 0.1 s, these 400,000 would take minutes); now one pass
+    assert go_duration("1" * 400_000 + "x") is None and go_duration("1m" * 200_000 + "x") is None
     assert go_duration("") is None and go_duration("m") is None
 
 
