@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 from helpers import ReuseGuard, declared_reads, graph_like, lint_case, lint_everything_guarded
-from kqlint.cache.masks import QUOTA_FIELDS, mask_paths
+from kqlint.cache.masks import mask_paths
 from kqlint.config import Config
 from kqlint.domain.graph import ObjectGraph, from_manifest
+from kqlint.domain.kueue.quota import QUOTA_FIELDS
 from kqlint.domain.objects import dig
 from kqlint.engine import analysis, runner
 from kqlint.loader import parse_bytes

@@ -29,7 +29,6 @@ from kqlint.domain.objects import dig
 if TYPE_CHECKING:
     from kqlint.domain.objects import K8sObject
 
-QUOTA_FIELDS = ("nominalQuota", "borrowingLimit", "lendingLimit")
 _SCALARS = (str, int, float, bool, type(None))
 MASKED_LABEL_PREFIXES = ("app.kubernetes.io/", "helm.sh/")
 TRAINJOB_IMAGES = (("spec", "trainer", "image"), ("spec", "initializer", "dataset", "image"),
@@ -45,7 +44,7 @@ def mask_paths(obj: K8sObject, templates: list[Any] | None = None) -> list[tuple
 
 def mask_sites(obj: K8sObject, templates: list[Any] | None = None) -> list[Site]:
     """Where ``obj``'s masked values are; ``templates``: its own pod templates, when known."""
-    from kqlint.domain.kueue.quota import flavor_quotas
+    from kqlint.domain.kueue.quota import QUOTA_FIELDS, flavor_quotas
     from kqlint.domain.podspec import containers
     from kqlint.domain.workloads import has_pod_templates, own_templates
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from kqlint.loader.placeholders import holds_placeholder
+
 _STRING_FIELDS = ("name", "generateName", "namespace", "uid", "resourceVersion", "selfLink",
                   "creationTimestamp", "deletionTimestamp")
 _STRING_MAPS = ("labels", "annotations")
@@ -20,7 +22,7 @@ def metadata_problem(document: dict[str, Any]) -> tuple[tuple[Any, ...], str] | 
     metadata = document.get("metadata")
     if metadata is None:
         return None
-    if _placeholder(metadata):
+    if holds_placeholder(metadata):
         return None
     if not isinstance(metadata, dict):
         return ("metadata",), f"`metadata` must be a mapping, not {_kind(metadata)}"
@@ -40,7 +42,7 @@ def metadata_problem(document: dict[str, Any]) -> tuple[tuple[Any, ...], str] | 
 
 
 def _string_map_problem(values: Any, name: str) -> tuple[tuple[Any, ...], str] | None:
-    if values is None or _placeholder(values):
+    if values is None or holds_placeholder(values):
         return None
     if not isinstance(values, dict):
         return ("metadata", name), f"`metadata.{name}` must be a mapping, not {_kind(values)}"
@@ -49,12 +51,6 @@ def _string_map_problem(values: Any, name: str) -> tuple[tuple[Any, ...], str] |
             return (("metadata", name, key),
                     f"`metadata.{name}.{key}` must be a string, not {_kind(value)}")
     return None
-
-
-def _placeholder(value: Any) -> bool:
-    from kqlint.loader.placeholders import holds_placeholder
-
-    return isinstance(value, str) and holds_placeholder(value)
 
 
 def _kind(value: Any) -> str:

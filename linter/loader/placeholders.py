@@ -30,9 +30,10 @@ def is_placeholder(value: Any) -> bool:
 
 
 
-def holds_placeholder(name: str) -> bool:
-    """``name`` holds an envsubst placeholder (``$VAR``, ``${VAR}``, ``${VAR:-x}``)."""
-    return "$" in name and ENVSUBST.search(name) is not None
+def holds_placeholder(value: Any) -> bool:
+    """``value`` is a string holding an envsubst placeholder (``$VAR``, ``${VAR}``, ``${VAR:-x}``):
+    a template's text, rendered before it is applied (a name, label or amount is judged then)."""
+    return isinstance(value, str) and "$" in value and ENVSUBST.search(value) is not None
 
 
 def may_render_to(template: str, name: str) -> bool:

@@ -59,6 +59,7 @@ class CelRule:
     field_path: str | None = None
     reason: str = "FieldValueInvalid"
     reads: frozenset[str] | None = None  # the fields of `self` it reads (None: possibly all)
+    self_walks: int = 0             # macros over `self` itself (two: a walk inside a walk, MAX_NESTED_STEPS)
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,8 @@ def _rule(entry: Any, where: tuple[str, ...]) -> CelRule | None:
     reads = _reads(entry["rule"])
     more = _reads(text["messageExpression"]) if text["messageExpression"] else frozenset()
     return CelRule(where, entry["rule"], text["message"], text["messageExpression"], text["fieldPath"],
-                   text["reason"] or "FieldValueInvalid", None if reads is None or more is None else reads | more)
+                   text["reason"] or "FieldValueInvalid", None if reads is None or more is None else reads | more,
+                   len(_SELF_MACRO.findall(entry["rule"])))
 
 
 class CelSchema:
@@ -165,8 +167,7 @@ class CelSchema:
         compiled = self._program(rule.rule, rule)
         if compiled is None:
             return None
-        walks = len(_SELF_MACRO.findall(rule.rule))
-        size = len(value) if isinstance(value, (list, dict)) else 0
+        walks, size = rule.self_walks, len(value) if isinstance(value, (list, dict)) else 0
         if walks > 1 and size ** walks > MAX_NESTED_STEPS:
             _not_evaluated(rule, self.source, f"on {size} items its {walks} walks of them would take up to "
                            f"{size}^{walks} evaluations (the API server stops a rule at its cost limit)")

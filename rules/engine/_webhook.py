@@ -5,7 +5,6 @@ from typing import Any
 
 from kqlint.domain.objects import K8sObject
 from kqlint.engine.rule import RuleContext
-from kqlint.loader.placeholders import holds_placeholder
 from kqlint.model import Finding
 
 
@@ -14,8 +13,3 @@ def rejected(obj: K8sObject, ctx: RuleContext, at: Any, who: str, rule: str, rem
     return ctx.finding(at=at, message=f"{obj.display()}: {who} rejects it: {rule}",
                        remedy=remedy[:1].upper() + remedy[1:])
 
-
-def rendered_later(value: Any) -> bool:
-    """``value`` is a string holding an envsubst placeholder (``job-${RUN}``): the manifest is a
-    template rendered before it is applied, so the webhook judges another text than this one."""
-    return isinstance(value, str) and holds_placeholder(value)

@@ -16,8 +16,9 @@ from typing import Any
 from kqlint.domain.fields import is_integer
 from kqlint.domain.objects import K8sObject
 from kqlint.engine.rule import RuleContext
+from kqlint.loader.placeholders import holds_placeholder
 from kqlint.model import Finding
-from kqlint.rules.engine._webhook import rejected, rendered_later
+from kqlint.rules.engine._webhook import rejected
 from kqlint.rules.engine._webhook_jobset_policies import DNS1035_FORMAT, DNS1035_LABEL, jobset_policy_findings
 
 MAX_INT32 = 2**31 - 1
@@ -47,7 +48,7 @@ def jobset_findings(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     yield from jobset_policy_findings(obj, ctx, name)
     targets = obj.get("spec", "successPolicy", "targetReplicatedJobs")
     for position, target in enumerate(targets if isinstance(targets, list) else []):
-        if isinstance(target, str) and target not in earlier and not rendered_later(target):
+        if isinstance(target, str) and target not in earlier and not holds_placeholder(target):
             yield _rejected(obj, ctx, obj.at_value("spec", "successPolicy", "targetReplicatedJobs", position),
                             f"`invalid replicatedJob name '{target}' does not appear in .spec.ReplicatedJobs`",
                             "name a replicatedJob of this JobSet")
@@ -56,9 +57,9 @@ def jobset_findings(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
 def _name_for_validation(obj: K8sObject) -> str | None:
     name, prefix = obj.get("metadata", "name"), obj.get("metadata", "generateName")
     if isinstance(name, str) and name:
-        return None if rendered_later(name) else name
+        return None if holds_placeholder(name) else name
     if isinstance(prefix, str) and prefix:
-        return None if rendered_later(prefix) else prefix[:GENERATED_PREFIX] + "abcde"
+        return None if holds_placeholder(prefix) else prefix[:GENERATED_PREFIX] + "abcde"
     return None
 
 
@@ -76,7 +77,7 @@ def _child_names(obj: K8sObject, ctx: RuleContext, base: tuple[Any, ...], name: 
                  job: dict[str, Any]) -> Iterator[Finding]:
     replicas, spec = _count(job.get("replicas"), 1), job.get("template", {}).get("spec") \
         if isinstance(job.get("template"), dict) else None
-    if replicas is None or not isinstance(job.get("name"), str) or rendered_later(job["name"]):
+    if replicas is None or not isinstance(job.get("name"), str) or holds_placeholder(job["name"]):
         return
     longest_job = f"{name}-{job['name']}-{replicas - 1}"
     problem = _dns1035_problem(longest_job, JOB_TOO_LONG)
@@ -123,7 +124,7 @@ def _sizes(obj: K8sObject, ctx: RuleContext, base: tuple[Any, ...], job: dict[st
                         f"`the product of replicas and parallelism must not exceed {MAX_INT32} for replicatedJob "
                         f"'{job.get('name')}'`", "lower replicas or parallelism")
     group = job.get("groupName")
-    if isinstance(group, str) and not rendered_later(group):
+    if isinstance(group, str) and not holds_placeholder(group):
         problem = _dns1035_problem(group, ".spec.replicatedJob[].groupName is too long, must be less than 63 "
                                           "characters")
         if problem:

@@ -18,8 +18,9 @@ from typing import Any
 from kqlint.domain.fields import is_integer
 from kqlint.domain.objects import K8sObject
 from kqlint.engine.rule import RuleContext
+from kqlint.loader.placeholders import holds_placeholder
 from kqlint.model import Finding
-from kqlint.rules.engine._webhook import rejected, rendered_later
+from kqlint.rules.engine._webhook import rejected
 
 DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
@@ -65,7 +66,7 @@ def _count(value: Any, default: int) -> int | None:
 
 def _subdomain(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     subdomain = obj.get("spec", "network", "subdomain")
-    if not isinstance(subdomain, str) or not subdomain or rendered_later(subdomain):
+    if not isinstance(subdomain, str) or not subdomain or holds_placeholder(subdomain):
         return
     if len(subdomain) > MAX_LABEL:
         problem = "`.spec.network.subdomain is too long, must be less than 63 characters`"
@@ -79,7 +80,7 @@ def _subdomain(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
 
 def _managed_by(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     manager = obj.get("spec", "managedBy")
-    if not isinstance(manager, str) or rendered_later(manager):
+    if not isinstance(manager, str) or holds_placeholder(manager):
         return
     host, _, path = manager.partition("/")
     prefixed = bool(host) and bool(path) and len(host) <= MAX_SUBDOMAIN and bool(DNS1123_SUBDOMAIN.match(host)) \
@@ -106,7 +107,7 @@ def _failure_policy(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
             continue
         name = rule.get("name") if rule.get("name") else f"failurePolicyRule{index}"  # the defaulter's name
         at = obj.at_value(*base, index, "name") if rule.get("name") else obj.at(*base, index)
-        if isinstance(name, str) and not rendered_later(name):
+        if isinstance(name, str) and not holds_placeholder(name):
             yield from _rule_name(obj, ctx, at, name, index, seen)
         yield from _rule_lists(obj, ctx, (*base, index), rule, names)
 
@@ -169,11 +170,11 @@ def _coordinator(obj: K8sObject, ctx: RuleContext, name: str | None) -> Iterator
     at = obj.at("spec", "coordinator")
     target = coordinator.get("replicatedJob", "")
     job_index, pod_index = _count(coordinator.get("jobIndex"), 0), _count(coordinator.get("podIndex"), 0)
-    problem = None if rendered_later(target) else _coordinator_problem(obj, target, job_index, pod_index)
+    problem = None if holds_placeholder(target) else _coordinator_problem(obj, target, job_index, pod_index)
     if problem:
         yield _rejected(obj, ctx, at, problem[0], problem[1])
     subdomain = obj.get("spec", "network", "subdomain")
-    if name is None or job_index is None or pod_index is None or rendered_later(target) or rendered_later(subdomain):
+    if name is None or job_index is None or pod_index is None or any(map(holds_placeholder, (target, subdomain))):
         return
     domain = subdomain if isinstance(subdomain, str) and subdomain else name
     endpoint = f"{name}-{target}-{job_index}-{pod_index}.{domain}"

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from kqlint.domain.chains import parent_loops
 from kqlint.domain.objects import K8sObject
 from kqlint.engine.rule import RuleContext
 from kqlint.model import Finding
@@ -55,7 +56,7 @@ def _pod_group(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
                             f"subgroup {group.get('name')}: `minMember` and `minSubGroup` are mutually exclusive",
                             "keep one of them")
     parents = {group.get("name"): group.get("parent") for _, group in groups if group.get("parent") is not None}
-    looping = _on_loops(parents)
+    looping = {name for loop in parent_loops(parents) for name in loop}
     for index, group in groups:
         parent = group.get("parent")
         if parent is None:
@@ -71,22 +72,3 @@ def _pod_group(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
 
 def _names_are_text(group: dict[str, Any]) -> bool:
     return isinstance(group.get("name"), str) and (group.get("parent") is None or isinstance(group.get("parent"), str))
-
-
-def _on_loops(parents: dict[Any, Any]) -> set[Any]:
-    """The names that following ``parent`` from them comes back to (each on a loop), every name
-    walked once in all: a chain of thousands of subgroups costs as many steps, not their square."""
-    state: dict[Any, int] = {}  # 1: on the walk under way, 2: walked before
-    looping: set[Any] = set()
-    for name in parents:
-        path = []
-        current = name
-        while current is not None and current not in state:
-            state[current] = 1
-            path.append(current)
-            current = parents.get(current)
-        if current is not None and state[current] == 1:  # back on this walk: a loop
-            looping.update(path[path.index(current):])
-        for walked in path:
-            state[walked] = 2
-    return looping

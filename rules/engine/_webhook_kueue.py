@@ -89,7 +89,7 @@ def _labels(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         yield _reject(ctx, obj, ("metadata", "labels", QUEUE_LABEL), f"{QUEUE_LABEL}: a lowercase RFC 1123 "
                       "subdomain must consist of lower case alphanumeric characters, '-' or '.'",
                       "Name the LocalQueue with lowercase letters, digits, '-' and '.'", value=True)
-    if MAX_EXEC_TIME in labels and not holds_placeholder(as_text(labels[MAX_EXEC_TIME])):
+    if MAX_EXEC_TIME in labels and not holds_placeholder(labels[MAX_EXEC_TIME]):
         value = as_text(labels[MAX_EXEC_TIME])
         number = go_int(value)  # strconv.Atoi (validation.go)
         if number is None or number <= 0:

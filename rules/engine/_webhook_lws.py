@@ -15,8 +15,9 @@ from typing import Any
 from kqlint.domain.fields import is_integer
 from kqlint.domain.objects import K8sObject
 from kqlint.engine.rule import RuleContext
+from kqlint.loader.placeholders import holds_placeholder
 from kqlint.model import Finding
-from kqlint.rules.engine._webhook import rejected, rendered_later
+from kqlint.rules.engine._webhook import rejected
 
 MAX_INT32 = 2**31 - 1
 MAX_REPLICAS = 1_000_000
@@ -30,7 +31,7 @@ SUBGROUP = (*TEMPLATE, "subGroupPolicy")
 
 def lws_findings(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     name = obj.get("metadata", "name")
-    if isinstance(name, str) and not rendered_later(name) and (len(name) > 63 or not DNS1035_LABEL.match(name)):
+    if isinstance(name, str) and not holds_placeholder(name) and (len(name) > 63 or not DNS1035_LABEL.match(name)):
         yield _rejected(obj, ctx, obj.at_value("metadata", "name"),
                         f"metadata.name `{name}` is not a DNS-1035 label (it names the group's headless Service)",
                         "Rename it: at most 63 lowercase letters, digits and `-`, starting with a letter")

@@ -15,8 +15,9 @@ from typing import Any
 
 from kqlint.domain.objects import K8sObject
 from kqlint.engine.rule import RuleContext
+from kqlint.loader.placeholders import holds_placeholder
 from kqlint.model import Finding
-from kqlint.rules.engine._webhook import rejected, rendered_later
+from kqlint.rules.engine._webhook import rejected
 
 PLUGINS = frozenset({"ssh", "env", "svc", "tensorflow", "mpi", "pytorch", "hcclrank", "ray"})
 QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
@@ -35,7 +36,7 @@ def volcano_job_findings(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     yield from _plugins(obj, ctx, names)
     yield from _task_names(obj, ctx, names)
     job = obj.get("metadata", "name")
-    if isinstance(job, str) and not rendered_later(job) and not _qualified(job):
+    if isinstance(job, str) and not holds_placeholder(job) and not _qualified(job):
         yield _rejected(obj, ctx, obj.at_value("metadata", "name"),
                         f"the job name is not a qualified name of at most 63 characters ({len(job)}; the server "
                         "says `create job with name … validate failed`)", "Shorten or rename the job")
@@ -89,12 +90,12 @@ def _task_names(obj: K8sObject, ctx: RuleContext, names: list[Any]) -> Iterator[
             yield _rejected(obj, ctx, at, f"`duplicated task name {name}`", "give every task its own name")
             return  # the webhook stops at the first duplicate
         seen.add(name)
-        if rendered_later(name):  # the same placeholder twice renders the same name: a duplicate all the same
+        if holds_placeholder(name):  # the same placeholder twice renders the same name: a duplicate all the same
             continue
         if len(name) > MAX_NAME or not DNS1123_LABEL.match(name):
             yield _rejected(obj, ctx, at, f"task name `{name}` is not a DNS-1123 label (job-validation-policy)",
                             "use lowercase letters, digits and `-`, at most 63 characters")
-        elif isinstance(job, str) and not rendered_later(job) and _qualified(job) \
+        elif isinstance(job, str) and not holds_placeholder(job) and _qualified(job) \
                 and not _qualified(pod := f"{job}-{name}-{position}"):
             yield _rejected(obj, ctx, at, f"its pod name `<job>-{name}-{position}` is {len(pod)} characters, more than "
                             "63 (the server says `create pod with name … validate failed`)",

@@ -154,8 +154,8 @@ from kqlint.domain.objects import K8sObject
 from kqlint.domain.quantity import parse_quantity
 from kqlint.domain.workloads import pod_templates
 from kqlint.engine.rule import RuleContext, RuleMeta
+from kqlint.loader.placeholders import holds_placeholder
 from kqlint.model import Finding, Severity
-from kqlint.rules.engine._webhook import rendered_later
 from kqlint.rules.engine._webhook_jobset import jobset_findings
 from kqlint.rules.engine._webhook_kai import kai_findings
 from kqlint.rules.engine._webhook_kueue import kueue_job_findings
@@ -309,7 +309,7 @@ def _pod_group_member(obj: K8sObject, ctx: RuleContext, meta: tuple[Any, ...], l
                      "pod, which needs both the label and the annotation"),
             remedy=f"Add the {missing}")
     elif has_count and not _positive(annotations.get(TOTAL_COUNT_ANNOTATION)) \
-            and not rendered_later(annotations.get(TOTAL_COUNT_ANNOTATION)):
+            and not holds_placeholder(annotations.get(TOTAL_COUNT_ANNOTATION)):
         yield ctx.finding(
             at=obj.at_value(*meta, "annotations", TOTAL_COUNT_ANNOTATION),
             message=(f"{obj.display()}: {TOTAL_COUNT_ANNOTATION} must be a number greater than 0; Kueue rejects "

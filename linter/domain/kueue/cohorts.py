@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kqlint.domain.chains import parent_loops, reaching
 from kqlint.domain.fields import text
 from kqlint.domain.graph import graph_fact
 from kqlint.domain.kinds import KUEUE_GROUP
@@ -82,53 +83,27 @@ def _rotated(loop: list[str]) -> tuple[str, ...]:
 
 
 @graph_fact
-def _loops(graph: ObjectGraph) -> list[list[str]]:
-    """Each loop of parent links once (its names in parent order): every cohort is walked up
-    once in all, so a hierarchy thousands deep costs as many steps, not their square."""
+def _cohort_parents(graph: ObjectGraph) -> dict[str, str | None]:
+    """Cohort name -> the name of its parent, in name order."""
     cohorts = cohort_objects(graph)
-    state: dict[str, int] = {}  # 1: on the walk under way, 2: walked before
-    loops = []
-    for name in sorted(cohorts):
-        path: list[str] = []
-        current: str | None = name
-        while current is not None and current in cohorts and current not in state:
-            state[current] = 1
-            path.append(current)
-            current = parent_name(cohorts[current])
-        if current is not None and state.get(current) == 1:  # back on this walk: a new loop
-            loops.append(path[path.index(current):])
-        for walked in path:
-            state[walked] = 2
-    return loops
+    return {name: parent_name(cohorts[name]) for name in sorted(cohorts)}
+
+
+@graph_fact
+def _loops(graph: ObjectGraph) -> list[list[str]]:
+    """Each loop of parent links once (its names in parent order)."""
+    return parent_loops(_cohort_parents(graph))
 
 
 @graph_fact
 def _on_or_below_loops(graph: ObjectGraph) -> frozenset[str]:
     """The cohorts whose parent chain reaches a loop (on it, or below it)."""
-    return _reaching(frozenset(name for loop in _loops(graph) for name in loop), graph)
-
-
-def _reaching(targets: frozenset[str], graph: ObjectGraph) -> frozenset[str]:
-    """The cohort names whose chain (themselves included) reaches one of ``targets``, each
-    walked once: a name's answer is its parent's unless it is a target."""
-    cohorts = cohort_objects(graph)
-    known: dict[str, bool] = {}
-    for name in cohorts:
-        path: list[str] = []
-        current: str | None = name
-        while current is not None and current not in known and current not in targets and current in cohorts:
-            known[current] = False  # provisional: a loop without a target ends here
-            path.append(current)
-            current = parent_name(cohorts[current])
-        answer = current is not None and (current in targets or known.get(current, False))
-        for walked in path:
-            known[walked] = answer
-    return frozenset(name for name, reaches in known.items() if reaches) | (targets & cohorts.keys())
+    return reaching((name for loop in _loops(graph) for name in loop), _cohort_parents(graph))
 
 
 def cluster_queues_in_cycle(cycle: CohortCycle, graph: ObjectGraph) -> list[K8sObject]:
     """The ClusterQueues whose cohort is on the loop or below it (they never admit), by name."""
-    below = _reaching(frozenset(cycle.names), graph)
+    below = reaching(cycle.names, _cohort_parents(graph))
     chosen: dict[str, K8sObject] = {}
     for cq in graph.of_kind("ClusterQueue", KUEUE_GROUP):
         chosen.setdefault(cq.name, cq)

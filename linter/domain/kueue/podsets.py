@@ -3,7 +3,6 @@ LeaderWorkerSet group, a Job's partial admission), their requests after Kueue's 
 transformations, and where a manifest writes a request or a pod count."""
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cached_property
@@ -22,6 +21,7 @@ from kqlint.domain.workloads import (
     resources_per_node,
     trainer_num_nodes,
 )
+from kqlint.loader.placeholders import holds_placeholder
 
 if TYPE_CHECKING:
     from kqlint.domain.graph import ObjectGraph
@@ -236,27 +236,20 @@ def count_location(obj: K8sObject, pod_set: PodSet, whole: bool = False) -> Loca
     return None
 
 
-_QUANTITY_LISTS = frozenset({"requests", "limits", "resourcesPerNode", "overhead"})
-_QUOTAS = frozenset({"nominalQuota", "borrowingLimit", "lendingLimit"})
-
-
-def unrendered_quantity(obj: K8sObject) -> str | None:
-    """The first resource request, limit or quota of ``obj`` that holds an envsubst placeholder
-    (``cpu: ${CPU}``, ``nominalQuota: ${GPUS}``): a template's, whose amount is not known until
-    it is rendered. None when there is none."""
-    return next(_placeholder_quantities(obj.data, None), None)
-
-
-def _placeholder_quantities(node: Any, key: Any) -> Iterator[str]:
-    from kqlint.loader.placeholders import holds_placeholder
-
-    if isinstance(node, dict):
-        for child_key, child in node.items():
-            if isinstance(child, str):
-                if holds_placeholder(child) and (key in _QUANTITY_LISTS or child_key in _QUOTAS):
-                    yield child
-            else:
-                yield from _placeholder_quantities(child, child_key)
-    elif isinstance(node, list):
-        for item in node:
-            yield from _placeholder_quantities(item, key)
+def unrendered_request(unit: ManagedWorkload) -> str | None:
+    """The first request or limit of ``unit``'s pods that holds an envsubst placeholder (``cpu:
+    ${CPU}``): a template's, whose amount is known once it is rendered. None when there is none.
+    Read where the pods' requests are (``effective_resources``, pod-level ``resources`` and
+    ``overhead``; a TrainJob without a readable runtime: its ``resourcesPerNode``)."""
+    places: list[Any] = []
+    for template in unit.templates:
+        places += [resources for _, resources in effective_resources(template)]
+        places += [template.spec.get("resources"), {"requests": template.spec.get("overhead")}]
+    if not unit.templates:
+        places.append(unit.obj.get(*RESOURCES_PER_NODE_PATH))
+    for resources in places:
+        for key in ("requests", "limits"):
+            for amount in resource_list(resources, key).values():
+                if holds_placeholder(amount):
+                    return str(amount)
+    return None

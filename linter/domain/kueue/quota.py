@@ -12,6 +12,7 @@ from kqlint.domain.kinds import KUEUE_GROUP
 from kqlint.domain.kueue.priority import NEVER
 from kqlint.domain.kueue.routing import cluster_queue_name
 from kqlint.domain.objects import CONTEXT, INPUT, K8sObject
+from kqlint.loader.placeholders import holds_placeholder
 
 if TYPE_CHECKING:
     from kqlint.domain.graph import ObjectGraph
@@ -50,6 +51,9 @@ def resource_groups(cq: K8sObject) -> list[tuple[int, dict[str, Any]]]:
 def group_flavors(group: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
     """(index, mapping) of every ``flavors[]`` entry of one resource group."""
     return list(indexed_mappings(group.get("flavors")))
+
+
+QUOTA_FIELDS = ("nominalQuota", "borrowingLimit", "lendingLimit")  # the amounts of one resources[] entry
 
 
 def flavor_quotas(cq: K8sObject) -> Iterator[FlavorQuotas]:
@@ -174,3 +178,14 @@ def quota_scope(obj: K8sObject, by_kind: dict[str, list[Any]]) -> list[Any]:
     queues = by_kind.get("ClusterQueue", [])
     cohorts = {cohort_name(cq) for cq in queues if cq.name in names} - {None}
     return [cq for cq in queues if cq.name in names or cohort_name(cq) in cohorts]
+
+
+def unrendered_quota(cq: K8sObject) -> str | None:
+    """The first quota amount of ``cq`` that holds an envsubst placeholder (``nominalQuota:
+    "${GPUS}"``): a template's, known once it is rendered. None when there is none."""
+    for entry in flavor_quotas(cq):
+        for _, quota in entry.quotas():
+            for field in QUOTA_FIELDS:
+                if holds_placeholder(quota.get(field)):
+                    return str(quota[field])
+    return None

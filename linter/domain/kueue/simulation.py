@@ -32,7 +32,7 @@ from kqlint.domain.kueue.podsets import (
     ResourceConfig,
     pod_sets,
     resource_config,
-    unrendered_quantity,
+    unrendered_request,
 )
 from kqlint.domain.kueue.preemption import Cluster, Holder
 from kqlint.domain.kueue.priority import workload_priority
@@ -46,7 +46,7 @@ from kqlint.domain.kueue.queue_view import (
     queue_view,
 )
 from kqlint.domain.kueue.queueing import BEST_EFFORT_FIFO, Entry, run
-from kqlint.domain.kueue.quota import cohort_name
+from kqlint.domain.kueue.quota import cohort_name, unrendered_quota
 from kqlint.domain.kueue.routing import ManagedWorkload, all_managed_workloads, cluster_queue_name, local_queue
 from kqlint.domain.kueue.running import Running, creation_ranks, pending_workloads, running_workloads
 from kqlint.domain.objects import INPUT
@@ -262,8 +262,8 @@ def _stage1(item: _Input, graph: ObjectGraph, queues: dict[str, K8sObject],
     if cq.name not in views:
         result.status, result.message = "not-simulated", f"the Cohort tree of ClusterQueue {cq.name} is too deep"
         return result
-    for owner, unknown_amount in (("its resource requests", unrendered_quantity(unit.obj)),
-                                  (f"ClusterQueue {cq.name}'s quotas", unrendered_quantity(cq))):
+    for owner, unknown_amount in (("its resource requests", unrendered_request(unit)),
+                                  (f"ClusterQueue {cq.name}'s quotas", unrendered_quota(cq))):
         if unknown_amount is not None:  # a template's amounts: known once it is rendered
             result.status = "not-simulated"
             result.message = f"{owner} hold an envsubst placeholder (`{unknown_amount}`): render the template first"
