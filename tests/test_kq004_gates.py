@@ -116,23 +116,24 @@ def _platform(version: tuple[int, int] | None = None, gates: tuple[tuple[str, bo
                     kueue_pins=tuple(Pin(pin, f"pin {pin}", "f.yaml") for pin in pins))
 
 
+# KueueGates(tas, multi_layer, elastic_topology, elastic_kinds, slicing)
 @pytest.mark.parametrize("platform,expected", [
-    (_platform(), KueueGates(tas=True, multi_layer=True, elastic_topology=True, elastic_kinds=True)),
-    (_platform((0, 19)), KueueGates(tas=True, multi_layer=True, elastic_topology=True, elastic_kinds=True)),
-    (_platform((0, 18)), KueueGates(tas=True, multi_layer=False, elastic_topology=True, elastic_kinds=True)),
-    (_platform((0, 17)), KueueGates(tas=True, multi_layer=False, elastic_topology=False, elastic_kinds=False)),
+    (_platform(), KueueGates(True, True, True, True, True)),
+    (_platform((0, 19)), KueueGates(True, True, True, True, True)),
+    (_platform((0, 18)), KueueGates(True, False, True, True, True)),
+    (_platform((0, 17)), KueueGates(True, False, False, False, False)),
     (_platform((0, 17), (("ElasticJobsViaWorkloadSlices", True), ("TASMultiLayerTopology", True))),
-     KueueGates(tas=True, multi_layer=True, elastic_topology=True, elastic_kinds=False)),
-    (_platform((0, 16)), KueueGates(tas=True, multi_layer=None, elastic_topology=False, elastic_kinds=False)),
-    (_platform((0, 13)), KueueGates(tas=False, multi_layer=None, elastic_topology=False, elastic_kinds=False)),
+     KueueGates(True, True, True, False, True)),
+    (_platform((0, 16)), KueueGates(True, None, False, False, False)),
+    (_platform((0, 13)), KueueGates(False, None, False, False, False)),
     (_platform(None, (("TASMultiLayerTopology", False),)),
-     KueueGates(tas=True, multi_layer=False, elastic_topology=True, elastic_kinds=True)),
+     KueueGates(True, False, True, True, True)),
     (_platform(None, (("TASMultiLayerTopology", False), ("TASMultiLayerTopology", True))),
-     KueueGates(tas=True, multi_layer=True, elastic_topology=True, elastic_kinds=True)),
+     KueueGates(True, True, True, True, True)),
     (_platform(None, pins=((0, 17), (0, 19))),
-     KueueGates(tas=True, multi_layer=True, elastic_topology=False, elastic_kinds=False)),
+     KueueGates(True, True, False, False, False)),
     (_platform(None, pins=((0, 16), (0, 19))),
-     KueueGates(tas=True, multi_layer=None, elastic_topology=False, elastic_kinds=False)),
+     KueueGates(True, None, False, False, False)),
 ], ids=["unknown", "0.19", "0.18", "0.17", "0.17-gates-on", "0.16", "0.13", "gate-off", "gate-disputed",
         "pins-0.17-0.19", "pins-0.16-0.19"])
 def test_gates_per_release(platform: Platform, expected: KueueGates) -> None:

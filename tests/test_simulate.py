@@ -39,6 +39,8 @@ def observed(workload: dict[str, Any], field: str) -> Any:
     """A workload's field in the shape expected.yaml spells it."""
     if field == "flavors":
         return {p["name"]: p["flavors"] for p in workload.get("podSets", [])}
+    if field == "counts":  # the pods admitted per pod set (partial admission)
+        return {p["name"]: p["count"] for p in workload.get("podSets", [])}
     if field == "emptyCluster":
         return workload["emptyCluster"]["mode"] if workload["emptyCluster"] else None
     if field == "preempted":
@@ -133,6 +135,34 @@ def test_text_report(capsys: pytest.CaptureFixture[str]) -> None:
     assert "Job/team-a/owner" in out and "Workload/team-b/borrower (InCohortReclamation)" in out
     assert "by Job/team-a/owner (InCohortReclamation)" in out
     assert out.rstrip().splitlines()[-1].startswith("  - ")  # the assumptions close the report
+
+
+def test_text_report_shows_partial_admission(capsys: pytest.CaptureFixture[str]) -> None:
+    """A pod set admitted with fewer pods than it asks for says so; the assumptions say how."""
+    with chdir(CASES / "partial_admission_job"):
+        _, out, _ = run(capsys, "simulate", "manifests.yaml", *ISOLATED)
+    assert "main (4 of 8 pods): nvidia.com/gpu=default" in out
+    assert "  - partial admission (job-min-parallelism, minCount) as Kueue's PartialAdmission gate does" in out
+    with chdir(CASES / "kueue_sched_partial_admission_disabled_multiple_variable_pod_sets"):
+        _, out, _ = run(capsys, "simulate", "manifests.yaml", *ISOLATED)
+    assert "  - PartialAdmission gate off: job-min-parallelism and minCount are dropped" in out
+
+
+def test_partial_admission_search() -> None:
+    """Kueue's PodSetReducer: one step index shared by every pod set, the least reduction that fits."""
+    from kqlint.domain.kueue.partial import search
+
+    calls: list[list[int]] = []
+
+    def fits(counts: list[int]) -> list[int] | None:
+        calls.append(counts)
+        return counts if sum(counts) <= 50 else None
+
+    assert search([20, 30, 15], [None, 10, 5], fits) == [20, 20, 10]
+    assert all(c[0] == 20 for c in calls)  # a pod set without a minimum keeps its count
+    assert search([8], [2], lambda counts: None) is None
+    assert search([8], [None], fits) is None and search([8], [8], fits) is None  # nothing to reduce
+    assert search([50], [20], lambda counts: counts if counts[0] * 2 <= 50 else None) == [25]
 
 
 def _cohort_chain(depth: int, loop: bool) -> str:

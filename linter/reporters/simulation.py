@@ -119,7 +119,9 @@ def _name(w: WorkloadResult) -> str:
 
 
 def _row(w: WorkloadResult) -> list[str]:
-    flavors = "; ".join(f"{p.name}: " + ", ".join(f"{r}={f}" for r, f in p.flavors.items()) for p in w.pod_sets)
+    asked = {p.name: p.count for p in w.requests or ()}
+    flavors = "; ".join(f"{p.name}{_fewer(p.count, asked.get(p.name))}: "
+                        + ", ".join(f"{r}={f}" for r, f in p.flavors.items()) for p in w.pod_sets)
     preempted = ", ".join(f"{_name(v)} ({reason})" for v, reason in w.preempted)
     if w.preempted_by is not None:
         preempted = f"by {_name(w.preempted_by[0])} ({w.preempted_by[1]})"
@@ -127,6 +129,11 @@ def _row(w: WorkloadResult) -> list[str]:
     return [terminal_safe(cell) for cell in (_name(w), "-" if w.priority is None else str(w.priority), status,
                                              flavors or "-", "yes" if w.borrowing else "no", preempted or "-",
                                              w.reason or "-")]
+
+
+def _fewer(count: int, asked: int | None) -> str:
+    """`` (20 of 30 pods)`` for a pod set admitted with fewer pods than it asks for (partial admission)."""
+    return f" ({count} of {asked} pods)" if asked is not None and count < asked else ""
 
 
 def _table(rows: list[list[str]], statuses: list[str], color: bool) -> list[str]:

@@ -1,7 +1,8 @@
 """KQ004: what Kueue's job webhooks refuse on create (kueue.md B30).
 
 ``jobframework.ValidateJobOnCreate`` (``validation.go``): the ``queue-name`` label must be a
-DNS-1123 subdomain, the ``max-exec-time-seconds`` label an integer > 0. The TAS annotations of
+DNS-1123 subdomain, the ``max-exec-time-seconds`` label an integer > 0; a Job's
+``job-min-parallelism`` annotation an integer from 1 to one less than its pods. The TAS annotations of
 each pod template (``tas_validation.go``: ``ValidateTASPodSetRequest``,
 ``ValidateSliceSizeAnnotationUpperBound``, ``ValidatePodSetGroupingTopology``), which every
 integration's webhook runs while ``TopologyAwareScheduling`` is on (beta, on by default from
@@ -22,6 +23,7 @@ from typing import Any
 from kqlint.domain import kinds as K
 from kqlint.domain.fields import go_bool, go_int, is_dns1123_subdomain, is_integer, text
 from kqlint.domain.kueue import QUEUE_LABEL
+from kqlint.domain.kueue.podsets import JOB_MIN_PARALLELISM
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.workloads import PodTemplate, as_count, own_templates
 from kqlint.engine.rule import RuleContext
@@ -60,6 +62,8 @@ def kueue_job_findings(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     if (obj.group, obj.kind) not in JOB_KINDS or not webhook_validates(obj, ctx):
         return
     yield from _labels(obj, ctx)
+    if (obj.group, obj.kind) == K.JOB:
+        yield from _min_parallelism(obj, ctx)
     templates = [t for t in own_templates(obj, ctx.graph)
                  if t.meta_path is not None and any(str(key).startswith(PREFIX) for key in t.annotations)]
     gates = gates_of(ctx) if templates else None
@@ -97,6 +101,36 @@ def _labels(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
                           f"{MAX_EXEC_TIME}: Invalid value: {value!r}: should be greater than 0" if number is not None
                           else f"{MAX_EXEC_TIME}: Invalid value: {value!r}: not an integer",
                           "Set the maximum execution time as a whole number of seconds above 0", value=True)
+
+
+def _min_parallelism(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    """``validatePartialAdmissionCreate`` (job_webhook.go): the Job's minimum for partial
+    admission is an integer from 1 to one less than its pods (parallelism, or completions
+    when fewer)."""
+    raw = obj.annotations.get(JOB_MIN_PARALLELISM)
+    if raw is None or holds_placeholder(raw):
+        return
+    value, path = as_text(raw), ("metadata", "annotations", JOB_MIN_PARALLELISM)
+    key, quoted = f"metadata.annotations[{JOB_MIN_PARALLELISM}]", json.dumps(as_text(raw))
+    number, pods = go_int(value), _job_pods(obj)
+    if number is None or not 0 < number < pods:
+        detail = f"Invalid value: {number}: should be between 0 and {pods - 1}" if number is not None \
+            else f"Invalid value: {quoted}: strconv.Atoi: parsing {quoted}: invalid syntax"
+        remedy = (f"Set the fewest pods the Job may start with (partial admission) to a whole number from 1 to "
+                  f"{pods - 1}, below its pod count, or remove the annotation to admit it whole") if pods > 1 \
+            else "Remove the annotation: a Job of one pod cannot be admitted with fewer (partial admission)"
+        yield _reject(ctx, obj, path, f"{key}: {detail}", remedy, value=True)
+    if is_elastic(obj) and gates_of(ctx).slicing:
+        yield _reject(ctx, obj, path, f"{key}: Invalid value: {quoted}: partial admission and elastic job cannot "
+                      "be used together", f"Remove {JOB_MIN_PARALLELISM} or {ELASTIC}: an elastic Job is resized "
+                      "by Kueue itself", value=True)
+
+
+def _job_pods(job: K8sObject) -> int:
+    """``podsCount``: parallelism (1 when unset), or completions when fewer."""
+    pods = as_count(job.get("spec", "parallelism"), 1)
+    completions = job.get("spec", "completions")
+    return min(pods, as_count(completions, pods)) if completions is not None else pods
 
 
 def _tas_annotations(obj: K8sObject, template: PodTemplate, gates: KueueGates,

@@ -48,6 +48,7 @@ class KueueGates:
     multi_layer: bool | None   # the constraints annotation: accepted (checked), refused, or unknown (ignored)
     elastic_topology: bool     # the Job webhook refuses an elastic Job's required/preferred topology
     elastic_kinds: bool        # ValidateElasticJobAnnotation refuses the annotation on other kinds
+    slicing: bool = False      # the elastic-job annotation makes a job elastic (workloadslicing.Enabled)
 
 
 def kueue_gates(platform: Platform) -> KueueGates:
@@ -61,7 +62,8 @@ def kueue_gates(platform: Platform) -> KueueGates:
     multi_layer = gate(MULTI_LAYER_GATE, 19)  # open: only what either setting refuses (the layers' syntax)
     return KueueGates(tas=gate(TAS_GATE, 14) is True,
                       multi_layer=multi_layer is not False if release(17) is True else None,
-                      elastic_topology=slicing and release(17) is True, elastic_kinds=slicing and release(18) is True)
+                      elastic_topology=slicing and release(17) is True, elastic_kinds=slicing and release(18) is True,
+                      slicing=slicing)
 
 
 def gates_of(ctx: RuleContext) -> KueueGates:

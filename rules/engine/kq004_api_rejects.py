@@ -31,7 +31,10 @@ cannot express (kueue.md B8, B9, B13):
   forming a cycle, or `minMember` with `minSubGroup`; a KAI Queue without `spec.resources`.
 - a Job, JobSet, Kubeflow job, RayJob, RayCluster, RayService or AppWrapper Kueue's job webhook
   refuses: a `kueue.x-k8s.io/queue-name` label that is not a DNS-1123 subdomain; a
-  `kueue.x-k8s.io/max-exec-time-seconds` label that is not an integer above 0; on a pod
+  `kueue.x-k8s.io/max-exec-time-seconds` label that is not an integer above 0; a Job's
+  `kueue.x-k8s.io/job-min-parallelism` (partial admission) that is not an integer from 1 to one
+  less than its pods (parallelism, or completions when fewer), or that comes with
+  `kueue.x-k8s.io/elastic-job: "true"` where elastic jobs are on; on a pod
   template, more than one of the `podset-required-topology`, `podset-preferred-topology`,
   `podset-unconstrained-topology` annotations (`must not contain more than one topology
   annotation`), a required/preferred/slice-required level that is not a label name, an

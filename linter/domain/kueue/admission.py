@@ -50,6 +50,7 @@ class PodSetRequest:
     requests: dict[str, Fraction]
     spec: dict[str, Any]          # the pod spec: tolerations, nodeSelector, affinity
     group: str | None = None      # kueue.x-k8s.io/podset-group-name
+    min_count: int | None = None  # partial admission: the fewest pods it may run with (kueue.partial)
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,8 @@ BASE_ASSUMPTIONS = (
     "running usage is what admitted Workload objects (inputs, --running) and --running workloads hold",
     "creation order is the order kqlint reads the documents (files in sorted path order, documents in file order)"
     " after objects with metadata.creationTimestamp",
-    "Fair Sharing off (no Kueue Configuration of the inputs turns it on), Admission Fair Sharing off; partial"
-    " admission (a Job with job-min-parallelism is simulated whole), LocalQueue stopPolicy, elastic jobs,"
-    " waitForPodsReady and concurrent admission not simulated",
+    "Fair Sharing off (no Kueue Configuration of the inputs turns it on), Admission Fair Sharing off;"
+    " LocalQueue stopPolicy, elastic jobs, waitForPodsReady and concurrent admission not simulated",
     "TAS node capacity not modelled",
     "the cluster's ClusterQueues, Cohorts, ResourceFlavors and AdmissionChecks are those of the inputs, their"
     " context, config external and the profile",
@@ -33,17 +32,23 @@ CONFIGURED = "resources.excludeResourcePrefixes and transformations as the quota
 FROM_CONFIGURATION = "resources.excludeResourcePrefixes and transformations as the Kueue Configuration sets them"
 BOOST = (f"PriorityBoost gate on: a Workload object's {PRIORITY_BOOST} annotation is added to its spec.priority"
          " (the priority shown and compared)")
+PARTIAL = ("partial admission (job-min-parallelism, minCount) as Kueue's PartialAdmission gate does: a workload"
+           " that fits neither whole nor by preemption is admitted with the most pods that fit, down to its minimum")
+WHOLE = "PartialAdmission gate off: job-min-parallelism and minCount are dropped, every workload is simulated whole"
 PER_POD = "a Deployment, StatefulSet, LeaderWorkerSet or pod integration object is simulated as one of its Workloads"
 
 
-def starting_assumptions(graph: ObjectGraph, version_known: bool, resources: ResourceConfig) -> list[str]:
+def starting_assumptions(graph: ObjectGraph, version_known: bool, resources: ResourceConfig,
+                         partial: bool = True) -> list[str]:
     """What every simulation of ``graph`` assumes; the run adds what it meets (flavors known by
     name only, namespaces without labels, a queue cut short). ``resources``: Kueue's resource
-    exclusions and transformations, and where they come from."""
+    exclusions and transformations, and where they come from; ``partial``: the PartialAdmission
+    gate is on."""
     source = resources.source
     written = NO_RESOURCE_CONFIG if not source else CONFIGURED if source == FROM_OPTIONS \
         else f"{FROM_CONFIGURATION} ({source})"
-    found = [*BASE_ASSUMPTIONS, IGNORE_UNDECLARED if resources.ignore_undeclared else BLOCK_UNDECLARED, written]
+    found = [*BASE_ASSUMPTIONS, IGNORE_UNDECLARED if resources.ignore_undeclared else BLOCK_UNDECLARED, written,
+             PARTIAL if partial else WHOLE]
     if not version_known:
         found.insert(0, f"Kueue version unknown: Kueue {NEWEST_KUEUE} behaviour used")
     if priority_boost_on(graph):

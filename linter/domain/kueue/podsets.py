@@ -9,7 +9,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from kqlint.domain import kinds as K
-from kqlint.domain.fields import above_one
+from kqlint.domain.fields import above_one, go_int
 from kqlint.domain.kueue.limitranges import defaulted_requests
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.podspec import effective_resources
@@ -121,6 +121,14 @@ def _min_parallelism(job: K8sObject, count: int) -> int:
         return max(int(str(value)), 1) if value is not None else count
     except ValueError:
         return count
+
+
+def job_min_count(job: K8sObject, pods: int) -> int | None:
+    """The fewest pods Kueue may admit a Job with (partial admission): its
+    ``job-min-parallelism`` annotation where Kueue's Job webhook accepts it (an integer from 1
+    to one less than the Job's pods, ``validatePartialAdmissionCreate``); None otherwise."""
+    minimum = go_int(job.annotations.get(JOB_MIN_PARALLELISM))  # strconv.Atoi
+    return minimum if minimum is not None and 1 <= minimum < pods else None
 
 
 FROM_OPTIONS = "the quota rules' options"  # ResourceConfig.source when the rule options mirror the section

@@ -4,8 +4,9 @@ processed in Kueue's order; admitted workloads hold quota, preemptors evict thei
 
 Mirrors ``pkg/scheduler/scheduler.go``: ``schedule``/``nominate`` (one head per queue),
 ``makeClassicalIterator`` (no borrowing first, then priority, then queue order),
-``processEntry`` (NoFit, Preempt without candidates, overlapping targets, "no longer fits",
-``quotaResourcesToReserve`` while preempting, ``. Pending the preemption of N workload(s)``),
+``getInitialAssignments`` (partial admission: ``kueue.partial``), ``processEntry`` (NoFit,
+Preempt without candidates, overlapping targets, "no longer fits", ``quotaResourcesToReserve``
+while preempting, ``. Pending the preemption of N workload(s)``),
 and the queue manager's ordering (priority, then creation) with ``StrictFIFO`` and
 ``BestEffortFIFO`` (``pkg/cache/queue``). Nothing finishes: usage is released only by
 preemption, and set-aside workloads are retried when an eviction frees quota in their cohort.
@@ -13,6 +14,7 @@ preemption, and set-aside workloads are retried when an eviction frees quota in 
 from __future__ import annotations
 
 from bisect import insort
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -25,9 +27,9 @@ from kqlint.domain.kueue.admission import (
     Oracle,
     PodSetRequest,
     QueueView,
-    assign,
 )
 from kqlint.domain.kueue.capacity import ZERO, FlavorResource, Node, add_usage, queue_available, remove_usage
+from kqlint.domain.kueue.partial import initial_assignment
 from kqlint.domain.kueue.preemption import ANY, Cluster, Holder, Preemptor, simulate, targets
 
 STRICT_FIFO, BEST_EFFORT_FIFO = "StrictFIFO", "BestEffortFIFO"
@@ -67,9 +69,11 @@ class _Queue:
     stuck: Entry | None = None     # StrictFIFO: a head that cannot be admitted
 
 
-def run(entries: list[Entry], cluster: Cluster, views: dict[str, QueueView], strategies: dict[str, str]) -> bool:
+def run(entries: list[Entry], cluster: Cluster, views: dict[str, QueueView], strategies: dict[str, str],
+        partial: bool = True) -> bool:
     """Admit ``entries`` as Kueue's scheduler would; results are written on the entries.
-    False when the cycles were cut short (a bound against pathological inputs)."""
+    ``partial``: the PartialAdmission gate is on (``kueue.partial``). False when the cycles
+    were cut short (a bound against pathological inputs)."""
     queues = {entry.queue: _Queue(strategies.get(entry.queue, BEST_EFFORT_FIFO)) for entry in entries}
     for entry in sorted(entries):
         queues[entry.queue].active.append(entry)
@@ -81,7 +85,7 @@ def run(entries: list[Entry], cluster: Cluster, views: dict[str, QueueView], str
         if not heads:
             finished = True
             break
-        _cycle(heads, cluster, views, queues)
+        _cycle(heads, cluster, views, queues, partial)
     for queue_name, queue in queues.items():
         if queue.stuck is not None:
             for entry in queue.active[1:]:  # the stuck head keeps its own reason
@@ -91,14 +95,13 @@ def run(entries: list[Entry], cluster: Cluster, views: dict[str, QueueView], str
 
 
 def _cycle(heads: list[tuple[str, Entry]], cluster: Cluster, views: dict[str, QueueView],
-           queues: dict[str, _Queue]) -> None:
+           queues: dict[str, _Queue], partial: bool) -> None:
     nominated = []
     for name, entry in heads:
         preemptor = Preemptor(name, entry.priority, entry.created)
-        assignment = assign(entry.pod_sets, views[name], _oracle(cluster, preemptor))
-        victims = []
-        if assignment.mode == PREEMPT:
-            victims = targets(cluster, preemptor, assignment.needs_preemption(), assignment.usage)
+        assignment, victims = initial_assignment(entry.pod_sets, views[name], partial=partial,
+                                                 oracle=_oracle(cluster, preemptor),
+                                                 targets_of=_targets_of(cluster, preemptor))
         entry.assignment = assignment
         nominated.append((entry, victims))
     nominated.sort(key=lambda item: (item[0].assignment.borrowing if item[0].assignment else 0,
@@ -108,6 +111,11 @@ def _cycle(heads: list[tuple[str, Entry]], cluster: Cluster, views: dict[str, Qu
         _process(entry, victims, cluster, views[entry.queue], queues, reserved)
     for node, fr, amount in reserved:  # a preemptor's reservation lasts one cycle (snapshot only)
         remove_usage(node, fr, amount)
+
+
+def _targets_of(cluster: Cluster, preemptor: Preemptor) -> Callable[[Assignment], list[tuple[Holder, str]]]:
+    """The preemption targets Kueue finds for an assignment of ``preemptor`` (``GetTargets``)."""
+    return lambda assignment: targets(cluster, preemptor, assignment.needs_preemption(), assignment.usage)
 
 
 def _oracle(cluster: Cluster, preemptor: Preemptor) -> Oracle:

@@ -99,12 +99,12 @@ def _assignments(admission: dict[str, Any]) -> tuple[list[tuple[str, int, dict[s
 @dataclass(frozen=True)
 class Pending:
     """A Kueue ``Workload`` object of the inputs without quota: queued as Kueue would queue it
-    (``spec.queueName``, ``spec.priority``, ``spec.podSets[].count`` and ``template``)."""
+    (``spec.queueName``, ``spec.priority``, ``spec.podSets[].count``, ``minCount`` and ``template``)."""
 
     obj: K8sObject
     local_queue: str
     priority: int
-    pod_sets: list[tuple[str, int, PodTemplate]]   # (name, count, template)
+    pod_sets: list[tuple[str, int, int | None, PodTemplate]]   # (name, count, minCount, template)
 
 
 def pending_workloads(graph: ObjectGraph) -> list[Pending]:
@@ -123,9 +123,18 @@ def pending_workloads(graph: ObjectGraph) -> list[Pending]:
             if not isinstance(count, int) or isinstance(count, bool) or count < 0:
                 break
             path = ("spec", "podSets", index, "template")
-            sets.append((str(pod_set.get("name") or "main"), count, full_template(obj, "template", path, count)))
+            sets.append((str(pod_set.get("name") or "main"), count, _min_count(pod_set.get("minCount"), count),
+                         full_template(obj, "template", path, count)))
         else:
             if sets:
                 found.append(Pending(obj, queue, object_priority(obj, boosted), sets))
     found.sort(key=lambda p: (p.obj.file, p.obj.doc))
     return found
+
+
+def _min_count(value: Any, count: int) -> int | None:
+    """A pod set's ``minCount`` where Kueue reads it: an integer from 1 to ``count`` (the CRD
+    refuses others); None when unset."""
+    if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= count:
+        return value
+    return None

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from kqlint.domain import kinds as K
 from kqlint.domain.fields import text, text_or
 from kqlint.domain.kinds import KUEUE_GROUP
 from kqlint.domain.kueue.admission import (
@@ -23,17 +24,11 @@ from kqlint.domain.kueue.admission import (
     Assignment,
     PodSetRequest,
     QueueView,
-    assign,
 )
 from kqlint.domain.kueue.assumptions import PER_POD, starting_assumptions
 from kqlint.domain.kueue.capacity import ZERO, FlavorResource, QuotaTree, build_tree
-from kqlint.domain.kueue.podsets import (
-    JOB_MIN_PARALLELISM,
-    ResourceConfig,
-    pod_sets,
-    resource_config,
-    unrendered_request,
-)
+from kqlint.domain.kueue.partial import initial_assignment
+from kqlint.domain.kueue.podsets import ResourceConfig, job_min_count, pod_sets, resource_config, unrendered_request
 from kqlint.domain.kueue.preemption import Cluster, Holder
 from kqlint.domain.kueue.priority import workload_priority
 from kqlint.domain.kueue.queue_view import (
@@ -49,7 +44,9 @@ from kqlint.domain.kueue.queueing import BEST_EFFORT_FIFO, Entry, run
 from kqlint.domain.kueue.quota import cohort_name, unrendered_quota
 from kqlint.domain.kueue.routing import ManagedWorkload, all_managed_workloads, cluster_queue_name, local_queue
 from kqlint.domain.kueue.running import Running, creation_ranks, pending_workloads, running_workloads
+from kqlint.domain.kueue_config import kueue_gate
 from kqlint.domain.objects import INPUT
+from kqlint.domain.platform import platform_of
 from kqlint.domain.podspec import pod_requests
 
 if TYPE_CHECKING:
@@ -133,12 +130,11 @@ def simulate(graph: ObjectGraph, stage: int = 2, resources: ResourceConfig | Non
     """Stage 1 for every Kueue-managed input workload, then (``stage`` 2) the queue;
     ``resources``: Kueue's resource exclusions and transformations; ``running_file``: whether
     a file holds workloads already running (``--running``): admitted first, in file order."""
-    from kqlint.domain.platform import platform_of
-
     version = platform_of(graph).kueue_version
     written = resource_config(None, graph)  # the Kueue Configuration in the inputs, if any
     resources = written if resources is None else replace(resources, ignore_undeclared=written.ignore_undeclared)
-    assumptions = starting_assumptions(graph, version is not None, resources)
+    partial = kueue_gate(platform_of(graph), "PartialAdmission", 5) is not False  # kueue.partial
+    assumptions = starting_assumptions(graph, version is not None, resources, partial)
     empty, live = build_tree(graph), build_tree(graph)
     queues = {name: node.queue for name, node in live.queues.items() if node.queue is not None}
     inactive = {name: why for name, cq in queues.items() if (why := inactive_reason(cq, live, graph)) is not None}
@@ -152,7 +148,7 @@ def simulate(graph: ObjectGraph, stage: int = 2, resources: ResourceConfig | Non
     results = [_running_result(r) for r in running_workloads(graph)]
     unknown: set[str] = set()
     inputs = _inputs(graph, resources)
-    results += [_stage1(item, graph, queues, inactive, empty_views, unknown) for item in inputs]
+    results += [_stage1(item, graph, queues, inactive, empty_views, unknown, partial) for item in inputs]
     if any(p.count != p.all_pods for item in inputs if item.unit.labels_path for p in pod_sets(item.unit, graph)):
         assumptions.append(PER_POD)
     if unknown:
@@ -161,7 +157,7 @@ def simulate(graph: ObjectGraph, stage: int = 2, resources: ResourceConfig | Non
     if stage == 2:
         views = {name: queue_view(cq, live, flavor_objects, ignore) for name, cq in queues.items()
                  if name not in inactive and name in empty_views}
-        _stage2(results, live, views, queues, running_file or (lambda _: False), assumptions)
+        _stage2(results, live, views, queues, running_file or (lambda _: False), assumptions, partial)
     for result in results:
         cq = queues.get(result.cluster_queue or "")
         if cq is not None and result.status != "not-simulated":
@@ -188,9 +184,9 @@ def _inputs(graph: ObjectGraph, resources: ResourceConfig | None) -> list[_Input
     found = [_Input(u, workload_priority(u, graph).value, _requests(u, graph, resources))
              for u in all_managed_workloads(graph) if u.obj.source == INPUT]
     for pending in pending_workloads(graph):
-        unit = ManagedWorkload(pending.obj, tuple(t for _, _, t in pending.pod_sets), None, pending.local_queue)
-        requests = [_pod_set_request(name, count, t, resources.apply(pod_requests(t)) if resources else pod_requests(t))
-                    for name, count, t in pending.pod_sets]
+        unit = ManagedWorkload(pending.obj, tuple(t for _, _, _, t in pending.pod_sets), None, pending.local_queue)
+        requests = [_pod_set_request(name, count, t, resources.apply(pod_requests(t)) if resources else pod_requests(t),
+                                     minimum) for name, count, minimum, t in pending.pod_sets]
         found.append(_Input(unit, pending.priority, requests))
     found.sort(key=lambda i: (i.unit.obj.file, i.unit.obj.doc))
     stamp = {id(i): text(i.unit.obj.get("metadata", "creationTimestamp")) or "" for i in found}
@@ -198,9 +194,10 @@ def _inputs(graph: ObjectGraph, resources: ResourceConfig | None) -> list[_Input
     return stamped + [i for i in found if not stamp[id(i)]]
 
 
-def _pod_set_request(name: str, count: int, template: PodTemplate, per_pod: dict[str, Fraction]) -> PodSetRequest:
+def _pod_set_request(name: str, count: int, template: PodTemplate, per_pod: dict[str, Fraction],
+                     min_count: int | None = None) -> PodSetRequest:
     return PodSetRequest(name, count, {r: a * count for r, a in per_pod.items()}, template.spec,
-                         text(template.annotations.get(GROUP_ANNOTATION)))
+                         text(template.annotations.get(GROUP_ANNOTATION)), min_count)
 
 
 def _flavors(graph: ObjectGraph, assumptions: list[str]) -> dict[str, K8sObject]:
@@ -229,13 +226,14 @@ def _requests(unit: ManagedWorkload, graph: ObjectGraph, resources: ResourceConf
     found = pod_sets(unit, graph, resources)
     if not found or any(p.count < 1 for p in found):
         return None
-    partial = JOB_MIN_PARALLELISM in unit.obj.annotations  # Kueue tries the whole Job first
-    return [_pod_set_request(pod_set_name(p.template.role, len(found) == 1), p.template.pods if partial else p.count,
-                             p.template, p.per_pod) for p in found]
+    job = (unit.obj.group, unit.obj.kind) == K.JOB  # the whole Job, down to its minimum (kueue.partial)
+    return [_pod_set_request(pod_set_name(p.template.role, len(found) == 1), p.template.pods if job else p.count,
+                             p.template, p.per_pod, job_min_count(unit.obj, p.template.pods) if job else None)
+            for p in found]
 
 
-def _stage1(item: _Input, graph: ObjectGraph, queues: dict[str, K8sObject],
-            inactive: dict[str, str], views: dict[str, QueueView], unknown: set[str]) -> WorkloadResult:
+def _stage1(item: _Input, graph: ObjectGraph, queues: dict[str, K8sObject], inactive: dict[str, str],
+            views: dict[str, QueueView], unknown: set[str], partial: bool) -> WorkloadResult:
     unit, priority, requests = item.unit, item.priority, item.requests
     lq = local_queue(unit, graph)
     cq_name = text(cluster_queue_name(lq)) if lq is not None else None
@@ -268,7 +266,7 @@ def _stage1(item: _Input, graph: ObjectGraph, queues: dict[str, K8sObject],
             result.status = "not-simulated"
             result.message = f"{owner} hold an envsubst placeholder (`{unknown_amount}`): render the template first"
             return result
-    assignment = assign(requests, views[cq.name])
+    assignment, _ = initial_assignment(requests, views[cq.name], partial=partial)
     result.empty_cluster = _stage1_result(assignment)
     result.reason, result.message = result.empty_cluster.reason, result.empty_cluster.message
     return result
@@ -319,8 +317,8 @@ def _queue_result(name: str, cq: K8sObject, tree: QuotaTree) -> QueueResult:
 
 # ------------------------------------------------------------------ stage 2
 
-def _stage2(results: list[WorkloadResult], tree: QuotaTree, views: dict[str, QueueView],
-            queues: dict[str, K8sObject], running_file: Callable[[str], bool], assumptions: list[str]) -> None:
+def _stage2(results: list[WorkloadResult], tree: QuotaTree, views: dict[str, QueueView], queues: dict[str, K8sObject],
+            running_file: Callable[[str], bool], assumptions: list[str], partial: bool) -> None:
     cluster = Cluster(tree, {name: policy(queues[name]) for name in queues})
     entries, ranks = [], creation_ranks([result.unit.obj for result in results])
     held = [(r.running, i) for i, r in enumerate(results) if r.running is not None and r.running.queue in views]
@@ -329,7 +327,7 @@ def _stage2(results: list[WorkloadResult], tree: QuotaTree, views: dict[str, Que
                                     "admitted"), running.usage, cluster, running.evicted)  # inactive queues: unmodelled
     for created, result in zip(ranks, results, strict=True):
         if running_file(result.unit.obj.file):
-            _admit_running(result, created, views, cluster)
+            _admit_running(result, created, views, cluster, partial)
             continue
         if result.status != "pending" or result.reason in (MISCONFIGURED, INACTIVE):
             continue
@@ -340,7 +338,7 @@ def _stage2(results: list[WorkloadResult], tree: QuotaTree, views: dict[str, Que
                              result.priority or 0, created, requests)
         entries.append(result.entry)
     strategies = {name: text_or(queues[name].get("spec", "queueingStrategy"), BEST_EFFORT_FIFO) for name in views}
-    if not run(entries, cluster, views, strategies):
+    if not run(entries, cluster, views, strategies, partial):
         assumptions.append("the queue was cut short after 8 scheduling cycles per workload: later results are partial")
     by_entry = {id(r.entry): r for r in results if r.entry is not None}
     for result in results:
@@ -355,13 +353,14 @@ def _hold(result: WorkloadResult, entry: Entry, usage: dict[FlavorResource, Frac
     cluster.add(entry.holder)
 
 
-def _admit_running(result: WorkloadResult, created: int, views: dict[str, QueueView], cluster: Cluster) -> None:
+def _admit_running(result: WorkloadResult, created: int, views: dict[str, QueueView], cluster: Cluster,
+                   partial: bool) -> None:
     """A Kueue-managed object of a ``--running`` file: admitted by stage 1 against the usage so
     far, never by preemption; one that does not fit stays pending with Kueue's reason."""
     view = views.get(result.cluster_queue or "")
     if result.status != "pending" or result.requests is None or view is None or result.running is not None:
         return
-    assignment = assign(result.requests, view)
+    assignment, _ = initial_assignment(result.requests, view, partial=partial)
     if assignment.mode != FIT:
         result.reason = assignment.no_fit_reason or WAITING_FOR_QUOTA
         result.message = assignment.message()
