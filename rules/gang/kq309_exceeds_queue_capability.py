@@ -28,7 +28,8 @@ is unlimited; `0` is a real bound (any request of that resource is over the limi
 
 A Queue manifest named `default` or `root` (the queues Volcano's scheduler creates on every
 cluster, without a capability) counts only where it is applied with the job: in the job's folder
-or unit. Silent when the queue cannot be resolved (KQ310/KQ312 report unknown queues), when the
+or unit. Caps more than 64 levels above the gang's queue are not judged (as a Cohort tree deeper than
+that is not simulated). Silent when the queue cannot be resolved (KQ310/KQ312 report unknown queues), when the
 pods do not go to that scheduler, for a Volcano Job whose `minAvailable` the webhook rejects (KQ301),
 and under the `kakaocloud` profile for Volcano queues (KQ502).
 
@@ -148,6 +149,7 @@ KAI_QUEUE_LABEL = "kai.scheduler/queue"
 KAI_RESOURCES = (("gpu", "nvidia.com/gpu", Fraction(1)), ("cpu", "cpu", Fraction(1000)),
                  ("memory", "memory", Fraction(1, 10**6)))
 MAX_MESSAGE = 240
+MAX_QUEUE_DEPTH = 64  # levels of a queue's ancestry judged, as for a Kueue Cohort tree (capacity.MAX_DEPTH)
 KAI_UNITS = {"gpu": "", "cpu": " millicores", "memory": " MB"}
 
 
@@ -308,10 +310,11 @@ def _plain(amount: Fraction) -> str:
 # ------------------------------------------------------------------ shared
 
 def _chain(queue: K8sObject | None, queues: dict[str, K8sObject], parent_field: str) -> list[K8sObject]:
-    """The queue and its ancestors in view, stopping at a loop or an unknown parent."""
+    """The queue and its ancestors in view, stopping at a loop, an unknown parent or
+    MAX_QUEUE_DEPTH levels (each gang walks its chain: bounded on a hostile queue tree)."""
     found: list[K8sObject] = []
     seen: set[int] = set()  # by identity: a lookup per step, not a scan of the chain so far
-    while queue is not None and id(queue) not in seen:
+    while queue is not None and id(queue) not in seen and len(found) < MAX_QUEUE_DEPTH:
         found.append(queue)
         seen.add(id(queue))
         parent = queue.get("spec", parent_field)

@@ -12,7 +12,9 @@ It fires when one pod set's total request (pods × requests per pod) exceeds the
 single-flavor capacity (Kueue puts a whole pod set on one flavor), or when the workload's
 total exceeds the sum over all flavors. Requests are counted as Kueue counts them (limits
 stand in for missing requests; `pods` counts pods when the queue covers it). A Job with
-`kueue.x-k8s.io/job-min-parallelism` is judged at that minimum (partial admission). A
+`kueue.x-k8s.io/job-min-parallelism` is judged at that minimum (partial admission), unless the
+Kueue Configuration of the inputs turns the `PartialAdmission` gate off (Kueue then admits it
+whole). A
 Deployment's or DynamoGraphDeployment's pods are one Workload each and a LeaderWorkerSet is
 one Workload per group: each of those must fit one flavor, and all of them together must fit
 the sum over flavors, else part of the object never starts. Kueue gives all the resources of one

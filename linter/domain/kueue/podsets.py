@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, Any
 from kqlint.domain import kinds as K
 from kqlint.domain.fields import above_one, go_int
 from kqlint.domain.kueue.limitranges import defaulted_requests
+from kqlint.domain.kueue_config import kueue_gate
 from kqlint.domain.objects import K8sObject
+from kqlint.domain.platform import platform_of
 from kqlint.domain.podspec import effective_resources
 from kqlint.domain.quantity import Requests, parse_quantity, requirement_requests, resource_list
 from kqlint.domain.workloads import (
@@ -81,7 +83,7 @@ def pod_sets(unit: ManagedWorkload, graph: ObjectGraph,
         elif kind == K.LWS:  # one Workload per group (workloads.md 5)
             groups = as_count(obj.get("spec", "replicas"), 1)
             count = count // groups if groups else 0
-        elif kind == K.JOB:
+        elif kind == K.JOB and _partial_admission(graph):
             count = replicas = min(count, _min_parallelism(obj, count))
         per_pod = _requests(template, graph)
         found.append(PodSet(template, count, config.apply(per_pod) if config else per_pod, replicas))
@@ -112,6 +114,12 @@ def _trainer_step_only(trainjob: K8sObject, config: ResourceConfig | None) -> li
                            generated=True, via=trainjob, trainer_step=True)
     per_pod = requirement_requests(per_node)
     return [PodSet(template, nodes, config.apply(per_pod) if config else per_pod, nodes)]
+
+
+def _partial_admission(graph: ObjectGraph) -> bool:
+    """Kueue's PartialAdmission gate is or may be on (on by default from 0.5): with it off,
+    Kueue drops a Job's minimum and admits it whole."""
+    return kueue_gate(platform_of(graph), "PartialAdmission", 5) is not False
 
 
 def _min_parallelism(job: K8sObject, count: int) -> int:
@@ -187,9 +195,6 @@ def resource_config(options: Any, graph: ObjectGraph | None = None) -> ResourceC
     found = ResourceConfig(*mirrored, FROM_OPTIONS) if any(mirrored) else ResourceConfig()
     if graph is None:
         return found
-    from kqlint.domain.kueue_config import kueue_gate
-    from kqlint.domain.platform import platform_of
-
     platform = platform_of(graph)
     written = platform.kueue_resources
     # IgnoreUndeclaredResources: the strategy and its gate (beta, on from 0.19); a gate that may be on counts
