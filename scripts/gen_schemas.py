@@ -86,7 +86,7 @@ def crd_schemas(corpus: Path) -> list[tuple[str, str, dict[str, Any], dict[str, 
                 continue
             for api_version, kind, openapi in crd_versions(document):
                 if kind in CRD_KINDS.get(api_version.rpartition("/")[0], ()):
-                    found.append((api_version, kind, to_schema(openapi), dict(sources[relative])))
+                    found.append((api_version, kind, to_schema(openapi, patterns=True), dict(sources[relative])))
     return found
 
 

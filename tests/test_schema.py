@@ -369,7 +369,8 @@ def test_conversion_keeps_crd_semantics() -> None:
     assert "additionalProperties" not in spec["properties"]["open"]
     assert set(spec["properties"]["embedded"]["properties"]) == {"apiVersion", "kind", "metadata"}
     assert "additionalProperties" not in spec["properties"]["template"]["properties"]["metadata"]
-    assert spec["properties"]["s"] == {"type": "string"} and "required" not in spec
+    # a --crd file's pattern is not run (tests/test_schema_bounds.py); its sizes are kept
+    assert spec["properties"]["s"] == {"type": "string", "maxLength": 3} and "required" not in spec
     pod = convert({"type": "object", "properties": {n: {"type": "string"} for n in (
         "restartPolicy", "dnsPolicy", "preemptionPolicy")} | {
         "containers": {"type": "array"}, "terminationGracePeriodSeconds": {"type": "integer"}}})
@@ -407,7 +408,10 @@ def test_index_lists_every_schema_file_with_its_source() -> None:
 KEYWORDS = {"type", "enum", "properties", "additionalProperties", "items", "$ref",
             "x-kubernetes-preserve-unknown-fields",
             "default", "x-kubernetes-validations",  # read by KQ002's CEL pass; JSON Schema validation ignores both
-            "x-kqlint-null-items"}  # false: a null item is invalid (an annotation to JSON Schema, read by KQ002)
+            "x-kqlint-null-items",  # false: a null item is invalid (an annotation to JSON Schema, read by KQ002)
+            # the bounds the API server checks (kqlint.schema.compile.bound_test)
+            "maxItems", "minItems", "maxLength", "minLength", "maxProperties", "minProperties", "minimum", "maximum",
+            "exclusiveMinimum", "exclusiveMaximum", "pattern"}
 TYPES = {"object", "array", "string", "integer", "number", "boolean"}
 
 
@@ -427,9 +431,9 @@ def _check_node(node: Any, defs: dict[str, Any]) -> None:
 
 
 def test_schemas_use_only_the_supported_subset_and_are_small() -> None:
-    """KQ002 implements type/enum/properties/additionalProperties/items/local $ref: the shipped
-    files must use nothing else (descriptions and validation keywords are stripped), apart from
-    the markers the CEL pass reads (a default, CEL rules: annotations to JSON Schema)."""
+    """KQ002 implements type/enum/properties/additionalProperties/items/local $ref and the bounds:
+    the shipped files must use nothing else (descriptions, formats and `required` are stripped),
+    apart from the markers the CEL pass reads (a default, CEL rules: annotations to JSON Schema)."""
     total = 0
     for path in sorted(KINDS.glob("*.json")):
         total += path.stat().st_size

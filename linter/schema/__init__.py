@@ -2,12 +2,14 @@
 
 KQ002's engine: the per-kind JSON Schemas in ``schemas/kinds/`` (plus ``--crd`` files),
 compiled once per run into plain-Python validators that report the path of every unknown
-field, wrong type and value outside an enum, with a suggestion.
+field, wrong type, value outside an enum and size, range or pattern the API server checks,
+with a suggestion.
 
 Why not ``jsonschema``: the schemas use a small, fixed subset (type, enum, properties,
-additionalProperties, items, local ``$ref``), the linter needs the offending path and the
-schema node to suggest a name, and a closure per schema node validates a 10,000-manifest
-repository in a fraction of jsonschema's time without its 80 ms import. ``null`` is valid
+additionalProperties, items, local ``$ref``, and the bounds: sizes, ranges, ``pattern``), the
+linter needs the offending path and the schema node to suggest a name, and a closure per
+schema node validates a 10,000-manifest repository in a fraction of jsonschema's time without
+its 80 ms import. ``null`` is valid
 everywhere: Kubernetes treats an explicit null as "unset".
 
 Only the schemas of kinds present in the inputs are read and compiled (lazily, on first
@@ -24,10 +26,10 @@ loading), ``crd`` (a CustomResourceDefinition -> kqlint schema, also used by
 from __future__ import annotations
 
 from kqlint.schema.catalog import SchemaCatalog, catalog
-from kqlint.schema.compile import NOT_IN_ENUM, UNKNOWN_FIELD, WRONG_TYPE, Violation
+from kqlint.schema.compile import NOT_IN_ENUM, OUT_OF_BOUNDS, UNKNOWN_FIELD, WRONG_TYPE, Violation
 from kqlint.schema.hints import describe_expected, describe_type
 from kqlint.schema.validator import Validator
 from kqlint.spelling import dotted  # KQ002 and its tests import it from here
 
-__all__ = ["NOT_IN_ENUM", "UNKNOWN_FIELD", "WRONG_TYPE", "SchemaCatalog", "Validator", "Violation", "catalog",
-           "describe_expected", "describe_type", "dotted"]
+__all__ = ["NOT_IN_ENUM", "OUT_OF_BOUNDS", "UNKNOWN_FIELD", "WRONG_TYPE", "SchemaCatalog", "Validator", "Violation",
+           "catalog", "describe_expected", "describe_type", "dotted"]

@@ -16,9 +16,14 @@ What the API server does and the JSON Schema says (see ``schemas/README.md``):
   (the API server prunes it), but not for a list item: nothing prunes a null item, and the
   type check rejects it (``must be of type string: "null"``) unless the item schema is
   ``nullable`` or has a ``default``. Such lists are marked ``NULL_ITEMS: false``.
-- Only structure, types and enums are validated: descriptions, patterns, formats, bounds and
-  ``required`` are dropped (KQ002 reports typos and invalid values, not policy; partial
-  manifests such as kustomize patches stay valid).
+- Structure, types, enums and the bounds the API server checks are validated: sizes
+  (``maxItems``, ``minItems``, ``maxLength``, ``minLength``, ``maxProperties``,
+  ``minProperties``), ranges (``minimum``, ``maximum``; OpenAPI v3.0's boolean
+  ``exclusiveMinimum``/``exclusiveMaximum`` become JSON Schema's numbers) and, in the shipped
+  schemas only, a string's ``pattern`` where Python's ``re`` reads it as Go's RE2 does
+  (``go_compatible``; a ``--crd`` file's patterns are not run: a repository could bring one that
+  backtracks for ever). Descriptions, ``format`` and ``required`` are dropped (partial manifests
+  such as kustomize patches stay valid).
 - CEL rules (``x-kubernetes-validations``) and ``default`` values are kept as they are: JSON
   Schema validation ignores both keywords (an unknown keyword, an annotation), and KQ002's
   CEL pass (``kqlint.schema.cel``) reads them: the API server applies the defaults, then
@@ -29,6 +34,7 @@ What the API server does and the JSON Schema says (see ``schemas/README.md``):
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -51,6 +57,7 @@ POD_SPEC_ENUMS = {
 }
 CONTAINER_ENUMS = {"imagePullPolicy": ["Always", "Never", "IfNotPresent"]}
 PORT_ENUMS = {"protocol": ["TCP", "UDP", "SCTP"]}
+SIZE_BOUNDS = ("maxItems", "minItems", "maxLength", "minLength", "maxProperties", "minProperties")
 _KEPT_TYPES = frozenset({"object", "array", "string", "integer", "number", "boolean"})
 CEL_RULES = "x-kubernetes-validations"
 _RULE_FIELDS = ("rule", "message", "messageExpression", "fieldPath", "reason", "optionalOldSelf")
@@ -89,9 +96,11 @@ def _openapi(holder: Any) -> dict[str, Any] | None:
     return schema if isinstance(schema, dict) else None
 
 
-def to_schema(openapi: dict[str, Any]) -> dict[str, Any]:
-    """The kqlint schema for one CRD version's ``openAPIV3Schema``."""
-    root = convert(openapi)
+def to_schema(openapi: dict[str, Any], patterns: bool = False) -> dict[str, Any]:
+    """The kqlint schema for one CRD version's ``openAPIV3Schema``. ``patterns``: keep the
+    ``pattern`` of string fields (the shipped schemas only: Python's backtracking matcher is
+    not run on a regular expression a repository brings in its own CRD)."""
+    root = convert(openapi, None, patterns)
     root["type"] = "object"
     properties = root.setdefault("properties", {})
     properties.update({"apiVersion": {"type": "string"}, "kind": {"type": "string"},
@@ -101,13 +110,45 @@ def to_schema(openapi: dict[str, Any]) -> dict[str, Any]:
     return root
 
 
-def convert(node: Any, name: str | None = None) -> dict[str, Any]:
+def convert(node: Any, name: str | None = None, patterns: bool = False) -> dict[str, Any]:
     """One structural-schema node, converted (see the module docstring)."""
     if not isinstance(node, dict):
         return {}
-    out = dict(INT_OR_STRING) if node.get("x-kubernetes-int-or-string") else _convert_structure(node, name)
+    out = dict(INT_OR_STRING) if node.get("x-kubernetes-int-or-string") \
+        else _convert_structure(node, name, patterns)
+    _keep_bounds(node, out, patterns)
     _keep_cel_markers(node, out)
     return out
+
+
+def _keep_bounds(node: dict[str, Any], out: dict[str, Any], patterns: bool) -> None:
+    """The bounds the API server checks (kube-openapi's validator): sizes of lists, strings and
+    maps, numeric ranges (OpenAPI v3.0's boolean ``exclusiveMinimum`` becomes JSON Schema's
+    number), and, with ``patterns``, a string's ``pattern`` where Python reads it as Go does."""
+    for key in SIZE_BOUNDS:
+        value = node.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            out[key] = value
+    for key, exclusive in (("minimum", "exclusiveMinimum"), ("maximum", "exclusiveMaximum")):
+        value = node.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            out[exclusive if node.get(exclusive) is True else key] = value
+    pattern = node.get("pattern")
+    if patterns and isinstance(pattern, str) and go_compatible(pattern):
+        out["pattern"] = pattern
+
+
+def go_compatible(pattern: str) -> bool:
+    """Whether Python's ``re`` (ASCII classes) reads ``pattern`` as Go's RE2 does, closely
+    enough to report only what Go rejects: it compiles, and has no POSIX class (``[[:alpha:]]``
+    is a plain set to Python), no ``\\z``/``\\p``/``\\Q`` (Go only) and no group but ``(?:``."""
+    if any(token in pattern for token in ("[:", "\\z", "\\p", "\\P", "\\Q")) or "(?" in pattern.replace("(?:", ""):
+        return False
+    try:
+        re.compile(pattern, re.ASCII)
+    except (re.error, RecursionError, OverflowError):
+        return False
+    return True
 
 
 def _keep_cel_markers(node: dict[str, Any], out: dict[str, Any]) -> None:
@@ -122,13 +163,13 @@ def _keep_cel_markers(node: dict[str, Any], out: dict[str, Any]) -> None:
             out[CEL_RULES] = kept
 
 
-def _convert_structure(node: dict[str, Any], name: str | None) -> dict[str, Any]:
+def _convert_structure(node: dict[str, Any], name: str | None, patterns: bool) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if node.get("type") in _KEPT_TYPES:
         out["type"] = node["type"]
     if isinstance(node.get("enum"), list) and node["enum"]:
         out["enum"] = list(node["enum"])
-    _convert_children(node, out)
+    _convert_children(node, out, patterns)
     preserve = node.get("x-kubernetes-preserve-unknown-fields") is True
     if preserve:
         out["x-kubernetes-preserve-unknown-fields"] = True
@@ -142,18 +183,18 @@ def _convert_structure(node: dict[str, Any], name: str | None) -> dict[str, Any]
     return out
 
 
-def _convert_children(node: dict[str, Any], out: dict[str, Any]) -> None:
+def _convert_children(node: dict[str, Any], out: dict[str, Any], patterns: bool) -> None:
     properties = node.get("properties")
     if isinstance(properties, dict) and properties:
-        out["properties"] = {str(k): convert(v, str(k)) for k, v in properties.items()}
+        out["properties"] = {str(k): convert(v, str(k), patterns) for k, v in properties.items()}
     additional = node.get("additionalProperties")
     if isinstance(additional, dict):
-        out["additionalProperties"] = convert(additional)
+        out["additionalProperties"] = convert(additional, None, patterns)
     elif isinstance(additional, bool) and "properties" not in out:
         out["additionalProperties"] = additional
     items = node.get("items")
     if isinstance(items, dict):
-        out["items"] = convert(items)
+        out["items"] = convert(items, None, patterns)
         if _rejects_null(items):
             out[NULL_ITEMS] = False
 

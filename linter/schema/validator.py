@@ -5,7 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from kqlint.domain.fields import is_integer
-from kqlint.schema.compile import NOT_IN_ENUM, UNKNOWN_FIELD, WRONG_TYPE, Compiler, Problem, Violation
+from kqlint.schema.compile import (
+    NOT_IN_ENUM,
+    OUT_OF_BOUNDS,
+    UNKNOWN_FIELD,
+    WRONG_TYPE,
+    Compiler,
+    Problem,
+    Violation,
+)
 from kqlint.schema.hints import enum_hint, type_hint
 from kqlint.spelling import closest, dotted
 
@@ -53,6 +61,8 @@ class Validator:
             names = tuple(sorted(str(k) for k in (node.get("properties") or {})))
             return Violation(path, UNKNOWN_FIELD, problem.value, names,
                              self._field_hint(str(problem.value), node, path[:-1]))
+        if problem.problem == OUT_OF_BOUNDS:
+            return Violation(path, OUT_OF_BOUNDS, problem.value, problem.detail)
         if problem.problem == NOT_IN_ENUM:
             choices = tuple(node.get("enum") or ())
             return Violation(path, NOT_IN_ENUM, problem.value, choices, enum_hint(problem.value, choices))

@@ -2,7 +2,9 @@
 
 ``jobframework.ValidateJobOnCreate`` (``validation.go``): the ``queue-name`` label must be a
 DNS-1123 subdomain, the ``max-exec-time-seconds`` label an integer > 0; a Job's
-``job-min-parallelism`` annotation an integer from 1 to one less than its pods. The TAS annotations of
+``job-min-parallelism`` annotation an integer from 1 to one less than its pods, its
+``job-completions-equal-parallelism`` a boolean, true only on an Indexed Job whose completions
+equal its parallelism. The TAS annotations of
 each pod template (``tas_validation.go``: ``ValidateTASPodSetRequest``,
 ``ValidateSliceSizeAnnotationUpperBound``, ``ValidatePodSetGroupingTopology``), which every
 integration's webhook runs while ``TopologyAwareScheduling`` is on (beta, on by default from
@@ -46,6 +48,7 @@ SLICE_REQUIRED, SLICE_SIZE = f"{PREFIX}podset-slice-required-topology", f"{PREFI
 CONSTRAINTS = f"{PREFIX}podset-slice-required-topology-constraints"
 GROUP_NAME = f"{PREFIX}podset-group-name"
 MAX_EXEC_TIME = f"{PREFIX}max-exec-time-seconds"
+SYNC_COMPLETIONS = f"{PREFIX}job-completions-equal-parallelism"  # partial admission resizes completions too
 # Kinds whose webhook runs these checks on every object (the job integrations on by default)
 JOB_KINDS = frozenset({K.JOB, K.JOBSET, *K.KUBEFLOW_JOBS, K.RAYJOB, K.RAYCLUSTER, K.RAYSERVICE, K.APPWRAPPER})
 RAY_KINDS = frozenset({K.RAYJOB, K.RAYCLUSTER, K.RAYSERVICE})
@@ -64,6 +67,7 @@ def kueue_job_findings(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     yield from _labels(obj, ctx)
     if (obj.group, obj.kind) == K.JOB:
         yield from _min_parallelism(obj, ctx)
+        yield from _completions_sync(obj, ctx)
     templates = [t for t in own_templates(obj, ctx.graph)
                  if t.meta_path is not None and any(str(key).startswith(PREFIX) for key in t.annotations)]
     gates = gates_of(ctx) if templates else None
@@ -124,6 +128,32 @@ def _min_parallelism(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         yield _reject(ctx, obj, path, f"{key}: Invalid value: {quoted}: partial admission and elastic job cannot "
                       "be used together", f"Remove {JOB_MIN_PARALLELISM} or {ELASTIC}: an elastic Job is resized "
                       "by Kueue itself", value=True)
+
+
+def _completions_sync(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
+    """``validateSyncCompletionCreate`` (job_webhook.go): ``job-completions-equal-parallelism`` is a
+    Go boolean, and a true one needs an Indexed Job whose completions equal its parallelism
+    (after the API server's defaults: 1 each when unset)."""
+    raw = obj.annotations.get(SYNC_COMPLETIONS)
+    if raw is None or holds_placeholder(raw):
+        return
+    path, quoted = ("metadata", "annotations", SYNC_COMPLETIONS), json.dumps(as_text(raw))
+    key = f"metadata.annotations[{SYNC_COMPLETIONS}]"
+    enabled = go_bool(as_text(raw))
+    if enabled is None:
+        yield _reject(ctx, obj, path, f"{key}: Invalid value: {quoted}: strconv.ParseBool: parsing {quoted}: "
+                      "invalid syntax", f'Write "true" or "false" for {SYNC_COMPLETIONS}', value=True)
+    if not enabled:
+        return
+    if obj.get("spec", "completionMode") != "Indexed":
+        yield _reject(ctx, obj, path, f"{key}: Invalid value: {quoted}: should not be enabled for NonIndexed jobs",
+                      f"Set spec.completionMode: Indexed, or remove {SYNC_COMPLETIONS}", value=True)
+    parallelism, completions = obj.get("spec", "parallelism"), obj.get("spec", "completions")
+    if as_count(parallelism, 1) != as_count(completions, 1) and is_integer(completions):
+        yield _reject(ctx, obj, ("spec", "completions"), f"spec.completions: Invalid value: {completions}: should be "
+                      f"equal to parallelism when {SYNC_COMPLETIONS} annotation is true",
+                      f"Set completions equal to parallelism ({as_count(parallelism, 1)}), or remove "
+                      f"{SYNC_COMPLETIONS}", value=True)
 
 
 def _job_pods(job: K8sObject) -> int:

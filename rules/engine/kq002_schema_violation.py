@@ -5,8 +5,16 @@ Volcano and KAI PodGroups and Queues, Volcano Job, JobSet, Kubeflow jobs, MPIJob
 training runtimes, LeaderWorkerSet, LLMInferenceService, DynamoGraphDeployment, RayJob,
 RayCluster and the pod templates of core workloads) that does not match the API's schema:
 an unknown or misspelt field, a value of the wrong type (`replicas: "4"`, `value: yes`), or a
-value outside the allowed set (`preemptionPolicy: never`, `withinClusterQueue: lowerPriority`).
-The finding sits on the offending key or value and suggests the closest valid name or value.
+value outside the allowed set (`preemptionPolicy: never`, `withinClusterQueue: lowerPriority`),
+or a value outside the bounds the CRD's schema sets: too many items or entries (a
+ResourceFlavor with more than 8 `nodeLabels`, a ClusterQueue with more than 16
+`resourceGroups`), a string too long or too short, a number out of range (a JobSet's
+`replicas: -1`), or, for the bundled schemas, a string that does not match its pattern
+(`nominalQuota: 10Gb` is not a quantity, `cohortName: Team_A` not a DNS-1123 subdomain). A
+bound rules.md gives KQ004 (LeaderWorkerSet `replicas`, a Volcano Job's task list and names) is
+left to KQ004, and a string holding an envsubst placeholder is not judged against a pattern or
+length. The finding sits on the offending key or value and suggests the closest valid name or
+value.
 A null field or map value is unset, as the API server reads it; a null item in a custom
 resource's list (a `-` with nothing after it) is a wrong type: nothing prunes it, and the API
 server rejects it (`must be of type string: "null"`).
@@ -95,10 +103,12 @@ from typing import Any
 from kqlint.domain.objects import K8sObject
 from kqlint.engine.rule import RuleContext, RuleMeta, Run
 from kqlint.fix.model import Edit, Fix
+from kqlint.loader.placeholders import holds_placeholder
 from kqlint.model import Finding, Location, Severity
 from kqlint.rules.engine._cel_findings import cel_findings
 from kqlint.schema import (
     NOT_IN_ENUM,
+    OUT_OF_BOUNDS,
     UNKNOWN_FIELD,
     SchemaCatalog,
     Violation,
@@ -135,7 +145,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     validator = schemas.validator(obj.api_version, obj.kind)
     if validator is None:
         return
-    violations = validator.validate(obj.data)
+    violations = [v for v in validator.validate(obj.data) if _kept(obj, v)]
     for violation in violations:
         message, remedy = _message(obj, violation, schemas)
         yield ctx.finding(at=_position(obj, violation), message=message, remedy=remedy,
@@ -145,6 +155,29 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         # CEL only on an object of the right shape: rules read fields by their real names and
         # types, so on a misspelt or mistyped field they would repeat the finding above.
         yield from cel_findings(obj, ctx, rules)
+
+
+# Bounds of a CRD's schema that rules.md gives KQ004 (webhook parity) to report, with the webhook's
+# own words: KQ002 leaves them alone rather than report one mistake twice. "*" is any list index.
+WEBHOOK_OWNED_BOUNDS: dict[tuple[str, str], frozenset[tuple[Any, ...]]] = {
+    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"): frozenset({("spec", "replicas")}),
+    ("batch.volcano.sh", "Job"): frozenset({
+        ("spec", "tasks"), ("spec", "tasks", "*", "name"),
+        ("spec", "tasks", "*", "partitionPolicy", "totalPartitions"),
+        ("spec", "tasks", "*", "partitionPolicy", "partitionSize")}),
+}
+
+
+def _kept(obj: K8sObject, violation: Violation) -> bool:
+    """Whether KQ002 reports ``violation``: not a bound judged on a string holding an envsubst
+    placeholder (`flavor-${TOPOLOGY}`: a template's value, known once it is rendered; rules.md
+    KQ006), nor a bound KQ004 reports."""
+    if violation.problem != OUT_OF_BOUNDS:
+        return True
+    if isinstance(violation.value, str) and holds_placeholder(violation.value):
+        return False
+    owned = WEBHOOK_OWNED_BOUNDS.get((obj.group, obj.kind))
+    return owned is None or tuple("*" if isinstance(step, int) else step for step in violation.path) not in owned
 
 
 def _position(obj: K8sObject, violation: Violation) -> Location:
@@ -168,6 +201,9 @@ def _message(obj: K8sObject, violation: Violation, schemas: SchemaCatalog) -> tu
             fix += f" (`{_plain(violation.value)}` is valid in {other}, not in {obj.api_version})"
         return (f"{obj.display()}: `{dotted(violation.path)}: {_plain(violation.value)}` is not a valid "
                 f"value{origin} ({_choices(violation.expected)}): the API server rejects the object"), _sentence(fix)
+    if violation.problem == OUT_OF_BOUNDS:
+        return (f"{where}: {violation.expected[0]}{origin}: the API server rejects the object",
+                f"Change `{dotted(violation.path)}`: it must {violation.expected[1]}")
     plain = violation.value is not None and not isinstance(violation.value, (dict, list))
     shown = f" ({_shown(violation.value)})" if plain else ""
     return (f"{where} must be {describe_expected(violation.expected)}, not "

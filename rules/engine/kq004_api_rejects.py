@@ -34,7 +34,9 @@ cannot express (kueue.md B8, B9, B13):
   `kueue.x-k8s.io/max-exec-time-seconds` label that is not an integer above 0; a Job's
   `kueue.x-k8s.io/job-min-parallelism` (partial admission) that is not an integer from 1 to one
   less than its pods (parallelism, or completions when fewer), or that comes with
-  `kueue.x-k8s.io/elastic-job: "true"` where elastic jobs are on; on a pod
+  `kueue.x-k8s.io/elastic-job: "true"` where elastic jobs are on; a Job's
+  `kueue.x-k8s.io/job-completions-equal-parallelism` that is not a boolean, or true on a Job
+  that is not Indexed or whose completions differ from its parallelism; on a pod
   template, more than one of the `podset-required-topology`, `podset-preferred-topology`,
   `podset-unconstrained-topology` annotations (`must not contain more than one topology
   annotation`), a required/preferred/slice-required level that is not a label name, an

@@ -173,6 +173,8 @@ def _compare(ctx: RuleContext, at: Any, what: str, declared: int, pods: int, det
              never: str = "the gang can never be scheduled", as_text: bool = False,
              fixable: bool = True) -> Iterator[Finding]:
     # unsafe: the gang then waits for (or starts with) a different number of pods
+    if declared < 0:
+        return  # the schema's minimum rejects it (KQ002): the gang's size means nothing yet
     remedy = fix[0].upper() + fix[1:]
     change = Fix.unsafe(remedy, Edit.replace(at.path, str(pods) if as_text else pods)) if fixable else None
     if declared > pods:
