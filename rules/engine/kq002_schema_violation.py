@@ -121,8 +121,9 @@ from kqlint.spelling import closest_spelling
 
 # findings cache: pure, validates obj.data against its kind's schema: kqlint's shipped schemas or the --crd files
 META = RuleMeta(code="KQ002", slug="schema-violation", severity=Severity.ERROR,
-                summary="an object violates its kind's schema: unknown field, wrong type, or value "
-                        "outside an enum (suggests the closest valid name or value), or a CEL rule of its CRD",
+                summary="an object violates its kind's schema: unknown field, wrong type, value outside an "
+                        "enum (suggests the closest valid name or value), a size, range or (bundled schemas) "
+                        "pattern the CRD sets, or a CEL rule of its CRD",
                 kinds=None, scope="object", fix="safe",
                 pure=True)
 MAX_SHOWN_CHOICES = 8
