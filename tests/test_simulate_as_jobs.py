@@ -25,7 +25,9 @@ def _pending_workloads(documents: list[Any]) -> list[dict[str, Any]]:
 def _convertible(case: Path) -> bool:
     documents = list(yaml.safe_load_all((case / "manifests.yaml").read_text()))
     pending = _pending_workloads(documents)
+    # a Job has no spec.active (a Workload's deactivation) and carries a minimum as an annotation, not minCount
     return bool(pending) and all(len(w["spec"].get("podSets") or []) == 1 and w["spec"]["podSets"][0]["name"] == "main"
+                                 and w["spec"].get("active") is not False and "minCount" not in w["spec"]["podSets"][0]
                                  for w in pending)
 
 

@@ -40,8 +40,8 @@ def running_workloads(graph: ObjectGraph) -> list[Running]:
     for obj in graph.of_kind("Workload", KUEUE_GROUP, tiers=(INPUT,)):
         admission = obj.get("status", "admission")
         queue = text(admission.get("clusterQueue")) if isinstance(admission, dict) else None
-        if queue is None or not _quota_reserved(obj):
-            continue
+        if queue is None or not _quota_reserved(obj) or obj.get("spec", "active") is False:
+            continue  # a deactivated Workload is evicted: it is reported as a pending one
         flavors, usage = _assignments(admission)
         found.append(Running(obj, queue, text(obj.get("spec", "queueName")), object_priority(obj, boosted),
                              flavors, usage, _reserved_at(obj), _condition_true(obj, "Evicted")))
@@ -108,14 +108,16 @@ class Pending:
 
 
 def pending_workloads(graph: ObjectGraph) -> list[Pending]:
-    """Every Workload object of the inputs that holds no quota, in read order; one without a
-    queue name or pod sets Kueue can read is left out."""
+    """Every Workload object of the inputs that holds no quota (or is deactivated, ``spec.active:
+    false``: Kueue evicts it), in read order; one without a queue name or pod sets Kueue can read
+    is left out."""
     from kqlint.domain.workloads.templates import full_template
 
     found, boosted = [], priority_boost_on(graph)
     for obj in graph.of_kind("Workload", KUEUE_GROUP, tiers=(INPUT,)):
         queue = text(obj.get("spec", "queueName"))
-        if queue is None or (text(obj.get("status", "admission", "clusterQueue")) and _quota_reserved(obj)):
+        admitted = text(obj.get("status", "admission", "clusterQueue")) and _quota_reserved(obj)
+        if queue is None or (admitted and obj.get("spec", "active") is not False):
             continue
         sets = []
         for index, pod_set in indexed_mappings(obj.get("spec", "podSets")):

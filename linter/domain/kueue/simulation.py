@@ -241,6 +241,9 @@ def _stage1(item: _Input, graph: ObjectGraph, queues: dict[str, K8sObject], inac
     if priority is None:
         result.message = "the workload's priority class does not exist: Kueue creates no Workload"
         return result
+    if unit.obj.get("spec", "active") is False:  # a Workload object Kueue neither queues nor keeps admitted
+        result.message = "spec.active is false: Kueue does not queue a deactivated Workload"
+        return result
     if requests is None:
         result.message = "the pod counts of this kind cannot be determined"
         return result
