@@ -18,7 +18,7 @@ BASE_ASSUMPTIONS = (
     "creation order is the order kqlint reads the documents (files in sorted path order, documents in file order)"
     " after objects with metadata.creationTimestamp",
     "Fair Sharing off (no Kueue Configuration of the inputs turns it on), Admission Fair Sharing off;"
-    " LocalQueue stopPolicy, elastic jobs, waitForPodsReady and concurrent admission not simulated",
+    " elastic jobs, waitForPodsReady and concurrent admission not simulated",
     "TAS node capacity not modelled",
     "the cluster's ClusterQueues, Cohorts, ResourceFlavors and AdmissionChecks are those of the inputs, their"
     " context, config external and the profile",

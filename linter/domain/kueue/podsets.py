@@ -3,6 +3,7 @@ LeaderWorkerSet group, a Job's partial admission), their requests after Kueue's 
 transformations, and where a manifest writes a request or a pod count."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cached_property
@@ -98,6 +99,17 @@ def _requests(template: PodTemplate, graph: ObjectGraph) -> Requests:
     if found is None:
         found = cache[template] = defaulted_requests(template, graph)
     return found
+
+
+def pod_set_name(role: str, only: bool) -> str:
+    """The pod set name Kueue gives a template: ``main`` for a single-template job, the
+    replicatedJob / group name, or the lower-cased replica type."""
+    named = re.fullmatch(r"[A-Za-z]+\[(.+)\]", role)
+    if named:
+        return named.group(1)
+    if only or role in ("template", "pod"):
+        return "main"
+    return role.lower()
 
 
 def _trainer_step_only(trainjob: K8sObject, config: ResourceConfig | None) -> list[PodSet]:

@@ -69,6 +69,13 @@ def _known_inactive(cq: K8sObject, graph: ObjectGraph) -> str | None:
     return None
 
 
+def local_queue_stop(lq: K8sObject | None) -> str | None:
+    """A LocalQueue's ``stopPolicy`` when it stops the queue (``Hold``: nothing new is admitted;
+    ``HoldAndDrain``: admitted workloads are evicted too); None when it runs (unset, ``None``)."""
+    stop = text_or(lq.get("spec", "stopPolicy"), "None") if lq is not None else "None"
+    return None if stop == "None" else stop
+
+
 def admission_checks(cq: K8sObject) -> list[str]:
     """Every admission check the ClusterQueue names (v1beta2 strategy, v1beta1 list)."""
     names = strings(cq.get("spec", "admissionChecks"))

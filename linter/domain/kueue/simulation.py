@@ -8,7 +8,6 @@ from ``capacity``, preemption from ``preemption``, the queue from ``queueing``.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -28,7 +27,14 @@ from kqlint.domain.kueue.admission import (
 from kqlint.domain.kueue.assumptions import PER_POD, starting_assumptions
 from kqlint.domain.kueue.capacity import ZERO, FlavorResource, QuotaTree, build_tree
 from kqlint.domain.kueue.partial import initial_assignment
-from kqlint.domain.kueue.podsets import ResourceConfig, job_min_count, pod_sets, resource_config, unrendered_request
+from kqlint.domain.kueue.podsets import (
+    ResourceConfig,
+    job_min_count,
+    pod_set_name,
+    pod_sets,
+    resource_config,
+    unrendered_request,
+)
 from kqlint.domain.kueue.preemption import Cluster, Holder
 from kqlint.domain.kueue.priority import workload_priority
 from kqlint.domain.kueue.queue_view import (
@@ -36,6 +42,7 @@ from kqlint.domain.kueue.queue_view import (
     assumed_to_exist,
     fair_sharing,
     inactive_reason,
+    local_queue_stop,
     namespace_admitted,
     policy,
     queue_view,
@@ -145,7 +152,7 @@ def simulate(graph: ObjectGraph, stage: int = 2, resources: ResourceConfig | Non
     ignore = resources.ignore_undeclared
     empty_views = {name: queue_view(cq, empty, flavor_objects, ignore) for name, cq in queues.items()
                    if not empty.too_deep(empty.queues[name])}
-    results = [_running_result(r) for r in running_workloads(graph)]
+    results = [_running_result(r, graph) for r in running_workloads(graph)]
     unknown: set[str] = set()
     inputs = _inputs(graph, resources)
     results += [_stage1(item, graph, queues, inactive, empty_views, unknown, partial) for item in inputs]
@@ -210,17 +217,6 @@ def _flavors(graph: ObjectGraph, assumptions: list[str]) -> dict[str, K8sObject]
     return found
 
 
-def pod_set_name(role: str, only: bool) -> str:
-    """The pod set name Kueue gives a template: ``main`` for a single-template job, the
-    replicatedJob / group name, or the lower-cased replica type."""
-    named = re.fullmatch(r"[A-Za-z]+\[(.+)\]", role)
-    if named:
-        return named.group(1)
-    if only or role in ("template", "pod"):
-        return "main"
-    return role.lower()
-
-
 def _requests(unit: ManagedWorkload, graph: ObjectGraph, resources: ResourceConfig | None
               ) -> list[PodSetRequest] | None:
     found = pod_sets(unit, graph, resources)
@@ -251,6 +247,8 @@ def _stage1(item: _Input, graph: ObjectGraph, queues: dict[str, K8sObject], inac
     cq = queues.get(cq_name or "")
     if lq is None:
         return _fail(result, MISCONFIGURED, f"LocalQueue {unit.queue} doesn't exist")
+    if local_queue_stop(lq) is not None:  # workload_controller.go getQueueBlocker
+        return _fail(result, INACTIVE, f"LocalQueue {unit.queue} is inactive")
     if cq is None:
         return _fail(result, MISCONFIGURED, f"ClusterQueue {cq_name} doesn't exist")
     if not namespace_admitted(cq, unit.obj.namespace, graph, unknown):
@@ -275,12 +273,16 @@ def _stage1(item: _Input, graph: ObjectGraph, queues: dict[str, K8sObject], inac
     return result
 
 
-def _running_result(running: Running) -> WorkloadResult:
+def _running_result(running: Running, graph: ObjectGraph) -> WorkloadResult:
     obj = running.obj
     unit = ManagedWorkload(obj, (), None, running.local_queue or "")
     pods = [PodSetResult(name, count, dict(sorted(flavors.items())), False) for name, count, flavors in running.flavors]
-    return WorkloadResult(unit, f"{obj.namespace}/{running.local_queue}" if running.local_queue else "",
-                          running.queue, running.priority, "running", pods, running=running)
+    result = WorkloadResult(unit, f"{obj.namespace}/{running.local_queue}" if running.local_queue else "",
+                            running.queue, running.priority, "running", pods, running=running)
+    if running.local_queue and local_queue_stop(local_queue(unit, graph)) == "HoldAndDrain":  # evicted, held
+        result.status, result.pod_sets, result.running = "pending", [], None
+        return _fail(result, INACTIVE, f"LocalQueue {running.local_queue} is inactive")
+    return result
 
 
 def _fail(result: WorkloadResult, reason: str, message: str) -> WorkloadResult:
