@@ -10,8 +10,9 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from kqlint.domain import kinds as K
-from kqlint.domain.fields import above_one, go_int
+from kqlint.domain.fields import above_one, go_int, text
 from kqlint.domain.kueue.limitranges import defaulted_requests
+from kqlint.domain.kueue.routing import POD_GROUP_NAME
 from kqlint.domain.kueue_config import kueue_gate
 from kqlint.domain.objects import K8sObject
 from kqlint.domain.platform import platform_of
@@ -110,6 +111,12 @@ def pod_set_name(role: str, only: bool) -> str:
     if only or role in ("template", "pod"):
         return "main"
     return role.lower()
+
+
+def pod_group_of(obj: K8sObject) -> str | None:
+    """The Kueue pod group a bare Pod belongs to (its ``pod-group-name`` label): the pod
+    integration makes one Workload of all the group's pods, admitted together."""
+    return text(obj.labels.get(POD_GROUP_NAME)) if (obj.group, obj.kind) == K.POD else None
 
 
 def _trainer_step_only(trainjob: K8sObject, config: ResourceConfig | None) -> list[PodSet]:

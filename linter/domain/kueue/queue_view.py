@@ -11,6 +11,7 @@ from kqlint.domain.kinds import KUEUE_GROUP
 from kqlint.domain.kueue.admission import Fungibility, QueueView
 from kqlint.domain.kueue.capacity import QuotaTree, resource_group_list
 from kqlint.domain.kueue.preemption import Policy
+from kqlint.domain.objects import INPUT
 from kqlint.domain.selectors import NAME_LABEL, namespace_labels, selector_matches
 
 if TYPE_CHECKING:
@@ -151,3 +152,14 @@ def assumed_to_exist(queues: list[K8sObject], graph: ObjectGraph) -> tuple[dict[
                                        f"{KUEUE_GROUP}/v1beta2") for name in flavors}
     return stand_ins, said
 
+
+def resource_flavors(graph: ObjectGraph, assumptions: list[str]) -> dict[str, K8sObject]:
+    """The ResourceFlavors in view by name; one known by name only (no spec, not an input, no
+    file: config `external` or the profile) is said in ``assumptions``."""
+    found: dict[str, K8sObject] = {}
+    for flavor in graph.of_kind("ResourceFlavor", KUEUE_GROUP):
+        found.setdefault(flavor.name, flavor)
+    bare = sorted(name for name, f in found.items() if not f.has("spec") and f.source != INPUT and not f.file)
+    if bare:
+        assumptions.append(f"ResourceFlavor {', '.join(bare)} known by name only: no node labels or taints assumed")
+    return found

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from kqlint.domain import kinds as K
 from kqlint.domain.fields import text, text_or
-from kqlint.domain.kinds import KUEUE_GROUP
 from kqlint.domain.kueue.admission import (
     FIT,
     NO_FIT,
@@ -30,6 +29,7 @@ from kqlint.domain.kueue.partial import initial_assignment
 from kqlint.domain.kueue.podsets import (
     ResourceConfig,
     job_min_count,
+    pod_group_of,
     pod_set_name,
     pod_sets,
     resource_config,
@@ -46,6 +46,7 @@ from kqlint.domain.kueue.queue_view import (
     namespace_admitted,
     policy,
     queue_view,
+    resource_flavors,
 )
 from kqlint.domain.kueue.queueing import BEST_EFFORT_FIFO, Entry, run
 from kqlint.domain.kueue.quota import cohort_name, unrendered_quota
@@ -55,6 +56,7 @@ from kqlint.domain.kueue_config import kueue_gate
 from kqlint.domain.objects import INPUT
 from kqlint.domain.platform import platform_of
 from kqlint.domain.podspec import pod_requests
+from kqlint.domain.quantity import format_amount
 
 if TYPE_CHECKING:
     from kqlint.domain.graph import ObjectGraph
@@ -148,7 +150,7 @@ def simulate(graph: ObjectGraph, stage: int = 2, resources: ResourceConfig | Non
     if fair_sharing(graph):  # every ClusterQueue uses it: its queue is not simulated (cli.md)
         inactive = {name: FAIR_SHARING for name in queues}
     stand_ins, assumed = assumed_to_exist(list(queues.values()), graph)
-    flavor_objects, assumptions = {**stand_ins, **_flavors(graph, assumptions)}, assumptions + assumed
+    flavor_objects, assumptions = {**stand_ins, **resource_flavors(graph, assumptions)}, assumptions + assumed
     ignore = resources.ignore_undeclared
     empty_views = {name: queue_view(cq, empty, flavor_objects, ignore) for name, cq in queues.items()
                    if not empty.too_deep(empty.queues[name])}
@@ -207,16 +209,6 @@ def _pod_set_request(name: str, count: int, template: PodTemplate, per_pod: dict
                          text(template.annotations.get(GROUP_ANNOTATION)), min_count)
 
 
-def _flavors(graph: ObjectGraph, assumptions: list[str]) -> dict[str, K8sObject]:
-    found: dict[str, K8sObject] = {}
-    for flavor in graph.of_kind("ResourceFlavor", KUEUE_GROUP):
-        found.setdefault(flavor.name, flavor)
-    bare = sorted(name for name, f in found.items() if not f.has("spec") and f.source != INPUT and not f.file)
-    if bare:
-        assumptions.append(f"ResourceFlavor {', '.join(bare)} known by name only: no node labels or taints assumed")
-    return found
-
-
 def _requests(unit: ManagedWorkload, graph: ObjectGraph, resources: ResourceConfig | None
               ) -> list[PodSetRequest] | None:
     found = pod_sets(unit, graph, resources)
@@ -260,6 +252,10 @@ def _stage1(item: _Input, graph: ObjectGraph, queues: dict[str, K8sObject], inac
         return _fail(result, INACTIVE, f"ClusterQueue {cq.name} is inactive: {inactive[cq.name]}")
     if cq.name not in views:
         result.status, result.message = "not-simulated", f"the Cohort tree of ClusterQueue {cq.name} is too deep"
+        return result
+    if (group := pod_group_of(unit.obj)) is not None:  # one Workload of every pod of the group (pod integration)
+        result.status = "not-simulated"
+        result.message = f"pod group {group}: its pods are one Workload, admitted together: not simulated"
         return result
     for owner, unknown_amount in (("its resource requests", unrendered_request(unit)),
                                   (f"ClusterQueue {cq.name}'s quotas", unrendered_quota(cq))):
@@ -307,8 +303,6 @@ def pod_set_results(assignment: Assignment) -> list[PodSetResult]:
 # ------------------------------------------------------------------ ClusterQueues
 
 def _queue_result(name: str, cq: K8sObject, tree: QuotaTree) -> QueueResult:
-    from kqlint.domain.quantity import format_amount
-
     node = tree.queues[name]
     usage: dict[str, dict[str, Any]] = {}
     borrowed: dict[str, dict[str, Any]] = {}
