@@ -51,6 +51,7 @@ def test_each_bound_is_checked_on_its_own_type() -> None:
         (("spec", "weight"), "Invalid value: 0: should be greater than or equal to 1"),
     ]
     assert _problems({"spec": {"weight": True, "name": 3}}) == []  # wrong types are KQ002's type findings
+    assert _problems({"spec": {"labels": {"a": "1", "b": None}}}) == []  # a null map value is pruned, not counted
 
 
 def test_a_crd_files_patterns_are_not_run() -> None:

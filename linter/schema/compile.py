@@ -257,7 +257,8 @@ def _size(kind: type[list[Any]] | type[dict[Any, Any]], most: bool, noun: str) -
         def test(value: Any) -> Verdict | None:
             if not isinstance(value, kind):
                 return None
-            size = len(value)
+            # a null map value is unset (the API server prunes it before it validates); a null item is not
+            size = sum(v is not None for v in value.values()) if isinstance(value, dict) else len(value)
             if most and size > bound:
                 return f"Too many: {size}: must have at most {bound} items", f"have at most {bound} {noun}"
             if not most and size < bound:
