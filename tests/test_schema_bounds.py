@@ -92,3 +92,17 @@ def test_a_backtracking_pattern_from_the_repository_is_never_run(tmp_path: Path,
     report = json.loads(capsys.readouterr().out)
     assert time.monotonic() - started < 10
     assert code == 0 and report["findings"] == []
+
+
+def test_one_object_gives_at_most_a_hundred_findings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # 5,000 flavors with a bad name and a bad quota each: 10,001 violations (the list is too long
+    # too), reported as 100 findings, the last one counting the rest (a hostile file made 150,000)
+    flavor = "    - name: Bad_{}\n      resources: [{{name: cpu, nominalQuota: 1Gb}}]\n"
+    flavors = "".join(flavor.format(i) for i in range(5000))
+    (tmp_path / "cq.yaml").write_text("apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: cq}\n"
+                                      "spec:\n  namespaceSelector: {}\n  resourceGroups:\n"
+                                      "  - coveredResources: [cpu]\n    flavors:\n" + flavors)
+    main(["check", str(tmp_path / "cq.yaml"), "--select", "KQ002", "--format", "json", "--no-cache", "--no-config"])
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    assert len(findings) == 100
+    assert findings[-1]["message"].endswith("(9901 more violations of this object are not listed)")

@@ -14,7 +14,7 @@ ResourceFlavor with more than 8 `nodeLabels`, a ClusterQueue with more than 16
 bound rules.md gives KQ004 (LeaderWorkerSet `replicas`, a Volcano Job's task list and names) is
 left to KQ004, and a string holding an envsubst placeholder is not judged against a pattern or
 length. The finding sits on the offending key or value and suggests the closest valid name or
-value.
+value. One object gives at most 100 findings; the last one says how many more there are.
 A null field or map value is unset, as the API server reads it; a null item in a custom
 resource's list (a `-` with nothing after it) is a wrong type: nothing prunes it, and the API
 server rejects it (`must be of type string: "null"`).
@@ -127,6 +127,7 @@ META = RuleMeta(code="KQ002", slug="schema-violation", severity=Severity.ERROR,
                 kinds=None, scope="object", fix="safe",
                 pure=True)
 MAX_SHOWN_CHOICES = 8
+MAX_PER_OBJECT = 100  # findings of one object: a hostile list of 50,000 bad items gives 100, not 100,000
 
 
 def prepare(run: Run) -> SchemaCatalog:
@@ -147,8 +148,10 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     if validator is None:
         return
     violations = [v for v in validator.validate(obj.data) if _kept(obj, v)]
-    for violation in violations:
+    for index, violation in enumerate(violations[:MAX_PER_OBJECT]):
         message, remedy = _message(obj, violation, schemas)
+        if index == MAX_PER_OBJECT - 1 and len(violations) > MAX_PER_OBJECT:
+            message += f" ({len(violations) - MAX_PER_OBJECT} more violations of this object are not listed)"
         yield ctx.finding(at=_position(obj, violation), message=message, remedy=remedy,
                           fix=spelling_fix(obj, violation))
     rules = schemas.cel(obj.api_version, obj.kind)
