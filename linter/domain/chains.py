@@ -1,12 +1,17 @@
-"""Chains of parent links by name (Cohort ``parentName``, a KAI subgroup's ``parent``): the loops
-among them and what lies below a loop, each name walked once in all. The links come from the
-repository, so a chain thousands long must cost as many steps, not their square."""
+"""Chains of parent links by name (Cohort ``parentName``, a KAI subgroup's ``parent``, a Volcano or
+KAI Queue's parent): the loops among them and what lies below a loop, each name walked once in
+all, and one object's ancestry, bounded. The links come from the repository, so a chain
+thousands long must cost as many steps, not their square."""
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TypeVar
 
 _N = TypeVar("_N")
+# levels of one object's ancestry walked: every object walks its own, so a hostile tree thousands
+# deep would cost objects x depth (as a Kueue Cohort tree deeper than capacity.MAX_DEPTH, 64, is
+# not simulated)
+MAX_ANCESTRY = 64
 
 
 def parent_loops(parents: Mapping[_N, _N | None]) -> list[list[_N]]:
@@ -45,3 +50,16 @@ def reaching(targets: Iterable[_N], parents: Mapping[_N, _N | None]) -> frozense
         for walked in path:
             known[walked] = answer
     return frozenset(name for name, reaches in known.items() if reaches) | (wanted & parents.keys())
+
+
+def ancestry(start: _N | None, parent_of: Callable[[_N], _N | None], limit: int = MAX_ANCESTRY) -> list[_N]:
+    """``start`` and its ancestors by ``parent_of``, nearest first, stopping at a missing parent,
+    at a loop (an ancestor met again, by identity) or after ``limit`` of them."""
+    found: list[_N] = []
+    seen: set[int] = set()
+    current = start
+    while current is not None and id(current) not in seen and len(found) < limit:
+        found.append(current)
+        seen.add(id(current))
+        current = parent_of(current)
+    return found

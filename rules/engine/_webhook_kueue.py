@@ -25,9 +25,9 @@ from typing import Any
 from kqlint.domain import kinds as K
 from kqlint.domain.fields import go_bool, go_int, is_dns1123_subdomain, is_integer, text
 from kqlint.domain.kueue import QUEUE_LABEL
-from kqlint.domain.kueue.podsets import JOB_MIN_PARALLELISM
+from kqlint.domain.kueue.podsets import JOB_MIN_PARALLELISM, job_min_count
 from kqlint.domain.objects import K8sObject
-from kqlint.domain.workloads import PodTemplate, as_count, own_templates
+from kqlint.domain.workloads import PodTemplate, as_count, job_pods, own_templates
 from kqlint.engine.rule import RuleContext
 from kqlint.loader.placeholders import holds_placeholder
 from kqlint.model import Finding
@@ -116,8 +116,9 @@ def _min_parallelism(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
         return
     value, path = as_text(raw), ("metadata", "annotations", JOB_MIN_PARALLELISM)
     key, quoted = f"metadata.annotations[{JOB_MIN_PARALLELISM}]", json.dumps(as_text(raw))
-    number, pods = go_int(value), _job_pods(obj)
-    if number is None or not 0 < number < pods:
+    pods = job_pods(obj.get("spec"))
+    if job_min_count(obj, pods) is None:  # the minimum the webhook accepts, as simulate reads it
+        number = go_int(value)
         detail = f"Invalid value: {number}: should be between 0 and {pods - 1}" if number is not None \
             else f"Invalid value: {quoted}: strconv.Atoi: parsing {quoted}: invalid syntax"
         remedy = (f"Set the fewest pods the Job may start with (partial admission) to a whole number from 1 to "
@@ -154,13 +155,6 @@ def _completions_sync(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
                       f"equal to parallelism when {SYNC_COMPLETIONS} annotation is true",
                       f"Set completions equal to parallelism ({as_count(parallelism, 1)}), or remove "
                       f"{SYNC_COMPLETIONS}", value=True)
-
-
-def _job_pods(job: K8sObject) -> int:
-    """``podsCount``: parallelism (1 when unset), or completions when fewer."""
-    pods = as_count(job.get("spec", "parallelism"), 1)
-    completions = job.get("spec", "completions")
-    return min(pods, as_count(completions, pods)) if completions is not None else pods
 
 
 def _tas_annotations(obj: K8sObject, template: PodTemplate, gates: KueueGates,

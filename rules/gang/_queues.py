@@ -1,6 +1,7 @@
 """The gang schedulers' Queues in view (inputs, context, `external`, profile), by name."""
 from __future__ import annotations
 
+from kqlint.domain.chains import ancestry
 from kqlint.domain.graph import ObjectGraph
 from kqlint.domain.kinds import GroupKind
 from kqlint.domain.objects import K8sObject
@@ -16,6 +17,16 @@ def queues_by_name(graph: ObjectGraph, kind: GroupKind) -> dict[str, K8sObject]:
                 found.setdefault(queue.name, queue)
         return found
     return graph.memo(("queues by name", kind), build)
+
+
+def queue_chain(queue: K8sObject | None, queues: dict[str, K8sObject], parent_field: str) -> list[K8sObject]:
+    """The queue and its ancestors in view (``spec.<parent_field>`` names the parent), nearest
+    first, stopping at a loop, an unknown parent or ``chains.MAX_ANCESTRY`` levels (every gang
+    and queue walks its own: bounded on a hostile queue tree)."""
+    def parent(of: K8sObject) -> K8sObject | None:
+        name = of.get("spec", parent_field)
+        return queues.get(name) if isinstance(name, str) else None
+    return ancestry(queue, parent)
 
 
 def children_of(graph: ObjectGraph, kind: GroupKind, name: str, parent_field: str) -> list[K8sObject]:

@@ -135,7 +135,7 @@ from kqlint.domain.workloads.gang_needs import (
 )
 from kqlint.engine.rule import RuleContext, RuleMeta, Run
 from kqlint.model import Finding, Location, Severity
-from kqlint.rules.gang._queues import queues_by_name
+from kqlint.rules.gang._queues import queue_chain, queues_by_name
 
 # findings cache: reads the Volcano and KAI Queues (the queue and its ancestors) and the PriorityClasses that order a
 # Volcano Job's tasks; the rest is the object itself and the platform model (the Volcano version)
@@ -149,7 +149,6 @@ KAI_QUEUE_LABEL = "kai.scheduler/queue"
 KAI_RESOURCES = (("gpu", "nvidia.com/gpu", Fraction(1)), ("cpu", "cpu", Fraction(1000)),
                  ("memory", "memory", Fraction(1, 10**6)))
 MAX_MESSAGE = 240
-MAX_QUEUE_DEPTH = 64  # levels of a queue's ancestry judged, as for a Kueue Cohort tree (capacity.MAX_DEPTH)
 KAI_UNITS = {"gpu": "", "cpu": " millicores", "memory": " MB"}
 
 
@@ -248,7 +247,7 @@ def _volcano(obj: K8sObject, ctx: RuleContext, need: Need, queue: Any, path: tup
             and not ctx.graph.one_apply_place(obj.file, queue_object.file):
         return  # Volcano's own queue (below): a manifest of it elsewhere is no proof of the cluster's
     overs = []
-    for ancestor in _chain(queue_object, queues, "parent"):
+    for ancestor in queue_chain(queue_object, queues, "parent"):
         if ancestor.name in VOLCANO_OWN_QUEUES and not ctx.graph.one_apply_place(obj.file, ancestor.file):
             continue
         for resource, amount in sorted(need.resources.items()):
@@ -277,7 +276,7 @@ def _kai(obj: K8sObject, ctx: RuleContext, templates: list[Any]) -> Iterator[Fin
     if need is None:
         return
     overs = []
-    for ancestor in _chain(queues[name], queues, "parentQueue"):
+    for ancestor in queue_chain(queues[name], queues, "parentQueue"):
         for queue_key, request_key, scale in KAI_RESOURCES:
             over = _kai_over(ancestor, queue_key, need.resources.get(request_key, Fraction(0)) * scale)
             if over is not None:
@@ -308,19 +307,6 @@ def _plain(amount: Fraction) -> str:
 
 
 # ------------------------------------------------------------------ shared
-
-def _chain(queue: K8sObject | None, queues: dict[str, K8sObject], parent_field: str) -> list[K8sObject]:
-    """The queue and its ancestors in view, stopping at a loop, an unknown parent or
-    MAX_QUEUE_DEPTH levels (each gang walks its chain: bounded on a hostile queue tree)."""
-    found: list[K8sObject] = []
-    seen: set[int] = set()  # by identity: a lookup per step, not a scan of the chain so far
-    while queue is not None and id(queue) not in seen and len(found) < MAX_QUEUE_DEPTH:
-        found.append(queue)
-        seen.add(id(queue))
-        parent = queue.get("spec", parent_field)
-        queue = queues.get(parent) if isinstance(parent, str) else None
-    return found
-
 
 def _caps(overs: list[Over], cap: str) -> str:
     """``the limit of Queue `team`: cpu 3000 millicores > 2000, memory 67.1 MB > 0 (…)``, per queue."""

@@ -15,7 +15,7 @@ Volcano queue references and Queue bounds that Volcano's admission webhook refus
   `enableHierarchy: true`: that plugin allocates only from leaf queues (`capacity.go`);
 - a Queue whose `deserved` is above its `capability`, or whose `guarantee.resource` is above
   (or missing from) its `deserved`, for some resource; a child Queue whose `capability` is
-  above that of its nearest ancestor (through `spec.parent`) that caps the same resource; the
+  above that of its nearest ancestor (through `spec.parent`, up to 63 levels) that caps the same resource; the
   children of one parent whose `deserved` (or `guarantee.resource`) add up to more than the
   parent's, for a resource the parent sets (`validateSiblingsSum`; reported at the child whose
   entry tips the sum, in the order the Queues are written).
@@ -119,7 +119,7 @@ from kqlint.domain.workloads import VOLCANO_GROUP_ANNOTATION, VOLCANO_QUEUE_ANNO
 from kqlint.domain.workloads.gang import effective_scheduler_name
 from kqlint.engine.rule import RuleContext, RuleMeta, Run
 from kqlint.model import Finding, Location, Severity
-from kqlint.rules.gang._queues import child_queue_notes, children_of, queues_by_name
+from kqlint.rules.gang._queues import child_queue_notes, children_of, queue_chain, queues_by_name
 from kqlint.spelling import suggest
 
 # findings cache: reads the Volcano Queues (parents, children, siblings, ancestors); whether the capacity plugin runs
@@ -269,15 +269,9 @@ def _above_ancestor(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _nearest_setting(obj: K8sObject, queues: dict[str, K8sObject], resource: str) -> K8sObject | None:
-    seen = {obj.name}
-    parent = obj.get("spec", "parent")
-    while isinstance(parent, str) and parent not in seen and parent in queues:
-        seen.add(parent)
-        ancestor = queues[parent]
-        if parse_quantity(ancestor.get("spec", "capability", resource)) is not None:
-            return ancestor
-        parent = ancestor.get("spec", "parent")
-    return None
+    """The nearest ancestor whose capability sets ``resource`` (``chains.MAX_ANCESTRY`` levels up)."""
+    return next((ancestor for ancestor in queue_chain(obj, queues, "parent")[1:]
+                 if parse_quantity(ancestor.get("spec", "capability", resource)) is not None), None)
 
 
 def _resources(value: Any) -> dict[str, Any]:

@@ -86,7 +86,7 @@ def pod_sets(unit: ManagedWorkload, graph: ObjectGraph,
             groups = as_count(obj.get("spec", "replicas"), 1)
             count = count // groups if groups else 0
         elif kind == K.JOB and _partial_admission(graph):
-            count = replicas = min(count, _min_parallelism(obj, count))
+            count = replicas = job_min_count(obj, count) or count
         per_pod = _requests(template, graph)
         found.append(PodSet(template, count, config.apply(per_pod) if config else per_pod, replicas))
     return found
@@ -139,15 +139,6 @@ def _partial_admission(graph: ObjectGraph) -> bool:
     """Kueue's PartialAdmission gate is or may be on (on by default from 0.5): with it off,
     Kueue drops a Job's minimum and admits it whole."""
     return kueue_gate(platform_of(graph), "PartialAdmission", 5) is not False
-
-
-def _min_parallelism(job: K8sObject, count: int) -> int:
-    """Kueue may admit a Job with fewer pods, down to this annotation (partial admission)."""
-    value = job.annotations.get(JOB_MIN_PARALLELISM)
-    try:
-        return max(int(str(value)), 1) if value is not None else count
-    except ValueError:
-        return count
 
 
 def job_min_count(job: K8sObject, pods: int) -> int | None:

@@ -29,7 +29,7 @@ def fair_sharing(graph: ObjectGraph) -> bool:
 
 def inactive_reason(cq: K8sObject, tree: QuotaTree, graph: ObjectGraph) -> str | None:
     """Kueue's ``Active=False`` reason for the ClusterQueue (B22, B26), as far as manifests show."""
-    if text_or(cq.get("spec", "stopPolicy"), "None") != "None":
+    if stop_policy(cq) is not None:
         return "Stopped"
     from kqlint.domain.kueue.activity import ADMISSION_CHECK, RESOURCE_FLAVOR, known_missing
 
@@ -70,10 +70,11 @@ def _known_inactive(cq: K8sObject, graph: ObjectGraph) -> str | None:
     return None
 
 
-def local_queue_stop(lq: K8sObject | None) -> str | None:
-    """A LocalQueue's ``stopPolicy`` when it stops the queue (``Hold``: nothing new is admitted;
-    ``HoldAndDrain``: admitted workloads are evicted too); None when it runs (unset, ``None``)."""
-    stop = text_or(lq.get("spec", "stopPolicy"), "None") if lq is not None else "None"
+def stop_policy(queue: K8sObject | None) -> str | None:
+    """A ClusterQueue's or LocalQueue's ``stopPolicy`` when it stops the queue (``Hold``: nothing
+    new is admitted; ``HoldAndDrain``: admitted workloads are evicted too); None when it runs
+    (unset, ``None``)."""
+    stop = text_or(queue.get("spec", "stopPolicy"), "None") if queue is not None else "None"
     return None if stop == "None" else stop
 
 

@@ -42,11 +42,11 @@ from kqlint.domain.kueue.queue_view import (
     assumed_to_exist,
     fair_sharing,
     inactive_reason,
-    local_queue_stop,
     namespace_admitted,
     policy,
     queue_view,
     resource_flavors,
+    stop_policy,
 )
 from kqlint.domain.kueue.queueing import BEST_EFFORT_FIFO, Entry, run
 from kqlint.domain.kueue.quota import cohort_name, unrendered_quota
@@ -239,7 +239,7 @@ def _stage1(item: _Input, graph: ObjectGraph, queues: dict[str, K8sObject], inac
     cq = queues.get(cq_name or "")
     if lq is None:
         return _fail(result, MISCONFIGURED, f"LocalQueue {unit.queue} doesn't exist")
-    if local_queue_stop(lq) is not None:  # workload_controller.go getQueueBlocker
+    if stop_policy(lq) is not None:  # workload_controller.go getQueueBlocker
         return _fail(result, INACTIVE, f"LocalQueue {unit.queue} is inactive")
     if cq is None:
         return _fail(result, MISCONFIGURED, f"ClusterQueue {cq_name} doesn't exist")
@@ -275,7 +275,7 @@ def _running_result(running: Running, graph: ObjectGraph) -> WorkloadResult:
     pods = [PodSetResult(name, count, dict(sorted(flavors.items())), False) for name, count, flavors in running.flavors]
     result = WorkloadResult(unit, f"{obj.namespace}/{running.local_queue}" if running.local_queue else "",
                             running.queue, running.priority, "running", pods, running=running)
-    if running.local_queue and local_queue_stop(local_queue(unit, graph)) == "HoldAndDrain":  # evicted, held
+    if running.local_queue and stop_policy(local_queue(unit, graph)) == "HoldAndDrain":  # evicted, held
         result.status, result.pod_sets, result.running = "pending", [], None
         return _fail(result, INACTIVE, f"LocalQueue {running.local_queue} is inactive")
     return result
