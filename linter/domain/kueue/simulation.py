@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from kqlint.domain import kinds as K
 from kqlint.domain.fields import text, text_or
+from kqlint.domain.kueue.admissibility import admissibility_error
 from kqlint.domain.kueue.admission import (
     FIT,
     NO_FIT,
@@ -243,13 +244,15 @@ def _stage1(item: _Input, graph: ObjectGraph, queues: dict[str, K8sObject], inac
         return _fail(result, INACTIVE, f"LocalQueue {unit.queue} is inactive")
     if cq is None:
         return _fail(result, MISCONFIGURED, f"ClusterQueue {cq_name} doesn't exist")
+    if cq.name in inactive and inactive[cq.name] != FAIR_SHARING:  # getQueueBlocker, before admissibility
+        return _fail(result, INACTIVE, f"ClusterQueue {cq.name} is inactive: {inactive[cq.name]}")
     if not namespace_admitted(cq, unit.obj.namespace, graph, unknown):
         return _fail(result, MISCONFIGURED, "workload namespace doesn't match ClusterQueue selector")
+    if (invalid := admissibility_error(unit.templates, graph)) is not None:
+        return _fail(result, MISCONFIGURED, invalid)
     if inactive.get(cq.name) == FAIR_SHARING:
         result.status, result.message = "not-simulated", FAIR_SHARING
         return result
-    if cq.name in inactive:
-        return _fail(result, INACTIVE, f"ClusterQueue {cq.name} is inactive: {inactive[cq.name]}")
     if cq.name not in views:
         result.status, result.message = "not-simulated", f"the Cohort tree of ClusterQueue {cq.name} is too deep"
         return result
