@@ -4,6 +4,7 @@ CRLF, duplicate keys, unknown tags, FIFOs, dangling symlinks, empty files: test_
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import socket
@@ -103,3 +104,26 @@ def test_a_hundred_thousand_tiny_files(tmp_path: Path) -> None:
         report = lint(["many"], Config(select=("KQ001", "KQ003")), auto_context=False, jobs=2)
     assert report.summary.files == 100_000 and report.summary.objects == 100_000
     assert report.findings == ()
+
+
+def test_one_rule_gives_at_most_a_hundred_findings_per_object(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    # A ClusterQueue naming 3,000 ResourceFlavors that do not exist: KQ206 reports one per flavor,
+    # so a 3.6 MB file of 50,000 made 50,000 findings (359 MB). The engine keeps 100 per rule and
+    # object, the last one counting the rest; another object's findings are not affected.
+    flavors = "".join(f"    - name: missing-{i}\n      resources: [{{name: cpu, nominalQuota: 1}}]\n"
+                      for i in range(3000))
+    queue = ("apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {{name: {name}}}\n"
+             "spec:\n  namespaceSelector: {{}}\n  resourceGroups:\n  - coveredResources: [cpu]\n    flavors:\n")
+    (tmp_path / "flavor.yaml").write_text("apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\n"
+                                          "metadata: {name: default}\n")
+    (tmp_path / "cq.yaml").write_text(queue.format(name="big") + flavors)
+    (tmp_path / "small.yaml").write_text(queue.format(name="small") + "".join(
+        f"    - name: absent-{i}\n      resources: [{{name: cpu, nominalQuota: 1}}]\n" for i in range(5)))
+    main(["check", str(tmp_path), "--select", "KQ206", "--format", "json", "--no-cache", "--no-config"])
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    big = [f for f in findings if f["file"].endswith("cq.yaml")]
+    small = [f for f in findings if f["file"].endswith("small.yaml")]
+    assert len(big) == 100
+    assert sum("(2900 more KQ206 findings of this object are not listed)" in f["message"] for f in big) == 1
+    assert len(small) == 5 and not any("not listed" in f["message"] for f in small)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -91,7 +92,7 @@ def run_rules(rules: list[Rule], graph: ObjectGraph, config: Config, errors: lis
         stored = reuse.skip(obj)
         for rule, ctx, scope in object_rules:
             if rule.code not in stored and (scope is None or identity in scope[0] or obj.kind in scope[1]):
-                found += guarded(rule, partial(rule.check, obj, ctx), obj.file, failed)
+                found += guarded(rule, partial(rule.check, obj, ctx), obj.file, failed, bounded=True)
         return found, failed
 
     from kqlint.engine.parallel import map_chunks
@@ -135,15 +136,20 @@ def _guarded_error(line: str, errors: list[str]) -> None:
         errors.append(line)
 
 
-def guarded(rule: Rule, call: Callable[[], Any], where: str, errors: list[str], collect: bool = True) -> Any:
+def guarded(rule: Rule, call: Callable[[], Any], where: str, errors: list[str], collect: bool = True,
+            bounded: bool = False) -> Any:
     """The error boundary around one rule call: a crash becomes one line, other rules go on.
     Returns the findings the call yields, also those yielded before a crash (``collect``),
-    or what the call returns."""
+    or what the call returns. ``bounded``: the call checks one object (kqlint.engine.runner
+    MAX_PER_OBJECT)."""
     found: list[Finding] = []
     try:
         if not collect:
             return call()
-        found.extend(call())
+        if bounded:
+            _collect_bounded(call(), found)
+        else:
+            found.extend(call())
         return found
     except (ConfigError, MemoryError):
         raise  # a custom rule over its budget (exit 2), or out of memory: not a bug in one rule
@@ -153,6 +159,35 @@ def guarded(rule: Rule, call: Callable[[], Any], where: str, errors: list[str], 
             origin = "" if rule.origin.startswith("kqlint.") else f", plugin module {rule.origin}"
             errors.append(f"{prefix}{origin}) while checking {where}: {type(exc).__name__}: {exc}")
         return found if collect else None
+
+
+MAX_PER_OBJECT = 100  # one rule's findings on one object: a hostile list of 50,000 bad items gives 100
+
+
+def _collect_bounded(findings: Iterable[Finding], into: list[Finding]) -> None:
+    """The findings of one per-object rule call appended to ``into``, at most MAX_PER_OBJECT per
+    object they name; the last one kept says how many more there were, so output and memory
+    stay bounded by the objects, not by the items a hostile object lists. Appended as they come,
+    so what a rule yields before it crashes is kept. (Graph rules relate objects, and distinct
+    copies of one object share its identity: KQ003 reports every copy.)"""
+    counts: dict[tuple[Any, ...], int] = {}
+    last: dict[tuple[Any, ...], int] = {}
+    try:
+        for finding in findings:
+            if finding.obj is None:
+                into.append(finding)
+                continue
+            key = (finding.obj, finding.location.file)
+            seen = counts[key] = counts.get(key, 0) + 1
+            if seen <= MAX_PER_OBJECT:
+                last[key] = len(into)
+                into.append(finding)
+    finally:
+        for key, seen in counts.items():
+            if seen > MAX_PER_OBJECT:
+                kept = into[last[key]]
+                into[last[key]] = replace(kept, message=f"{kept.message} ({seen - MAX_PER_OBJECT} more {kept.code} "
+                                                        "findings of this object are not listed)")
 
 
 def exit_status(report: Report, fail_on: Severity | None) -> int:
