@@ -208,16 +208,22 @@ class ObjectGraph:
 
     def placeholder_match(self, kind: str, name: str, namespace: str | None, group: str | None) -> bool:
         """An envsubst placeholder in the written name or in an object's name (``user-queue-
-        ${TOPOLOGY}``) may make them the same object once rendered: not proof of a missing
-        object, and not a resolution either (which object it is would be a guess)."""
+        ${TOPOLOGY}``), or a placeholder namespace on either side (``${NAMESPACE}``,
+        ``<user_namespace>``), may make them the same object once rendered: not proof of a
+        missing object, and not a resolution either (which object it is would be a guess)."""
         from kqlint.loader.placeholders import holds_placeholder, may_render_alike
 
-        if holds_placeholder(name) or self.memo((ObjectGraph.placeholder_match, kind), lambda: any(
-                holds_placeholder(obj.name) for obj in self._by_kind.get(kind, ()))):
-            return any(may_render_alike(name, obj.name) for obj in self._by_kind.get(kind, ())
-                       if (group is None or obj.group == group)
-                       and (obj.namespace is None or namespace is None or obj.namespace == namespace))
-        return False
+        candidates = self._by_kind.get(kind, ())
+        names_open = holds_placeholder(name) or self.memo((ObjectGraph.placeholder_match, kind), lambda: any(
+            holds_placeholder(obj.name) for obj in candidates))
+        spaces_open = _template_namespace(namespace) or self.memo(
+            (ObjectGraph.placeholder_match, kind, "namespace"),
+            lambda: any(_template_namespace(obj.namespace) for obj in candidates))
+        if not names_open and not spaces_open:
+            return False
+        return any((name == obj.name or (names_open and may_render_alike(name, obj.name)))
+                   and _may_be_one_namespace(namespace, obj.namespace)
+                   for obj in candidates if group is None or obj.group == group)
 
     def memo(self, key: Any, build: Callable[[], _T]) -> _T:
         """Compute a derived fact (an index, a per-object result) once per graph; forgotten
@@ -293,3 +299,21 @@ def _builtin_priority_classes() -> tuple[K8sObject, ...]:
 
 
 __all__ = ["ObjectGraph", "declared_object", "INPUT", "CONTEXT", "EXTERNAL", "PROFILE"]
+
+
+def _template_namespace(namespace: str | None) -> bool:
+    """A namespace written as a placeholder: envsubst (``${NAMESPACE}``) or a document's
+    ``<your-namespace>``, which the API server refuses until it is replaced."""
+    from kqlint.loader.placeholders import holds_placeholder
+
+    if namespace is None or isinstance(namespace, ApplyTimeNamespace):
+        return False
+    text = str(namespace)
+    return holds_placeholder(text) or (text.startswith("<") and text.endswith(">") and len(text) > 2)
+
+
+def _may_be_one_namespace(lookup: str | None, other: str | None) -> bool:
+    if lookup is None or other is None or lookup == other:
+        return True
+    return _template_namespace(lookup) or _template_namespace(other)
+

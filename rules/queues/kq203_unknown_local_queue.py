@@ -8,7 +8,10 @@ does not count).
 
 An envsubst placeholder in the written name or in an object's name (`user-queue-${TOPOLOGY}`,
 `$QUEUE`, `${QUEUE:-x}`) stands for any non-empty name: a reference it can render to is
-not reported (nor resolved: which object it is would be a guess).
+not reported (nor resolved: which object it is would be a guess). So does a namespace written
+as a placeholder (`namespace: ${NAMESPACE}`, or a sample's `<user_namespace>`), on the workload
+or on the LocalQueue: a LocalQueue of that name in any namespace may be the one it uses. A name
+that no namespace holds is still reported.
 
 In the files of a chainsaw or kuttl test, which the harness applies into a namespace it
 creates beside objects only the system under test makes (an operator's LocalQueue made from
