@@ -159,3 +159,20 @@ def test_a_replicated_job_named_by_a_list_is_no_internal_error(tmp_path: Path) -
     """Found by test_fuzz_long: KQ004's JobSet failure-policy check hashed every replicatedJob's
     name, and a list is not hashable."""
     _run_case(tmp_path, _jobset_with_a_list_as_job_name(), "case.yaml")
+
+
+def test_a_covered_resource_written_as_a_mapping_is_no_internal_error(tmp_path: Path) -> None:
+    """Found by test_fuzz_long (case 19967 on the corpus of 2026-12-05): KQ217's and KQ218's
+    group lookup put `coveredResources` items in a set, and a mapping is not hashable."""
+    queue = ("apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: cq}\n"
+             "spec:\n  namespaceSelector: {}\n  resourceGroups:\n  - coveredResources: [{cpu: 1}, cpu]\n"
+             "    flavors:\n    - name: default\n      resources: [{name: cpu, nominalQuota: 8}]\n---\n"
+             "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: default}\n"
+             "spec: {nodeLabels: {pool: a}}\n---\n"
+             "apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: lq, namespace: ns}\n"
+             "spec: {clusterQueue: cq}\n---\n"
+             "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j\n  namespace: ns\n"
+             "  labels: {kueue.x-k8s.io/queue-name: lq}\nspec:\n  template:\n    spec:\n"
+             "      restartPolicy: Never\n      nodeSelector: {pool: b}\n"
+             "      containers: [{name: c, image: busybox, resources: {requests: {cpu: 1}}}]\n")
+    _run_case(tmp_path, queue.encode(), "case.yaml")

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from kqlint.domain.fields import strings
 from kqlint.domain.kinds import KUEUE_GROUP
 from kqlint.domain.kueue.quota import group_flavors, resource_groups
 from kqlint.domain.objects import CONTEXT, INPUT
@@ -206,8 +207,7 @@ def rejecting_group(pod_set: PodSet, cq: K8sObject, graph: ObjectGraph) -> tuple
     every flavor rejects the pod set; None when each such group has a flavor for it."""
     requested = {r for r in pod_set.per_pod if pod_set.total(r) > 0}
     for g, group in resource_groups(cq):
-        covered = group.get("coveredResources")
-        if not isinstance(covered, list) or not requested.intersection(covered):
+        if not requested.intersection(strings(group.get("coveredResources"))):  # a hostile item may be a mapping
             continue
         names = [f["name"] for _, f in group_flavors(group) if isinstance(f.get("name"), str)]
         checks = group_checks(pod_set.template, names, graph)

@@ -171,8 +171,7 @@ def tas_rejecting_group(pod_set: PodSet, cq: K8sObject, graph: ObjectGraph,
     verdict = tas_verdict(request, all(topology_name(f) is not None for f in known), graph)
     requested = {r for r in pod_set.per_pod if pod_set.total(r) > 0}
     for g, group in resource_groups(cq):
-        covered = group.get("coveredResources")
-        if not isinstance(covered, list) or not requested.intersection(covered):
+        if not requested.intersection(strings(group.get("coveredResources"))):  # a hostile item may be a mapping
             continue
         checks = group_checks(pod_set.template, names[g], graph, verdict)
         if checks and all(c.blocker == TOPOLOGY for c in checks):
