@@ -589,3 +589,25 @@ def test_lean_node_constructors_set_what_ruamels_do(tag: str, extra: tuple[objec
         original(reference, tag, "value", *marks, *extra)
         slots = {name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ())}
         assert {s: getattr(lean, s) for s in slots} == {s: getattr(reference, s) for s in slots}
+
+
+JSON_LINES = (b'{"text": "first record", "label": 2}\n'
+              b'{"text": "second: record", "label": 1, "extra": [1, 2]}\n'
+              b'\n{"text": "third"}\n')
+
+
+def test_a_json_lines_dataset_is_no_invalid_yaml(tmp_path: Path) -> None:
+    """kubectl decodes a stream that starts with `{` value by value, and none of these values is
+    a Kubernetes object: skipped like any other non-object document, not KQ001 (a dataset of
+    JSON Lines beside the manifests of an ML repository gave KQ001 at its second line)."""
+    (tmp_path / "data.json").write_bytes(JSON_LINES)
+    (tmp_path / "broken.json").write_bytes(b'{"text": "a"}\n{"text": \n')
+    report = lint([str(tmp_path)], Config(), auto_context=False)
+    assert [(f.location.file.rsplit("/", 1)[-1], f.code) for f in report.findings] == [("broken.json", "KQ001")]
+    assert parse_bytes("data.json", JSON_LINES).documents == []
+    kubectl = shutil.which("kubectl")
+    if kubectl is None:
+        pytest.skip("kubectl is not installed: the oracle part is skipped")
+    done = subprocess.run([kubectl, "label", "--local", "-f", str(tmp_path / "data.json"), "x=y", "-o", "json"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.stderr.count("Object 'Kind' is missing") == 3  # read value by value, each one not an object

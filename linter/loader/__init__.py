@@ -108,6 +108,8 @@ def parse_bytes(display: str, raw: bytes, consumer: str | None = None) -> Source
     try:
         compose_with_fallback(source, data, consumer)
     except MarkedYAMLError as exc:
+        if json_values_without_objects(data):
+            return SourceFile(display)  # kubectl reads it, and skips every value: nothing to lint
         record_parse_error(source, data, exc)
     except YAMLError as exc:
         source.problems.append(LoadProblem(display, 1, 1, f"invalid YAML: {exc}"))
@@ -117,6 +119,29 @@ def parse_bytes(display: str, raw: bytes, consumer: str | None = None) -> Source
         source.problems.append(LoadProblem(display, 1, 1,
                                            f"document nests deeper than {MAX_DEPTH} levels; not parsed"))
     return source
+
+
+def json_values_without_objects(data: bytes) -> bool:
+    """``data`` is a stream of JSON values (JSON Lines: a dataset beside the manifests), which
+    kubectl's decoder reads value by value when the stream starts with ``{``, and no value is
+    a Kubernetes object. YAML reads such a stream as one document and fails on the second."""
+    import json
+
+    text = data.decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
+    if not text.startswith("{"):
+        return False
+    decoder, position, values = json.JSONDecoder(), 0, 0
+    try:
+        while position < len(text):
+            value, position = decoder.raw_decode(text, position)
+            if is_k8s_object(value):
+                return False
+            values += 1
+            while position < len(text) and text[position] in " \t\r\n":
+                position += 1
+    except (ValueError, RecursionError):
+        return False
+    return values > 1
 
 
 def refused(display: str, message: str) -> SourceFile:

@@ -8,6 +8,9 @@ wrong type such as `labels: {tier: 1}`, content after `---`, `%` directives) or 
 mapping key. YAML that kubectl decodes is never KQ001: `{image: reg.example.com/a:1.4}` in a
 flow collection is valid, tags on scalars are ignored (`!Ref Foo` is `Foo`), and documents that
 are not Kubernetes objects (CloudFormation, kustomizations) are skipped whatever their tags.
+So is a JSON Lines file (a dataset: one JSON value per line, none of them an object), which
+kubectl decodes value by value; a JSON stream of Kubernetes objects is still reported, since
+kqlint reads a JSON file as one YAML document.
 
 ## Why it breaks on a cluster
 `kubectl apply` refuses the whole file, so none of its objects reach the cluster. A duplicate
