@@ -298,9 +298,6 @@ def _builtin_priority_classes() -> tuple[K8sObject, ...]:
                  for name, fields in BUILTIN_PRIORITY_CLASSES.items())
 
 
-__all__ = ["ObjectGraph", "declared_object", "INPUT", "CONTEXT", "EXTERNAL", "PROFILE"]
-
-
 def _template_namespace(namespace: str | None) -> bool:
     """A namespace written as a placeholder: envsubst (``${NAMESPACE}``) or a document's
     ``<your-namespace>``, which the API server refuses until it is replaced."""
@@ -317,3 +314,5 @@ def _may_be_one_namespace(lookup: str | None, other: str | None) -> bool:
         return True
     return _template_namespace(lookup) or _template_namespace(other)
 
+
+__all__ = ["ObjectGraph", "declared_object", "INPUT", "CONTEXT", "EXTERNAL", "PROFILE"]

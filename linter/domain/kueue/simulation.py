@@ -16,14 +16,7 @@ from typing import TYPE_CHECKING, Any
 from kqlint.domain import kinds as K
 from kqlint.domain.fields import text, text_or
 from kqlint.domain.kueue.admissibility import admissibility_error
-from kqlint.domain.kueue.admission import (
-    FIT,
-    NO_FIT,
-    WAITING_FOR_QUOTA,
-    Assignment,
-    PodSetRequest,
-    QueueView,
-)
+from kqlint.domain.kueue.admission import FIT, NO_FIT, WAITING_FOR_QUOTA, Assignment, PodSetRequest, QueueView
 from kqlint.domain.kueue.assumptions import PER_POD, starting_assumptions
 from kqlint.domain.kueue.capacity import ZERO, FlavorResource, QuotaTree, build_tree
 from kqlint.domain.kueue.partial import initial_assignment
@@ -66,6 +59,7 @@ if TYPE_CHECKING:
 
 SCHEMA_VERSION = 1
 MISCONFIGURED, INACTIVE = "Misconfigured", "Inactive"
+UNSURE = "a placeholder in its name or namespace, a namespace chosen at apply time, or another unit's object"
 GROUP_ANNOTATION = "kueue.x-k8s.io/podset-group-name"
 FAIR_SHARING = "fair sharing is not simulated"
 
@@ -239,11 +233,11 @@ def _stage1(item: _Input, graph: ObjectGraph, queues: dict[str, K8sObject], inac
     result.status = "pending"
     cq = queues.get(cq_name or "")
     if lq is None:
-        return _fail(result, MISCONFIGURED, f"LocalQueue {unit.queue} doesn't exist")
+        return _missing(result, "LocalQueue", unit.queue, unit.obj.namespace, graph)
     if stop_policy(lq) is not None:  # workload_controller.go getQueueBlocker
         return _fail(result, INACTIVE, f"LocalQueue {unit.queue} is inactive")
     if cq is None:
-        return _fail(result, MISCONFIGURED, f"ClusterQueue {cq_name} doesn't exist")
+        return _missing(result, "ClusterQueue", cq_name or "", None, graph)
     if cq.name in inactive and inactive[cq.name] != FAIR_SHARING:  # getQueueBlocker, before admissibility
         return _fail(result, INACTIVE, f"ClusterQueue {cq.name} is inactive: {inactive[cq.name]}")
     if not namespace_admitted(cq, unit.obj.namespace, graph, unknown):
@@ -282,6 +276,13 @@ def _running_result(running: Running, graph: ObjectGraph) -> WorkloadResult:
         result.status, result.pod_sets, result.running = "pending", [], None
         return _fail(result, INACTIVE, f"LocalQueue {running.local_queue} is inactive")
     return result
+
+
+def _missing(result: WorkloadResult, kind: str, name: str, namespace: str | None, graph: ObjectGraph) -> WorkloadResult:
+    if graph.may_exist(kind, name, namespace, K.KUEUE_GROUP):  # as KQ203/KQ204 judge it: a guess either way
+        result.status, result.message = "not-simulated", f"{kind} {name} cannot be resolved for certain: {UNSURE}"
+        return result
+    return _fail(result, MISCONFIGURED, f"{kind} {name} doesn't exist")
 
 
 def _fail(result: WorkloadResult, reason: str, message: str) -> WorkloadResult:
