@@ -433,3 +433,16 @@ def test_priority_boost_is_said_only_where_the_gate_is_on(capsys: pytest.Capture
     _, plain = simulate_json(capsys, "priority_boost_gate_off")
     assert [a for a in boosted["assumptions"] if a.startswith("PriorityBoost gate on")]
     assert not [a for a in plain["assumptions"] if "PriorityBoost" in a]
+
+
+def test_reclaimed_usage_is_divided_before_it_is_multiplied_as_kueue_does() -> None:
+    """Kueue scales an admitted pod set's int64 usage down to the pods left after reclaim by
+    dividing by the admitted count first (``Requests.Divide`` then ``Mul``): 1 CPU over 3 pods,
+    2 left, holds 666m, not 667m; memory in bytes, cpu in milli-units."""
+    from fractions import Fraction
+
+    from kqlint.domain.kueue.running import _scaled
+
+    assert _scaled("cpu", Fraction(1), 3, 2) == Fraction(666, 1000)
+    assert _scaled("memory", Fraction(1024 ** 3), 3, 1) == Fraction(1024 ** 3 // 3)
+    assert _scaled("cpu", Fraction(5), 5, 3) == Fraction(3)

@@ -5,6 +5,7 @@
 The others are pending workloads of their own (a Workload written by hand, or a scenario)."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -36,13 +37,13 @@ class Running:
 
 def running_workloads(graph: ObjectGraph) -> list[Running]:
     """Every admitted Workload object of the inputs, in read order."""
-    found, boosted = [], priority_boost_on(graph)
+    found, boosted, reclaim = [], priority_boost_on(graph), reclaimable_pods_on(graph)
     for obj in graph.of_kind("Workload", KUEUE_GROUP, tiers=(INPUT,)):
         admission = obj.get("status", "admission")
         queue = text(admission.get("clusterQueue")) if isinstance(admission, dict) else None
         if queue is None or not _quota_reserved(obj) or obj.get("spec", "active") is False:
             continue  # a deactivated Workload is evicted: it is reported as a pending one
-        flavors, usage = _assignments(admission)
+        flavors, usage = _assignments(admission, _counts_after_reclaim(obj, False), _counts_after_reclaim(obj, reclaim))
         found.append(Running(obj, queue, text(obj.get("spec", "queueName")), object_priority(obj, boosted),
                              flavors, usage, _reserved_at(obj), _condition_true(obj, "Evicted")))
     found.sort(key=lambda r: (r.obj.file, r.obj.doc))
@@ -78,8 +79,11 @@ def _condition_true(obj: K8sObject, kind: str) -> bool:
                for _, c in indexed_mappings(obj.get("status", "conditions")))
 
 
-def _assignments(admission: dict[str, Any]) -> tuple[list[tuple[str, int, dict[str, str]]],
-                                                     dict[FlavorResource, Fraction]]:
+def _assignments(admission: dict[str, Any], totals: dict[str, int], after_reclaim: dict[str, int]
+                 ) -> tuple[list[tuple[str, int, dict[str, str]]], dict[FlavorResource, Fraction]]:
+    """Each pod set's flavors and the quota it holds: its ``resourceUsage``, scaled down to the
+    pods not yet reclaimable (``totalRequestsFromAdmission``: Kueue divides each int64 amount by
+    the admitted count and multiplies it by the count after reclaim)."""
     flavors: list[tuple[str, int, dict[str, str]]] = []
     usage: dict[FlavorResource, Fraction] = {}
     for _, assignment in indexed_mappings(admission.get("podSetAssignments")):
@@ -87,13 +91,52 @@ def _assignments(admission: dict[str, Any]) -> tuple[list[tuple[str, int, dict[s
         given = {str(r): str(f) for r, f in given.items() if isinstance(f, str)} if isinstance(given, dict) else {}
         used = assignment.get("resourceUsage")
         used = used if isinstance(used, dict) else {}
+        name = str(assignment.get("name") or "main")
         count = assignment.get("count")
-        flavors.append((str(assignment.get("name") or "main"), count if isinstance(count, int) else 0, given))
+        count = count if isinstance(count, int) and not isinstance(count, bool) else totals.get(name, 0)
+        left = after_reclaim.get(name, count)
+        flavors.append((name, min(count, left), given))
         for resource, flavor in given.items():
             amount = parse_quantity(used.get(resource))
             if amount is not None:
+                amount = _scaled(resource, amount, count, left) if 0 <= left < count else amount
                 usage[(flavor, resource)] = usage.get((flavor, resource), ZERO) + amount
     return flavors, usage
+
+
+def reclaimable_pods_on(graph: ObjectGraph) -> bool:
+    """Kueue's ReclaimablePods gate is or may be on (on by default from 0.15): a Workload's
+    ``status.reclaimablePods`` (pods that finished) then hold no quota."""
+    from kqlint.domain.kueue_config import kueue_gate
+    from kqlint.domain.platform import platform_of
+
+    return kueue_gate(platform_of(graph), "ReclaimablePods", 15) is not False
+
+
+def _counts_after_reclaim(obj: K8sObject, reclaim: bool) -> dict[str, int]:
+    """``podSetsCountsAfterReclaim``: each pod set's count less its reclaimable pods (never
+    below 0); the counts as written when the gate is off."""
+    counts: dict[str, int] = {}
+    for _, pod_set in indexed_mappings(obj.get("spec", "podSets")):
+        count = pod_set.get("count", 1)
+        if isinstance(count, int) and not isinstance(count, bool):
+            counts[str(pod_set.get("name") or "main")] = count
+    if reclaim:
+        for _, item in indexed_mappings(obj.get("status", "reclaimablePods")):
+            name, gone = str(item.get("name") or ""), item.get("count")
+            if name in counts and isinstance(gone, int) and not isinstance(gone, bool) and gone > 0:
+                counts[name] -= min(gone, counts[name])
+    return counts
+
+
+def _scaled(resource: str, amount: Fraction, count: int, left: int) -> Fraction:
+    """``amount`` for ``left`` of ``count`` pods, in Kueue's int64 units (milli-CPU, else whole
+    units rounded up), divided before it is multiplied, as Kueue's Requests do."""
+    if count <= 0:
+        return amount
+    unit = 1000 if resource == "cpu" else 1
+    value = math.ceil(amount * unit)
+    return Fraction(value // count * left, unit)
 
 
 @dataclass(frozen=True)
@@ -113,17 +156,18 @@ def pending_workloads(graph: ObjectGraph) -> list[Pending]:
     is left out."""
     from kqlint.domain.workloads.templates import full_template
 
-    found, boosted = [], priority_boost_on(graph)
+    found, boosted, reclaim = [], priority_boost_on(graph), reclaimable_pods_on(graph)
     for obj in graph.of_kind("Workload", KUEUE_GROUP, tiers=(INPUT,)):
         queue = text(obj.get("spec", "queueName"))
         admitted = text(obj.get("status", "admission", "clusterQueue")) and _quota_reserved(obj)
         if queue is None or (admitted and obj.get("spec", "active") is not False):
             continue
-        sets = []
+        sets, after_reclaim = [], _counts_after_reclaim(obj, reclaim)
         for index, pod_set in indexed_mappings(obj.get("spec", "podSets")):
             count = pod_set.get("count", 1)
             if not isinstance(count, int) or isinstance(count, bool) or count < 0:
                 break
+            count = after_reclaim.get(str(pod_set.get("name") or "main"), count)
             path = ("spec", "podSets", index, "template")
             sets.append((str(pod_set.get("name") or "main"), count, _min_count(pod_set.get("minCount"), count),
                          full_template(obj, "template", path, count)))
