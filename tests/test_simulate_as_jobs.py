@@ -25,10 +25,11 @@ def _pending_workloads(documents: list[Any]) -> list[dict[str, Any]]:
 def _convertible(case: Path) -> bool:
     documents = list(yaml.safe_load_all((case / "manifests.yaml").read_text()))
     pending = _pending_workloads(documents)
-    # a Job has no spec.active (a Workload's deactivation) and carries a minimum as an annotation, not minCount
+    # a Job has no spec.active (a Workload's deactivation), carries a minimum as an annotation, not minCount,
+    # and its manifest has no finished pods (a Workload's status.reclaimablePods)
     return bool(pending) and all(len(w["spec"].get("podSets") or []) == 1 and w["spec"]["podSets"][0]["name"] == "main"
                                  and w["spec"].get("active") is not False and "minCount" not in w["spec"]["podSets"][0]
-                                 for w in pending)
+                                 and not (w.get("status") or {}).get("reclaimablePods") for w in pending)
 
 
 def _class_name(priority: int) -> str:
