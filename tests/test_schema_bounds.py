@@ -105,3 +105,15 @@ def test_one_object_gives_at_most_a_hundred_findings(tmp_path: Path, capsys: pyt
     findings = json.loads(capsys.readouterr().out)["findings"]
     assert len(findings) == 100
     assert findings[-1]["message"].endswith("(9901 more violations of this object are not listed)")
+
+
+def test_a_negative_gang_size_is_the_schema_s_alone(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`minAvailable: -2` is below the schema's minimum (KQ002, at the value); KQ301 does not also
+    compare it with the replicas: the gang's size means nothing until it is a count."""
+    (tmp_path / "job.yaml").write_text(
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: vj, namespace: ns}\nspec:\n"
+        "  minAvailable: -2\n  schedulerName: volcano\n  tasks:\n  - name: worker\n    replicas: 2\n"
+        "    template:\n      spec:\n        restartPolicy: Never\n        containers: [{name: c, image: busybox}]\n")
+    main(["check", str(tmp_path / "job.yaml"), "--format", "json", "--no-cache", "--no-config"])
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    assert [(f["code"], f["line"], f["column"]) for f in findings] == [("KQ002", 5, 17)]

@@ -42,8 +42,8 @@ def parse_quantity(value: Any) -> Fraction | None:
     number, or None when it is not one (booleans, templates, garbage)."""
     if isinstance(value, bool) or value is None:
         return None
-    if isinstance(value, int):
-        return Fraction(value)
+    if isinstance(value, (int, Fraction)):
+        return Fraction(value)  # a Fraction: an amount already parsed
     if isinstance(value, float):
         return Fraction(str(value)) if value == value and abs(value) != float("inf") else None
     if not isinstance(value, str):
@@ -136,6 +136,13 @@ _DECIMAL_EXPONENTS = ((18, "E"), (15, "P"), (12, "T"), (9, "G"), (6, "M"), (3, "
 _BINARY_SUFFIXES = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
 
 
+def kueue_value(resource: str, amount: Fraction) -> int:
+    """Kueue's int64 amount of ``resource`` (``ResourceValue``, ``pkg/resources/requests.go``):
+    millicores for cpu, whole units of anything else, rounded up, saturated at int64's ends."""
+    scaled = math.ceil(amount * 1000) if resource == "cpu" else math.ceil(amount)
+    return max(min(scaled, _INT64_MAX), -_INT64_MAX - 1)
+
+
 def kueue_quantity(resource: str, amount: Fraction) -> str:
     """``amount`` of ``resource`` as Kueue's messages print it (``ResourceFormatter`` in
     ``pkg/resources/resource_formatter.go``): cpu counted in millicores and shown as a
@@ -143,9 +150,9 @@ def kueue_quantity(resource: str, amount: Fraction) -> str:
     BinarySI one where a power of 1024 divides it (``10Mi``), else DecimalSI (``1G``);
     anything else DecimalSI (``16``, ``1k``). Kueue's amounts are int64 in those units, so
     larger ones print saturated (``9223372036854775807m``)."""
+    value = kueue_value(resource, amount)
     if resource == "cpu":
-        return _decimal_si(Fraction(min(math.ceil(amount * 1000), _INT64_MAX), 1000))
-    value = min(math.ceil(amount), _INT64_MAX)
+        return _decimal_si(Fraction(value, 1000))
     if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
         return _binary_si(value)
     return _decimal_si(Fraction(value))

@@ -37,6 +37,9 @@ if TYPE_CHECKING:
     from kqlint.loader import LoadProblem, SourceFile
 
 DOC_HEADINGS = ("What it catches", "Why it breaks on a cluster", "Bad", "Good", "How to fix")
+# findings one per-object rule call keeps on one object, the last one counting the rest
+# (kqlint.engine.runner; KQ002 stops formatting at it too): a hostile list of 50,000 bad items gives 100
+MAX_PER_OBJECT = 100
 Scope = Literal["object", "graph", "engine"]
 
 

@@ -10,7 +10,7 @@ from kqlint.config import Config
 from kqlint.domain.graph import ObjectGraph
 from kqlint.domain.objects import K8sObject
 from kqlint.engine.registry import RuleSet, names, selects
-from kqlint.engine.rule import Rule, RuleContext, Run, options_from_mapping
+from kqlint.engine.rule import MAX_PER_OBJECT, Rule, RuleContext, Run, options_from_mapping
 from kqlint.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -140,7 +140,7 @@ def guarded(rule: Rule, call: Callable[[], Any], where: str, errors: list[str], 
             bounded: bool = False) -> Any:
     """The error boundary around one rule call: a crash becomes one line, other rules go on.
     Returns the findings the call yields, also those yielded before a crash (``collect``),
-    or what the call returns. ``bounded``: the call checks one object (kqlint.engine.runner
+    or what the call returns. ``bounded``: the call checks one object (kqlint.engine.rule
     MAX_PER_OBJECT)."""
     found: list[Finding] = []
     try:
@@ -159,9 +159,6 @@ def guarded(rule: Rule, call: Callable[[], Any], where: str, errors: list[str], 
             origin = "" if rule.origin.startswith("kqlint.") else f", plugin module {rule.origin}"
             errors.append(f"{prefix}{origin}) while checking {where}: {type(exc).__name__}: {exc}")
         return found if collect else None
-
-
-MAX_PER_OBJECT = 100  # one rule's findings on one object: a hostile list of 50,000 bad items gives 100
 
 
 def _collect_bounded(findings: Iterable[Finding], into: list[Finding]) -> None:

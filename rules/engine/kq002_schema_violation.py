@@ -101,7 +101,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from kqlint.domain.objects import K8sObject
-from kqlint.engine.rule import RuleContext, RuleMeta, Run
+from kqlint.engine.rule import MAX_PER_OBJECT, RuleContext, RuleMeta, Run
 from kqlint.fix.model import Edit, Fix
 from kqlint.loader.placeholders import holds_placeholder
 from kqlint.model import Finding, Location, Severity
@@ -127,7 +127,6 @@ META = RuleMeta(code="KQ002", slug="schema-violation", severity=Severity.ERROR,
                 kinds=None, scope="object", fix="safe",
                 pure=True)
 MAX_SHOWN_CHOICES = 8
-MAX_PER_OBJECT = 100  # findings of one object: a hostile list of 50,000 bad items gives 100, not 100,000
 
 
 def prepare(run: Run) -> SchemaCatalog:
@@ -148,7 +147,7 @@ def check(obj: K8sObject, ctx: RuleContext) -> Iterator[Finding]:
     if validator is None:
         return
     violations = [v for v in validator.validate(obj.data) if _kept(obj, v)]
-    for index, violation in enumerate(violations[:MAX_PER_OBJECT]):
+    for index, violation in enumerate(violations[:MAX_PER_OBJECT]):  # the engine's cap, before any message is made
         message, remedy = _message(obj, violation, schemas)
         if index == MAX_PER_OBJECT - 1 and len(violations) > MAX_PER_OBJECT:
             message += f" ({len(violations) - MAX_PER_OBJECT} more violations of this object are not listed)"

@@ -3,20 +3,18 @@
 a pod set whose requests exceed its limits, or that a LimitRange of its namespace bounds
 (``max``, ``min``), leaves the Workload ``Misconfigured`` and never admitted. Both run on the
 Workload as the scheduler holds it: LimitRange defaults merged and limits filling missing
-requests (``AdjustResources``, kueue.md B31). Amounts compare as Kueue's int64 resource values
+requests (``AdjustResources``, kueue.md B31). Requests compare as Kueue's int64 resource values
 (milli-CPU, whole units of everything else, rounded up)."""
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from kqlint.domain.fields import indexed_mappings
-from kqlint.domain.kueue.limitranges import limit_defaults, namespace_limit_ranges
+from kqlint.domain.kueue.limitranges import limit_bounds, limit_defaults
 from kqlint.domain.podspec import CONTAINER_LISTS, Container, combine, effective_resources
-from kqlint.domain.quantity import parse_quantity, resource_list
+from kqlint.domain.quantity import Requests, kueue_value, requirement_requests, resource_list
 
 if TYPE_CHECKING:
     from kqlint.domain.graph import ObjectGraph
@@ -27,9 +25,7 @@ LIMIT_RANGE_UNSATISFIED = "resources didn't satisfy LimitRange constraints"
 EXCEEDS_LIMITS = "requests must not exceed its limits"
 ABOVE_MAX = "requests must not be above the limitRange max"
 BELOW_MIN = "requests must not be below the limitRange min"
-INT64_MAX = (1 << 63) - 1
 Values = dict[str, int]  # resource name -> Kueue's int64 value
-Amounts = dict[str, Any]  # resource name -> the quantity as written
 
 
 def admissibility_error(templates: Iterable[PodTemplate], graph: ObjectGraph) -> str | None:
@@ -48,13 +44,13 @@ def admissibility_error(templates: Iterable[PodTemplate], graph: ObjectGraph) ->
 class _Pod:
     """One pod set's containers and pod-level resources after ``AdjustResources``."""
 
-    def __init__(self, spec: Mapping[str, Any], containers: list[tuple[Container, Amounts, Amounts]],
-                 pod_level: tuple[Amounts, Amounts] | None) -> None:
+    def __init__(self, spec: Mapping[str, Any], containers: list[tuple[Container, Requests, Requests]],
+                 pod_level: tuple[Requests, Requests] | None) -> None:
         self.spec = spec
         self.containers = containers     # (container, requests, limits)
         self.pod_level = pod_level       # (requests, limits) where the PodSpec sets `resources`
 
-    def fields(self) -> list[tuple[str, Amounts, Amounts]]:
+    def fields(self) -> list[tuple[str, Requests, Requests]]:
         """Each container's field path below the PodSpec, with its requests and limits."""
         return [(f"{c.path[0]}[{c.path[1]}]", requests, limits) for c, requests, limits in self.containers]
 
@@ -80,9 +76,9 @@ def _adjusted(template: PodTemplate, graph: ObjectGraph) -> _Pod:
     return _Pod(spec, found, adjusted)
 
 
-def _limits_fill_requests(resources: Mapping[str, Any]) -> tuple[Amounts, Amounts]:
-    limits = resource_list(resources, "limits")
-    return {**limits, **resource_list(resources, "requests")}, limits
+def _limits_fill_requests(resources: Mapping[str, Any]) -> tuple[Requests, Requests]:
+    """(requests with limits filling the missing ones, limits), parsed."""
+    return requirement_requests(resources), requirement_requests({"requests": resource_list(resources, "limits")})
 
 
 def _requests_above_limits(index: int, pod: _Pod) -> list[str]:
@@ -96,7 +92,8 @@ def _requests_above_limits(index: int, pod: _Pod) -> list[str]:
 
 
 def _limit_range_errors(index: int, template: PodTemplate, pod: _Pod, graph: ObjectGraph) -> list[str]:
-    summary = _bounds(template.workload.namespace, graph)
+    summary = {kind: (_values(top), _values(bottom))
+               for kind, (top, bottom) in limit_bounds(template.workload.namespace, graph).items()}
     path = _pod_spec_path(index)
     errors: list[str] = []
     if "Container" in summary:
@@ -114,32 +111,9 @@ def _limit_range_errors(index: int, template: PodTemplate, pod: _Pod, graph: Obj
     return [e for e in errors if e]
 
 
-def _bounds(namespace: str | None, graph: ObjectGraph) -> dict[str, tuple[Values, Values]]:
-    """``Summarize`` of the namespace's LimitRanges, per limit type: the lowest ``max`` and the
-    highest ``min`` of each resource."""
-    def build() -> dict[str, tuple[Values, Values]]:
-        summary: dict[str, tuple[Values, Values]] = {}
-        for limit_range in namespace_limit_ranges(namespace, graph):
-            for _, item in indexed_mappings(limit_range.get("spec", "limits")):
-                limit_type = item.get("type")
-                if not isinstance(limit_type, str):
-                    continue
-                top, bottom = summary.setdefault(limit_type, ({}, {}))
-                summary[limit_type] = (_merge(top, _values(resource_list(item, "max")), min),
-                                       _merge(bottom, _values(resource_list(item, "min")), max))
-        return summary
-    return graph.memo((_bounds, str(namespace) if namespace is not None else None), build)
-
-
-def _values(amounts: Mapping[str, Any]) -> Values:
-    """Kueue's ``ResourceValue`` of each parseable amount: milli-units for cpu, else units, up."""
-    found: Values = {}
-    for name, value in amounts.items():
-        amount = value if isinstance(value, Fraction) else parse_quantity(value)
-        if amount is not None:
-            scaled = amount * 1000 if str(name) == "cpu" else amount
-            found[str(name)] = max(min(math.ceil(scaled), INT64_MAX), -INT64_MAX - 1)
-    return found
+def _values(amounts: Requests) -> Values:
+    """Kueue's int64 value of each amount (``quantity.kueue_value``)."""
+    return {name: kueue_value(name, amount) for name, amount in amounts.items()}
 
 
 def _merge(left: Values, right: Values, pick: Callable[[int, int], int]) -> Values:

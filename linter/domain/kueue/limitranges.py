@@ -16,7 +16,7 @@ from kqlint.domain.fields import indexed_mappings
 from kqlint.domain.graph import MANIFEST_TIERS
 from kqlint.domain.kinds import CORE_GROUP, GroupKind
 from kqlint.domain.podspec import combine, effective_resources
-from kqlint.domain.quantity import Requests, resource_list
+from kqlint.domain.quantity import Requests, maximum, requirement_requests, resource_list
 
 if TYPE_CHECKING:
     from kqlint.domain.graph import ObjectGraph
@@ -113,3 +113,26 @@ def limit_range_additions(template: PodTemplate, requested: Requests, graph: Obj
             if source is not None:
                 found[resource] = source
     return found
+
+
+def limit_bounds(namespace: str | None, graph: ObjectGraph) -> dict[str, tuple[Requests, Requests]]:
+    """``Summarize``'s bounds per limit type (``Container``, ``Pod``, ...): the lowest ``max`` and
+    the highest ``min`` of each resource over the namespace's LimitRanges."""
+    def build() -> dict[str, tuple[Requests, Requests]]:
+        summary: dict[str, tuple[Requests, Requests]] = {}
+        for limit_range in namespace_limit_ranges(namespace, graph):
+            for _, item in indexed_mappings(limit_range.get("spec", "limits")):
+                limit_type = item.get("type")
+                if isinstance(limit_type, str):
+                    top, bottom = summary.get(limit_type, ({}, {}))
+                    summary[limit_type] = (_lowest(top, _amounts(item, "max")), maximum(bottom, _amounts(item, "min")))
+        return summary
+    return graph.memo((limit_bounds, str(namespace) if namespace is not None else None), build)
+
+
+def _amounts(item: Mapping[str, Any], key: str) -> Requests:
+    return requirement_requests({"requests": resource_list(item, key)})
+
+
+def _lowest(left: Requests, right: Requests) -> Requests:
+    return {**right, **{name: min(amount, right.get(name, amount)) for name, amount in left.items()}}

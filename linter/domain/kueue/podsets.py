@@ -85,7 +85,7 @@ def pod_sets(unit: ManagedWorkload, graph: ObjectGraph,
         elif kind == K.LWS:  # one Workload per group (workloads.md 5)
             groups = as_count(obj.get("spec", "replicas"), 1)
             count = count // groups if groups else 0
-        elif kind == K.JOB and _partial_admission(graph):
+        elif kind == K.JOB and partial_admission_on(graph):
             count = replicas = job_min_count(obj, count) or count
         per_pod = _requests(template, graph)
         found.append(PodSet(template, count, config.apply(per_pod) if config else per_pod, replicas))
@@ -135,7 +135,7 @@ def _trainer_step_only(trainjob: K8sObject, config: ResourceConfig | None) -> li
     return [PodSet(template, nodes, config.apply(per_pod) if config else per_pod, nodes)]
 
 
-def _partial_admission(graph: ObjectGraph) -> bool:
+def partial_admission_on(graph: ObjectGraph) -> bool:
     """Kueue's PartialAdmission gate is or may be on (on by default from 0.5): with it off,
     Kueue drops a Job's minimum and admits it whole."""
     return kueue_gate(platform_of(graph), "PartialAdmission", 5) is not False

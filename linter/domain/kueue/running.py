@@ -5,7 +5,6 @@
 The others are pending workloads of their own (a Workload written by hand, or a scenario)."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -15,7 +14,7 @@ from kqlint.domain.kinds import KUEUE_GROUP
 from kqlint.domain.kueue.capacity import ZERO, FlavorResource
 from kqlint.domain.kueue.priority import object_priority, priority_boost_on
 from kqlint.domain.objects import INPUT
-from kqlint.domain.quantity import parse_quantity
+from kqlint.domain.quantity import kueue_value, parse_quantity
 
 if TYPE_CHECKING:
     from kqlint.domain.graph import ObjectGraph
@@ -130,13 +129,11 @@ def _counts_after_reclaim(obj: K8sObject, reclaim: bool) -> dict[str, int]:
 
 
 def _scaled(resource: str, amount: Fraction, count: int, left: int) -> Fraction:
-    """``amount`` for ``left`` of ``count`` pods, in Kueue's int64 units (milli-CPU, else whole
-    units rounded up), divided before it is multiplied, as Kueue's Requests do."""
+    """``amount`` for ``left`` of ``count`` pods, in Kueue's int64 units (``quantity.kueue_value``),
+    divided before it is multiplied, as Kueue's Requests do."""
     if count <= 0:
         return amount
-    unit = 1000 if resource == "cpu" else 1
-    value = math.ceil(amount * unit)
-    return Fraction(value // count * left, unit)
+    return Fraction(kueue_value(resource, amount) // count * left, 1000 if resource == "cpu" else 1)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from kqlint.domain.kueue.partial import initial_assignment
 from kqlint.domain.kueue.podsets import (
     ResourceConfig,
     job_min_count,
+    partial_admission_on,
     pod_group_of,
     pod_set_name,
     pod_sets,
@@ -46,7 +47,6 @@ from kqlint.domain.kueue.queueing import BEST_EFFORT_FIFO, Entry, run
 from kqlint.domain.kueue.quota import cohort_name, unrendered_quota
 from kqlint.domain.kueue.routing import ManagedWorkload, all_managed_workloads, cluster_queue_name, local_queue
 from kqlint.domain.kueue.running import Running, creation_ranks, pending_workloads, running_workloads
-from kqlint.domain.kueue_config import kueue_gate
 from kqlint.domain.objects import INPUT
 from kqlint.domain.platform import platform_of
 from kqlint.domain.podspec import pod_requests
@@ -137,7 +137,7 @@ def simulate(graph: ObjectGraph, stage: int = 2, resources: ResourceConfig | Non
     version = platform_of(graph).kueue_version
     written = resource_config(None, graph)  # the Kueue Configuration in the inputs, if any
     resources = written if resources is None else replace(resources, ignore_undeclared=written.ignore_undeclared)
-    partial = kueue_gate(platform_of(graph), "PartialAdmission", 5) is not False  # kueue.partial
+    partial = partial_admission_on(graph)  # kueue.partial
     assumptions = starting_assumptions(graph, version is not None, resources, partial)
     empty, live = build_tree(graph), build_tree(graph)
     queues = {name: node.queue for name, node in live.queues.items() if node.queue is not None}
